@@ -1,0 +1,57 @@
+"""zygote_py's exceptions. Every message names the user's function, file and
+line, and says what to do."""
+from __future__ import annotations
+
+from typing import Optional
+
+
+class ZygoteError(Exception):
+    """Base class of every error zygote_py raises on purpose."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        function: Optional[str] = None,
+        filename: Optional[str] = None,
+        line: Optional[int] = None,
+        hint: Optional[str] = None,
+    ):
+        self.message = message
+        self.function = function
+        self.filename = filename
+        self.line = line
+        self.hint = hint
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = []
+        if self.function is not None:
+            where.append(f"in function {self.function!r}")
+        if self.filename is not None:
+            where.append(f"file {self.filename!r}")
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        text = self.message
+        if where:
+            text += "\n  " + ", ".join(where)
+        if self.hint:
+            text += "\n  " + self.hint
+        return text
+
+
+class UnsupportedSyntax(ZygoteError):
+    """The function uses a construct zygote_py cannot transform."""
+
+
+class SourceNotFound(ZygoteError):
+    """The function's source code cannot be retrieved."""
+
+
+class NoDerivativeRule(ZygoteError):
+    """A call reached with gradients flowing into it has no rule and no
+    source to differentiate."""
+
+
+class NonScalarOutput(ZygoteError):
+    """``gradient`` needs a real scalar output."""
