@@ -1,0 +1,15 @@
+"""zygote_py: reverse-mode automatic differentiation for Python by source
+transformation, after Zygote."""
+from . import rules  # noqa: F401  (registers the built-in rules)
+from .api import (
+    Differentiable, adjoint, differentiable, gradient, ir, pullback, roundtrip, value_and_gradient,
+)
+from .errors import NoDerivativeRule, NonScalarOutput, SourceNotFound, UnsupportedSyntax, ZygoteError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "gradient", "pullback", "value_and_gradient", "differentiable", "Differentiable", "adjoint",
+    "roundtrip", "ir",
+    "ZygoteError", "UnsupportedSyntax", "SourceNotFound", "NoDerivativeRule", "NonScalarOutput",
+]

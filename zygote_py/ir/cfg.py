@@ -97,3 +97,20 @@ def back_edges(ir: IR) -> list[tuple[int, int]]:
         for s in ir.blocks[b].successors()
         if dominates(idom, s, b)
     ]
+
+
+def natural_loops(ir: IR) -> dict[int, set[int]]:
+    """For each loop header, the blocks of its natural loop (header
+    included): those that reach a back edge's tail without passing the
+    header."""
+    preds = predecessors(ir)
+    loops: dict[int, set[int]] = {}
+    for tail, header in back_edges(ir):
+        body = loops.setdefault(header, {header})
+        work = [tail]
+        while work:
+            b = work.pop()
+            if b not in body:
+                body.add(b)
+                work.extend(preds[b])
+    return loops

@@ -65,7 +65,10 @@ class Statement:
     """``var = callee(*args, **kwargs)``.
 
     ``kwargs`` pairs a keyword with its operand; a ``None`` keyword stands
-    for ``**operand``. ``line`` is the line in the user's file.
+    for ``**operand``. ``line`` is the line in the user's file. ``pure``
+    marks a statement the compiler made and knows to have no effect (the
+    arithmetic of an inlined derivative rule), so it may be dropped when
+    its result is unused.
     """
 
     var: Var
@@ -73,6 +76,7 @@ class Statement:
     args: list[Union[Operand, Starred]] = field(default_factory=list)
     kwargs: list[tuple[Optional[str], Operand]] = field(default_factory=list)
     line: Optional[int] = None
+    pure: bool = False
 
     def operands(self) -> Iterator[Operand]:
         """Every operand read, in Python's evaluation order."""
@@ -204,6 +208,37 @@ class IR:
         b = Block(bid)
         self.blocks[bid] = b
         return b
+
+    def copy(self) -> "IR":
+        """A copy whose blocks, statements and edges can be changed without
+        touching this IR (constants are shared, not copied)."""
+
+        def jump(j: Optional[Jump]) -> Optional[Jump]:
+            return None if j is None else Jump(j.target, list(j.args))
+
+        def term(t):
+            if isinstance(t, Jump):
+                return jump(t)
+            if isinstance(t, Branch):
+                return Branch(t.cond, jump(t.then), jump(t.orelse), t.line)
+            if isinstance(t, Return):
+                return Return(t.value, t.line)
+            if isinstance(t, Raise):
+                return Raise(t.exc, t.cause, t.line)
+            return t
+
+        out = IR(
+            self.name, self.filename, self.firstline, self.signature,
+            names=dict(self.names), cellvars=list(self.cellvars),
+            freevars=list(self.freevars), nvars=self.nvars,
+        )
+        for bid, b in self.blocks.items():
+            out.blocks[bid] = Block(
+                bid, list(b.args),
+                [Statement(s.var, s.callee, list(s.args), list(s.kwargs), s.line, s.pure) for s in b.stmts],
+                term(b.term), jump(b.handler),
+            )
+        return out
 
     def __str__(self) -> str:
         from .printer import print_ir

@@ -1,0 +1,193 @@
+"""What the reverse transform needs to know about a primal IR before it
+starts: compile-time values of callees, activity, and which values are
+numbers.
+
+- **Static values.** A callee read from a global (``math``, ``np``, a user
+  function), from a closure cell, or as an attribute of a module or class
+  found that way, is known at compile time; the transform specialises on
+  it (inlines its rule) and records a *guard* so the compiled result is
+  dropped when the global is rebound.
+- **Activity** (forward data flow to a fixed point): a value is active when
+  it depends on a differentiated input through something other than a
+  non-differentiable function. Inactive code runs unchanged and records
+  nothing.
+- **Numbers.** A value known to be a number or an array (an input of such a
+  type, an arithmetic result, a numeric constant) has a gradient that is
+  either statically absent or a number: gradients of such values are
+  added with ``+`` and default to ``0`` where paths merge.
+"""
+from __future__ import annotations
+
+import builtins
+import numbers
+import operator
+import types
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+from ..ir import ops
+from ..ir.core import IR, Const, Starred, Statement, Var
+from ..rules import registry
+
+_MISSING = object()
+
+NUMERIC_CALLEES = {
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+    operator.neg, operator.pos, operator.abs, operator.mod, operator.iadd,
+    operator.isub, operator.imul, operator.itruediv, operator.ipow, operator.imod,
+    abs, float, pow,
+}
+
+
+def is_number(x: Any) -> bool:
+    """Whether a run-time value gets a numeric gradient (added with ``+``)."""
+    if isinstance(x, (bool, str, bytes, tuple, list, dict, set, frozenset)) or x is None:
+        return False
+    if isinstance(x, (numbers.Number, np.ndarray, np.generic)):
+        return True
+    t = type(x)
+    return hasattr(t, "__add__") and hasattr(t, "__mul__") and not callable(x)
+
+
+def is_differentiable_value(x: Any) -> bool:
+    """Whether a run-time value can carry a gradient: real or complex
+    numbers other than int and bool, float arrays, and containers or objects
+    holding them."""
+    if isinstance(x, (bool, int, str, bytes)) or x is None:
+        return False
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "fc"
+    if isinstance(x, (np.integer, np.bool_)):
+        return False
+    if isinstance(x, (tuple, list)):
+        return any(is_differentiable_value(v) for v in x)
+    if isinstance(x, dict):
+        return any(is_differentiable_value(v) for v in x.values())
+    if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType)):
+        return False
+    return True
+
+
+@dataclass
+class Facts:
+    static: dict[Var, Any] = field(default_factory=dict)
+    origin: dict[Var, tuple] = field(default_factory=dict)  # guard a static value rests on
+    active: set[Var] = field(default_factory=set)
+    numeric: set[Var] = field(default_factory=set)
+
+    def callee(self, s: Statement) -> Any:
+        """The statement's callee if known at compile time, else _MISSING."""
+        if isinstance(s.callee, Const):
+            return s.callee.value
+        return self.static.get(s.callee, _MISSING)
+
+
+def _callee_fn(s: Statement) -> Any:
+    return s.callee.value if isinstance(s.callee, Const) else None
+
+
+def static_values(ir: IR, globals_: dict, cells: dict[str, Any], facts: Facts) -> None:
+    """Fill ``facts.static``/``facts.origin`` for loads of globals and free
+    variables and attribute reads of modules and classes."""
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            fn = _callee_fn(s)
+            if fn is ops.load_global:
+                n = s.args[0].value
+                v = globals_.get(n, _MISSING)
+                if v is _MISSING:
+                    v = getattr(builtins, n, _MISSING)
+                if v is not _MISSING:
+                    facts.static[s.var] = v
+                    facts.origin[s.var] = ("global", n, v)
+            elif fn is ops.load_deref and s.args[0].value in cells:
+                cell = cells[s.args[0].value]
+                try:
+                    v = cell.cell_contents
+                except ValueError:
+                    continue
+                facts.static[s.var] = v
+                facts.origin[s.var] = ("cell", cell, v)
+            elif fn is getattr and len(s.args) == 2 and isinstance(s.args[1], Const):
+                base = s.args[0]
+                value = base.value if isinstance(base, Const) else facts.static.get(base, _MISSING)
+                if isinstance(value, (types.ModuleType, type)):
+                    v = getattr(value, s.args[1].value, _MISSING)
+                    if v is not _MISSING:
+                        facts.static[s.var] = v
+                        if isinstance(base, Var) and base in facts.origin:
+                            facts.origin[s.var] = facts.origin[base]
+
+
+def _operands(s: Statement) -> list:
+    out = [a.value if isinstance(a, Starred) else a for a in s.args]
+    return out + [v for _, v in s.kwargs]
+
+
+def activity(ir: IR, active_args: list[bool], self_active: bool, facts: Facts) -> None:
+    """Fill ``facts.active`` (see the module docstring)."""
+    active = facts.active
+    active.update(a for a, on in zip(ir.entry.args, active_args) if on)
+    changed = True
+    while changed:
+        changed = False
+        for b in ir.blocks.values():
+            for s in b.stmts:
+                if s.var in active:
+                    continue
+                fn = facts.callee(s)
+                if fn is ops.load_deref and self_active and s.args[0].value in ir.freevars:
+                    on = True
+                elif fn is not _MISSING and (
+                    registry.is_nondifferentiable(fn) or fn in (ops.load_global, ops.load_deref)
+                ):
+                    on = False
+                else:
+                    on = any(isinstance(v, Var) and v in active for v in _operands(s)) or (
+                        isinstance(s.callee, Var) and s.callee in active
+                    )
+                if on:
+                    active.add(s.var)
+                    changed = True
+            for j in b.jumps():
+                for p, v in zip(ir.blocks[j.target].args, j.args):
+                    if p not in active and isinstance(v, Var) and v in active:
+                        active.add(p)
+                        changed = True
+
+
+def numeric(ir: IR, numeric_args: list[bool], facts: Facts) -> None:
+    """Fill ``facts.numeric`` (see the module docstring)."""
+    num = facts.numeric
+    num.update(a for a, on in zip(ir.entry.args, numeric_args) if on)
+
+    def is_num(op) -> bool:
+        if isinstance(op, Const):
+            return isinstance(op.value, (int, float, complex)) and not isinstance(op.value, bool)
+        return op in num
+
+    candidates = {p for b in list(ir.blocks.values())[1:] for p in b.args}
+    changed = True
+    while changed:
+        changed = False
+        for b in ir.blocks.values():
+            for s in b.stmts:
+                if s.var in num:
+                    continue
+                fn = facts.callee(s)
+                if (fn in NUMERIC_CALLEES or isinstance(fn, types.BuiltinFunctionType) and getattr(fn, "__module__", None) == "math") and any(
+                    is_num(v) for v in _operands(s)
+                ):
+                    num.add(s.var)
+                    changed = True
+        for p in candidates - num:
+            incoming = [
+                j.args[ir.blocks[j.target].args.index(p)]
+                for b in ir.blocks.values() for j in b.jumps()
+                if j.target in ir.blocks and p in ir.blocks[j.target].args
+            ]
+            if incoming and all(is_num(v) or v == p for v in incoming):
+                num.add(p)
+                changed = True

@@ -1,0 +1,250 @@
+"""Derivative rules as IR, ready to be inlined.
+
+A rule (:mod:`zygote_py.rules.registry`) is ordinary Python::
+
+    def mul(a, b):
+        def back(dy):
+            return (dy * b, dy * a)
+        return a * b, back
+
+We lower it twice: the rule itself (the *forward* part, whose statements
+compute the output and whatever ``back`` captures) and ``back`` (the
+*pullback* part). The rule's globals are resolved to constants, so inlined
+code refers to the rule's ``math``, never to a user's global of the same
+name. A rule is inlinable when its forward part is straight-line code that
+returns ``(y, back)``, ``back`` has no loops, and every ``return`` in
+``back`` returns a tuple display of the same length; otherwise the
+compiler calls it at run time.
+"""
+from __future__ import annotations
+
+import builtins
+import types
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ..backend.naming import clean
+from ..errors import ZygoteError
+from ..frontend.lower import lower
+from ..frontend.source import get_source
+from ..ir import ops
+from ..ir.cfg import back_edges
+from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
+from ..ir.passes import optimize, substitute
+
+_MISSING = object()
+
+
+@dataclass
+class RuleIR:
+    """A rule, lowered."""
+
+    target: Any
+    forward: IR
+    back: IR
+    params: list[str]
+    captured: list[str]  # names ``back`` reads from the rule's scope
+    arity: int  # gradients ``back`` returns
+
+
+_CACHE: dict[int, Optional[RuleIR]] = {}
+
+
+def rule_ir(rule: Any, target: Any) -> Optional[RuleIR]:
+    """The lowered rule, or None when it cannot be inlined (cached)."""
+    key = id(rule)
+    if key not in _CACHE:
+        try:
+            _CACHE[key] = _prepare(rule, target)
+        except ZygoteError:
+            _CACHE[key] = None
+    return _CACHE[key]
+
+
+def _resolve_globals(ir: IR, globals_: dict) -> None:
+    """Globals, and attributes of modules, become constants: inlined rule
+    code must not depend on the user's namespace."""
+    env: dict[Var, Operand] = {}
+    for b in ir.blocks.values():
+        kept = []
+        for s in b.stmts:
+            fn = s.callee.value if isinstance(s.callee, Const) else None
+            if fn is ops.load_global:
+                n = s.args[0].value
+                v = globals_.get(n, getattr(builtins, n, _MISSING))
+                if v is not _MISSING:
+                    env[s.var] = Const(v)
+                    continue
+            if fn is getattr and len(s.args) == 2:
+                base = env.get(s.args[0], s.args[0])
+                if isinstance(base, Const) and isinstance(base.value, types.ModuleType):
+                    v = getattr(base.value, s.args[1].value, _MISSING)
+                    if v is not _MISSING:
+                        env[s.var] = Const(v)
+                        continue
+            kept.append(s)
+        b.stmts = kept
+    substitute(ir, env)
+
+
+def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
+    src = get_source(rule)
+    sig = src.node.args
+    if sig.vararg or sig.kwarg or sig.kwonlyargs or sig.posonlyargs:
+        return None
+    fwd = lower(src.node, filename=src.filename, name=src.name)
+    _resolve_globals(fwd, rule.__globals__)
+    optimize(fwd)
+    if len(fwd.blocks) != 1 or not isinstance(fwd.entry.term, Return):
+        return None
+    block = fwd.entry
+    defs = {s.var: s for s in block.stmts}
+    ret = defs.get(block.term.value)
+    if ret is None or ret.callee.value is not ops.build_tuple or len(ret.args) != 2:
+        return None
+    maker = defs.get(ret.args[1])
+    if maker is None or maker.callee.value is not ops.make_function or len(maker.args) != 1:
+        return None
+    node = maker.args[0].value
+    back = lower(node, filename=src.filename, name=f"{src.name}.back", freevars=fwd.cellvars)
+    _resolve_globals(back, rule.__globals__)
+    optimize(back)
+    if back_edges(back) or len(back.entry.args) != 1:
+        return None
+    arity = None
+    for b in back.blocks.values():
+        if isinstance(b.term, Return):
+            d = next((s for s in b.stmts if s.var == b.term.value), None)
+            if d is None or d.callee.value is not ops.build_tuple or any(isinstance(a, Starred) for a in d.args):
+                return None
+            if arity not in (None, len(d.args)):
+                return None
+            arity = len(d.args)
+    if arity is None:
+        return None
+    params = [a.id for a in sig.args]
+    return RuleIR(target, fwd, back, params, list(back.freevars), arity)
+
+
+class Inliner:
+    """Copies rule IR into a target IR with fresh variables and blocks."""
+
+    def __init__(self, target: IR, line: Optional[int]):
+        self.target = target
+        self.line = line
+
+    def _copy_stmt(self, s: Statement, env: dict[Var, Operand], var: Optional[Var] = None) -> Statement:
+        def sub(op):
+            if isinstance(op, Starred):
+                return Starred(sub(op.value))
+            return env.get(op, op) if isinstance(op, Var) else op
+
+        v = var or self.target.new_var()
+        env[s.var] = v
+        return Statement(v, sub(s.callee), [sub(a) for a in s.args],
+                         [(k, sub(x)) for k, x in s.kwargs], self.line, pure=True)
+
+    def forward(
+        self, r: RuleIR, args: list[Operand], original: Statement, out: list[Statement]
+    ) -> tuple[Operand, dict[str, Operand]]:
+        """Append the rule's forward statements to ``out``; the user's own
+        call computes the output when the rule computes it the same way.
+        Returns the output and the captured names' values."""
+        params = dict(zip(r.params, args))
+        env: dict[Var, Operand] = dict(zip(r.forward.entry.args, args))
+        cells: dict[str, Operand] = {}
+        block = r.forward.entry
+        ret = next(s for s in block.stmts if s.var == block.term.value)
+        y = ret.args[0]
+        for s in block.stmts:
+            fn = s.callee.value if isinstance(s.callee, Const) else None
+            if s is ret or fn is ops.make_function:
+                continue
+            if fn is ops.load_deref:
+                n = s.args[0].value
+                env[s.var] = params[n] if n in params else cells[n]
+                continue
+            if fn is ops.store_deref:
+                v = s.args[1]
+                cells[s.args[0].value] = env[v] if isinstance(v, Var) else v
+                continue
+            if s.var == y and self._computes_target(s, r):
+                env[s.var] = original.var
+                out.append(original)
+                continue
+            out.append(self._copy_stmt(s, env, original.var if s.var == y else None))
+        for n, v in params.items():
+            cells.setdefault(n, v)
+        return original.var, cells
+
+    @staticmethod
+    def _computes_target(s: Statement, r: RuleIR) -> bool:
+        """Whether ``s`` calls the rule's target on the rule's parameters,
+        in order (read directly or from their cells)."""
+        if not (isinstance(s.callee, Const) and s.callee.value is r.target and not s.kwargs):
+            return False
+        block = r.forward.entry
+        reads = {x.var: x.args[0].value for x in block.stmts
+                 if isinstance(x.callee, Const) and x.callee.value is ops.load_deref}
+        names = dict(zip(block.args, r.params))
+        return [reads.get(a, names.get(a)) for a in s.args] == r.params
+
+    def back(self, r: RuleIR, dy: Operand, captured: dict[str, Operand], block: Block) -> tuple[Block, list[Operand]]:
+        """Inline ``back(dy)`` at the end of ``block``. Returns the block
+        where code continues and the gradients (one per rule argument)."""
+        ir = self.target
+        env: dict[Var, Operand] = {r.back.entry.args[0]: dy}
+        ids = {bid: (block if bid == r.back.entry.id else ir.new_block()) for bid in r.back.blocks}
+        returns = [b for b in r.back.blocks.values() if isinstance(b.term, Return)]
+        cont = None
+        if len(r.back.blocks) > 1:
+            cont = ir.new_block()
+            cont.args = [ir.new_var() for _ in range(r.arity)]
+        for bid, b in r.back.blocks.items():
+            if bid == r.back.entry.id:
+                continue
+            dst = ids[bid]
+            for a in b.args:
+                v = ir.new_var()
+                env[a] = v
+                dst.args.append(v)
+        outputs: list[Operand] = []
+        for bid, b in r.back.blocks.items():
+            dst = ids[bid]
+            tuple_stmt = None
+            for s in b.stmts:
+                fn = s.callee.value if isinstance(s.callee, Const) else None
+                if fn is ops.load_deref:
+                    env[s.var] = captured[s.args[0].value]
+                    continue
+                if isinstance(b.term, Return) and s.var == b.term.value and fn is ops.build_tuple:
+                    tuple_stmt = s
+                    continue
+                dst.stmts.append(self._copy_stmt(s, env))
+
+            def sub(op):
+                return env.get(op, op) if isinstance(op, Var) else op
+
+            t = b.term
+            if isinstance(t, Return):
+                values = [sub(a) for a in tuple_stmt.args]
+                if cont is None:
+                    outputs = values
+                else:
+                    dst.term = Jump(cont.id, values)
+            elif isinstance(t, Jump):
+                dst.term = Jump(ids[t.target].id, [sub(a) for a in t.args])
+            elif isinstance(t, Branch):
+                dst.term = Branch(sub(t.cond), Jump(ids[t.then.target].id, [sub(a) for a in t.then.args]),
+                                  Jump(ids[t.orelse.target].id, [sub(a) for a in t.orelse.args]), self.line)
+            elif isinstance(t, Raise):
+                dst.term = Raise(sub(t.exc), None if t.cause is None else sub(t.cause), self.line)
+        if cont is None:
+            return block, outputs
+        del returns
+        return cont, list(cont.args)
+
+
+def grad_name(name: Optional[str]) -> Optional[str]:
+    """``dx`` for the gradient of ``x``."""
+    return None if not name else "d" + clean(name, "t")

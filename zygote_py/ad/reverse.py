@@ -1,0 +1,662 @@
+"""The reverse-mode transform: primal IR → forward IR + pullback IR.
+
+After Innes, "Don't Unroll Adjoint" (2018) §3 and "Sense & Sensitivities"
+(2019) §2–3. The forward IR is the primal with every active call replaced
+by its rule's forward part (inlined) or by a run-time ``J`` that returns the
+value and a pullback; it records what the pullback needs and returns
+``(y, pullback)``. The pullback IR runs on the transposed control-flow
+graph, each block's statements reversed:
+
+- **Records.** A value the adjoint of block ``U`` needs is kept in a closure
+  cell when ``U`` runs at most once per loop iteration of the value's own
+  definition (in particular outside loops), else pushed on a per-variable
+  stack just before its use and popped at the start of ``U``'s adjoint.
+- **Control flow.** Loops are first put in a canonical form (one preheader,
+  one latch, a block on every exit edge). A loop header records its *trip
+  count* (a counter in a cell, pushed on exit when the loop is itself inside
+  a loop), and its adjoint is ``for _ in range(trip)``. Any other block with
+  several predecessors records which one branched to it (a cell, or a
+  stack inside loops); its adjoint branches back on that record.
+- **Gradients.** The gradients of the active values live across a block
+  travel as the adjoint block's arguments; a value used several times sums
+  its contributions; ``None`` is the gradient that never arrived. Values
+  known to be numbers (see :mod:`.analysis`) have gradients that are either
+  statically ``None`` or numbers: they are added with ``+`` and start from
+  ``0`` where some paths bring a gradient and others do not.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .. import runtime
+from ..backend.naming import clean, live_sets
+from ..errors import NoDerivativeRule, UnsupportedSyntax
+from ..ir import ops
+from ..ir import passes
+from ..ir.cfg import natural_loops, predecessors, reverse_postorder
+from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Return, Signature, Starred, Statement, Var
+from ..rules import registry
+from . import analysis
+from .analysis import Facts
+from .inline import Inliner, RuleIR, rule_ir
+
+NONE = Const(None)
+
+
+@dataclass
+class Transformed:
+    forward: IR
+    pullback: IR
+    guards: list[tuple] = field(default_factory=list)
+
+
+def transform(
+    primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool = False
+) -> Transformed:
+    """Differentiate ``primal`` (the IR of ``fn``) with respect to the
+    parameters flagged in ``active``."""
+    return _Reverse(primal, fn, active, numeric, self_active).run()
+
+
+def _call(ir: IR, block: Block, callee: Any, *args, name: Optional[str] = None, pure: bool = False,
+          line: Optional[int] = None) -> Var:
+    v = ir.new_var(name)
+    block.stmts.append(Statement(v, Const(callee), list(args), [], line, pure))
+    return v
+
+
+class _Reverse:
+    def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool):
+        self.fn = fn
+        self.f = primal.copy()
+        self.self_active = self_active
+        self._canonicalise()
+        self.facts = Facts()
+        cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        analysis.static_values(self.f, fn.__globals__, cells, self.facts)
+        analysis.activity(self.f, active, self_active, self.facts)
+        analysis.numeric(self.f, numeric, self.facts)
+        self.guards: dict[Any, tuple] = {}
+        rv = self.ret.term.value
+        seed = "d" + clean(self.f.names.get(rv), "y") if isinstance(rv, Var) and rv in self.f.names else "dy"
+        if seed == "dy" and "y" in primal.signature.names():
+            seed = "dout"
+        self.a = IR(f"{primal.name}_pullback", primal.filename, primal.firstline, Signature(args=[seed]))
+        self.cell_names: set[str] = set(primal.signature.names())
+        self.cell_names |= {s.args[0].value for b in primal.blocks.values() for s in b.stmts
+                            if isinstance(s.callee, Const) and s.callee.value in (ops.load_global, ops.store_global)}
+        self.cell_names |= set(primal.cellvars) | set(primal.freevars)
+        self.forward_cells: list[str] = []
+
+    # -- canonical form of the primal's control flow -------------------------
+
+    def _canonicalise(self) -> None:
+        f = self.f
+        for b in f.blocks.values():
+            if b.handler is not None:
+                self._unsupported("try/except/finally and with", None)
+        returns = [b for b in f.blocks.values() if isinstance(b.term, Return)]
+        if len(returns) > 1:
+            ret = f.new_block()
+            v = f.new_var()
+            ret.args = [v]
+            ret.term = Return(v, returns[0].term.line)
+            for b in returns:
+                b.term = Jump(ret.id, [b.term.value])
+        self.ret = next(b for b in f.blocks.values() if isinstance(b.term, Return))
+        for b in list(f.blocks.values()):
+            t = b.term
+            if isinstance(t, Branch) and t.then.target == t.orelse.target:
+                t.orelse = self._split(t.orelse)
+        if f.entry.id in natural_loops(f):
+            old = f.entry
+            new = Block(max(f.blocks) + 1)
+            new.args = [f.new_var(f.names.get(a)) for a in old.args]
+            new.term = Jump(old.id, list(new.args))
+            f.blocks = {new.id: new, **f.blocks}
+        changed = True
+        while changed:
+            changed = False
+            preds = predecessors(f)
+            for h, body in natural_loops(f).items():
+                outside = [p for p in preds[h] if p not in body]
+                inside = [p for p in preds[h] if p in body]
+                for group in (outside, inside):
+                    if len(group) > 1:
+                        self._funnel(h, group)
+                        changed = True
+                        break
+                if changed:
+                    break
+        self.loops = natural_loops(f)
+        preds = predecessors(f)
+        self.preheader = {h: next(p for p in preds[h] if p not in body) for h, body in self.loops.items()}
+        self.latch = {h: next(p for p in preds[h] if p in body) for h, body in self.loops.items()}
+        self.exits: dict[int, list[int]] = {}
+        for b in list(f.blocks.values()):
+            inner = [h for h, body in self.loops.items() if b.id in body]
+            if not inner:
+                continue
+            for j in b.jumps():
+                left = [h for h in inner if j.target not in self.loops[h]]
+                if left:
+                    s = self._split(j)
+                    j.target, j.args = s.target, s.args
+                    self.exits[s.target] = left
+        self.loops = natural_loops(f)
+        self.nest = {
+            bid: sorted((h for h, body in self.loops.items() if bid in body), key=lambda h: -len(self.loops[h]))
+            for bid in f.blocks
+        }
+        self.order = reverse_postorder(f)
+        self.preds = predecessors(f)
+        self.params = {bid: list(b.args) for bid, b in f.blocks.items()}
+
+    def _split(self, j: Jump) -> Jump:
+        """A new block on the edge ``j``; returns the edge into it."""
+        s = self.f.new_block()
+        s.term = Jump(j.target, list(j.args))
+        return Jump(s.id, [])
+
+    def _funnel(self, target: int, sources: list[int]) -> None:
+        """Route the edges from ``sources`` to ``target`` through one new
+        block."""
+        f = self.f
+        t = f.blocks[target]
+        m = f.new_block()
+        m.args = [f.new_var(f.names.get(a)) for a in t.args]
+        m.term = Jump(target, list(m.args))
+        for p in sources:
+            for j in f.blocks[p].jumps():
+                if j.target == target:
+                    j.target = m.id
+
+    def _unsupported(self, what: str, line: Optional[int]) -> None:
+        raise UnsupportedSyntax(
+            f"differentiating through {what} is not supported yet",
+            function=self.f.name, filename=self.f.filename, line=line,
+            hint="move that code into a function with a custom rule (@zpy.adjoint), or out of the differentiated path",
+        )
+
+    # -- forward -------------------------------------------------------------------
+
+    def run(self) -> Transformed:
+        self.adj: dict[Var, tuple] = {}
+        self.needs: dict[int, list[Var]] = {bid: [] for bid in self.f.blocks}
+        for bid in self.order:
+            self._forward_block(self.f.blocks[bid])
+        self._liveness()
+        self._record_alphas()
+        self._record_control()
+        self._adjoint()
+        self.f.cellvars = sorted(set(self.f.cellvars) | set(self.forward_cells))
+        self.a.freevars = sorted(self.forward_cells_used)
+        return Transformed(self.f, self.a, list(self.guards.values()))
+
+    def _forward_block(self, b: Block) -> None:
+        out: list[Statement] = []
+        for s in b.stmts:
+            if s.var not in self.facts.active:
+                out.append(s)
+                continue
+            fn = self.facts.callee(s)
+            if fn is not analysis._MISSING:
+                self._guard(s.callee)
+                if fn is ops.load_deref:
+                    self.adj[s.var] = ("self", s.args[0].value)
+                    out.append(s)
+                    continue
+            rule = registry.lookup(fn) if fn is not analysis._MISSING else None
+            r = rule_ir(rule, fn) if rule is not None else None
+            if (
+                r is not None and s.var in self.facts.numeric and not s.kwargs
+                and len(s.args) == len(r.params) and not any(isinstance(a, Starred) for a in s.args)
+            ):
+                inl = Inliner(self.f, s.line)
+                _, captured = inl.forward(r, list(s.args), s, out)
+                self.adj[s.var] = ("inline", r, captured, list(s.args))
+                self.needs[b.id] += [captured[n] for n in r.captured if isinstance(captured[n], Var)]
+                continue
+            self._check_callable(s, fn)
+            if any(isinstance(a, Starred) and a.value in self.facts.active for a in s.args) or any(
+                k is None and v in self.facts.active for k, v in s.kwargs
+            ):
+                self._unsupported("a call with *args or **kwargs holding differentiated values", s.line)
+            pair = self.f.new_var()
+            out.append(Statement(pair, Const(runtime.J), [s.callee, *s.args], list(s.kwargs), s.line))
+            t = self.f.new_var()
+            back = self.f.new_var(clean(self.f.names.get(s.var), "y") + "_back")
+            out.append(Statement(t, Const(ops.unpack), [pair, Const(2)], [], s.line))
+            out.append(Statement(s.var, Const(operator.getitem), [t, Const(0)], [], s.line))
+            out.append(Statement(back, Const(operator.getitem), [t, Const(1)], [], s.line))
+            self.adj[s.var] = ("call", back, s)
+            self.needs[b.id].append(back)
+        b.stmts = out
+
+    def _guard(self, callee: Operand) -> None:
+        origin = self.facts.origin.get(callee) if isinstance(callee, Var) else None
+        if origin is not None:
+            self.guards[(origin[0], origin[1] if origin[0] == "global" else id(origin[1]))] = origin
+
+    def _check_callable(self, s: Statement, fn: Any) -> None:
+        """A callee known now that cannot be differentiated at run time is an
+        error now, at the user's line."""
+        if fn is analysis._MISSING or registry.lookup(fn) is not None:
+            return
+        if runtime.differentiable_callable(fn):
+            return
+        name = getattr(fn, "__qualname__", None) or repr(fn)
+        raise NoDerivativeRule(
+            f"no derivative rule for {name!r}, which is called with differentiated arguments",
+            function=self.f.name, filename=self.f.filename, line=s.line,
+            hint=f"register one with @zpy.adjoint({name}) (see the docs on custom rules), or keep it out of the differentiated path",
+        )
+
+    # -- records --------------------------------------------------------------------
+
+    def _liveness(self) -> None:
+        f = self.f
+
+        def defs_uses(bid):
+            return [(s.var, {v for v in s.operands() if isinstance(v, Var)}) for s in f.blocks[bid].stmts]
+
+        def at_end(bid):
+            b = f.blocks[bid]
+            used = {v for j in b.jumps() for v in j.args if isinstance(v, Var)}
+            t = b.term
+            for n in ("cond", "value", "exc", "cause"):
+                v = getattr(t, n, None)
+                if isinstance(v, Var):
+                    used.add(v)
+            return used
+
+        live_in, live_out = live_sets(f, self.order, at_end, defs_uses, lambda bid: set())
+        act = self.facts.active
+        key = lambda v: v.id  # noqa: E731
+        self.live_in = live_in
+        self.gout = {bid: sorted((v for v in live_out[bid] if v in act), key=key) for bid in self.order}
+        self.gin = {
+            bid: sorted((v for v in live_in[bid] | set(self.params[bid]) if v in act), key=key)
+            for bid in self.order
+        }
+
+    def _cell(self, hint: str) -> str:
+        base = clean(hint, "t")
+        name, k = base, 0
+        while name in self.cell_names:
+            k += 1
+            name = f"{base}_{k}"
+        self.cell_names.add(name)
+        self.forward_cells.append(name)
+        return name
+
+    def _record_alphas(self) -> None:
+        """Decide how each value the adjoint needs is kept, and emit the
+        forward side of it."""
+        f = self.f
+        home = {}
+        for bid, b in f.blocks.items():
+            for a in b.args:
+                home[a] = bid
+            for s in b.stmts:
+                home[s.var] = bid
+        self.cell_of: dict[Var, str] = {}
+        self.stack_of: dict[tuple[Var, int], str] = {}
+        params = dict(zip(f.entry.args, f.signature.names()))
+        for bid in self.order:
+            seen = []
+            for v in self.needs[bid]:
+                if v in seen:
+                    continue
+                seen.append(v)
+                loops = self.nest[bid]
+                if loops and home[v] in self.loops[loops[0]]:
+                    self.stack_of[(v, bid)] = self._cell("saved_" + clean(f.names.get(v), "t"))
+                elif v not in self.cell_of:
+                    if v in params:
+                        self.cell_of[v] = params[v]
+                        self.forward_cells.append(params[v])
+                    else:
+                        self.cell_of[v] = self._cell(clean(f.names.get(v), "t"))
+            self.needs[bid] = seen
+        for v, name in self.cell_of.items():
+            if v in params:
+                continue
+            b = f.blocks[home[v]]
+            store = Statement(f.new_var(), Const(ops.store_deref), [Const(name), v])
+            idx = next((i + 1 for i, s in enumerate(b.stmts) if s.var == v), 0)
+            b.stmts.insert(idx, store)
+        entry = f.entry
+        inits = []
+        for (v, bid), name in self.stack_of.items():
+            inits += self._new_stack(name)
+            b = f.blocks[bid]
+            # just after the value is made, or just before its first use
+            at = next((i + 1 for i, s in enumerate(b.stmts) if s.var == v), None)
+            if at is None:
+                at = next((i for i, s in enumerate(b.stmts) if v in s.operands()), len(b.stmts))
+            b.stmts[at:at] = self._push(name, v)
+        entry.stmts[0:0] = inits
+
+    def _new_stack(self, name: str) -> list[Statement]:
+        f = self.f
+        lst = f.new_var()
+        return [Statement(lst, Const(ops.build_list)),
+                Statement(f.new_var(), Const(ops.store_deref), [Const(name), lst])]
+
+    def _push(self, name: str, v: Operand) -> list[Statement]:
+        f = self.f
+        s, m = f.new_var(), f.new_var()
+        return [Statement(s, Const(ops.load_deref), [Const(name)]),
+                Statement(m, Const(getattr), [s, Const("append")]),
+                Statement(f.new_var(), m, [v])]
+
+    def _record_control(self) -> None:
+        """Trip counts for loop headers; for other merge blocks, which
+        predecessor branched."""
+        f = self.f
+        self.trip: dict[int, str] = {}
+        self.trip_stack: dict[int, str] = {}
+        for h in self.loops:
+            name = self._cell("trip")
+            self.trip[h] = name
+            pre = f.blocks[self.preheader[h]]
+            pre.stmts.insert(0, Statement(f.new_var(), Const(ops.store_deref), [Const(name), Const(0)]))
+            lt = f.blocks[self.latch[h]]
+            t, u = f.new_var(), f.new_var()
+            lt.stmts += [Statement(t, Const(ops.load_deref), [Const(name)]),
+                         Statement(u, Const(operator.iadd), [t, Const(1)]),
+                         Statement(f.new_var(), Const(ops.store_deref), [Const(name), u])]
+            if len(self.nest[h]) > 1:
+                self.trip_stack[h] = self._cell("saved_trip")
+                f.entry.stmts[0:0] = self._new_stack(self.trip_stack[h])
+        for s_id, left in self.exits.items():
+            for h in left:
+                if h in self.trip_stack:
+                    k = f.new_var()
+                    b = f.blocks[s_id]
+                    b.stmts.append(Statement(k, Const(ops.load_deref), [Const(self.trip[h])]))
+                    b.stmts += self._push(self.trip_stack[h], k)
+        self.came: dict[int, tuple[str, bool]] = {}
+        for bid in self.order:
+            ps = self.preds[bid]
+            if len(ps) < 2 or bid in self.loops:
+                continue
+            stacked = bool(self.nest[bid])
+            name = self._cell("saved_path" if stacked else "path")
+            if stacked:
+                f.entry.stmts[0:0] = self._new_stack(name)
+            self.came[bid] = (name, stacked)
+            for i, p in enumerate(ps):
+                record = self._push(name, Const(i)) if stacked else [
+                    Statement(f.new_var(), Const(ops.store_deref), [Const(name), Const(i)])]
+                pb = f.blocks[p]
+                if isinstance(pb.term, Jump):
+                    pb.stmts += record
+                    continue
+                for j in pb.jumps():
+                    if j.target == bid:
+                        e = self._split(j)
+                        f.blocks[e.target].stmts = record
+                        j.target, j.args = e.target, e.args
+
+    # -- adjoint -------------------------------------------------------------------------
+
+    def _adjoint(self) -> None:
+        a = self.a
+        self.forward_cells_used: set[str] = set()
+        self.loads: dict[str, Var] = {}
+        self.bar: dict[int, Block] = {}
+        self.slots: dict[int, list[Var]] = {}
+        self.iters_of: dict[int, list[int]] = {}
+        self.maybe_adj: set[Var] = set()  # gradients that may be None at run time
+        self.zero_ok: set[Var] = set()  # block arguments that may start from 0 where no gradient arrives
+        entry = a.new_block()
+        dy = a.new_var(a.signature.args[0])
+        entry.args = [dy]
+        self.bar[self.ret.id] = entry
+        self.dself = None
+        for bid in reversed(self.order):
+            if bid == self.ret.id:
+                continue
+            b = a.new_block()
+            self.bar[bid] = b
+            self.slots[bid] = [a.new_var(self._dname(v)) for v in self.gout[bid]]
+            b.args = list(self.slots[bid]) + [a.new_var("it") for _ in self.nest[bid]]
+        if self.self_active:
+            self.dself = _call(a, entry, ops.build_dict)
+        for bid in reversed(self.order):
+            self._adjoint_block(bid)
+        entry.stmts[0:0] = [self._load_stmts[n] for n in sorted(self._load_stmts)]
+        self._simplify_adjoint()
+
+    def _simplify_adjoint(self) -> None:
+        """Settle which gradients are statically absent, start the numeric
+        ones that some paths leave out from 0, and add numbers with ``+``."""
+        a = self.a
+        passes.prune_unreachable(a)
+        while True:
+            before = passes.size(a)
+            passes.remove_trivial_args(a)
+            passes.propagate_none(a)
+            if passes.size(a) == before:
+                break
+        for b in a.blocks.values():
+            for j in b.jumps():
+                params = a.blocks[j.target].args
+                if any(p in self.zero_ok for p in params):
+                    j.args = [
+                        Const(0) if p in self.zero_ok and isinstance(v, Const) and v.value is None else v
+                        for p, v in zip(params, j.args)
+                    ]
+        maybe = set(self.maybe_adj)
+        for b in a.blocks.values():
+            for s in b.stmts:
+                if isinstance(s.callee, Const) and s.callee.value is runtime.accum:
+                    if any(isinstance(x, Const) and x.value is None or x in maybe for x in s.args):
+                        maybe.add(s.var)
+                    else:
+                        s.callee = Const(operator.add)
+        passes.optimize(a)
+
+    @property
+    def _load_stmts(self) -> dict[str, Statement]:
+        if not hasattr(self, "_loads_cache"):
+            self._loads_cache = {}
+        return self._loads_cache
+
+    def _dname(self, v: Var) -> Optional[str]:
+        n = self.f.names.get(v)
+        return None if n is None else "d" + clean(n, "t")
+
+    def _load(self, name: str) -> Var:
+        """A forward cell's value, read once at the pullback's start."""
+        if name not in self._load_stmts:
+            v = self.a.new_var()
+            self._load_stmts[name] = Statement(v, Const(ops.load_deref), [Const(name)], pure=True)
+            self.forward_cells_used.add(name)
+        return self._load_stmts[name].var
+
+    def _named(self, g: Operand, v: Var) -> Operand:
+        """A gradient of a named value takes its name (``dx``)."""
+        if isinstance(g, Var) and g not in self.a.names and self._dname(v):
+            self.a.names[g] = self._dname(v)
+        return g
+
+    def _accum(self, block: Block, v: Var, g: Operand, h: Operand) -> Operand:
+        if isinstance(g, Const) and g.value is None:
+            return self._named(h, v)
+        if isinstance(h, Const) and h.value is None:
+            return self._named(g, v)
+        out = _call(self.a, block, runtime.accum, g, h, name=self._dname(v), pure=True)
+        if self._maybe(g) and self._maybe(h):
+            self.maybe_adj.add(out)
+        return out
+
+    def _maybe(self, op: Operand) -> bool:
+        return isinstance(op, Var) and op in self.maybe_adj
+
+    def _adjoint_block(self, bid: int) -> None:
+        f, a = self.f, self.a
+        B = f.blocks[bid]
+        cur = self.bar[bid]
+        grads: dict[Var, Operand] = {}
+        if bid == self.ret.id:
+            rv = B.term.value
+            if isinstance(rv, Var) and rv in self.facts.active:
+                grads[rv] = cur.args[0]
+                if rv not in self.facts.numeric:
+                    self.maybe_adj.add(cur.args[0])
+            iters: dict[int, Operand] = {}
+        else:
+            for v, slot in zip(self.gout[bid], self.slots[bid]):
+                grads[v] = slot
+                (self.zero_ok if v in self.facts.numeric else self.maybe_adj).add(slot)
+            iters = dict(zip(self.nest[bid], cur.args[len(self.slots[bid]):]))
+        # the values recorded on stacks, popped in reverse order of pushing
+        popped: dict[Var, Operand] = {}
+        for h in self.exits.get(bid, []):
+            if h in self.trip_stack:
+                count = self._pop(cur, self.trip_stack[h], "trip")
+            else:
+                count = self._load(self.trip[h])
+            r = _call(a, cur, range, count)
+            iters[h] = _call(a, cur, iter, r)
+        for v in reversed(self.needs[bid]):
+            if (v, bid) in self.stack_of:
+                popped[v] = self._pop(cur, self.stack_of[(v, bid)], f.names.get(v))
+        flag = None
+        if bid in self.came:
+            name, stacked = self.came[bid]
+            flag = self._pop(cur, name, "path") if stacked else self._load(name)
+        for s in reversed(B.stmts):
+            info = self.adj.get(s.var)
+            if info is None:
+                continue
+            dy = grads.pop(s.var, NONE)
+            if isinstance(dy, Const) and dy.value is None:
+                continue
+            cur = self._adjoint_stmt(cur, bid, s, info, dy, grads, popped)
+        if bid == f.entry.id:
+            out = [grads.get(p, NONE) if p in self.facts.active else NONE for p in f.entry.args]
+            if self.dself is not None:
+                out.insert(0, self.dself)
+            t = _call(a, cur, ops.build_tuple, *out)
+            cur.term = Return(t)
+            return
+        if bid in self.loops:
+            self._adjoint_header(cur, bid, grads, iters)
+            return
+        preds = self.preds[bid]
+        if len(preds) == 1:
+            cur.term = self._edge(cur, bid, preds[0], grads, iters)
+            return
+        targets = list(enumerate(preds))
+        while len(targets) > 1:
+            i, p = targets.pop(0)
+            c = _call(a, cur, operator.eq, flag, Const(i))
+            rest = a.new_block()
+            cur.term = Branch(c, self._edge_block(bid, p, grads, iters), Jump(rest.id))
+            cur = rest
+        cur.term = self._edge(cur, bid, targets[0][1], grads, iters)
+
+    def _pop(self, block: Block, stack: str, hint: Optional[str]) -> Var:
+        s = self._load(stack)
+        m = _call(self.a, block, getattr, s, Const("pop"))
+        v = self.a.new_var(clean(hint, "t") if hint else None)
+        block.stmts.append(Statement(v, m, []))
+        return v
+
+    def _alpha(self, v: Operand, popped: dict[Var, Operand]) -> Operand:
+        if isinstance(v, Const):
+            return v
+        if v in popped:
+            return popped[v]
+        return self._load(self.cell_of[v])
+
+    def _adjoint_stmt(self, cur: Block, bid: int, s: Statement, info: tuple, dy: Operand,
+                      grads: dict[Var, Operand], popped: dict[Var, Operand]) -> Block:
+        a = self.a
+        kind = info[0]
+        if kind == "self":
+            _call(a, cur, runtime.accum_item, self.dself, Const(info[1]), dy)
+            return cur
+        if kind == "inline":
+            _, r, captured, args = info
+            env = {n: self._alpha(v, popped) for n, v in captured.items() if n in r.captured}
+            cur, outs = Inliner(a, s.line).back(r, dy, env, cur)
+            for arg, g in zip(args, outs):
+                if isinstance(arg, Var) and arg in self.facts.active:
+                    if isinstance(g, Var) and g in cur.args:  # a gradient that some paths of the rule leave out
+                        (self.zero_ok if arg in self.facts.numeric else self.maybe_adj).add(g)
+                    grads[arg] = self._accum(cur, arg, grads.get(arg, NONE), g)
+            return cur
+        _, back, call = info
+        pb = self._alpha(back, popped)
+        fn = runtime.call_pullback if self._maybe(dy) else None
+        gs = _call(a, cur, fn, pb, dy, line=s.line) if fn else self._invoke(cur, pb, dy, s.line)
+        operands = [call.callee] + list(call.args) + [v for _, v in call.kwargs]
+        for i, op in enumerate(operands):
+            if isinstance(op, Var) and op in self.facts.active:
+                g = _call(a, cur, operator.getitem, gs, Const(i), pure=True)
+                self.maybe_adj.add(g)
+                if op in self.facts.numeric:
+                    base = grads.get(op, NONE)
+                    base = Const(0) if isinstance(base, Const) and base.value is None else base
+                    out = _call(a, cur, runtime.accum, base, g, name=self._dname(op), pure=True)
+                    grads[op] = out
+                else:
+                    grads[op] = self._accum(cur, op, grads.get(op, NONE), g)
+        return cur
+
+    def _invoke(self, block: Block, pb: Operand, dy: Operand, line: Optional[int]) -> Var:
+        v = self.a.new_var()
+        block.stmts.append(Statement(v, pb, [dy], [], line))
+        return v
+
+    def _edge_values(self, block: Block, bid: int, p: int, grads: dict[Var, Operand],
+                     iters: dict[int, Operand]) -> list[Operand]:
+        f = self.f
+        jumps = [j for j in f.blocks[p].jumps() if j.target == bid]
+        live = self.live_in[bid]
+        out = []
+        for v in self.gout[p]:
+            g = grads.get(v, NONE) if v in live else NONE
+            for j in jumps:
+                for param, arg in zip(self.params[bid], j.args):
+                    if arg == v and param in self.facts.active:
+                        g = self._accum(block, v, g, grads.get(param, NONE))
+            out.append(g)
+        return out + [iters[h] for h in self.nest[p]]
+
+    def _edge(self, block: Block, bid: int, p: int, grads, iters) -> Jump:
+        return Jump(self.bar[p].id, self._edge_values(block, bid, p, grads, iters))
+
+    def _edge_block(self, bid: int, p: int, grads, iters) -> Jump:
+        e = self.a.new_block()
+        e.term = self._edge(e, bid, p, grads, iters)
+        return Jump(e.id)
+
+    def _adjoint_header(self, cur: Block, h: int, grads: dict[Var, Operand], iters: dict[int, Operand]) -> None:
+        """``for _ in range(trip)``: each iteration goes back to the latch's
+        adjoint; when done, to the preheader's."""
+        a = self.a
+        slots = self.gin[h]
+        d = a.new_block()
+        d.args = [a.new_var(self._dname(v)) for v in slots]
+        own = [a.new_var("it") for _ in self.nest[h]]
+        d.args += own
+        cur.term = Jump(d.id, [grads.get(v, NONE) for v in slots] + [iters[x] for x in self.nest[h]])
+        inner = dict(zip(slots, d.args))
+        for v in slots:
+            (self.zero_ok if v in self.facts.numeric else self.maybe_adj).add(inner[v])
+        inner_iters = dict(zip(self.nest[h], own))
+        item = _call(a, d, ops.iternext, inner_iters[h], name="_")
+        done = _call(a, d, ops.exhausted, item)
+        d.term = Branch(
+            done,
+            self._edge_block(h, self.preheader[h], inner, inner_iters),
+            self._edge_block(h, self.latch[h], inner, inner_iters),
+        )

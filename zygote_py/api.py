@@ -1,0 +1,168 @@
+"""The public API: gradient, pullback, value_and_gradient, differentiable,
+roundtrip, ir."""
+from __future__ import annotations
+
+import functools
+import numbers
+import types
+from typing import Any, Callable
+
+import numpy as np
+
+from .ad import pipeline
+from .backend.compile import CodeCache, compile_def, function_def, instantiate, source_of
+from .errors import NonScalarOutput
+from .frontend.source import get_source
+from .ir.core import IR
+from .rules.registry import adjoint  # noqa: F401  (public: @zpy.adjoint)
+
+_ROUNDTRIPS = CodeCache()
+
+
+def _target(f: Callable, args: tuple) -> tuple[types.FunctionType, tuple]:
+    """The plain function to differentiate and its arguments (a bound
+    method's ``self`` first)."""
+    if isinstance(f, Differentiable):
+        f = f.__wrapped__
+    if isinstance(f, types.MethodType):
+        return _target(f.__func__, (f.__self__, *args))
+    if isinstance(f, (staticmethod, classmethod)):
+        return _target(f.__func__, args)
+    if not isinstance(f, types.FunctionType):
+        src = get_source(f)  # raises SourceNotFound with advice
+        return _target(src.function, args)
+    return f, args
+
+
+def ir(f: Callable) -> IR:
+    """The SSA IR of ``f`` (print it for the IRTools-style text)."""
+    return pipeline.primal_ir(_target(f, ())[0])
+
+
+def roundtrip(f: Callable) -> Callable:
+    """``f`` recompiled through source → IR → source: the same results,
+    exceptions and effects. The emitted source is in the result's
+    ``__zpy_source__``; the compiled code is cached per code object."""
+    if isinstance(f, (staticmethod, classmethod)):
+        return type(f)(roundtrip(f.__func__))
+    src = get_source(f)
+    fn = src.function
+
+    def build():
+        fdef, constants = function_def(pipeline.primal_ir(fn), fn.__name__)
+        code = compile_def(fdef, constants, fn.__code__.co_freevars, f"roundtrip of {fn.__qualname__}")
+        return code, constants, source_of(fdef)
+
+    code, constants, source = _ROUNDTRIPS.get(fn.__code__, build)
+    g = instantiate(code, constants, fn)
+    g.__zpy_source__ = source
+    if src.bound_self is not None and isinstance(f, types.MethodType):
+        return types.MethodType(g, src.bound_self)
+    return g
+
+
+def _forward(fn: types.FunctionType, args: tuple) -> tuple[pipeline.Compiled, Callable]:
+    active, numeric = pipeline.masks(fn, args, {})
+    entry = pipeline.compiled(fn, active, numeric, False)
+    return entry, pipeline.forward_function(fn, entry)
+
+
+def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
+    """``(y, back)``: ``y = f(*args)`` and ``back(dy)``, the gradients of
+    the positional arguments (``None`` where no gradient flows) for an
+    output cotangent ``dy``. ``back`` may be called more than once."""
+    fn, full = _target(f, args)
+    entry, forward = _forward(fn, full)
+    y, back = forward(*full)
+    sig = entry.forward_ir.signature
+    skip = len(full) - len(args)
+    state = {"back": back}
+
+    def back_user(dy):
+        b = state.pop("back", None)
+        if b is None:  # stacks were consumed by the first call: record again
+            _, b = forward(*full)
+        grads = b(dy)
+        return tuple(pipeline.call_grads(sig, len(full), [], grads)[skip:])
+
+    return y, back_user
+
+
+def _check_scalar(f: Callable, y: Any) -> None:
+    if isinstance(y, (bool, complex, np.complexfloating)) or not isinstance(y, (numbers.Real, np.floating, np.integer)):
+        if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "fi":
+            return
+        kind = "complex" if isinstance(y, (complex, np.complexfloating)) else type(y).__name__
+        fn = _target(f, ())[0]
+        raise NonScalarOutput(
+            f"gradient needs a real scalar output; {fn.__name__} returned a {kind} value",
+            function=fn.__qualname__, filename=fn.__code__.co_filename, line=fn.__code__.co_firstlineno,
+            hint="use zpy.pullback(f, *args) and call back(dy) with a cotangent shaped like the output",
+        )
+
+
+def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
+    """``(f(*args), gradient(f, *args))`` from one forward pass."""
+    y, back = pullback(f, *args)
+    _check_scalar(f, y)
+    return y, back(1)
+
+
+def gradient(f: Callable, *args: Any) -> tuple:
+    """The gradient of a real-scalar-valued ``f`` at ``args``: one entry per
+    positional argument, ``None`` where no gradient flows."""
+    return value_and_gradient(f, *args)[1]
+
+
+class Differentiable:
+    """What ``@differentiable`` returns: the function, unchanged when
+    called, with ``.gradient``, ``.pullback``, ``.ir``, ``.adjoint_ir``
+    and ``.source``."""
+
+    def __init__(self, f: Callable):
+        functools.update_wrapper(self, f)
+        self._last = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__wrapped__(*args, **kwargs)
+
+    def __get__(self, obj, owner=None):
+        return self if obj is None else types.MethodType(self, obj)
+
+    def gradient(self, *args: Any) -> tuple:
+        self._last = args
+        return gradient(self.__wrapped__, *args)
+
+    def pullback(self, *args: Any) -> tuple[Any, Callable]:
+        self._last = args
+        return pullback(self.__wrapped__, *args)
+
+    @property
+    def ir(self) -> IR:
+        return ir(self.__wrapped__)
+
+    def _compiled(self) -> pipeline.Compiled:
+        fn = self.__wrapped__
+        if self._last is not None:
+            return _forward(fn, self._last)[0]
+        n = len(pipeline.primal_ir(fn).signature.names())
+        return pipeline.compiled(fn, (True,) * n, (True,) * n, False)
+
+    @property
+    def adjoint_ir(self) -> str:
+        """The forward IR (primal with its records) and the pullback IR, for
+        the arguments of the last ``.gradient``/``.pullback`` call (all
+        parameters differentiated before any)."""
+        c = self._compiled()
+        return f"# forward\n{c.forward_ir}\n# pullback\n{c.pullback_ir}"
+
+    @property
+    def source(self) -> str:
+        """The emitted forward function and its pullback, as Python."""
+        return self._compiled().source
+
+
+def differentiable(f: Callable) -> Differentiable:
+    """Decorator: ``f`` keeps working as before and gains ``.gradient``,
+    ``.pullback``, ``.ir``, ``.adjoint_ir`` and ``.source``."""
+    return Differentiable(f)

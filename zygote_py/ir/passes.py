@@ -1,0 +1,359 @@
+"""Generic IR → IR passes. Each keeps the invariants of
+:mod:`zygote_py.ir.verify` and changes no observable behaviour: a statement
+is removed or evaluated early only when its callee is known to be pure and
+unable to raise on the values it gets.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Iterable
+
+from . import ops
+from .cfg import predecessors, reverse_postorder
+from .core import IR, Branch, Const, Jump, Operand, Raise, Return, Starred, Var
+
+PURE: set[Callable] = {ops.build_tuple, slice, ops.make_function}
+"""Callees whose unused results may be dropped (given no starred argument:
+unpacking runs arbitrary iterators)."""
+
+_FOLDABLE: set[Callable] = {
+    operator.add, operator.sub, operator.mul, operator.truediv,
+    operator.floordiv, operator.mod, operator.pow, operator.neg, operator.pos,
+    operator.invert, operator.not_, operator.lt, operator.le, operator.eq,
+    operator.ne, operator.gt, operator.ge, operator.and_, operator.or_,
+    operator.xor, operator.lshift, operator.rshift, ops.build_tuple, slice,
+}
+_LITERAL = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis))
+
+
+def optimize(ir: IR) -> IR:
+    """The standard clean-up pipeline, to a fixed point."""
+    while True:
+        before = size(ir)
+        fold_constants(ir)
+        prune_unreachable(ir)
+        remove_trivial_args(ir)
+        eliminate_dead_code(ir)
+        merge_blocks(ir)
+        if size(ir) == before:
+            return ir
+
+
+def size(ir: IR) -> tuple[int, int, int]:
+    return (
+        len(ir.blocks),
+        sum(len(b.stmts) for b in ir.blocks.values()),
+        sum(len(b.args) for b in ir.blocks.values()),
+    )
+
+
+def substitute(ir: IR, env: dict[Var, Operand]) -> None:
+    """Replace every use of a key of ``env`` by its value (followed
+    transitively)."""
+    if not env:
+        return
+
+    def sub(op):
+        if isinstance(op, Starred):
+            return Starred(sub(op.value))
+        while isinstance(op, Var) and op in env:
+            op = env[op]
+        return op
+
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            s.callee = sub(s.callee)
+            s.args = [sub(a) for a in s.args]
+            s.kwargs = [(k, sub(v)) for k, v in s.kwargs]
+        t = b.term
+        for name in ("value", "exc", "cause", "cond"):
+            if getattr(t, name, None) is not None:
+                setattr(t, name, sub(getattr(t, name)))
+        for j in b.jumps() + ([b.handler] if b.handler else []):
+            j.args = [sub(a) for a in j.args]
+
+
+def _is_literal(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return all(_is_literal(v) for v in value)
+    return isinstance(value, _LITERAL)
+
+
+def fold_constants(ir: IR) -> None:
+    """Evaluate pure operators on literal constants (``-1`` is lowered as
+    ``operator.neg(1)``), and turn branches on constants into jumps."""
+    env: dict[Var, Operand] = {}
+    for b in ir.blocks.values():
+        kept = []
+        for s in b.stmts:
+            fn = s.callee.value if isinstance(s.callee, Const) else None
+            args = [env.get(a, a) if isinstance(a, Var) else a for a in s.args]
+            if fn is isinstance and not s.kwargs and len(args) == 2 and all(isinstance(a, Const) for a in args) and (
+                _is_literal(args[0].value) and _is_type_spec(args[1].value)
+            ):
+                env[s.var] = Const(isinstance(args[0].value, args[1].value))
+                continue
+            if (
+                fn in _FOLDABLE
+                and not s.kwargs
+                and all(isinstance(a, Const) and _is_literal(a.value) for a in args)
+            ):
+                try:
+                    value = fn(*(a.value for a in args))
+                except Exception:
+                    value = s
+                if value is not s and _is_literal(value):
+                    env[s.var] = Const(value)
+                    continue
+            kept.append(s)
+        b.stmts = kept
+    substitute(ir, env)
+    _simplify_arithmetic(ir)
+    for b in ir.blocks.values():
+        t = b.term
+        if isinstance(t, Branch) and isinstance(t.cond, Const) and _is_literal(t.cond.value):
+            b.term = t.then if t.cond.value else t.orelse
+
+
+_LINEAR = {
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.neg,
+    operator.pos, operator.matmul, operator.mod, operator.pow,
+}
+
+
+def propagate_none(ir: IR) -> None:
+    """``None`` is the zero gradient. In compiler-made (``pure``) code,
+    an accumulation with ``None`` is its other operand, and rule arithmetic
+    with a ``None`` operand is ``None``: rules are linear in the incoming
+    gradient, so every term of theirs carries it."""
+    from ..runtime import accum
+
+    env: dict[Var, Operand] = {}
+    for b in ir.blocks.values():
+        kept = []
+        for s in b.stmts:
+            args = [env.get(a, a) if isinstance(a, Var) else a for a in s.args]
+            nones = [isinstance(a, Const) and a.value is None for a in args]
+            fn = s.callee.value if isinstance(s.callee, Const) else None
+            if s.pure and fn is accum and any(nones):
+                env[s.var] = args[1] if nones[0] else args[0]
+                continue
+            if s.pure and any(nones) and (fn in _LINEAR or getattr(fn, "__module__", None) == "math"):
+                env[s.var] = Const(None)
+                continue
+            kept.append(s)
+        b.stmts = kept
+    substitute(ir, env)
+
+
+def _is_type_spec(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return all(isinstance(v, type) for v in value)
+    return isinstance(value, type)
+
+
+def _simplify_arithmetic(ir: IR) -> None:
+    """In compiler-made (``pure``) arithmetic: ``x + 0``, ``0 + x``,
+    ``x * 1``, ``1 * x`` and ``x ** 1`` are ``x``."""
+    env: dict[Var, Operand] = {}
+
+    def is_(op, k):
+        return isinstance(op, Const) and type(op.value) is int and op.value == k
+
+    for b in ir.blocks.values():
+        kept = []
+        for s in b.stmts:
+            fn = s.callee.value if isinstance(s.callee, Const) else None
+            a = [env.get(x, x) if isinstance(x, Var) else x for x in s.args]
+            if s.pure and len(a) == 2 and not s.kwargs:
+                if fn is operator.add and is_(a[1], 0) or fn in (operator.mul, operator.pow) and is_(a[1], 1):
+                    env[s.var] = a[0]
+                    continue
+                if fn is operator.add and is_(a[0], 0) or fn is operator.mul and is_(a[0], 1):
+                    env[s.var] = a[1]
+                    continue
+            kept.append(s)
+        b.stmts = kept
+    substitute(ir, env)
+
+
+def prune_unreachable(ir: IR) -> None:
+    """Drop blocks the entry cannot reach."""
+    live = set(reverse_postorder(ir))
+    for bid in [bid for bid in ir.blocks if bid not in live]:
+        del ir.blocks[bid]
+
+
+def remove_trivial_args(ir: IR) -> None:
+    """Block-argument copy propagation: an argument that receives the same
+    value on every incoming edge (ignoring itself) is that value. Handler
+    blocks' exception arguments are never trivial."""
+    preds = predecessors(ir)
+    changed = True
+    while changed:
+        changed = False
+        for b in list(ir.blocks.values())[1:]:
+            incoming = [j for p in preds[b.id] for j in _edges_to(ir.blocks[p], b.id)]
+            for i in range(len(b.args) - 1, -1, -1):
+                a = b.args[i]
+                values = set()
+                for j, handler in incoming:
+                    if handler:
+                        if i == 0:
+                            values.add("exception")
+                            continue
+                        v = j.args[i - 1]
+                    else:
+                        v = j.args[i]
+                    if v != a:
+                        values.add(v if isinstance(v, Var) else ("const", id(v.value), v))
+                if len(values) != 1 or "exception" in values:
+                    continue
+                (v,) = values
+                value = v[2] if isinstance(v, tuple) else v
+                del b.args[i]
+                for j, handler in incoming:
+                    del j.args[i - 1 if handler else i]
+                substitute(ir, {a: value})
+                changed = True
+
+
+def _edges_to(block, target: int) -> Iterable[tuple[Jump, bool]]:
+    for j in block.jumps():
+        if j.target == target:
+            yield j, False
+    if block.handler is not None and block.handler.target == target:
+        yield block.handler, True
+
+
+def eliminate_dead_code(ir: IR) -> None:
+    """Remove unused results of pure callees, and block arguments that no
+    statement or terminator needs (also through other arguments)."""
+    while True:
+        live = _live_values(ir)
+        changed = False
+        for b in ir.blocks.values():
+            keep = [
+                s for s in b.stmts
+                if s.var in live
+                or not s.pure and not (
+                    isinstance(s.callee, Const)
+                    and s.callee.value in PURE
+                    and not any(isinstance(a, Starred) for a in s.args)
+                )
+            ]
+            changed |= len(keep) != len(b.stmts)
+            b.stmts = keep
+        for b in list(ir.blocks.values())[1:]:
+            for i in range(len(b.args) - 1, -1, -1):
+                if b.args[i] in live or (i == 0 and _is_handler(ir, b.id)):
+                    continue
+                del b.args[i]
+                for p in ir.blocks.values():
+                    for j, handler in _edges_to(p, b.id):
+                        del j.args[i - 1 if handler else i]
+                changed = True
+        if not changed:
+            return
+
+
+def _live_values(ir: IR) -> set[Var]:
+    """Values read by a statement or a terminator, or passed to a block
+    argument that is itself live (a fixed point)."""
+    live: set[Var] = set()
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            live.update(v for v in s.operands() if isinstance(v, Var))
+        t = b.term
+        for name in ("value", "exc", "cause", "cond"):
+            v = getattr(t, name, None)
+            if isinstance(v, Var):
+                live.add(v)
+    sources: dict[Var, list[Operand]] = {}
+    for b in ir.blocks.values():
+        edges = [(j, False) for j in b.jumps()]
+        if b.handler is not None:
+            edges.append((b.handler, True))
+        for j, handler in edges:
+            target = ir.blocks[j.target]
+            params = target.args[1:] if handler else target.args
+            for p, v in zip(params, j.args):
+                sources.setdefault(p, []).append(v)
+    work = [v for v in live if v in sources]
+    while work:
+        for v in sources[work.pop()]:
+            if isinstance(v, Var) and v not in live:
+                live.add(v)
+                if v in sources:
+                    work.append(v)
+    return live
+
+
+def _is_handler(ir: IR, bid: int) -> bool:
+    return any(b.handler is not None and b.handler.target == bid for b in ir.blocks.values())
+
+
+def merge_blocks(ir: IR) -> None:
+    """Jump threading and block merging: an empty block that only jumps on
+    is bypassed; a block whose single predecessor jumps to it
+    unconditionally is appended to it, unless either is protected by an
+    exception handler (a handler sees the values at its block's entry, so
+    merging would change what it sees)."""
+    while _thread_one(ir) or _merge_one(ir):
+        pass
+
+
+def _thread_one(ir: IR) -> bool:
+    handlers = {b.handler.target for b in ir.blocks.values() if b.handler}
+    for b in list(ir.blocks.values())[1:]:
+        t = b.term
+        if b.stmts or not isinstance(t, Jump) or t.target == b.id or b.id in handlers:
+            continue
+        if b.args and _read_outside(ir, set(b.args), b.id):
+            continue
+        for p in ir.blocks.values():
+            for j in p.jumps():
+                if j.target == b.id:
+                    env = dict(zip(b.args, j.args))
+                    j.target = t.target
+                    j.args = [env.get(a, a) if isinstance(a, Var) else a for a in t.args]
+        del ir.blocks[b.id]
+        return True
+    return False
+
+
+def _read_outside(ir: IR, values: set[Var], home: int) -> bool:
+    """Whether any of ``values`` is read outside block ``home``'s own
+    jumps."""
+    for b in ir.blocks.values():
+        ops_ = [v for s in b.stmts for v in s.operands()]
+        ops_ += [getattr(b.term, n, None) for n in ("value", "exc", "cause", "cond")]
+        if b.id != home:
+            ops_ += [v for j in b.jumps() for v in j.args]
+        if b.handler is not None:
+            ops_ += b.handler.args
+        if any(isinstance(v, Var) and v in values for v in ops_):
+            return True
+    return False
+
+
+def _merge_one(ir: IR) -> bool:
+    preds = predecessors(ir)
+    for b in list(ir.blocks.values())[1:]:
+        if len(preds[b.id]) != 1:
+            continue
+        p = ir.blocks[preds[b.id][0]]
+        if (
+            p.id != b.id
+            and isinstance(p.term, Jump)
+            and p.term.target == b.id
+            and p.handler is None
+            and b.handler is None
+        ):
+            env = dict(zip(b.args, p.term.args))
+            p.stmts += b.stmts
+            p.term = b.term
+            del ir.blocks[b.id]
+            substitute(ir, env)
+            return True
+    return False

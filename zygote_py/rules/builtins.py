@@ -1,0 +1,142 @@
+"""Rules for Python's builtin functions.
+
+- ``abs`` shares the rule of ``operator.abs`` (gradient 0 at 0).
+- ``min``/``max`` (several arguments, or one iterable; ``key=`` and
+  ``default=`` allowed): the whole of ``dy`` goes to the element the function
+  returns, which for equal candidates is the first of them, as Python picks
+  it; the key function is not differentiated. (Argmax-style selection, as
+  ``torch.max(x, dim)``'s gradient; ``jax.numpy.maximum`` splits ties
+  evenly instead.) A returned ``default=`` gets no gradient: keyword
+  arguments get none under the rule contract.
+- ``sum(iterable[, start])``: every item and ``start`` get ``dy``. Only the
+  positional ``start`` is accepted (``sum(xs, start=s)`` is a ``TypeError``
+  from the rule, which could not return its gradient), and only sums of
+  numbers (or same-shape arrays) are covered, not concatenation of
+  sequences.
+- ``pow(base, exp)`` as ``base ** exp`` (see :mod:`.operators`); the
+  three-argument form is modular integer arithmetic: no gradient. ``mod``
+  must be positional.
+- ``float(x)`` passes ``dy`` on; ``divmod(a, b)``'s quotient is piecewise
+  constant, its remainder has the gradient of ``a % b``.
+- Iterable arguments get a gradient of their type when they are a tuple or a
+  list, else a list in iteration order.
+
+Non-differentiable: ``int round len range isinstance issubclass print bool
+str repr type id hash callable hasattr chr ord format``. Left out on purpose:
+``getattr`` (structural, handled by the AD), iterator builtins
+(``iter``, ``next``, ``enumerate``, ``zip``, ``map``, ``reversed``,
+``sorted``), and containers' constructors.
+"""
+import math
+
+from . import operators
+from .registry import adjoint, nondifferentiable
+
+nondifferentiable(
+    int, round, len, range, isinstance, issubclass, print, bool, str, repr,
+    type, id, hash, callable, hasattr, chr, ord, format,
+)
+
+adjoint(abs)(operators.abs_)
+
+
+@adjoint(max)
+def max_(*args, **kwargs):
+    if len(args) != 1:  # several arguments (or none: the function's TypeError)
+        items = args
+        y = max(*args, **kwargs)
+    else:
+        items = args[0] if isinstance(args[0], (tuple, list)) else list(args[0])
+        y = max(items, **kwargs)
+
+    def back(dy):
+        # The selected item is the first one that *is* the result: an
+        # earlier identical object would have been selected instead.
+        grads = [None] * len(items)
+        for i, v in enumerate(items):
+            if v is y:
+                grads[i] = dy
+                break
+        if len(args) != 1:
+            return tuple(grads)
+        return (tuple(grads) if isinstance(items, tuple) else grads,)
+    return y, back
+
+
+@adjoint(min)
+def min_(*args, **kwargs):
+    if len(args) != 1:  # several arguments (or none: the function's TypeError)
+        items = args
+        y = min(*args, **kwargs)
+    else:
+        items = args[0] if isinstance(args[0], (tuple, list)) else list(args[0])
+        y = min(items, **kwargs)
+
+    def back(dy):
+        # The selected item is the first one that *is* the result: an
+        # earlier identical object would have been selected instead.
+        grads = [None] * len(items)
+        for i, v in enumerate(items):
+            if v is y:
+                grads[i] = dy
+                break
+        if len(args) != 1:
+            return tuple(grads)
+        return (tuple(grads) if isinstance(items, tuple) else grads,)
+    return y, back
+
+
+@adjoint(sum)
+def sum_(iterable, *start):
+    items = iterable if isinstance(iterable, (tuple, list)) else list(iterable)
+    y = sum(items, *start)
+
+    def back(dy):
+        grads = (dy,) * len(items) if isinstance(items, tuple) else [dy] * len(items)
+        return (grads, dy) if start else (grads,)
+    return y, back
+
+
+@adjoint(pow)
+def pow_(base, exp, *mod):
+    y = pow(base, exp, *mod)
+
+    def back(dy):
+        if mod and mod[0] is not None:
+            return (None, None, None)
+        if exp == 0:
+            dbase = dy * exp  # y is the constant 1, even at base == 0
+        elif base == 0 and exp < 1:
+            dbase = dy * math.inf  # the slope of base ** exp at 0 when 0 < exp < 1
+        else:
+            dbase = dy * exp * base ** (exp - 1)
+        if isinstance(exp, int):
+            dexp = None
+        elif base > 0:
+            dexp = dy * y * math.log(base)
+        elif base == 0 and exp > 0:
+            dexp = dy * 0
+        else:
+            dexp = dy * math.nan  # log(base) is undefined
+        # pow(base, exp, None) is the two-argument pow; None has no gradient
+        return (dbase, dexp) + (None,) * len(mod)
+    return y, back
+
+
+@adjoint(float)
+def float_(*x):
+    def back(dy):
+        return (dy,) * len(x)
+    return float(*x), back
+
+
+@adjoint(divmod)
+def divmod_(a, b):
+    y = divmod(a, b)
+
+    def back(dy):
+        dr = dy[1]
+        if dr is None:
+            return (None, None)
+        return (dr, -dr * y[0])
+    return y, back

@@ -1,0 +1,270 @@
+"""Rules for Python's operators (the functions of :mod:`operator`) and for
+the intrinsics of :mod:`zygote_py.ir.ops` that build and take apart tuples,
+lists and dicts.
+
+Arithmetic rules are for real numbers: ``int``, ``float``,
+``fractions.Fraction``, and ``decimal.Decimal`` where its operations exist.
+They never coerce: gradients are built from ``dy`` and the operands by the
+same operators, so a ``Fraction`` computation with an integer or
+``Fraction`` ``dy`` gets exact ``Fraction`` gradients.
+
+Conventions:
+
+- ``a // b`` (and ``//=``) is piecewise constant, so it is registered
+  non-differentiable: its operands get no gradient from it.
+- ``a % b == a - b * (a // b)`` for every number type here (``Decimal``
+  truncates in both), so ``d/da = 1`` and ``d/db = -(a // b)``.
+- ``a ** b``: the exponent gets ``None`` when it is an ``int`` (a power, not
+  an exponential); otherwise ``d/db = y * log(a)`` for ``a > 0``, ``0`` for
+  ``a == 0 < b``, and ``nan`` where the logarithm is undefined, rather than
+  an error that would break a program that never wanted that gradient.
+  ``d/da`` at ``a == 0`` with ``0 < b < 1`` is ``inf``.
+- ``abs(x)`` at ``x == 0`` has gradient ``0``, as in JAX and PyTorch
+  (``sign(0) == 0``); at ``nan`` it is ``nan``.
+- In-place operators (``iadd``...) have the rules of their plain versions,
+  which is right for numbers (immutable); an array updated in place would
+  need its old value kept, which is for NumPy's rules.
+- Containers: a tuple or list gets a tuple or list gradient of its own
+  length (``None`` for items that get none), a dict a dict of the keys that
+  get one.
+
+Not covered here:
+
+- sequence concatenation and repetition with ``+`` and ``*``: the rules of
+  ``add`` and ``mul`` treat their operands as numbers, so a list operand
+  would get a gradient of the wrong length;
+- ``@``, and broadcasting between arrays and numbers: NumPy's rules;
+- ``&``, ``|``, ``^`` (on sets and dicts too) and ``build_set``: no entry,
+  so a gradient reaching them is reported by the AD's run-time ``J``.
+"""
+import math
+import operator
+
+from zygote_py import errors
+from zygote_py.ir import ops
+
+from .registry import adjoint, nondifferentiable
+
+nondifferentiable(
+    operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge,
+    operator.is_, operator.is_not, operator.not_, operator.truth,
+    operator.contains, ops.contains, ops.not_contains, operator.countOf,
+    operator.indexOf, operator.length_hint, operator.index,
+    operator.floordiv, operator.ifloordiv,
+    operator.invert, operator.lshift, operator.rshift,
+    operator.ilshift, operator.irshift,
+    ops.exhausted, ops.build_string, ops.format_value,
+)
+
+
+@adjoint(operator.add)
+def add(a, b):
+    def back(dy):
+        return (dy, dy)
+    return a + b, back
+
+
+@adjoint(operator.iadd)
+def iadd(a, b):
+    def back(dy):
+        return (dy, dy)
+    return operator.iadd(a, b), back
+
+
+@adjoint(operator.sub)
+def sub(a, b):
+    def back(dy):
+        return (dy, -dy)
+    return a - b, back
+
+
+@adjoint(operator.isub)
+def isub(a, b):
+    def back(dy):
+        return (dy, -dy)
+    return operator.isub(a, b), back
+
+
+@adjoint(operator.mul)
+def mul(a, b):
+    def back(dy):
+        return (dy * b, dy * a)
+    return a * b, back
+
+
+@adjoint(operator.imul)
+def imul(a, b):
+    def back(dy):
+        return (dy * b, dy * a)
+    return operator.imul(a, b), back
+
+
+@adjoint(operator.truediv)
+def truediv(a, b):
+    y = a / b
+
+    def back(dy):
+        return (dy / b, -dy * y / b)
+    return y, back
+
+
+@adjoint(operator.itruediv)
+def itruediv(a, b):
+    y = operator.itruediv(a, b)
+
+    def back(dy):
+        return (dy / b, -dy * y / b)
+    return y, back
+
+
+@adjoint(operator.mod)
+def mod(a, b):
+    def back(dy):
+        return (dy, -dy * (a // b))
+    return a % b, back
+
+
+@adjoint(operator.imod)
+def imod(a, b):
+    def back(dy):
+        return (dy, -dy * (a // b))
+    return operator.imod(a, b), back
+
+
+@adjoint(operator.pow)
+def pow_(a, b):
+    y = a ** b
+
+    def back(dy):
+        if b == 0:
+            da = dy * b  # y is the constant 1, even at a == 0
+        elif a == 0 and b < 1:
+            da = dy * math.inf  # the slope of a ** b at 0 when 0 < b < 1
+        else:
+            da = dy * b * a ** (b - 1)
+        if isinstance(b, int):
+            return (da, None)
+        if a > 0:
+            return (da, dy * y * math.log(a))
+        if a == 0 and b > 0:
+            return (da, dy * 0)
+        return (da, dy * math.nan)  # log(a) is undefined
+    return y, back
+
+
+@adjoint(operator.ipow)
+def ipow(a, b):
+    y = operator.ipow(a, b)
+
+    def back(dy):
+        if b == 0:
+            da = dy * b  # y is the constant 1, even at a == 0
+        elif a == 0 and b < 1:
+            da = dy * math.inf  # the slope of a ** b at 0 when 0 < b < 1
+        else:
+            da = dy * b * a ** (b - 1)
+        if isinstance(b, int):
+            return (da, None)
+        if a > 0:
+            return (da, dy * y * math.log(a))
+        if a == 0 and b > 0:
+            return (da, dy * 0)
+        return (da, dy * math.nan)  # log(a) is undefined
+    return y, back
+
+
+@adjoint(operator.neg)
+def neg(x):
+    def back(dy):
+        return (-dy,)
+    return -x, back
+
+
+@adjoint(operator.pos)
+def pos(x):
+    def back(dy):
+        return (dy,)
+    return +x, back
+
+
+@adjoint(operator.abs)
+def abs_(x):
+    def back(dy):
+        if x > 0:
+            return (dy,)
+        if x < 0:
+            return (-dy,)
+        # x is 0 (gradient 0, typed like dy * x) or nan (gradient nan)
+        return (dy * x,)
+    return abs(x), back
+
+
+@adjoint(operator.getitem)
+def getitem(container, key):
+    def back(dy):
+        if isinstance(container, (tuple, list)):
+            grads = [None] * len(container)
+            grads[key] = dy
+            return (tuple(grads) if isinstance(container, tuple) else grads, None)
+        if isinstance(container, dict):
+            return ({key: dy}, None)
+        raise errors.NoDerivativeRule(
+            f"no rule for the gradient of indexing a {type(container).__name__}",
+            hint="only tuples, lists and dicts have structural gradients here",
+        )
+    return container[key], back
+
+
+@adjoint(ops.build_tuple)
+def build_tuple(*items):
+    def back(dy):
+        return tuple(dy)
+    return ops.build_tuple(*items), back
+
+
+@adjoint(ops.build_list)
+def build_list(*items):
+    def back(dy):
+        return tuple(dy)
+    return ops.build_list(*items), back
+
+
+@adjoint(ops.build_dict)
+def build_dict(*keys_and_values):
+    y = ops.build_dict(*keys_and_values)
+
+    def back(dy):
+        # A repeated key keeps its last value; only that one gets dy[key].
+        last = {k: i for i, k in enumerate(keys_and_values[::2])}
+        grads = [None] * len(keys_and_values)
+        for key, i in last.items():
+            grads[2 * i + 1] = dy.get(key)
+        return tuple(grads)
+    return y, back
+
+
+@adjoint(ops.unpack)
+def unpack(value, count):
+    def back(dy):
+        return (tuple(dy) if isinstance(value, tuple) else list(dy), None)
+    return ops.unpack(value, count), back
+
+
+@adjoint(ops.unpack_starred)
+def unpack_starred(value, before, after):
+    y = ops.unpack_starred(value, before, after)
+
+    def back(dy):
+        middle = dy[before]
+        if middle is None:
+            middle = [None] * len(y[before])
+        grads = (*dy[:before], *middle, *dy[before + 1:])
+        return (grads if isinstance(value, tuple) else list(grads), None, None)
+    return y, back
+
+
+@adjoint(ops.check_bound)
+def check_bound(value, name):
+    def back(dy):
+        return (dy, None)
+    return ops.check_bound(value, name), back

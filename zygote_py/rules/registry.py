@@ -1,0 +1,137 @@
+"""The derivative-rule registry: which functions have an adjoint rule, and
+which produce no gradient at all.
+
+A *rule* for a function ``f`` takes the arguments ``f`` takes and returns
+``(y, back)``: ``y`` is exactly ``f``'s result, and ``back(dy)`` returns one
+gradient per positional argument of the call (``None`` where an argument
+gets none). ``dy`` is never ``None``: callers skip a pullback that no
+gradient reaches. Rules are plain module-level functions whose only free
+names are modules imported at the top of their module (``math.cos``,
+``operator.mul``) and builtins, so the compiler can inline them by parsing
+their source; they remain callable at run time as they are.
+
+A *non-differentiable* function (``math.floor``, ``operator.lt``, ``len``)
+is called plainly; its output carries no gradient, so its inputs get
+``None`` from it.
+
+Two layers of plain dicts hold the entries: the built-in layer, filled while
+:mod:`zygote_py.rules` imports its rule modules inside
+:func:`builtin_layer`, and the user layer, filled by every other call of
+:func:`adjoint` or :func:`nondifferentiable` (the public ``@zpy.adjoint``).
+A user entry overrides the built-in one for the same function, in either
+direction (a user rule for a built-in non-differentiable function, or a
+user's ``nondifferentiable`` for a function with a built-in rule), and
+:func:`remove` deletes it, bringing the built-in entry back.
+
+Keys: a function is keyed by itself when it is hashable (functions, builtins,
+classes, bound methods — ``obj.f == obj.f`` holds and hashes alike, so a rule
+registered for one bound method object is found for the next one read off
+the same ``obj``). An unhashable callable is keyed by identity; its entry
+keeps it alive so that its ``id`` cannot be reused by another object.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Iterator, Optional
+
+Rule = Callable[..., tuple[Any, Callable[[Any], tuple]]]
+
+
+class _NonDifferentiable:
+    """The registry entry of a function whose output carries no gradient."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NONDIFFERENTIABLE"
+
+
+NONDIFFERENTIABLE = _NonDifferentiable()
+
+
+class _ByIdentity:
+    """The key of an unhashable callable: equal only to itself, and holding
+    the callable so its ``id`` stays unique while it is registered."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ByIdentity) and other.obj is self.obj
+
+
+_builtin: dict[Any, Any] = {}
+_user: dict[Any, Any] = {}
+_target = _user
+
+
+def _key(fn: Any) -> Any:
+    try:
+        hash(fn)
+    except TypeError:
+        return _ByIdentity(fn)
+    return fn
+
+
+def _entry(fn: Any) -> Any:
+    key = _key(fn)
+    if key in _user:
+        return _user[key]
+    return _builtin.get(key)
+
+
+@contextlib.contextmanager
+def builtin_layer() -> Iterator[None]:
+    """Registrations made inside this block go to the built-in layer.
+
+    Used once, by :mod:`zygote_py.rules` while it imports its rule modules.
+    """
+    global _target
+    _target = _builtin
+    try:
+        yield
+    finally:
+        _target = _user
+
+
+def adjoint(fn: Any) -> Callable[[Rule], Rule]:
+    """Decorator: register the decorated function as the rule for ``fn``.
+
+    The rule is returned unchanged. Registering again for the same ``fn``
+    replaces the earlier rule of the same layer.
+    """
+
+    def register(rule: Rule) -> Rule:
+        _target[_key(fn)] = rule
+        return rule
+
+    return register
+
+
+def nondifferentiable(*fns: Any) -> None:
+    """Register functions whose outputs carry no gradient."""
+    for fn in fns:
+        _target[_key(fn)] = NONDIFFERENTIABLE
+
+
+def lookup(fn: Any) -> Optional[Rule]:
+    """The rule for ``fn`` (the user's if there is one), or ``None`` when it
+    has no rule (also when it is registered non-differentiable)."""
+    entry = _entry(fn)
+    return None if entry is None or entry is NONDIFFERENTIABLE else entry
+
+
+def is_nondifferentiable(fn: Any) -> bool:
+    """Whether ``fn``'s output carries no gradient, by registration."""
+    return _entry(fn) is NONDIFFERENTIABLE
+
+
+def remove(fn: Any) -> bool:
+    """Delete the user's entry for ``fn``, if any, restoring the built-in
+    one. Returns whether there was a user entry."""
+    return _user.pop(_key(fn), None) is not None
