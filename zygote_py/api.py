@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import functools
 import numbers
+from decimal import Decimal
+from fractions import Fraction
 import types
 from typing import Any, Callable
 
 import numpy as np
 
 from .ad import pipeline
+from .ad.pipeline import GONE
 from .backend.compile import CodeCache, compile_def, function_def, instantiate, source_of
 from .errors import NonScalarOutput
 from .frontend.source import get_source
 from .ir.core import IR
+from .rules import registry
 from .rules.registry import adjoint  # noqa: F401  (public: @zpy.adjoint)
 
 _ROUNDTRIPS = CodeCache()
@@ -50,7 +54,7 @@ def roundtrip(f: Callable) -> Callable:
 
     def build():
         fdef, constants = function_def(pipeline.primal_ir(fn), fn.__name__)
-        code = compile_def(fdef, constants, fn.__code__.co_freevars, f"roundtrip of {fn.__qualname__}")
+        code = compile_def(fdef, constants, fn.__code__.co_freevars, fn.__code__.co_filename)
         return code, constants, source_of(fdef)
 
     code, constants, source = _ROUNDTRIPS.get(fn.__code__, build)
@@ -70,7 +74,11 @@ def _forward(fn: types.FunctionType, args: tuple) -> tuple[pipeline.Compiled, Ca
 def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
     """``(y, back)``: ``y = f(*args)`` and ``back(dy)``, the gradients of
     the positional arguments (``None`` where no gradient flows) for an
-    output cotangent ``dy``. ``back`` may be called more than once."""
+    output cotangent ``dy``. ``back`` may be called more than once. A
+    function with a registered rule (``@zpy.adjoint``) uses it."""
+    rule = registry.lookup(f.__wrapped__ if isinstance(f, Differentiable) else f)
+    if rule is not None:
+        return rule(*args)
     fn, full = _target(f, args)
     entry, forward = _forward(fn, full)
     y, back = forward(*full)
@@ -101,17 +109,62 @@ def _check_scalar(f: Callable, y: Any) -> None:
         )
 
 
+_SCALAR_TYPES = (float, int, bool, complex, str, bytes, type(None), Fraction, Decimal, np.float64, np.float32)
+"""Argument types whose kind (differentiable or not, a number or not) the
+type alone decides: calls with only these take the fast path."""
+_FAST: dict[tuple, tuple] = {}
+_FAST_LIMIT = 4096
+
+
 def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
-    """``(f(*args), gradient(f, *args))`` from one forward pass."""
-    y, back = pullback(f, *args)
-    _check_scalar(f, y)
-    return y, back(1)
+    """``(f(*args), gradient(f, *args))`` from one run of the fused gradient
+    function (the forward pass followed by the pullback's body)."""
+    hit = _FAST.get((f, *map(type, args)))
+    if hit is not None:
+        g, globs, checks = hit
+        for k, v in checks:
+            if globs.get(k, GONE) is not v:
+                break
+        else:
+            y, grads = g(*args)
+            if type(y) is not float:
+                _check_scalar(f, y)
+            return y, grads
+    return _value_and_gradient(f, args)
 
 
 def gradient(f: Callable, *args: Any) -> tuple:
     """The gradient of a real-scalar-valued ``f`` at ``args``: one entry per
     positional argument, ``None`` where no gradient flows."""
     return value_and_gradient(f, *args)[1]
+
+
+def _value_and_gradient(f: Callable, args: tuple) -> tuple[Any, tuple]:
+    """The general path: compile (or find) the gradient function, and
+    remember it for calls with arguments of the same types when those types
+    alone decide what is differentiated."""
+    if registry.lookup(f.__wrapped__ if isinstance(f, Differentiable) else f) is not None:
+        y, back = pullback(f, *args)
+        _check_scalar(f, y)
+        return y, back(1)
+    fn, full = _target(f, args)
+    entry, _ = _forward(fn, full)
+    g = entry.gradient_function(fn)
+    y, grads = g(*full)
+    _check_scalar(f, y)
+    sig = entry.forward_ir.signature
+    simple = sig.vararg is None and sig.kwarg is None and not sig.kwonly
+    checks = entry.global_checks(fn)
+    if (
+        simple and checks is not None and full is args and len(args) == len(sig.names())
+        and all(isinstance(a, _SCALAR_TYPES) for a in args)
+    ):
+        if len(_FAST) >= _FAST_LIMIT:
+            _FAST.clear()
+        _FAST[(f, *map(type, args))] = (g, fn.__globals__, checks)
+        return y, grads
+    skip = len(full) - len(args)
+    return y, tuple(pipeline.call_grads(sig, len(full), [], grads)[skip:])
 
 
 class Differentiable:

@@ -43,6 +43,16 @@ def accum_item(grads: dict, key: Any, g: Any) -> None:
     grads[key] = accum(grads.get(key), g)
 
 
+def field(grad: Any, name: str) -> Any:
+    """The gradient of one field (or captured variable) in an object's or
+    closure's structural gradient; ``None`` when there is none."""
+    if grad is None:
+        return None
+    if isinstance(grad, dict):
+        return grad.get(name)
+    return getattr(grad, name, None)
+
+
 def call_pullback(back: Any, dy: Any) -> Any:
     """``back(dy)``, or no gradients when ``dy`` is ``None``."""
     if dy is None:

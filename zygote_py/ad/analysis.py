@@ -19,6 +19,7 @@ numbers.
 from __future__ import annotations
 
 import builtins
+import math
 import numbers
 import operator
 import types
@@ -39,6 +40,15 @@ NUMERIC_CALLEES = {
     operator.isub, operator.imul, operator.itruediv, operator.ipow, operator.imod,
     abs, float, pow,
 }
+
+
+def _is_math_number(fn: Any) -> bool:
+    """A function of :mod:`math` whose value is a number."""
+    return (
+        isinstance(fn, types.BuiltinFunctionType)
+        and getattr(fn, "__module__", None) == "math"
+        and fn not in (math.frexp, math.modf)
+    )
 
 
 def is_number(x: Any) -> bool:
@@ -126,8 +136,24 @@ def _operands(s: Statement) -> list:
     return out + [v for _, v in s.kwargs]
 
 
-def activity(ir: IR, active_args: list[bool], self_active: bool, facts: Facts) -> None:
-    """Fill ``facts.active`` (see the module docstring)."""
+def free_names(node: Any) -> set[str]:
+    """The names a nested function or scope reads from outside."""
+    import gast
+
+    bound, used = set(), set()
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name):
+            (bound if isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)) else used).add(n.id)
+    return used - bound
+
+
+def activity(
+    ir: IR, active_args: list[bool], self_active: bool, facts: Facts, cells: Optional[dict] = None
+) -> None:
+    """Fill ``facts.active`` (see the module docstring). ``cells`` maps the
+    cell variables known to hold one value to it: a nested function that
+    captures an active one is active."""
+    cells = cells or {}
     active = facts.active
     active.update(a for a, on in zip(ir.entry.args, active_args) if on)
     changed = True
@@ -140,6 +166,11 @@ def activity(ir: IR, active_args: list[bool], self_active: bool, facts: Facts) -
                 fn = facts.callee(s)
                 if fn is ops.load_deref and self_active and s.args[0].value in ir.freevars:
                     on = True
+                elif fn is ops.make_function:
+                    on = any(
+                        isinstance(cells.get(n), Var) and cells[n] in active
+                        for n in free_names(s.args[0].value)
+                    ) or self_active and bool(free_names(s.args[0].value) & set(ir.freevars))
                 elif fn is not _MISSING and (
                     registry.is_nondifferentiable(fn) or fn in (ops.load_global, ops.load_deref)
                 ):
@@ -177,9 +208,7 @@ def numeric(ir: IR, numeric_args: list[bool], facts: Facts) -> None:
                 if s.var in num:
                     continue
                 fn = facts.callee(s)
-                if (fn in NUMERIC_CALLEES or isinstance(fn, types.BuiltinFunctionType) and getattr(fn, "__module__", None) == "math") and any(
-                    is_num(v) for v in _operands(s)
-                ):
+                if (fn in NUMERIC_CALLEES or _is_math_number(fn)) and any(is_num(v) for v in _operands(s)):
                     num.add(s.var)
                     changed = True
         for p in candidates - num:

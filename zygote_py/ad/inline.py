@@ -87,6 +87,21 @@ def _resolve_globals(ir: IR, globals_: dict) -> None:
     substitute(ir, env)
 
 
+def _forward_cells(ir: IR) -> None:
+    """In straight-line code, a read of a cell after a store to it is the
+    stored value."""
+    env: dict[Var, Operand] = {}
+    stored: dict[str, Operand] = {}
+    for s in ir.entry.stmts:
+        fn = s.callee.value if isinstance(s.callee, Const) else None
+        if fn is ops.store_deref:
+            v = s.args[1]
+            stored[s.args[0].value] = env.get(v, v) if isinstance(v, Var) else v
+        elif fn is ops.load_deref and s.args[0].value in stored:
+            env[s.var] = stored[s.args[0].value]
+    substitute(ir, env)
+
+
 def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
     src = get_source(rule)
     sig = src.node.args
@@ -98,6 +113,7 @@ def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
     if len(fwd.blocks) != 1 or not isinstance(fwd.entry.term, Return):
         return None
     block = fwd.entry
+    _forward_cells(fwd)
     defs = {s.var: s for s in block.stmts}
     ret = defs.get(block.term.value)
     if ret is None or ret.callee.value is not ops.build_tuple or len(ret.args) != 2:

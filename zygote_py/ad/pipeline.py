@@ -19,37 +19,118 @@ from ..backend.compile import compile_def, function_def, instantiate, source_of
 from ..frontend.lower import lower
 from ..frontend.source import get_source
 from ..ir import ops
-from ..ir.core import IR, Const, Return, Signature, Statement
+from ..ir.core import IR, Branch, Const, Jump, Raise, Return, Signature, Starred, Statement, Var
 from ..ir.passes import optimize
+from ..ir.verify import checked
 from . import reverse
 from .analysis import is_differentiable_value, is_number
 
 
 @dataclass
 class Compiled:
+    """One specialisation of a function's gradient: the forward function
+    (returning the pullback) and, built on first use, the fused gradient
+    function (forward, then the pullback's body with the seed 1)."""
+
     code: types.CodeType
     constants: dict[str, Any]
     guards: list[tuple]
     source: str
     forward_ir: IR
     pullback_ir: IR
+    primal_forward: IR  # the forward before the pullback is attached
+    fused: Optional[tuple[types.CodeType, dict[str, Any], str]] = None
+
+    def __post_init__(self) -> None:
+        self._globals = [(k, v) for kind, k, v in self.guards if kind == "global"]
+        self._cells = [(k, v) for kind, k, v in self.guards if kind == "cell"]
 
     def valid(self, fn: types.FunctionType) -> bool:
-        for kind, key, value in self.guards:
-            if kind == "global":
-                current = fn.__globals__.get(key, getattr(builtins, key, _GONE))
-                if current is not value:
+        """Whether every global and cell the compilation specialised on
+        still holds the same object (a global may also be a builtin)."""
+        g = fn.__globals__
+        for k, v in self._globals:
+            if g.get(k, _GONE) is not v and (k in g or _BUILTINS.get(k, _GONE) is not v):
+                return False
+        for cell, v in self._cells:
+            try:
+                if cell.cell_contents is not v:
                     return False
-            else:
-                try:
-                    if key.cell_contents is not value:
-                        return False
-                except ValueError:
-                    return False
+            except ValueError:
+                return False
         return True
 
+    def global_checks(self, fn: types.FunctionType) -> Optional[tuple[tuple[str, Any], ...]]:
+        """``(name, expected)`` pairs such that the compilation is valid
+        while ``fn.__globals__.get(name, GONE) is expected`` for each (a
+        builtin is expected to stay unshadowed); None if it also rests on
+        closure cells."""
+        if self._cells:
+            return None
+        g = fn.__globals__
+        return tuple((k, v if k in g else GONE) for k, v in self._globals)
 
-_GONE = object()
+    def aliases(self) -> dict[str, Any]:
+        return {key: value for kind, key, value in self.guards if kind == "global"}
+
+    def gradient_function(self, fn: types.FunctionType) -> types.FunctionType:
+        """``f_gradient(*args) -> (y, grads)``, one gradient per parameter."""
+        if self.fused is None:
+            with _LOCK:
+                if self.fused is None:
+                    ir = fuse(self.primal_forward, self.pullback_ir)
+                    fdef, constants = function_def(ir, f"{fn.__name__}_gradient", self.aliases())
+                    code = compile_def(fdef, constants, fn.__code__.co_freevars, fn.__code__.co_filename)
+                    self.fused = (code, constants, source_of(fdef))
+        code, constants, _ = self.fused
+        return instantiate(code, constants, fn, keep_identity=False)
+
+
+def fuse(forward: IR, pullback: IR) -> IR:
+    """The forward IR followed by the pullback's blocks, entered with the
+    seed 1 where the forward returned: ``f_gradient`` returns
+    ``(y, gradients)``. The pullback's cells become the function's locals."""
+    g = forward.copy()
+    ret = next(b for b in g.blocks.values() if isinstance(b.term, Return))
+    y = ret.term.value
+    env: dict = {pullback.entry.args[0]: Const(1)}
+    ids = {}
+    for bid, b in pullback.blocks.items():
+        nb = g.new_block()
+        ids[bid] = nb.id
+        for a in (b.args if bid != pullback.entry.id else ()):
+            env[a] = g.new_var(pullback.names.get(a))
+            nb.args.append(env[a])
+        for st in b.stmts:
+            env[st.var] = g.new_var(pullback.names.get(st.var))
+    sub = lambda op: env.get(op, op) if isinstance(op, Var) else op  # noqa: E731
+    for bid, b in pullback.blocks.items():
+        nb = g.blocks[ids[bid]]
+        for st in b.stmts:
+            nb.stmts.append(Statement(
+                env[st.var], sub(st.callee),
+                [Starred(sub(a.value)) if isinstance(a, Starred) else sub(a) for a in st.args],
+                [(k, sub(v)) for k, v in st.kwargs], st.line, st.pure,
+            ))
+        t = b.term
+        if isinstance(t, Return):
+            pair = g.new_var()
+            nb.stmts.append(Statement(pair, Const(ops.build_tuple), [y, sub(t.value)]))
+            nb.term = Return(pair, ret.term.line)
+        elif isinstance(t, Jump):
+            nb.term = Jump(ids[t.target], [sub(a) for a in t.args])
+        elif isinstance(t, Branch):
+            nb.term = Branch(sub(t.cond), Jump(ids[t.then.target], [sub(a) for a in t.then.args]),
+                             Jump(ids[t.orelse.target], [sub(a) for a in t.orelse.args]), t.line)
+        else:
+            nb.term = Raise(sub(t.exc), None if t.cause is None else sub(t.cause), t.line)
+    ret.term = Jump(ids[pullback.entry.id], [])
+    g.cellvars = []
+    return optimize(checked(g, "fusing forward and pullback"))
+
+
+GONE = _GONE = object()
+_BUILTINS = builtins.__dict__
 _PRIMALS: "weakref.WeakKeyDictionary[types.CodeType, IR]" = weakref.WeakKeyDictionary()
 _FORWARDS: "weakref.WeakKeyDictionary[types.CodeType, dict]" = weakref.WeakKeyDictionary()
 _LOCK = threading.RLock()
@@ -60,7 +141,8 @@ def primal_ir(fn: types.FunctionType) -> IR:
     ir = _PRIMALS.get(fn.__code__)
     if ir is None:
         src = get_source(fn)
-        ir = optimize(lower(src.node, filename=src.filename, name=fn.__name__, freevars=fn.__code__.co_freevars))
+        ir = lower(src.node, filename=src.filename, name=fn.__name__, freevars=fn.__code__.co_freevars)
+        ir = optimize(checked(ir, "lowering"))
         _PRIMALS[fn.__code__] = ir
     return ir
 
@@ -108,8 +190,12 @@ def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active:
 def _compile(fn: types.FunctionType, active: list[bool], numeric: list[bool], self_active: bool) -> Compiled:
     primal = primal_ir(fn)
     t = reverse.transform(primal, fn, active, numeric, self_active)
+    checked(t.forward, "the reverse transform (forward)")
+    checked(t.pullback, "the reverse transform (pullback)")
+    primal_forward = t.forward.copy()
     name = fn.__name__
-    pb_def, pb_consts = function_def(t.pullback, f"{name}_pullback")
+    aliases = {key: value for kind, key, value in t.guards if kind == "global"}
+    pb_def, pb_consts = function_def(t.pullback, f"{name}_pullback", aliases)
     f = t.forward
     ret = next(b for b in f.blocks.values() if isinstance(b.term, Return))
     pb, pair = f.new_var(), f.new_var()
@@ -119,10 +205,10 @@ def _compile(fn: types.FunctionType, active: list[bool], numeric: list[bool], se
     ]
     ret.term = Return(pair, ret.term.line)
     optimize(f)
-    fwd_def, fwd_consts = function_def(f, f"{name}_forward")
+    fwd_def, fwd_consts = function_def(f, f"{name}_forward", {**pb_consts, **aliases})
     constants = {**pb_consts, **fwd_consts}
-    code = compile_def(fwd_def, constants, fn.__code__.co_freevars, f"forward of {fn.__qualname__}")
-    return Compiled(code, constants, t.guards, source_of(fwd_def), f, t.pullback)
+    code = compile_def(fwd_def, constants, fn.__code__.co_freevars, fn.__code__.co_filename)
+    return Compiled(code, constants, t.guards, source_of(fwd_def), f, t.pullback, primal_forward)
 
 
 def forward_function(fn: types.FunctionType, entry: Compiled) -> types.FunctionType:

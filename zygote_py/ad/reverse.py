@@ -27,6 +27,7 @@ graph, each block's statements reversed:
 from __future__ import annotations
 
 import operator
+import types
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -73,15 +74,17 @@ class _Reverse:
         self.f = primal.copy()
         self.self_active = self_active
         self._canonicalise()
+        self.cell_values = self._promote_cells()
         self.facts = Facts()
         cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         analysis.static_values(self.f, fn.__globals__, cells, self.facts)
-        analysis.activity(self.f, active, self_active, self.facts)
+        analysis.activity(self.f, active, self_active, self.facts, self.cell_values)
+        self._check_cells()
         analysis.numeric(self.f, numeric, self.facts)
         self.guards: dict[Any, tuple] = {}
         rv = self.ret.term.value
         seed = "d" + clean(self.f.names.get(rv), "y") if isinstance(rv, Var) and rv in self.f.names else "dy"
-        if seed == "dy" and "y" in primal.signature.names():
+        if seed == "dy" and "y" in set(primal.names.values()) | set(primal.signature.names()):
             seed = "dout"
         self.a = IR(f"{primal.name}_pullback", primal.filename, primal.firstline, Signature(args=[seed]))
         self.cell_names: set[str] = set(primal.signature.names())
@@ -131,28 +134,90 @@ class _Reverse:
                 if changed:
                     break
         self.loops = natural_loops(f)
-        preds = predecessors(f)
-        self.preheader = {h: next(p for p in preds[h] if p not in body) for h, body in self.loops.items()}
-        self.latch = {h: next(p for p in preds[h] if p in body) for h, body in self.loops.items()}
         self.exits: dict[int, list[int]] = {}
         for b in list(f.blocks.values()):
             inner = [h for h, body in self.loops.items() if b.id in body]
-            if not inner:
-                continue
-            for j in b.jumps():
+            for j in b.jumps() if inner else ():
                 left = [h for h in inner if j.target not in self.loops[h]]
                 if left:
                     s = self._split(j)
                     j.target, j.args = s.target, s.args
                     self.exits[s.target] = left
+        # Every edge into a header or a merge block is the unconditional
+        # jump of a block of its own: the latch counts iterations, a merge
+        # block's predecessors record themselves, on that edge only.
+        for bid, ps in predecessors(f).items():
+            if len(ps) > 1:
+                for p in ps:
+                    for j in f.blocks[p].jumps() if not isinstance(f.blocks[p].term, Jump) else ():
+                        if j.target == bid:
+                            s = self._split(j)
+                            j.target, j.args = s.target, s.args
         self.loops = natural_loops(f)
+        preds = predecessors(f)
+        self.preheader = {h: next(p for p in preds[h] if p not in body) for h, body in self.loops.items()}
+        self.latch = {h: next(p for p in preds[h] if p in body) for h, body in self.loops.items()}
         self.nest = {
             bid: sorted((h for h, body in self.loops.items() if bid in body), key=lambda h: -len(self.loops[h]))
             for bid in f.blocks
         }
         self.order = reverse_postorder(f)
-        self.preds = predecessors(f)
+        self.preds = preds
         self.params = {bid: list(b.args) for bid, b in f.blocks.items()}
+
+    def _promote_cells(self) -> dict[str, Operand]:
+        """A cell variable (a local a nested function captures) defined once
+        — a parameter never reassigned, or a single store that comes before
+        every read — is that value: its reads become the value itself, so
+        gradients flow through them as through any SSA value. The store
+        stays, for the nested function."""
+        f = self.f
+        from ..ir.cfg import dominates, dominators
+
+        idom = dominators(f)
+        params = dict(zip(f.signature.names(), f.entry.args))
+        stores: dict[str, list[tuple[int, int, Statement]]] = {}
+        loads: dict[str, list[tuple[int, int, Statement]]] = {}
+        for bid, b in f.blocks.items():
+            for i, st in enumerate(b.stmts):
+                fn = st.callee.value if isinstance(st.callee, Const) else None
+                if fn in (ops.store_deref, ops.delete_deref):
+                    stores.setdefault(st.args[0].value, []).append((bid, i, st))
+                elif fn is ops.load_deref:
+                    loads.setdefault(st.args[0].value, []).append((bid, i, st))
+        values: dict[str, Operand] = {}
+        for c in f.cellvars:
+            defs = stores.get(c, [])
+            if not defs and c in params:
+                values[c] = params[c]
+            elif len(defs) == 1 and c not in params and defs[0][2].callee.value is ops.store_deref:
+                sb, si, st = defs[0]
+                if all(
+                    (lb == sb and li > si) or (lb != sb and lb in idom and sb in idom and dominates(idom, sb, lb))
+                    for lb, li, _ in loads.get(c, [])
+                ):
+                    values[c] = st.args[1]
+        env = {}
+        for c, v in values.items():
+            for bid, i, st in loads.get(c, []):
+                env[st.var] = v
+        for b in f.blocks.values():
+            b.stmts = [st for st in b.stmts if st.var not in env]
+        passes.substitute(f, env)
+        return values
+
+    def _check_cells(self) -> None:
+        """Differentiated values in cells we could not promote would lose
+        their gradient: say so instead."""
+        for b in self.f.blocks.values():
+            for st in b.stmts:
+                fn = st.callee.value if isinstance(st.callee, Const) else None
+                if fn is ops.store_deref and st.args[0].value not in self.cell_values and any(
+                    isinstance(v, Var) and v in self.facts.active for v in st.args[1:]
+                ):
+                    self._unsupported(
+                        f"a variable captured by a nested function and assigned more than once "
+                        f"({st.args[0].value!r})", st.line)
 
     def _split(self, j: Jump) -> Jump:
         """A new block on the edge ``j``; returns the edge into it."""
@@ -198,6 +263,8 @@ class _Reverse:
     def _forward_block(self, b: Block) -> None:
         out: list[Statement] = []
         for s in b.stmts:
+            if self._is_module_read(s):
+                s.pure = True  # guarded: the compiled code assumes this value
             if s.var not in self.facts.active:
                 out.append(s)
                 continue
@@ -206,6 +273,16 @@ class _Reverse:
                 self._guard(s.callee)
                 if fn is ops.load_deref:
                     self.adj[s.var] = ("self", s.args[0].value)
+                    out.append(s)
+                    continue
+                if fn is ops.store_deref:  # the value's gradient flows through the promoted cell
+                    out.append(s)
+                    continue
+                if fn is ops.make_function:
+                    captured = {c: v for c, v in self.cell_values.items()
+                                if c in analysis.free_names(s.args[0].value) and isinstance(v, Var)
+                                and v in self.facts.active}
+                    self.adj[s.var] = ("closure", captured)
                     out.append(s)
                     continue
             rule = registry.lookup(fn) if fn is not analysis._MISSING else None
@@ -234,6 +311,14 @@ class _Reverse:
             self.adj[s.var] = ("call", back, s)
             self.needs[b.id].append(back)
         b.stmts = out
+
+    def _is_module_read(self, s: Statement) -> bool:
+        """A read of a module (a global) or of a module's attribute."""
+        fn = s.callee.value if isinstance(s.callee, Const) else None
+        if fn not in (ops.load_global, getattr) or s.var not in self.facts.static:
+            return False
+        base = self.facts.static[s.var] if fn is ops.load_global else self.facts.static.get(s.args[0])
+        return isinstance(base, types.ModuleType)
 
     def _guard(self, callee: Operand) -> None:
         origin = self.facts.origin.get(callee) if isinstance(callee, Var) else None
@@ -390,17 +475,8 @@ class _Reverse:
                 f.entry.stmts[0:0] = self._new_stack(name)
             self.came[bid] = (name, stacked)
             for i, p in enumerate(ps):
-                record = self._push(name, Const(i)) if stacked else [
+                f.blocks[p].stmts += self._push(name, Const(i)) if stacked else [
                     Statement(f.new_var(), Const(ops.store_deref), [Const(name), Const(i)])]
-                pb = f.blocks[p]
-                if isinstance(pb.term, Jump):
-                    pb.stmts += record
-                    continue
-                for j in pb.jumps():
-                    if j.target == bid:
-                        e = self._split(j)
-                        f.blocks[e.target].stmts = record
-                        j.target, j.args = e.target, e.args
 
     # -- adjoint -------------------------------------------------------------------------
 
@@ -583,13 +659,20 @@ class _Reverse:
         if kind == "self":
             _call(a, cur, runtime.accum_item, self.dself, Const(info[1]), dy)
             return cur
+        if kind == "closure":  # a closure's gradient: its captured variables'
+            for name, v in info[1].items():
+                g = _call(a, cur, runtime.field, dy, Const(name), pure=True)
+                self.maybe_adj.add(g)
+                grads[v] = self._accum_maybe(cur, v, grads.get(v, NONE), g)
+            return cur
         if kind == "inline":
             _, r, captured, args = info
             env = {n: self._alpha(v, popped) for n, v in captured.items() if n in r.captured}
+            start = cur
             cur, outs = Inliner(a, s.line).back(r, dy, env, cur)
             for arg, g in zip(args, outs):
                 if isinstance(arg, Var) and arg in self.facts.active:
-                    if isinstance(g, Var) and g in cur.args:  # a gradient that some paths of the rule leave out
+                    if cur is not start and g in cur.args:  # a gradient some paths of the rule leave out
                         (self.zero_ok if arg in self.facts.numeric else self.maybe_adj).add(g)
                     grads[arg] = self._accum(cur, arg, grads.get(arg, NONE), g)
             return cur
@@ -602,14 +685,17 @@ class _Reverse:
             if isinstance(op, Var) and op in self.facts.active:
                 g = _call(a, cur, operator.getitem, gs, Const(i), pure=True)
                 self.maybe_adj.add(g)
-                if op in self.facts.numeric:
-                    base = grads.get(op, NONE)
-                    base = Const(0) if isinstance(base, Const) and base.value is None else base
-                    out = _call(a, cur, runtime.accum, base, g, name=self._dname(op), pure=True)
-                    grads[op] = out
-                else:
-                    grads[op] = self._accum(cur, op, grads.get(op, NONE), g)
+                grads[op] = self._accum_maybe(cur, op, grads.get(op, NONE), g)
         return cur
+
+    def _accum_maybe(self, block: Block, v: Var, base: Operand, g: Var) -> Operand:
+        """Add a gradient that may be None at run time; a number's
+        gradient stays a number (from 0)."""
+        if v in self.facts.numeric:
+            if isinstance(base, Const) and base.value is None:
+                base = Const(0)
+            return _call(self.a, block, runtime.accum, base, g, name=self._dname(v), pure=True)
+        return self._accum(block, v, base, g)
 
     def _invoke(self, block: Block, pb: Operand, dy: Operand, line: Optional[int]) -> Var:
         v = self.a.new_var()

@@ -12,8 +12,6 @@ function are shared) plus fresh cells for the constants.
 """
 from __future__ import annotations
 
-import itertools
-import linecache
 import threading
 import types
 import weakref
@@ -27,7 +25,6 @@ from .structure import structure
 
 _FACTORY = "_zpy_factory"
 _INNER = "_zpy_function"
-_counter = itertools.count(1)
 
 
 def arguments(sig: Signature) -> gast.arguments:
@@ -45,10 +42,13 @@ def arguments(sig: Signature) -> gast.arguments:
     )
 
 
-def function_def(ir: IR, fname: Optional[str] = None) -> tuple[gast.FunctionDef, dict[str, Any]]:
+def function_def(
+    ir: IR, fname: Optional[str] = None, aliases: Optional[dict[str, Any]] = None
+) -> tuple[gast.FunctionDef, dict[str, Any]]:
     """The IR as a ``def`` (without defaults, which the function object
-    carries) and the constants its body reads by name."""
-    em = FunctionEmitter(ir)
+    carries) and the constants its body reads by name. ``aliases`` maps
+    global names to the values the code may assume they hold."""
+    em = FunctionEmitter(ir, aliases)
     body = em.declarations() + structure(ir, em)
     fdef = gast.FunctionDef(
         name=fname or ir.name, args=arguments(ir.signature), body=body or [gast.Pass()],
@@ -68,12 +68,12 @@ def source_of(fdef: gast.FunctionDef) -> str:
 
 
 def compile_def(
-    fdef: gast.FunctionDef, constants: dict[str, Any], freevars: tuple[str, ...], label: str
+    fdef: gast.FunctionDef, constants: dict[str, Any], freevars: tuple[str, ...], filename: str
 ) -> types.CodeType:
     """Compile ``fdef`` to a code object whose free variables are among
-    ``constants`` and ``freevars``. The source is registered with
-    :mod:`linecache` under a unique file name, so tracebacks and
-    :func:`inspect.getsource` see it."""
+    ``constants`` and ``freevars``. Its statements carry the user's line
+    numbers (see :func:`~zygote_py.backend.emit.at_line`) and ``filename`` is
+    the user's file, so tracebacks through it show the user's source."""
     shown_name = fdef.name
     inner = gast.FunctionDef(
         name=_INNER, args=fdef.args, body=fdef.body, decorator_list=[],
@@ -86,10 +86,12 @@ def compile_def(
         body=[inner, gast.Return(value=name(_INNER))],
         decorator_list=[], returns=None, type_comment=None, type_params=[],
     )
+    first = min((n.lineno for n in gast.walk(fdef) if getattr(n, "lineno", None)), default=1)
+    for node in (factory, inner):
+        node.lineno = node.end_lineno = first
+        node.col_offset = node.end_col_offset = 0
     module = gast.Module(body=[factory], type_ignores=[])
-    text = unparse(module)
-    filename = f"<zygote_py {label} #{next(_counter)}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    gast.fix_missing_locations(module)
     code = compile(gast.gast_to_ast(module), filename, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))

@@ -58,6 +58,8 @@ COMPARE = {
     ops.contains: gast.In, ops.not_contains: gast.NotIn,
 }
 DISPLAYS = {ops.build_tuple: gast.Tuple, ops.build_list: gast.List}
+EMPTY_DISPLAYS = {ops.build_list, ops.build_set, ops.build_dict, ops.build_tuple}
+"""Made with no effect: a ``for`` loop's iterable may be evaluated after them."""
 STORES = {ops.store_global, ops.store_deref}
 DELETES = {ops.delete_global, ops.delete_deref}
 LOADS = {ops.load_global, ops.load_deref}
@@ -114,6 +116,18 @@ def _same(xs: list, ys: list) -> bool:
     )
 
 
+def at_line(nodes: list, line: Optional[int]) -> list:
+    """Give generated nodes the user's source line, so that a traceback
+    through emitted code points at the line the user wrote."""
+    if line is not None:
+        for node in nodes:
+            for n in gast.walk(node):
+                if isinstance(n, (gast.stmt, gast.expr)) and getattr(n, "lineno", None) is None:
+                    n.lineno = n.end_lineno = line
+                    n.col_offset = n.end_col_offset = 0
+    return nodes
+
+
 def _is_def(s: Statement) -> bool:
     return _callee(s) is ops.make_function and isinstance(s.args[0].value, gast.FunctionDef)
 
@@ -121,8 +135,11 @@ def _is_def(s: Statement) -> bool:
 class FunctionEmitter:
     """Renders one IR; see the module docstring."""
 
-    def __init__(self, ir: IR):
+    def __init__(self, ir: IR, aliases: Optional[dict[str, Any]] = None):
         self.ir = ir
+        # globals that the compiled code is guarded to find holding these
+        # values: a constant equal to one is written as that global's name
+        self.aliases = {id(v): n for n, v in (aliases or {}).items()}
         self.order = reverse_postorder(ir)
         self.defs: dict[Var, Statement] = {}
         self.home: dict[Var, int] = {}
@@ -144,17 +161,18 @@ class FunctionEmitter:
         self.makers: dict[int, Statement] = {}
         self.folded: dict[Var, Statement] = {}
         for st in self.defs.values():
-            # the compiler's reads of values that cannot change while the
-            # function runs (a pullback's view of its forward's cells)
-            if st.pure and _callee(st) in LOADS:
+            # Compiler-made values with no effect (a pullback's view of its
+            # forward's cells, a guarded module attribute, rule arithmetic)
+            # are written where they are used, wherever they were computed.
+            if st.pure and (_callee(st) in LOADS or self._foldable(st)):
                 self.folded[st.var] = st
                 self.skip.add(id(st))
         self._find_unpacks()
         self._find_for_headers()
+        self.cells: dict[Var, str] = self._coalesce_cells()
         for bid in self.order:
             if bid not in self.for_headers:
                 self._fold_block(bid)
-        self.cells: dict[Var, str] = self._coalesce_cells()
         self.constants: dict[str, Any] = {}
         self._const_names: dict[int, str] = {}
         self._name_values()
@@ -192,7 +210,6 @@ class FunctionEmitter:
                         and g.args[0] == s.var
                         and isinstance(g.args[1], Const)
                         and g.args[1].value == k
-                        and g.var in self.ir.names
                         for k, g in enumerate(items)
                     )
                 ):
@@ -216,13 +233,15 @@ class FunctionEmitter:
             it = nxt.args[0]
             maker = self.defs.get(it)
             pre = self.ir.blocks[self.home[it]] if it in self.home else None
+            after = pre.stmts[pre.stmts.index(maker) + 1:] if maker in (pre.stmts if pre else ()) else None
             if not (
                 maker is not None
                 and _callee(maker) is iter
                 and len(maker.args) == 1
                 and not maker.kwargs
                 and self.uses[it] == 1
-                and pre.stmts[-1] is maker
+                and after is not None
+                and all(_callee(x) in EMPTY_DISPLAYS and not x.args and not x.kwargs for x in after)
                 and isinstance(pre.term, Jump)
                 and pre.term.target == bid
                 and maker.var not in self.ir.names
@@ -250,11 +269,15 @@ class FunctionEmitter:
         ends = self._term_operands(b)
         if isinstance(b.term, Jump):
             ends = list(b.term.args)
-        i = len(stmts)
         maker = self.makers.get(bid)
-        if maker is not None:  # the for statement's iterable is evaluated last
-            i = self._absorb(stmts, i, list(maker.operands()))
-        i = self._absorb(stmts, i, ends)
+        if maker is not None:
+            # The for statement evaluates the iterable after the block and
+            # its edge's copies: it may take only what came just before the
+            # iter() call, and the copies take nothing.
+            k = b.stmts.index(maker) - sum(id(s) in self.skip for s in b.stmts[:b.stmts.index(maker)])
+            i = self._absorb(stmts, k, list(maker.operands()))
+        else:
+            i = self._absorb(stmts, len(stmts), ends)
         while i > 0:
             i = self._absorb(stmts, i - 1, list(stmts[i - 1].operands()))
 
@@ -301,7 +324,8 @@ class FunctionEmitter:
                 if _callee(st) is not ops.store_deref or len(stores[st.args[0].value]) != 1:
                     continue
                 v = st.args[1]
-                if v == prev.var and v not in self.folded and v not in out and not _is_def(prev):
+                made = [g.var for g in self.unpacks.get(id(prev), ())] or [prev.var]
+                if v in made and v not in out and not _is_def(prev):
                     out[v] = st.args[0].value
                     self.skip.add(id(st))
         return out
@@ -359,7 +383,8 @@ class FunctionEmitter:
         def defs_uses(bid):
             out = []
             if bid in self.for_headers:
-                return out
+                nxt, maker, _ = self.for_headers[bid]
+                return [] if maker is not None else [(None, self._leaves(nxt.args[:1]))]
             for s in self._emitted(bid):
                 used = self._leaves(s.operands())
                 if id(s) in self.unpacks:
@@ -372,6 +397,8 @@ class FunctionEmitter:
         def at_end(bid):
             b = ir.blocks[bid]
             used = self._leaves(self._term_operands(b))
+            if bid in self.makers:  # the for statement evaluates the iterable after the block
+                used |= self._leaves(self.makers[bid].operands())
             for j in b.jumps():
                 used |= self._leaves(j.args)
             return used
@@ -414,7 +441,13 @@ class FunctionEmitter:
         order = [v for bid in self.order for v in ir.blocks[bid].args]
         order += [s.var for bid in self.order for s in ir.blocks[bid].stmts]
         order = [v for v in order if v not in self.folded]
-        self.names = naming.allocate(order, hints, graph, self.reserved, fixed)
+        allowed = {}  # a value copied into a cell's argument may take the cell's name
+        for bid in self.order:
+            for j in ir.blocks[bid].jumps():
+                for p, v in zip(ir.blocks[j.target].args, j.args):
+                    if p in self.cells and isinstance(v, Var):
+                        allowed[v] = hints[v] = self.cells[p]
+        self.names = naming.allocate(order, hints, graph, self.reserved, fixed, allowed)
         self._taken = set(self.names.values()) | self.reserved
 
     def _handler_edges(self, hid: int) -> list[Jump]:
@@ -458,6 +491,8 @@ class FunctionEmitter:
 
     def _bind(self, value: Any) -> str:
         key = id(value)
+        if key in self.aliases:
+            return self.aliases[key]
         if key not in self._const_names:
             base = getattr(value, "__name__", None) or ""
             base = naming.clean(_ALIASES.get(base, base.split(".")[-1]), "const")
@@ -514,7 +549,7 @@ class FunctionEmitter:
             if fn is ops.build_string:
                 return gast.JoinedStr(values=[self._fstring_part(p) for p in a])
             if fn is ops.format_value:
-                return gast.JoinedStr(values=[self._fstring_part(s.var)])
+                return gast.JoinedStr(values=[self._formatted(s)])
             if fn is ops.make_function:
                 return self._lambda(s)
             if fn is ops.make_scope:
@@ -523,7 +558,9 @@ class FunctionEmitter:
                 return node
         if fn in DISPLAYS and not s.kwargs:
             return DISPLAYS[fn](elts=[self._arg(x) for x in a], ctx=gast.Load())
-        if fn is ops.build_set and a and not s.kwargs:
+        if fn is ops.build_set and not s.kwargs:
+            if not a:  # Python has no empty-set display
+                return gast.Call(func=self.const(set), args=[], keywords=[])
             return gast.Set(elts=[self._arg(x) for x in a])
         return gast.Call(
             func=self.expr(s.callee),
@@ -550,18 +587,22 @@ class FunctionEmitter:
     def _fstring_part(self, op) -> gast.expr:
         if isinstance(op, Const) and isinstance(op.value, str):
             return gast.Constant(value=op.value, kind=None)
-        s = self.folded.get(op) if isinstance(op, Var) else self.defs.get(op)
-        if s is not None and _callee(s) is ops.format_value and (op in self.folded or s.var == op):
-            conv = s.args[1].value if len(s.args) > 1 else ""
-            spec = s.args[2] if len(s.args) > 2 else Const("")
-            fmt = None
-            if not (isinstance(spec, Const) and spec.value == ""):
-                inner = self.expr(spec)
-                fmt = inner if isinstance(inner, gast.JoinedStr) else gast.JoinedStr(
-                    values=[gast.FormattedValue(value=inner, conversion=-1, format_spec=None)]
-                )
-            return gast.FormattedValue(value=self.expr(s.args[0]), conversion=_CONVERSIONS[conv], format_spec=fmt)
+        s = self.folded.get(op) if isinstance(op, Var) else None
+        if s is not None and _callee(s) is ops.format_value:
+            return self._formatted(s)
         return gast.FormattedValue(value=self.expr(op), conversion=-1, format_spec=None)
+
+    def _formatted(self, s: Statement) -> gast.FormattedValue:
+        """``{value!conversion:spec}`` from an ``ops.format_value`` call."""
+        conv = s.args[1].value if len(s.args) > 1 else ""
+        spec = s.args[2] if len(s.args) > 2 else Const("")
+        fmt = None
+        if not (isinstance(spec, Const) and spec.value == ""):
+            inner = self.expr(spec)
+            fmt = inner if isinstance(inner, gast.JoinedStr) else gast.JoinedStr(
+                values=[gast.FormattedValue(value=inner, conversion=-1, format_spec=None)]
+            )
+        return gast.FormattedValue(value=self.expr(s.args[0]), conversion=_CONVERSIONS[conv], format_spec=fmt)
 
     def _with_defaults(self, node, s: Statement):
         node = copy.deepcopy(node)
@@ -628,11 +669,12 @@ class FunctionEmitter:
         if b.handler is not None:
             out += self.copies(bid, b.handler, handler=True)
         for s in self._emitted(bid):
-            out += self.statement(s)
+            out += at_line(self.statement(s), s.line)
         return out
 
     def condition(self, bid: int) -> gast.expr:
-        return self.expr(self.ir.blocks[bid].term.cond)
+        t = self.ir.blocks[bid].term
+        return at_line([self.expr(t.cond)], t.line)[0]
 
     def copies(self, src: int, jump: Jump, handler: bool = False) -> list[gast.stmt]:
         params = self.ir.blocks[jump.target].args[1 if handler else 0:]
@@ -654,9 +696,9 @@ class FunctionEmitter:
     def terminal(self, bid: int) -> list[gast.stmt]:
         t = self.ir.blocks[bid].term
         if isinstance(t, Return):
-            return [gast.Return(value=self.expr(t.value))]
+            return at_line([gast.Return(value=self.expr(t.value))], t.line)
         cause = None if t.cause is None else self.expr(t.cause)
-        return [gast.Raise(exc=self.expr(t.exc), cause=cause)]
+        return at_line([gast.Raise(exc=self.expr(t.exc), cause=cause)], t.line)
 
     def for_loop(self, bid: int) -> Optional[tuple[gast.expr, gast.expr]]:
         if bid not in self.for_headers:

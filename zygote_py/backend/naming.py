@@ -92,18 +92,21 @@ def allocate(
     graph: Interference,
     reserved: set[str],
     fixed: dict[Var, str],
+    allowed: Optional[dict[Var, str]] = None,
 ) -> dict[Var, str]:
     """Greedy colouring: each value, in ``order``, takes the first of
     ``hint``, ``hint_1``, ``hint_2``... not taken by an interfering value
-    and not reserved. ``fixed`` values (parameters) keep their names."""
+    and not reserved (unless ``allowed`` grants it that reserved name).
+    ``fixed`` values (parameters) keep their names."""
     names = dict(fixed)
+    allowed = allowed or {}
     for v in order:
         if v in names:
             continue
         base = hints[v]
         taken = {names[u] for u in graph.of(v) if u in names}
         candidate, k = base, 0
-        while candidate in taken or candidate in reserved:
+        while candidate in taken or candidate in reserved and allowed.get(v) != candidate:
             k += 1
             candidate = f"{base}_{k}"
         names[v] = candidate

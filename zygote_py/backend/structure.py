@@ -60,9 +60,10 @@ synthetic dispatch nodes; the IR itself is never changed. In order:
    rebuilt as one label dispatch over its merge nodes, with every other node
    inlined at its only predecessor (always expressible, but never tried on
    graphs with exception handlers).
-8. **Tidying.** ``if c: <exits> else: B`` becomes ``if c: <exits>`` then
-   ``B``; ``if c: B else: break`` becomes ``if not c: break`` then ``B``;
-   empty arms are dropped by negating the test.
+8. **Tidying.** ``if c: B else: <short>; break`` becomes ``if not c:
+   <short>; break`` then ``B`` (likewise ``continue``); ``if c: <exits> else:
+   B`` becomes ``if c: <exits>`` then ``B``; an empty ``then`` arm is dropped
+   by negating the test. ``elif`` chains are left alone.
 
 Invariants of the emission (they are what makes the output correct):
 
@@ -79,6 +80,7 @@ Invariants of the emission (they are what makes the output correct):
 """
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Protocol
@@ -151,7 +153,14 @@ class StructureError(ZygoteError):
 
 def structure(ir: IR, emitter: Emitter) -> list[gast.stmt]:
     """The body of the function ``ir`` as Python statements."""
-    return _Structurer(ir, emitter).run()
+    # Emission recurses along the placement tree, whose depth grows with
+    # the number of blocks (a long chain of blocks or of if statements).
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 1000 + 64 * len(ir.blocks)))
+    try:
+        return _Structurer(ir, emitter).run()
+    finally:
+        sys.setrecursionlimit(old)
 
 
 # -- the graph ----------------------------------------------------------------
@@ -175,9 +184,11 @@ class _Node:
     """``kind`` is ``block`` (an IR block), ``cond`` (a block whose branch
     condition absorbed others: ``cond`` is a tree of ``("leaf", bid)``,
     ``("not", t)``, ``("and", a, b)``, ``("or", a, b)``), ``switch`` (a
-    dispatch on its label over its successors, in order: value i+1 selects
-    ``succ[i]``) or ``pass`` (no code, one successor; ``block`` is set when
-    it stands for a handler block). Two-way nodes list ``then`` first."""
+    dispatch on its label: value i+1 selects ``succ[i]``, any other value
+    the last successor) or ``pass`` (no code, one successor; ``block`` is
+    set when it stands for a handler block). Two-way nodes list ``then``
+    first. A ``hub`` is the switch placed after a loop that jumps out of it
+    lead to (its last successor is where the loop's breaks went)."""
 
     id: int
     kind: str
@@ -185,6 +196,7 @@ class _Node:
     succ: list[_Edge] = field(default_factory=list)
     cond: Optional[tuple] = None
     handler: Optional[int] = None
+    hub: bool = False
 
 
 class _Graph:
@@ -209,7 +221,7 @@ class _Graph:
         for n in self.nodes.values():
             g.nodes[n.id] = _Node(
                 n.id, n.kind, n.block,
-                [replace(e) for e in n.succ], n.cond, n.handler,
+                [replace(e) for e in n.succ], n.cond, n.handler, n.hub,
             )
         return g
 
@@ -467,6 +479,9 @@ class _Plan:
 
     def __init__(self, s: "_Structurer", an: _Analysis, dropped: set[int]):
         self.s, self.an = s, an
+        self.subtree_weight = {v: s.weight(v) for v in an.rpo}
+        for v in reversed(an.rpo[1:]):
+            self.subtree_weight[an.idom[v]] += self.subtree_weight[v]
         self.follow: dict[int, int] = {}
         taken: set[int] = set()
         for h in an.rpo:
@@ -544,8 +559,14 @@ class _Plan:
 
     def _choose_follow(self, h: int, taken: set[int]) -> Optional[int]:
         """The node to place right after loop ``h``'s statement (its break
-        target), among the nodes outside the loop whose immediate dominator
-        is inside it."""
+        target), among the *roots*: the nodes outside the loop whose
+        immediate dominator is inside it. A hub comes first. Otherwise,
+        among the header's exit target (if it leaves the loop) and the
+        roots it leads to, or among all roots if there is none: the one
+        most other roots lead to (where the loop's exits meet; past the
+        header's exit target, that makes a loop ``else``), then one in the
+        enclosing loop, then the heaviest. Other small terminal blocks are
+        left to be duplicated where they are jumped to."""
         an, s = self.an, self.s
         body = an.loops[h]
         roots = [
@@ -553,26 +574,35 @@ class _Plan:
             if v not in body and an.idom[v] in body and v not in taken
             and v not in an.region and an.outer_chain(v) == an.chain[h]
         ]
-        if not roots:
-            return None
+        hubs = [v for v in roots if an.g.nodes[v].hub]
+        if hubs:
+            return hubs[0]
+        reach = {r: self._reach_outside(r, body) for r in roots}
         exits = [e.dst for e in an.g.nodes[h].succ if e.dst not in body]
-        exit_target = exits[0] if len(exits) == 1 and exits[0] in roots else None
-        merges = [v for v in roots if len(an.fwd[v]) >= 2 and not s.small_terminal(v)]
-        if exit_target in merges:
-            return exit_target
-        if merges:
-            parent = an.loop_parent[h]
-            near = [v for v in merges if an.loop_of[v] == parent]
-            return (near or merges)[-1]
-        if exit_target is not None:
-            return exit_target
-        big = [v for v in roots if not s.small_terminal(v)]
-        if not big:
+        if len(exits) == 1 and exits[0] in reach:
+            candidates = [v for v in roots if v in reach[exits[0]]
+                          and (v == exits[0] or not s.small_terminal(v))]
+        else:
+            candidates = [v for v in roots if not s.small_terminal(v)]
+        if not candidates:
             return None
-        return max(big, key=lambda v: (self._weight(v), -an.index[v]))
+        parent = an.loop_parent[h]
+        return max(candidates, key=lambda v: (
+            sum(1 for r in roots if r != v and v in reach[r]),
+            an.loop_of[v] == parent,
+            self.subtree_weight[v],
+            -an.index[v],
+        ))
 
-    def _weight(self, v: int) -> int:
-        return self.s.weight(v) + sum(self._weight(c) for c in self.an.children[v])
+    def _reach_outside(self, start: int, body: set[int]) -> set[int]:
+        seen = {start}
+        stack = [start]
+        while stack:
+            for w in self.an.g.successors(stack.pop()):
+                if w not in seen and w not in body:
+                    seen.add(w)
+                    stack.append(w)
+        return seen
 
 
 # -- emission ---------------------------------------------------------------------
@@ -588,23 +618,31 @@ class _Ctx:
     brk: Optional[int] = None
 
 
-class _Unexpressible(Exception):
-    def __init__(self, edge: _Edge):
-        super().__init__(edge)
-        self.edge = edge
-
-
 class _Emission:
-    """One attempt at writing the planned graph as statements."""
+    """One attempt at writing the planned graph as statements.
+
+    Jumps that cannot be expressed are collected in ``failures`` (with the
+    context they were met in) and stand as ``pass``; ``layout`` records the
+    context each node's tree was written in, which is what the repairs and
+    the guarded jumps of the next attempt rely on.
+    """
 
     def __init__(self, s: "_Structurer", an: _Analysis, plan: _Plan, dup: set[_Edge]):
         self.s, self.an, self.plan, self.dup = s, an, plan, dup
         self.g = an.g
         self.em = s.em
         self.used: set[_Edge] = set()
+        self.layout: dict[int, _Ctx] = {}
+        self.planned = s.layout
+        self.failures: list[tuple[_Edge, _Ctx]] = []
+        self._skips: list[tuple[_Edge, _Ctx, Optional[int], Optional[int]]] = []
 
     def run(self) -> list[gast.stmt]:
-        return self.tree(self.g.entry, _Ctx(None))
+        out = self.tree(self.g.entry, _Ctx(None))
+        for e, ctx, start, level in self._skips:
+            if _skip_path(self.layout, self.s.guards, start, e.dst, level) is None:
+                self.failures.append((e, ctx))
+        return out
 
     def dead(self) -> set[int]:
         """Duplicated nodes whose placed code no jump reaches."""
@@ -616,7 +654,11 @@ class _Emission:
     # structure
 
     def tree(self, v: int, ctx: _Ctx) -> list[gast.stmt]:
-        return self._layer(v, len(self.plan.wrappers(v)), ctx, self._core)
+        self.layout[v] = ctx
+        out = self._layer(v, len(self.plan.wrappers(v)), ctx, self._core)
+        if v in self.s.guards:
+            return [gast.If(test=self.s.guard_test(v), body=out, orelse=[])]
+        return out
 
     def _layer(self, v: int, k: int, ctx: _Ctx, core) -> list[gast.stmt]:
         nodes = self.plan.after.get((v, k), [])
@@ -750,6 +792,8 @@ class _Emission:
         out = [] if e.jump is None else self.em.copies(e.block, e.jump)
         out += [_assign(self.s.label(d), value) for d, value in e.labels]
         t = e.dst
+        if t in self.s.guards and e not in self.an.back:
+            out.append(self.s.guard_assign(t))
         slot = self.plan.slot.get(t)
         if slot is not None and slot[0] == "inline" and slot[1] is e:
             out += self.tree(t, ctx)
@@ -762,10 +806,53 @@ class _Emission:
         elif e in self.dup:
             block = self.g.nodes[t].block
             return out + self.em.body(block) + self.em.terminal(block)
+        elif t in self.s.marks and self._skip(e, ctx, out):
+            pass
         else:
-            raise _Unexpressible(e)
+            self.failures.append((e, ctx))
+            return out + [gast.Pass()]
         self.used.add(e)
         return out
+
+    def _skip(self, e: _Edge, ctx: _Ctx, out: list[gast.stmt]) -> bool:
+        """Reach ``e.dst`` by falling (or breaking, then falling) through
+        guarded code, as the previous attempt's layout says is possible;
+        checked again against this attempt's layout at the end."""
+        for start, level, exit_loop in _skip_starts(self.planned, ctx):
+            if _skip_path(self.planned, self.s.guards, start, e.dst, level) is not None:
+                if e.dst not in self.s.guards:
+                    out.append(self.s.guard_assign(e.dst))
+                if exit_loop:
+                    out.append(gast.Break())
+                self._skips.append((e, ctx, start, level))
+                return True
+        return False
+
+
+def _skip_starts(layout: dict[int, _Ctx], ctx: _Ctx):
+    """Where control can go from the end of a statement list in ``ctx``
+    without a jump to a named node: ``(node, loop level, via break)``."""
+    yield ctx.ft, ctx.loop, False
+    if ctx.loop is not None and ctx.loop in layout:
+        yield ctx.brk, layout[ctx.loop].loop, True
+
+
+def _skip_path(layout: dict[int, _Ctx], guards: set[int], start: Optional[int],
+               target: int, level: Optional[int]) -> Optional[list[int]]:
+    """The nodes written between ``start`` and ``target`` (which follows
+    them at loop level ``level``), if falling through them reaches
+    ``target``; ``None`` if it does not, or some of them are not guarded
+    and ``guards`` is given."""
+    path: list[int] = []
+    x = start
+    while x != target:
+        if x is None or x == level or x not in layout or layout[x].loop != level:
+            return None
+        if guards is not None and x not in guards:
+            return None
+        path.append(x)
+        x = layout[x].ft
+    return path
 
 
 # -- the driver --------------------------------------------------------------------
@@ -778,6 +865,10 @@ class _Structurer:
         self._names: dict[tuple[str, int], str] = {}
         self.budget = 0
         self.extra = 0
+        self._hub_of: dict[int, int] = {}
+        self.guards: set[int] = set()
+        self.marks: dict[int, int] = {}
+        self.layout: dict[int, _Ctx] = {}
 
     def error(self, message: str) -> StructureError:
         return StructureError(message, function=self.ir.name,
@@ -816,6 +907,17 @@ class _Structurer:
     def label(self, v: int) -> str:
         return self._name("label", v)
 
+    def _mark(self, v: int) -> None:
+        if v not in self.marks:
+            self.marks[v] = len(self.marks) + 1
+
+    def guard_assign(self, v: int) -> gast.stmt:
+        return _assign(self._name("label", 0), self.marks[v])
+
+    def guard_test(self, v: int) -> gast.expr:
+        return gast.Compare(left=_name(self._name("label", 0)), ops=[gast.Eq()],
+                            comparators=[_const(self.marks[v])])
+
     def flag(self, v: int) -> str:
         return self._name("more", v)
 
@@ -836,14 +938,14 @@ class _Structurer:
         self._normalize(g)
         dup: set[_Edge] = set()
         dropped: set[int] = set()
-        for _ in range(4 * len(g.nodes) + 16):
+        for _ in range(8 * len(g.nodes) + 16):
             an = _Analysis(g, self.error)
             plan = _Plan(self, an, dropped)
             emission = _Emission(self, an, plan, dup)
-            try:
-                out = emission.run()
-            except _Unexpressible as exc:
-                if self._repair(g, an, exc.edge, dup):
+            out = emission.run()
+            self.layout = emission.layout
+            if emission.failures:
+                if self._repair(g, an, emission, dup):
                     continue
                 break
             dead = emission.dead() - dropped
@@ -874,7 +976,8 @@ class _Structurer:
                     y = g.nodes[x.succ[arm].dst]
                     if (y is x or y.id == g.entry or indegree[y.id] != 1
                             or y.id in handlers or y.handler != x.handler
-                            or not self.two_way(y) or self.em.body(y.block)):
+                            or not self.two_way(y) or self.em.body(y.block)
+                            or self._carries(x.succ[arm])):
                         continue
                     shared = x.succ[1 - arm]
                     match = [j for j in (0, 1) if self._same_jump(y.succ[j], shared)]
@@ -898,6 +1001,10 @@ class _Structurer:
             x.cond, x.succ = ("or", cx, cy), [x.succ[0], kept]
         x.kind = "cond"
         del g.nodes[y.id]
+
+    def _carries(self, e: _Edge) -> bool:
+        """Whether taking ``e`` assigns anything."""
+        return bool(e.labels) or (e.jump is not None and bool(self.em.copies(e.block, e.jump)))
 
     def _same_jump(self, a: _Edge, b: _Edge) -> bool:
         if a.dst != b.dst or a.labels != b.labels:
@@ -1039,24 +1146,84 @@ class _Structurer:
 
     # repair
 
-    def _repair(self, g: _Graph, an: _Analysis, e: _Edge, dup: set[_Edge]) -> bool:
-        """Step 7 of the module docstring (all but the last resort)."""
+    def _repair(self, g: _Graph, an: _Analysis, emission: _Emission, dup: set[_Edge]) -> bool:
+        """Step 7 of the module docstring (all but the last resort), for the
+        first jump the emission could not express. Whether it worked."""
+        e, ctx = emission.failures[0]
         t = e.dst
         if e not in dup and self.small_terminal(t) and an.chain[t] == an.chain[e.src]:
             dup.add(e)
             return True
-        node = g.nodes[t]
-        cost = self.weight(t)
-        if (node.kind in ("block", "cond") and t not in an.loops and t not in an.region
-                and node.handler is None and not self.is_for(node.block)
-                and cost <= _SMALL_SPLIT and self.extra + cost <= self.budget):
-            self.extra += cost
-            twin = self._clone(g, t)
-            twin.succ = [replace(x, src=twin.id) for x in node.succ]
-            e.dst = twin.id
+        if self._split_for(g, an, e):
+            return True
+        if self._guard_for(emission, e, ctx):
+            return True
+        if ctx.loop is not None and ctx.brk is not None and t not in an.loops[ctx.loop]:
+            self._exit_hub(g, an, e, ctx.loop, ctx.brk)
             self._normalize(g)
             return True
         return False
+
+    def _split_for(self, g: _Graph, an: _Analysis, e: _Edge) -> bool:
+        """Give jump ``e`` its own copy of its small target."""
+        t = e.dst
+        node = g.nodes[t]
+        cost = self.weight(t)
+        if (node.kind not in ("block", "cond") or t in an.loops or t in an.region
+                or node.handler is not None or self.is_for(node.block)
+                or cost > _SMALL_SPLIT or self.extra + cost > self.budget):
+            return False
+        self.extra += cost
+        twin = self._clone(g, t)
+        twin.succ = [replace(x, src=twin.id) for x in node.succ]
+        e.dst = twin.id
+        self._normalize(g)
+        return True
+
+    def _guard_for(self, emission: _Emission, e: _Edge, ctx: _Ctx) -> bool:
+        """Guard the code between the end of jump ``e``'s statement list (or
+        of its loop) and its target, if falling through it gets there."""
+        t = e.dst
+        for start, level, _ in _skip_starts(emission.layout, ctx):
+            path = _skip_path(emission.layout, None, start, t, level)
+            if not path:
+                continue
+            known = set(path) <= self.guards and t in self.marks
+            if known and emission.layout == emission.planned:
+                continue
+            for v in path + [t]:
+                self._mark(v)
+            self.guards |= set(path)
+            return True
+        return False
+
+    def _exit_hub(self, g: _Graph, an: _Analysis, e: _Edge, h: int, brk: int) -> None:
+        """Make jump ``e`` leave loop ``h`` through a hub after the loop:
+        ``label = k`` then ``break``, and after the loop ``if label == k:``
+        followed by the jump. The loop's entries reset the label; the other
+        jumps to what followed the loop now reach the hub's last arm (those
+        from outside the loop body with an explicit reset, as they need not
+        come after an entry)."""
+        if self._hub_of.get(brk) == h:
+            hub = g.nodes[brk]
+        else:
+            hub = g.add("switch", handler=g.nodes[h].handler)
+            hub.hub = True
+            self._hub_of[hub.id] = h
+            hub.succ = [_Edge(hub.id, brk)]
+            for x in an.rpo:
+                if x == brk or not an.dominates(h, x) or an.dominates(brk, x):
+                    continue
+                for jump in g.nodes[x].succ:
+                    if jump.dst == brk:
+                        jump.dst = hub.id
+                        if x not in an.loops[h]:
+                            jump.labels += ((hub.id, 0),)
+            for jump in an.fwd[h]:
+                jump.labels += ((hub.id, 0),)
+        hub.succ.insert(len(hub.succ) - 1, _Edge(hub.id, e.dst))
+        e.labels += ((hub.id, len(hub.succ) - 1),)
+        e.dst = hub.id
 
     def _flat(self, base: _Graph) -> list[gast.stmt]:
         """The last resort: every merge node becomes a case of one dispatch
@@ -1071,11 +1238,14 @@ class _Structurer:
         merges = [v for v in _rpo(g) if indegree[v] >= 2]
         if merges:
             self._dispatch(g, merges)
+        self.guards, self.marks, self.layout = set(), {}, {}
         an = _Analysis(g, self.error)
-        try:
-            return _tidy(_Emission(self, an, _Plan(self, an, set()), set()).run())
-        except _Unexpressible as exc:
-            raise self.error(f"cannot express the jump to block {g.nodes[exc.edge.dst].block}") from None
+        emission = _Emission(self, an, _Plan(self, an, set()), set())
+        out = emission.run()
+        if emission.failures:
+            e = emission.failures[0][0]
+            raise self.error(f"cannot express the jump to block {g.nodes[e.dst].block}")
+        return _tidy(out)
 
 
 # -- gast helpers ---------------------------------------------------------------------
@@ -1180,11 +1350,11 @@ def _tidy_if(s: gast.If, in_elif: bool) -> list[gast.stmt]:
         return [s]
     if in_elif or not s.orelse:
         return [s]
-    if not _falls_through(s.body):
-        rest, s.orelse = s.orelse, []
-        return [s] + rest
-    if len(s.orelse) == 1 and isinstance(s.orelse[0], (gast.Break, gast.Continue)):
+    if len(s.orelse) <= 3 and isinstance(s.orelse[-1], (gast.Break, gast.Continue)):
         rest = s.body
         s.test, s.body, s.orelse = _negate(s.test), s.orelse, []
+        return [s] + rest
+    if not _falls_through(s.body):
+        rest, s.orelse = s.orelse, []
         return [s] + rest
     return [s]

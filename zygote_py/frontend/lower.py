@@ -20,6 +20,12 @@ incoming value the same, or the argument itself) are removed once the whole
 function is built, repeatedly until none is left, which gives the same
 result as the paper's on-the-fly removal.
 
+A test (``if``, ``while``, ``assert``, a conditional expression, a
+comprehension's ``if``) branches directly on ``and``/``or``/``not``/chained
+comparisons, so that each value's truth is asked once, as CPython does
+(:meth:`_Lowerer._condition`); elsewhere they are values joined by a block
+argument.
+
 Names live in one of four places (:mod:`zygote_py.frontend.scope`): SSA
 values (locals), cells and free variables (``ops.load_deref``/
 ``store_deref``) and globals (``ops.load_global``/``store_global``). A local
@@ -747,10 +753,9 @@ class _Lowerer:
         self._terminate(Raise(exc, cause, line=node.lineno))
 
     def _stmt_Assert(self, node: gast.Assert) -> None:
-        cond = self._expr(node.test)
         fail = self._new_block()
         ok = self._new_block()
-        self._branch(cond, ok, fail, line=node.lineno)
+        self._condition(node.test, ok, fail, node.lineno)
         self._start(fail)
         args = [] if node.msg is None else [self._expr(node.msg)]
         error = self._emit(AssertionError, args, line=node.lineno)
@@ -763,11 +768,10 @@ class _Lowerer:
         if isinstance(node.test, gast.Constant):
             self._stmts(node.body if node.test.value else node.orelse)
             return
-        cond = self._expr(node.test)
         then = self._new_block()
         orelse = self._new_block() if node.orelse else None
         after = self._new_block()
-        self._branch(cond, then, orelse or after, line=node.lineno)
+        self._condition(node.test, then, orelse or after, node.lineno)
         self._start(then)
         self._stmts(node.body)
         self._jump(after)
@@ -789,8 +793,7 @@ class _Lowerer:
         self._jump(header)
         self._enter(header)  # unsealed until the back edges exist
         if not forever:
-            cond = self._expr(node.test)
-            self._branch(cond, body, orelse or exit_, line=node.lineno)
+            self._condition(node.test, body, orelse or exit_, node.lineno)
         self._loop_body(header, body, exit_, lambda loop: self._stmts(node.body))
         self._loop_else(orelse, node.orelse, exit_)
 
@@ -979,6 +982,46 @@ class _Lowerer:
         self._terminate(Raise(exc, line=line))
         self._start(after)
 
+    def _condition(self, node: gast.expr, yes: Block, no: Block, line: int) -> None:
+        """Branch to ``yes`` or ``no`` on the truth of ``node``, testing
+        each value once, as CPython's compiler does for a test: ``and``,
+        ``or``, ``not``, conditional expressions and chained comparisons
+        become jumps rather than values tested again."""
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+            self._condition(node.operand, no, yes, line)
+        elif isinstance(node, gast.BoolOp):
+            is_and = isinstance(node.op, gast.And)
+            for value in node.values[:-1]:
+                rest = self._new_block()
+                if is_and:
+                    self._condition(value, rest, no, line)
+                else:
+                    self._condition(value, yes, rest, line)
+                self._start(rest)
+            self._condition(node.values[-1], yes, no, line)
+        elif isinstance(node, gast.IfExp):
+            first = self._new_block()
+            second = self._new_block()
+            self._condition(node.test, first, second, line)
+            self._start(first)
+            self._condition(node.body, yes, no, line)
+            self._start(second)
+            self._condition(node.orelse, yes, no, line)
+        elif isinstance(node, gast.Compare) and len(node.ops) > 1:
+            left = self._expr(node.left)
+            for i, (op, comparator) in enumerate(zip(node.ops, node.comparators)):
+                right = self._expr(comparator)
+                result = self._emit(_COMPARE[type(op)], [left, right], line=node.lineno)
+                if i == len(node.ops) - 1:
+                    self._branch(result, yes, no, line=line)
+                else:
+                    rest = self._new_block()
+                    self._branch(result, rest, no, line=line)
+                    self._start(rest)
+                left = right
+        else:
+            self._branch(self._expr(node), yes, no, line=line)
+
     # -- expressions ---------------------------------------------------------------------
 
     def _expr(self, node: gast.expr) -> Operand:
@@ -1049,11 +1092,10 @@ class _Lowerer:
         return join.args[0]
 
     def _expr_IfExp(self, node: gast.IfExp) -> Operand:
-        cond = self._expr(node.test)
         yes = self._new_block()
         no = self._new_block()
         join = self._new_block(explicit=1)
-        self._branch(cond, yes, no, line=node.lineno)
+        self._condition(node.test, yes, no, node.lineno)
         self._start(yes)
         self._jump(join, [self._expr(node.body)])
         self._start(no)
@@ -1135,7 +1177,7 @@ class _Lowerer:
 
     def _expr_Dict(self, node: gast.Dict) -> Operand:
         """Entries before the first ``**m`` go into ``build_dict``; the rest
-        update the dict in order."""
+        are added in order (``ops.merge_dict`` for ``**m``)."""
         line = node.lineno
         entries: list[Operand] = []
         result: Optional[Var] = None
@@ -1144,8 +1186,7 @@ class _Lowerer:
                 mapping = self._expr(v)
                 if result is None:
                     result = self._emit(ops.build_dict, entries, line=line)
-                update = self._emit(getattr, [result, Const("update")], line=line)
-                self._emit(update, [mapping], line=line)
+                self._emit(ops.merge_dict, [result, mapping], line=line)
             elif result is None:
                 entries += [self._expr(k), self._expr(v)]
             else:
@@ -1217,9 +1258,8 @@ class _Lowerer:
 
         def body(loop: _Loop) -> None:
             for cond in gen.ifs:
-                value = self._expr(cond)
                 keep = self._new_block()
-                self._branch(value, keep, loop.header, line=line)
+                self._condition(cond, keep, loop.header, line)
                 self._start(keep)
             if index + 1 < len(node.generators):
                 inner = self._expr(node.generators[index + 1].iter)

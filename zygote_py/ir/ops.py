@@ -56,6 +56,16 @@ def build_dict(*keys_and_values: Any) -> dict:
     return {k: v for k, v in zip(it, it)}
 
 
+def merge_dict(target: dict, mapping: Any) -> None:
+    """A ``**mapping`` entry of a dict display: its items are added to
+    ``target`` as the display adds them (a non-mapping is a TypeError, as
+    in Python, where ``dict.update`` would accept pairs)."""
+    if not hasattr(mapping, "keys"):
+        raise TypeError(f"'{type(mapping).__name__}' object is not a mapping")
+    for key in mapping.keys():
+        target[key] = mapping[key]
+
+
 def build_string(*parts: Any) -> str:
     """The body of an f-string: the concatenation of its parts."""
     return "".join(parts)

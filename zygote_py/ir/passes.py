@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable
 
 from . import ops
 from .cfg import predecessors, reverse_postorder
+from .verify import checked
 from .core import IR, Branch, Const, Jump, Operand, Raise, Return, Starred, Var
 
 PURE: set[Callable] = {ops.build_tuple, slice, ops.make_function}
@@ -30,11 +31,9 @@ def optimize(ir: IR) -> IR:
     """The standard clean-up pipeline, to a fixed point."""
     while True:
         before = size(ir)
-        fold_constants(ir)
-        prune_unreachable(ir)
-        remove_trivial_args(ir)
-        eliminate_dead_code(ir)
-        merge_blocks(ir)
+        for p in (fold_constants, prune_unreachable, remove_trivial_args, eliminate_dead_code, merge_blocks):
+            p(ir)
+            checked(ir, p.__name__)
         if size(ir) == before:
             return ir
 

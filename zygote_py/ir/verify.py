@@ -17,6 +17,22 @@ class IRError(Exception):
     """An IR broke an invariant: a bug in the compiler, never the user's."""
 
 
+CHECK = False
+"""When true (the test suite sets it), every pass of
+:func:`zygote_py.ir.passes.optimize` and every transform verifies its
+result."""
+
+
+def checked(ir: IR, after: str) -> IR:
+    """``ir``, verified when :data:`CHECK` is on."""
+    if CHECK:
+        try:
+            verify(ir)
+        except IRError as e:
+            raise IRError(f"after {after}: {e}\n{ir}") from None
+    return ir
+
+
 def verify(ir: IR) -> None:
     if not ir.blocks:
         raise IRError(f"{ir.name}: no blocks")

@@ -1,0 +1,50 @@
+"""Gradients checked against central finite differences.
+
+:func:`assert_gradient` is the oracle of the AD tests: ``zpy.gradient(f,
+*args)`` must have one entry per positional argument, ``None`` for every
+int argument, and for every float argument the central difference of the
+plain ``f`` along it (a ``None`` gradient counting as 0).
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import zygote_py as zpy
+
+STEP = 1e-6
+RTOL = 1e-6
+
+
+def central_difference(f: Callable, args: tuple, i: int, step: float = STEP) -> tuple[float, float]:
+    """The central difference of ``f`` along argument ``i`` with a step
+    relative to its size, and the rounding error to allow for in it."""
+    x = args[i]
+    h = step * max(1.0, abs(x))
+    hi = f(*args[:i], x + h, *args[i + 1:])
+    lo = f(*args[:i], x - h, *args[i + 1:])
+    rounding = 4e-16 * (abs(hi) + abs(lo) + abs(f(*args))) / h
+    return (hi - lo) / (2 * h), rounding
+
+
+def close(got: Optional[float], expected: float, rounding: float, rtol: float = RTOL) -> bool:
+    """``got`` agrees with a finite difference ``expected`` (``None`` is 0)."""
+    got = 0.0 if got is None else got
+    return abs(got - expected) <= rtol * max(abs(expected), abs(got)) + rounding + 1e-10
+
+
+def float_positions(args: tuple) -> list[int]:
+    return [i for i, a in enumerate(args) if isinstance(a, float)]
+
+
+def assert_gradient(f: Callable, *args, rtol: float = RTOL) -> tuple:
+    """Check ``zpy.gradient(f, *args)`` against finite differences of ``f``
+    and return it."""
+    grads = zpy.gradient(f, *args)
+    assert isinstance(grads, tuple) and len(grads) == len(args), grads
+    for i, a in enumerate(args):
+        if isinstance(a, int):
+            assert grads[i] is None, (f.__name__, args, i, grads)
+    for i in float_positions(args):
+        slope, rounding = central_difference(f, args, i)
+        assert close(grads[i], slope, rounding, rtol), (f.__name__, args, i, grads[i], slope)
+    return grads

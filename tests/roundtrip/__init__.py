@@ -1,0 +1,2 @@
+"""Round-trip tests: a function recompiled through source -> IR -> source
+must behave exactly like the original."""

@@ -1,0 +1,116 @@
+"""The rule registry: lookup, user overrides, removal, keys."""
+import math
+import operator
+
+import pytest
+
+from zygote_py.rules import (
+    adjoint,
+    is_nondifferentiable,
+    lookup,
+    nondifferentiable,
+    pymath,
+    remove,
+)
+
+
+@pytest.fixture
+def user_entries():
+    """Functions whose user entries the test makes; removed afterwards."""
+    fns = []
+    yield fns
+    for fn in fns:
+        remove(fn)
+
+
+def test_builtin_rules_are_found():
+    assert lookup(math.sin) is pymath.sin
+    assert lookup(lambda x: x) is None
+    assert not is_nondifferentiable(math.sin)
+    assert is_nondifferentiable(operator.lt) and lookup(operator.lt) is None
+
+
+def test_a_user_rule_overrides_the_builtin_one_until_removed(user_entries):
+    user_entries.append(math.sin)
+
+    @adjoint(math.sin)
+    def my_sin(x):
+        def back(dy):
+            return (dy,)
+        return math.sin(x), back
+
+    assert lookup(math.sin) is my_sin
+    assert remove(math.sin) is True
+    assert lookup(math.sin) is pymath.sin
+    assert remove(math.sin) is False
+
+
+def test_user_entries_override_in_both_directions(user_entries):
+    user_entries += [math.floor, math.cos]
+
+    @adjoint(math.floor)
+    def straight_through(x):
+        def back(dy):
+            return (dy,)
+        return math.floor(x), back
+
+    assert lookup(math.floor) is straight_through
+    assert not is_nondifferentiable(math.floor)
+
+    nondifferentiable(math.cos)
+    assert is_nondifferentiable(math.cos) and lookup(math.cos) is None
+
+    remove(math.floor)
+    remove(math.cos)
+    assert is_nondifferentiable(math.floor)
+    assert lookup(math.cos) is pymath.cos
+
+
+def test_rules_for_new_functions_are_removable(user_entries):
+    def f(x):
+        return 2 * x
+
+    user_entries.append(f)
+
+    @adjoint(f)
+    def f_rule(x):
+        def back(dy):
+            return (2 * dy,)
+        return f(x), back
+
+    y, back = lookup(f)(3.0)
+    assert (y, back(1.0)) == (6.0, (2.0,))
+    remove(f)
+    assert lookup(f) is None
+
+
+class Scaler:
+    __hash__ = None  # unhashable, as a mutable callable may be
+
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        return self.k * x
+
+    def __eq__(self, other):
+        return isinstance(other, Scaler) and other.k == self.k
+
+    def scale(self, x):
+        return self.k * x
+
+
+def test_unhashable_callables_are_keyed_by_identity(user_entries):
+    s, twin = Scaler(2), Scaler(2)
+    user_entries.append(s)
+    nondifferentiable(s)
+    assert is_nondifferentiable(s)
+    assert not is_nondifferentiable(twin)  # equal, but another object
+
+
+def test_bound_methods_are_found_again(user_entries):
+    s = Scaler(2)
+    user_entries.append(s.scale)
+    nondifferentiable(s.scale)
+    assert is_nondifferentiable(s.scale)  # a new bound method object
+    assert not is_nondifferentiable(Scaler(2).scale)

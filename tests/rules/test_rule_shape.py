@@ -1,0 +1,71 @@
+"""Every built-in rule has the shape the compiler inlines: a module-level
+function whose only global names are modules (imported at the top of its
+module) and builtins, with a nested pullback."""
+import builtins
+import inspect
+import symtable
+import textwrap
+import types
+
+import pytest
+
+from zygote_py.rules import builtins as builtin_rules
+from zygote_py.rules import operators, pymath
+from zygote_py.rules.registry import _builtin
+
+RULES = sorted(
+    {rule for rule in _builtin.values() if isinstance(rule, types.FunctionType)},
+    key=lambda rule: (rule.__module__, rule.__name__),
+)
+
+
+def global_names(table: symtable.SymbolTable) -> set[str]:
+    """The global names read in a function's scope and its nested scopes."""
+    names = {s.get_name() for s in table.get_symbols() if s.is_global()}
+    for child in table.get_children():
+        names |= global_names(child)
+    return names
+
+
+def function_table(rule: types.FunctionType) -> symtable.SymbolTable:
+    """The symbol table of a rule's own scope, from its source."""
+    source = textwrap.dedent(inspect.getsource(rule))
+    module_scope = symtable.symtable(source, "<rule>", "exec")
+    (table,) = [t for t in module_scope.get_children() if t.get_name() == rule.__name__]
+    return table
+
+
+def test_every_rule_module_contributes():
+    modules = {rule.__module__ for rule in RULES}
+    assert modules == {builtin_rules.__name__, operators.__name__, pymath.__name__}
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda rule: f"{rule.__module__}.{rule.__name__}")
+def test_rule_refers_only_to_modules_and_builtins(rule):
+    for name in global_names(function_table(rule)):
+        if name in rule.__globals__:
+            assert isinstance(rule.__globals__[name], types.ModuleType), name
+        else:
+            assert hasattr(builtins, name), name
+
+
+def rebound_parameters(table: symtable.SymbolTable) -> set[str]:
+    """Parameters assigned to in a function's scope or its nested scopes."""
+    names = {
+        s.get_name() for s in table.get_symbols() if s.is_parameter() and s.is_assigned()
+    }
+    for child in table.get_children():
+        names |= rebound_parameters(child)
+    return names
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda rule: f"{rule.__module__}.{rule.__name__}")
+def test_rule_never_rebinds_a_parameter(rule):
+    # An inliner may substitute the caller's variables for the parameters.
+    assert rebound_parameters(function_table(rule)) == set()
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda rule: f"{rule.__module__}.{rule.__name__}")
+def test_rule_defines_its_pullback_inside(rule):
+    nested = [c for c in rule.__code__.co_consts if isinstance(c, types.CodeType)]
+    assert [c.co_name for c in nested if c.co_name == "back"] == ["back"]
