@@ -3,7 +3,6 @@ roundtrip, ir."""
 from __future__ import annotations
 
 import functools
-import numbers
 from decimal import Decimal
 from fractions import Fraction
 import types
@@ -12,9 +11,11 @@ from typing import Any, Callable
 import numpy as np
 
 from .ad import pipeline
+from .ad.analysis import NUMBER
 from .ad.pipeline import GONE
 from .backend.compile import CodeCache, compile_def, function_def, instantiate, source_of
-from .errors import NonScalarOutput
+from . import runtime
+from .errors import ZygoteError
 from .frontend.source import get_source
 from .ir.core import IR
 from .rules import registry
@@ -65,10 +66,9 @@ def roundtrip(f: Callable) -> Callable:
     return g
 
 
-def _forward(fn: types.FunctionType, args: tuple) -> tuple[pipeline.Compiled, Callable]:
+def _compiled(fn: types.FunctionType, args: tuple) -> pipeline.Compiled:
     active, numeric = pipeline.masks(fn, args, {})
-    entry = pipeline.compiled(fn, active, numeric, False)
-    return entry, pipeline.forward_function(fn, entry)
+    return pipeline.compiled(fn, active, numeric, False)
 
 
 def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
@@ -80,9 +80,10 @@ def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
     if rule is not None:
         return rule(*args)
     fn, full = _target(f, args)
-    entry, forward = _forward(fn, full)
+    entry = _compiled(fn, full)
+    forward = entry.forward_function(fn)
     y, back = forward(*full)
-    sig = entry.forward_ir.signature
+    sig = entry.signature
     skip = len(full) - len(args)
     state = {"back": back}
 
@@ -96,17 +97,21 @@ def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
     return y, back_user
 
 
-def _check_scalar(f: Callable, y: Any) -> None:
-    if isinstance(y, (bool, complex, np.complexfloating)) or not isinstance(y, (numbers.Real, np.floating, np.integer)):
-        if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "fi":
-            return
-        kind = "complex" if isinstance(y, (complex, np.complexfloating)) else type(y).__name__
-        fn = _target(f, ())[0]
-        raise NonScalarOutput(
-            f"gradient needs a real scalar output; {fn.__name__} returned a {kind} value",
-            function=fn.__qualname__, filename=fn.__code__.co_filename, line=fn.__code__.co_firstlineno,
-            hint="use zpy.pullback(f, *args) and call back(dy) with a cotangent shaped like the output",
-        )
+def _located(e: ZygoteError, f: Callable) -> ZygoteError:
+    """``e`` with the user's function, file and line when it has none: the
+    innermost frame of ``f``'s compiled code in the traceback (emitted code
+    runs with the user's line numbers)."""
+    if e.function is not None:
+        return e
+    fn = _target(f, ())[0]
+    line = fn.__code__.co_firstlineno
+    tb = e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == fn.__code__.co_filename and code.co_name.startswith(fn.__name__):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return type(e)(e.message, function=fn.__qualname__, filename=fn.__code__.co_filename, line=line, hint=e.hint)
 
 
 _SCALAR_TYPES = (float, int, bool, complex, str, bytes, type(None), Fraction, Decimal, np.float64, np.float32)
@@ -121,16 +126,20 @@ def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
     function (the forward pass followed by the pullback's body)."""
     hit = _FAST.get((f, *map(type, args)))
     if hit is not None:
-        g, globs, checks = hit
-        for k, v in checks:
-            if globs.get(k, GONE) is not v:
-                break
-        else:
-            y, grads = g(*args)
-            if type(y) is not float:
-                _check_scalar(f, y)
-            return y, grads
-    return _value_and_gradient(f, args)
+        g, globs, checks, generation = hit
+        if generation == registry.generation():
+            for k, v in checks:
+                if globs.get(k, GONE) is not v:
+                    break
+            else:
+                try:
+                    return g(*args)
+                except ZygoteError as e:
+                    raise _located(e, f) from None
+    try:
+        return _value_and_gradient(f, args)
+    except ZygoteError as e:
+        raise _located(e, f) from None
 
 
 def gradient(f: Callable, *args: Any) -> tuple:
@@ -145,14 +154,12 @@ def _value_and_gradient(f: Callable, args: tuple) -> tuple[Any, tuple]:
     alone decide what is differentiated."""
     if registry.lookup(f.__wrapped__ if isinstance(f, Differentiable) else f) is not None:
         y, back = pullback(f, *args)
-        _check_scalar(f, y)
-        return y, back(1)
+        return y, back(runtime.seed(y))
     fn, full = _target(f, args)
-    entry, _ = _forward(fn, full)
+    entry = _compiled(fn, full)
     g = entry.gradient_function(fn)
     y, grads = g(*full)
-    _check_scalar(f, y)
-    sig = entry.forward_ir.signature
+    sig = entry.signature
     simple = sig.vararg is None and sig.kwarg is None and not sig.kwonly
     checks = entry.global_checks(fn)
     if (
@@ -161,7 +168,7 @@ def _value_and_gradient(f: Callable, args: tuple) -> tuple[Any, tuple]:
     ):
         if len(_FAST) >= _FAST_LIMIT:
             _FAST.clear()
-        _FAST[(f, *map(type, args))] = (g, fn.__globals__, checks)
+        _FAST[(f, *map(type, args))] = (g, fn.__globals__, checks, entry.generation)
         return y, grads
     skip = len(full) - len(args)
     return y, tuple(pipeline.call_grads(sig, len(full), [], grads)[skip:])
@@ -197,9 +204,9 @@ class Differentiable:
     def _compiled(self) -> pipeline.Compiled:
         fn = self.__wrapped__
         if self._last is not None:
-            return _forward(fn, self._last)[0]
+            return _compiled(fn, self._last)
         n = len(pipeline.primal_ir(fn).signature.names())
-        return pipeline.compiled(fn, (True,) * n, (True,) * n, False)
+        return pipeline.compiled(fn, (True,) * n, (NUMBER,) * n, False)
 
     @property
     def adjoint_ir(self) -> str:

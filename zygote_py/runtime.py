@@ -4,7 +4,11 @@ from __future__ import annotations
 import types
 from typing import Any, Callable
 
-from .errors import NoDerivativeRule
+import numbers
+
+import numpy as np
+
+from .errors import NoDerivativeRule, NonScalarOutput
 
 
 def accum(a: Any, b: Any) -> Any:
@@ -35,6 +39,31 @@ def accum(a: Any, b: Any) -> Any:
             total[key] = accum(total.get(key), value)
         return total
     return a + b
+
+
+def seed(y: Any) -> Any:
+    """The cotangent 1 for a real scalar output ``y``, of ``y``'s kind (a
+    float 1.0 for a float; the integer 1 for ints, fractions and decimals,
+    which keeps their gradients exact); anything else raises
+    :class:`NonScalarOutput`."""
+    if type(y) is float:
+        return 1.0
+    if isinstance(y, (bool, complex, np.complexfloating)) or not isinstance(y, (numbers.Real, np.generic, np.ndarray)):
+        kind = "complex" if isinstance(y, (complex, np.complexfloating)) else type(y).__name__
+        raise NonScalarOutput(
+            f"gradient needs a real scalar output, not a {kind} value",
+            hint="use zpy.pullback(f, *args) and call back(dy) with a cotangent shaped like the output",
+        )
+    if isinstance(y, np.ndarray):
+        if y.ndim != 0 or y.dtype.kind not in "fiu":
+            raise NonScalarOutput(
+                f"gradient needs a real scalar output, not an array of shape {y.shape}",
+                hint="use zpy.pullback(f, *args), or reduce the output to a scalar (e.g. .sum())",
+            )
+        return np.ones_like(y) if y.dtype.kind == "f" else 1
+    if isinstance(y, np.floating):
+        return y.dtype.type(1)
+    return 1
 
 
 def accum_item(grads: dict, key: Any, g: Any) -> None:

@@ -7,12 +7,36 @@ plain ``f`` along it (a ``None`` gradient counting as 0).
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+import contextlib
+import signal
+from typing import Callable, Iterator, Optional
 
 import zygote_py as zpy
 
 STEP = 1e-6
 RTOL = 1e-6
+
+
+class TookTooLong(Exception):
+    """A differentiated program ran past its time limit (the emitted code
+    loops forever, or the compiler does)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: int) -> Iterator[None]:
+    """Raise :class:`TookTooLong` in the block after ``seconds``, so that a
+    hang fails its test instead of stopping the suite (SIGALRM: the main
+    thread on Unix, where pytest runs tests)."""
+    def expire(signum, frame):
+        raise TookTooLong(f"more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def central_difference(f: Callable, args: tuple, i: int, step: float = STEP) -> tuple[float, float]:

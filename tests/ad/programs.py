@@ -419,3 +419,40 @@ def tuple_valued_math(x, y):
     frac, whole = math.modf(x + y)
     q, r = divmod(x, 0.75)
     return m * x + e * y + frac * whole + r * y
+
+
+def dead_value_in_branch(x, y):
+    """``x``'s new value never reaches the output: no gradient flows back
+    through the call made in the branch."""
+    if y > 0.0:
+        x = math.log(1.0 + y ** 2)
+    x = math.sin(x)
+    return y * 2.0
+
+
+def for_over_list_literal(x, y):
+    s = 1.0
+    for c in [x, 2.0, x * y]:
+        if c > 1.0:
+            s = s * c
+        else:
+            s = s + math.sin(c)
+    return s
+
+
+def sum_squares_of_list(xs):
+    s = 0.0
+    for c in xs:
+        s = s + c * c * math.cos(c)
+    return s
+
+
+def early_return_after_inner_loop(x, y):
+    k = 0
+    while k < 2 and y > x:
+        k += 1
+        for j in range(2):
+            pass
+        if x < 1.0:
+            return y * 3.0
+    return y / (1.0 + x * x)

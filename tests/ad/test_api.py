@@ -60,7 +60,6 @@ def test_no_gradient_flows_to_a_constant_output():
     assert zpy.gradient(P.constant, 2.0) == (None,)
 
 
-@bug(11)
 def test_float_input_gets_a_float_gradient():
     g = zpy.gradient(P.identity, 2.0)
     assert g == (1.0,) and type(g[0]) is float
@@ -129,7 +128,6 @@ def test_differentiable_source_is_python_naming_the_function():
     ast.parse(source)
 
 
-@bug(9)
 def test_differentiable_ir_text_names_the_function():
     d = zpy.differentiable(P.pow_while)
     d.gradient(2.0, 3)
@@ -137,7 +135,6 @@ def test_differentiable_ir_text_names_the_function():
     assert "pow_while" in d.adjoint_ir
 
 
-@bug(10)
 def test_adjoint_ir_text_has_no_object_addresses():
     """The printed IR is for people and diffs: no ``<... at 0x...>``."""
     d = zpy.differentiable(P.foo)
@@ -147,7 +144,7 @@ def test_adjoint_ir_text_has_no_object_addresses():
 
 def test_differentiable_ir_is_the_ssa_ir():
     text = str(zpy.differentiable(P.pow_while).ir)
-    assert text.startswith("1: (")
+    assert text.startswith("# pow_while") and "\n1: (" in text
     assert "operator.gt" in text and "return" in text
 
 
@@ -155,8 +152,8 @@ def test_differentiable_ir_is_the_ssa_ir():
 
 
 @pytest.mark.parametrize("f", [
-    pytest.param(P.returns_list, marks=bug(8)),
-    pytest.param(P.returns_tuple, marks=bug(8)),
+    pytest.param(P.returns_list),
+    pytest.param(P.returns_tuple),
     P.returns_str,
     P.returns_none,
     P.returns_complex,
@@ -230,7 +227,6 @@ def test_custom_rule_registered_after_compiling_and_removed():
     assert not registry.remove(P.myfun)
 
 
-@bug(12)
 def test_custom_rule_for_a_builtin_overrides_and_is_removed():
     def tripled_sin(x):
         return math.sin(x), lambda dy: (3.0 * dy * math.cos(x),)

@@ -15,7 +15,7 @@ import pytest
 import zygote_py as zpy
 
 from . import programs
-from .fdcheck import assert_gradient, central_difference, float_positions
+from .fdcheck import assert_gradient, central_difference, float_positions, time_limit
 
 
 def bug(n: int):
@@ -46,6 +46,7 @@ CASES = {
     "for_range_start_stop_step": [(1.1, 0.5)],
     "for_negative_step": [(0.7, 3), (0.7, 0)],
     "for_over_tuple": [(0.7, 1.3)],
+    "for_over_list_literal": [(0.7, 1.3), (1.5, 0.9), (1.5, -2.0)],
     "int_power_loop": [(0.7, 4), (-1.3, 5)],
     "while_compound_condition": [(0.7, 3), (0.7, 10), (3.0, 10)],
     "loop_with_break": [(0.7, 2), (0.7, 10), (3.0, 5)],
@@ -77,12 +78,12 @@ CASES = {
     "even_odd_a": [(0.5, 4), (0.5, 3)],
     "nested_closure": [(0.5, 2.0)],
     "tuple_valued_math": [(1.3, 0.6), (2.9, 1.65), (-1.2, 0.3)],
+    "dead_value_in_branch": [(0.5, 1.0), (0.5, -1.0)],
+    "early_return_after_inner_loop": [(0.64, 0.52), (-0.64, 0.52), (1.5, 0.2)],
 }
 
 # (name, point index) -> bug number in /work/notes/ad_bugs.md
-KNOWN_BUGS = {
-    ("for_over_tuple", 0): 7,
-}
+KNOWN_BUGS: dict[tuple[str, int], int] = {}
 
 
 def _params():
@@ -107,7 +108,8 @@ def assert_smooth(f, args) -> None:
 def test_gradient(name, args):
     f = getattr(programs, name)
     assert_smooth(f, args)
-    assert_gradient(f, *args)
+    with time_limit(5):
+        assert_gradient(f, *args)
 
 
 def test_every_program_has_cases():
@@ -116,7 +118,7 @@ def test_every_program_has_cases():
         n for n, v in vars(programs).items()
         if callable(v) and getattr(v, "__module__", None) == programs.__name__
     }
-    helpers = {"square", "helper_pair", "even_odd_b"}
+    helpers = {"square", "helper_pair", "even_odd_b", "sum_squares_of_list"}
     assert functions - helpers == set(CASES)
 
 
@@ -145,3 +147,10 @@ def test_trip_count_from_x_closed_form():
     # s = x * (1 + 2 + ... + k) with k = ceil(x): ds/dx = k(k+1)/2 piecewise
     for x, k in [(2.5, 3), (0.4, 1), (6.7, 7)]:
         assert zpy.gradient(programs.trip_count_from_x, x) == (pytest.approx(k * (k + 1) / 2),)
+
+
+@pytest.mark.parametrize("xs", [[0.5, -1.5, 2.0], [], [3.0]])
+def test_loop_over_a_list_argument(xs):
+    (g,) = zpy.gradient(programs.sum_squares_of_list, xs)
+    expected = [2 * c * math.cos(c) - c * c * math.sin(c) for c in xs]
+    assert g is None and not xs or g == pytest.approx(expected, rel=1e-12)

@@ -9,11 +9,13 @@ should read no worse.
 import math
 
 
+# straight-line arithmetic and a library call
 def hypot_scaled(x, y, s):
     r = math.sqrt(x * x + y * y)
     return s * r / (1.0 + r)
 
 
+# if / elif / else
 def classify(x):
     if x < 0:
         kind = "negative"
@@ -24,6 +26,7 @@ def classify(x):
     return kind
 
 
+# while with break and else
 def find_divisor(n):
     d = 2
     while d * d <= n:
@@ -35,6 +38,7 @@ def find_divisor(n):
     return d
 
 
+# for over range with break
 def first_multiple(xs, k):
     found = None
     for i in range(len(xs)):
@@ -44,6 +48,20 @@ def first_multiple(xs, k):
     return found
 
 
+# break out of try / finally
+def drain(items):
+    out = []
+    for x in items:
+        try:
+            if x < 0:
+                break
+            out.append(x)
+        finally:
+            out.append(0)
+    return out
+
+
+# nested loops
 def matmul(a, b):
     n = len(a)
     m = len(b[0])
@@ -59,22 +77,37 @@ def matmul(a, b):
     return out
 
 
+# and / or in a condition
 def in_band(x, lo, hi):
     if lo <= x and x <= hi or x == 0:
         return 1.0
     return 0.0
 
 
+# and in a loop condition
+def bisect(f, lo, hi, tol):
+    while hi - lo > tol and f(lo) * f(hi) < 0:
+        mid = (lo + hi) / 2
+        if f(mid) * f(lo) <= 0:
+            hi = mid
+        else:
+            lo = mid
+    return lo, hi
+
+
+# tuple unpacking
 def swap_sum(pair):
     a, b = pair
     a, b = b, a + b
     return a, b
 
 
+# comprehension with a filter
 def squares_of_odds(xs):
     return [x * x for x in xs if x % 2]
 
 
+# closure with nonlocal
 def counter(start):
     count = start
 
@@ -88,6 +121,7 @@ def counter(start):
     return count
 
 
+# try / except / finally
 def safe_ratio(a, b):
     log = []
     try:
@@ -115,6 +149,7 @@ class Recorder:
         return False
 
 
+# with statement
 def with_recorder(x):
     rec = Recorder()
     with rec as r:
@@ -122,6 +157,7 @@ def with_recorder(x):
     return rec.events
 
 
+# f-string with a format spec and a conversion
 def describe(name, value):
     return f"{name}={value:.3f} ({value!r})"
 
@@ -131,8 +167,10 @@ CASES = {
     classify: [(-2,), (0,), (5.5,)],
     find_divisor: [(1,), (9,), (13,), (91,)],
     first_multiple: [([1, 3, 4, 8], 2), ([1, 3], 2), ([], 5)],
+    drain: [([1, 2, -1, 3],), ([],), ([4],)],
     matmul: [([[1.0, 2.0], [3.0, 4.0]], [[5.0], [6.0]]), ([[1.0]], [[2.0, 3.0]])],
     in_band: [(0.5, 0.0, 1.0), (2.0, 0.0, 1.0), (0, 1, 2), (-1.0, 0.0, 1.0)],
+    bisect: [(math.cos, 0.0, 3.0, 1e-3), (math.sin, 1.0, 2.0, 1e-3), (abs, -1.0, 1.0, 10.0)],
     swap_sum: [((1, 2),), ((0.5, -1.5),)],
     squares_of_odds: [([1, 2, 3, 4, 5],), ([],)],
     counter: [(0,), (10,)],

@@ -93,35 +93,44 @@ def build(spec: dict[int, str]) -> tuple[IR, set[int]]:
         ir.blocks[bid] = Block(bid, args)
     fors = set()
 
-    def value(src: int, v: str):
+    def value(v: str):
         if re.fullmatch(r"\d+\.\d+", v):
             b, i = v.split(".")
             return ir.blocks[int(b)].args[int(i)]
         return Const(int(v))
 
-    def jump(src: int, t: int, vals: list[str]) -> Jump:
-        return Jump(t, [value(src, v) for v in vals])
+    def jump(t: int, vals: list[str]) -> Jump:
+        return Jump(t, [value(v) for v in vals])
 
     for bid, (kind, text, empty, catch, jumps) in parsed.items():
         b = ir.blocks[bid]
         if not empty:
             b.stmts.append(Statement(ir.new_var(), Const(print)))
         if catch is not None:
-            b.handler = jump(bid, *catch)
+            b.handler = jump(*catch)
         if kind == "->":
-            b.term = jump(bid, *jumps[0])
+            b.term = jump(*jumps[0])
         elif kind in ("?", "for"):
-            b.term = Branch(Const(True), jump(bid, *jumps[0]), jump(bid, *jumps[1]))
+            b.term = Branch(Const(True), jump(*jumps[0]), jump(*jumps[1]))
             if kind == "for":
                 fors.add(bid)
         elif kind == "ret":
             rest = text[3:].strip()
-            b.term = Return(value(bid, rest) if rest else Const(None))
+            b.term = Return(value(rest) if rest else Const(None))
         elif kind == "raise":
             b.term = Raise(Const(None))
         else:
             raise ValueError(text)
     return ir, fors
+
+
+def _name(id_: str, store: bool = False):
+    return gast.Name(id=id_, ctx=gast.Store() if store else gast.Load(),
+                     annotation=None, type_comment=None)
+
+
+def _call(fn: str, *args):
+    return gast.Call(func=_name(fn), args=list(args), keywords=[])
 
 
 class FakeEmitter:
@@ -130,20 +139,24 @@ class FakeEmitter:
     def __init__(self, ir: IR, fors: set[int]):
         self.ir, self.fors = ir, fors
         self.count = 0
+        self.stepwise = False
 
-    def _v(self, op) -> str:
-        return repr(op.value) if isinstance(op, Const) else self.ir.names[op]
-
-    @staticmethod
-    def _code(src: str) -> list:
-        return gast.parse(src).body
+    def _v(self, op):
+        if isinstance(op, Const):
+            return gast.Constant(value=op.value, kind=None)
+        return _name(self.ir.names[op])
 
     def _assign(self, params, values) -> list:
-        pairs = [(self.ir.names[p], self._v(v)) for p, v in zip(params, values)
-                 if self._v(v) != self.ir.names[p]]
+        pairs = [(self.ir.names[p], v) for p, v in zip(params, values)
+                 if not (isinstance(v, Var) and self.ir.names[v] == self.ir.names[p])]
         if not pairs:
             return []
-        return self._code(", ".join(n for n, _ in pairs) + " = " + ", ".join(v for _, v in pairs))
+        if len(pairs) == 1:
+            target, value = _name(pairs[0][0], True), self._v(pairs[0][1])
+        else:
+            target = gast.Tuple(elts=[_name(n, True) for n, _ in pairs], ctx=gast.Store())
+            value = gast.Tuple(elts=[self._v(v) for _, v in pairs], ctx=gast.Load())
+        return [gast.Assign(targets=[target], value=value, type_comment=None)]
 
     def body(self, bid):
         assert bid not in self.fors, "body() of a for header"
@@ -152,12 +165,12 @@ class FakeEmitter:
         if b.handler is not None:
             out += self._assign(self.ir.blocks[b.handler.target].args[1:], b.handler.args)
         if b.stmts:
-            names = "".join(self.ir.names[a] + ", " for a in b.args)
-            out += self._code(f"_step({bid}, ({names}))")
+            args = gast.Tuple(elts=[self._v(a) for a in b.args], ctx=gast.Load())
+            out.append(gast.Expr(value=_call("_step", gast.Constant(value=bid, kind=None), args)))
         return out
 
     def condition(self, bid):
-        return gast.parse(f"_cond({bid})", mode="eval").body
+        return _call("_cond", gast.Constant(value=bid, kind=None))
 
     def copies(self, src, jump):
         return self._assign(self.ir.blocks[jump.target].args, jump.args)
@@ -165,22 +178,33 @@ class FakeEmitter:
     def terminal(self, bid):
         t = self.ir.blocks[bid].term
         if isinstance(t, Return):
-            return self._code(f"return {self._v(t.value)}")
-        return self._code(f"raise _Err({bid})")
+            return [gast.Return(value=self._v(t.value))]
+        return [gast.Raise(exc=_call("_Err", gast.Constant(value=bid, kind=None)), cause=None)]
 
     def for_loop(self, bid):
         if bid not in self.fors:
             return None
-        target = gast.Name(id=f"item{bid}", ctx=gast.Store(), annotation=None, type_comment=None)
-        return target, gast.parse(f"_iters[{bid}]", mode="eval").body
+        iterable = gast.Subscript(value=_name("_iters"), slice=gast.Constant(value=bid, kind=None),
+                                  ctx=gast.Load())
+        return _name(f"item{bid}", True), iterable
 
     def handler(self, bid):
         exc = self.ir.names[self.ir.blocks[bid].args[0]]
-        return f"caught{bid}", self._code(f"{exc} = caught{bid}\n_caught({bid}, {exc})")
+        caught = f"caught{bid}"
+        return caught, [
+            gast.Assign(targets=[_name(exc, True)], value=_name(caught), type_comment=None),
+            gast.Expr(value=_call("_caught", gast.Constant(value=bid, kind=None), _name(exc))),
+        ]
 
     def fresh(self, hint):
         self.count += 1
         return hint if self.count == 1 else f"{hint}_{self.count}"
+
+    def stepwise_loops(self):
+        self.stepwise = True
+
+    def stepwise_loops(self):
+        """``_iters[bid]`` is already the iterator itself."""
 
 
 # -- running graphs --------------------------------------------------------------
@@ -314,13 +338,26 @@ def check(spec, oracles=ORACLES, booms=((),)) -> str:
     """Structure the graph, check it against the walker for every oracle
     (and injected exception), and return the structured source."""
     ir, fors = build(spec)
-    text = source(structure(ir, FakeEmitter(ir, fors)))
+    em = FakeEmitter(ir, fors)
+    text = source(structure(ir, em))
     assert source(structure(ir, FakeEmitter(ir, fors))) == text, "not deterministic"
+    check_stepwise(text, em)
     run = compiled(text, fors)
     for conds in oracles:
         for boom in booms:
             assert run(conds, boom) == walk(ir, fors, conds, boom), (text, conds, boom)
     return text
+
+
+def check_stepwise(text: str, em: FakeEmitter) -> None:
+    """The emitter must have been told when a ``for`` header is written as
+    anything but its block's one ``for`` loop (each ``for`` statement must
+    then step the same iterator)."""
+    loops = [gast.unparse(n.iter) for n in statements(text, gast.For)]
+    one_step = any(isinstance(n.body[-1], gast.Break) and len(n.body) == 2
+                   for n in statements(text, gast.For))
+    if one_step or len(loops) != len(set(loops)):
+        assert em.stepwise
 
 
 def statements(text: str, kind) -> list:
@@ -420,6 +457,10 @@ def test_while_exit_with_copies_and_breaks_uses_while_true():
 
 
 def test_for_loop():
+    ir, fors = build({1: "-> 2", 2: "for 4 : 3", 3: "-> 2", 4: "ret"})
+    em = FakeEmitter(ir, fors)
+    structure(ir, em)
+    assert not em.stepwise
     text = check({1: "-> 2", 2: "for 4 : 3", 3: "-> 2", 4: "ret"})
     loop, = statements(text, gast.For)
     assert gast.unparse(loop.iter) == "_iters[2]" and not loop.orelse
@@ -435,7 +476,8 @@ def test_for_else_with_break():
 
 
 def test_for_exhausted_edge_copies():
-    text = check({1: "-> 2 (0)", 2: "for 5 (2.0) : 3", 3: "? 5 (7) : 4", 4: "-> 2 (1)", 5: "ret 5.0"})
+    text = check({1: "-> 2 (0)", 2: "for 5 (2.0) : 3", 3: "? 5 (7) : 4", 4: "-> 2 (1)",
+                  5: "ret 5.0"})
     loop, = statements(text, gast.For)
     assert loop.orelse and "label" not in text
 
@@ -551,6 +593,21 @@ def test_loop_whose_header_starts_a_try():
     assert isinstance(loop.body[0], gast.Try)
 
 
+def test_loop_header_that_starts_a_try_outside_the_loop():
+    spec = {1: "-> 2", 2: "? 3 : 4 catch 6", 3: "-> 2 catch 6", 4: "-> 7 catch 6",
+            6: "ret 0", 7: "ret 1"}
+    text = check(spec, booms=[(), (1,), (2,), (3,), (4,), (5,), (6,)])
+    (trial,) = statements(text, gast.Try)
+    assert statements(gast.unparse(trial.body[0]), gast.While)
+
+
+def test_protected_handler_nests_the_try_statements():
+    spec = {1: "-> 2 catch 3", 2: "ret 1", 3: "-> 4 catch 5", 4: "ret 2 catch 5", 5: "ret 3"}
+    text = check(spec, booms=[(), (1,), (2,), (1, 2), (1, 3), (1, 2, 3)])
+    outer, inner = statements(text, gast.Try)
+    assert outer.body == [inner] and "_step(3" in gast.unparse(inner.handlers[0])
+
+
 def test_irreducible_handlers_are_an_error():
     ir, fors = build({1: "? 2 : 3 catch 5", 2: "-> 3 catch 5", 3: "-> 2 catch 5", 5: "ret"})
     with pytest.raises(StructureError):
@@ -631,6 +688,42 @@ def test_transposed_loops_beyond_budget(no_splitting, primal):
     assert "label" in text
 
 
+BREAK_TWO_LOOPS = {
+    1: "-> 2", 2: "!? 3 : 9", 3: "-> 4", 4: "!? 5 : 8", 5: "? 10 : 6", 6: "-> 4",
+    8: "-> 2", 10: "-> 9", 9: "-> 13", 13: "!? 14 : 15", 14: "-> 13", 15: "ret",
+}
+
+
+def test_break_out_of_two_loops_uses_a_flag():
+    text = check(BREAK_TWO_LOOPS)
+    assert "label = 0" in text and "label = 1" in text and "if label == 1:\n        break" in text
+    assert not dispatch_loops(text)
+
+
+def test_continue_outer_loop_from_inner_loop():
+    text = check({
+        1: "-> 2", 2: "!? 3 : 9", 3: "-> 4", 4: "!? 5 : 8", 5: "? 2 : 6", 6: "-> 4",
+        8: "-> 12", 12: "-> 2", 9: "ret",
+    })
+    assert not dispatch_loops(text)
+
+
+def test_jump_over_code_uses_a_guard():
+    # A `while` whose body always breaks: the graph has a forward jump over
+    # the code after an if statement.
+    spec = {1: "-> 2", 2: "! ? 3 : 4", 3: "? 5 : 6", 4: "-> 12", 5: "-> 7", 6: "? 8 : 9",
+            7: "-> 11", 8: "-> 4", 9: "-> 10", 10: "-> 11", 11: "-> 4",
+            12: "! ? 13 : 14", 13: "-> 12", 14: "ret"}
+    text = check(spec)
+    assert "if label == 1:" in text and not dispatch_loops(text)
+
+
+def test_unrepairable_jump_falls_back_to_one_dispatch_loop(monkeypatch):
+    monkeypatch.setattr(structure_mod._Structurer, "_repair", lambda *args: False)
+    text = check(BREAK_TWO_LOOPS)
+    assert dispatch_loops(text) == 1
+
+
 def test_entry_with_predecessors():
     check({1: "? 2 : 3", 2: "-> 1", 3: "ret"})
 
@@ -703,6 +796,93 @@ def test_random_graphs_flat_dispatch(spec, oracles):
     s._merge_conditions(g)
     g.prune()
     text = source(s._flat(g))
+    check_stepwise(text, s.em)
     run = compiled(text, fors)
     for conds in oracles:
         assert run(conds) == walk(ir, fors, conds), text
+
+
+# -- graphs of structured programs and their transposes ---------------------------------
+
+
+def programs(depth: int = 3):
+    """Random structured statement lists: ``"S"`` (a block), ``"break"``,
+    ``"continue"``, ``"return"``, ``("if", then, else)`` and
+    ``("while", body, header_has_statements)``."""
+    simple = st.sampled_from(["S", "S", "S", "S", "break", "continue", "return"])
+    if depth == 0:
+        return simple
+    inner = programs(depth - 1)
+    return st.one_of(
+        simple,
+        st.tuples(st.just("if"), st.lists(inner, min_size=1, max_size=3),
+                  st.lists(inner, max_size=2)),
+        st.tuples(st.just("while"), st.lists(inner, min_size=1, max_size=3), st.booleans()),
+    )
+
+
+def lower(program: list) -> dict[int, str]:
+    """The graph of a structured program, as the frontend would build it:
+    one block per simple statement, a header block per loop."""
+    spec: dict[int, str] = {}
+    count = itertools.count(1)
+
+    def seq(stmts, cur, loop):
+        for s in stmts:
+            if cur is None:
+                break
+            cur = stmt(s, cur, loop)
+        return cur
+
+    def stmt(s, cur, loop):
+        if s == "S":
+            nxt = next(count)
+            spec[cur] = f"-> {nxt}"
+            return nxt
+        if s in ("break", "continue"):
+            if loop is None:
+                return cur
+            spec[cur] = f"-> {loop[1] if s == 'break' else loop[0]}"
+            return None
+        if s == "return":
+            spec[cur] = "ret"
+            return None
+        if s[0] == "if":
+            then, orelse = next(count), next(count)
+            spec[cur] = f"? {then} : {orelse}"
+            ends = [x for x in (seq(s[1], then, loop), seq(s[2], orelse, loop)) if x is not None]
+            if not ends:
+                return None
+            join = next(count)
+            for x in ends:
+                spec[x] = f"-> {join}"
+            return join
+        header, body, after = next(count), next(count), next(count)
+        spec[cur] = f"-> {header}"
+        spec[header] = ("" if s[2] else "! ") + f"? {body} : {after}"
+        end = seq(s[1], body, (header, after))
+        if end is not None:
+            spec[end] = f"-> {header}"
+        return after
+
+    entry = next(count)
+    end = seq(program, entry, None)
+    if end is not None:
+        spec[end] = "ret"
+    return dict(sorted(spec.items()))
+
+
+def dispatch_loops(text: str) -> int:
+    return sum(1 for n in statements(text, gast.While)
+               if isinstance(n.body[0], gast.If) and "label ==" in gast.unparse(n.body[0].test))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(programs(), min_size=1, max_size=4), oracle_lists)
+def test_structured_programs_and_their_transposes(program, oracles):
+    """Structured source comes out without dispatch loops; the transposes
+    (the shape of adjoints: one entry per former exit) come out right."""
+    spec = lower(program)
+    text = check(spec, oracles=oracles)
+    assert not dispatch_loops(text)
+    check(transpose(spec), oracles=oracles)

@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterable, Optional, Union
 
 from zygote_py.ir import ops
 from zygote_py.ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
+from zygote_py.ir.printer import print_ir
 
 
 def v(i: int) -> Var:
@@ -156,6 +157,15 @@ def _run(s: Statement, get: Callable[[Operand], Any]) -> Any:
         else:
             kwargs[k] = get(val)
     return fn(*args, **kwargs)
+
+
+def blocks_text(ir: IR) -> str:
+    """The printed blocks of ``ir``, without the printer's heading comment
+    (the tests of passes compare code, not headings)."""
+    lines = print_ir(ir).splitlines(keepends=True)
+    while lines and lines[0].startswith("#"):
+        lines.pop(0)
+    return "".join(lines)
 
 
 def statements(ir: IR) -> list[Statement]:

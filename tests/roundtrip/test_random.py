@@ -21,7 +21,7 @@ import sys
 from typing import Callable
 
 import pytest
-from hypothesis import HealthCheck, Phase, find, given, note, settings
+from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 
 from zygote_py import roundtrip
@@ -332,9 +332,16 @@ CONSTRUCTS = {
 }
 
 
-@pytest.mark.parametrize("construct", list(CONSTRUCTS))
-def test_generator_produces(construct):
-    pattern = re.compile(CONSTRUCTS[construct], re.MULTILINE)
-    find(programs(), lambda s: pattern.search(s) is not None,
-         settings=settings(_SETTINGS, max_examples=2000,
-                           phases=[Phase.generate]))
+def test_generator_produces_every_construct():
+    patterns = {name: re.compile(regex, re.MULTILINE)
+                for name, regex in CONSTRUCTS.items()}
+    seen = set()
+
+    @settings(_SETTINGS, max_examples=300, phases=[Phase.generate])
+    @given(programs())
+    def collect(source):
+        seen.update(name for name, pattern in patterns.items()
+                    if pattern.search(source))
+
+    collect()
+    assert set(CONSTRUCTS) - seen == set()

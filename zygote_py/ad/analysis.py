@@ -42,6 +42,19 @@ NUMERIC_CALLEES = {
 }
 
 
+NUMBER, SEQUENCE = 1, 2
+"""Kinds of argument in a numeric mask (0: neither)."""
+
+
+def kind(x: Any) -> int:
+    """A run-time value's kind for the numeric mask."""
+    if is_number(x):
+        return NUMBER
+    if isinstance(x, (tuple, list)) and x and all(is_number(v) for v in x):
+        return SEQUENCE
+    return 0
+
+
 def _is_math_number(fn: Any) -> bool:
     """A function of :mod:`math` whose value is a number."""
     return (
@@ -86,6 +99,8 @@ class Facts:
     origin: dict[Var, tuple] = field(default_factory=dict)  # guard a static value rests on
     active: set[Var] = field(default_factory=set)
     numeric: set[Var] = field(default_factory=set)
+    sequences: set[Var] = field(default_factory=set)  # tuples and lists of numbers
+    indices: set[Var] = field(default_factory=set)  # loop indices from range()
 
     def callee(self, s: Statement) -> Any:
         """The statement's callee if known at compile time, else _MISSING."""
@@ -189,34 +204,53 @@ def activity(
                         changed = True
 
 
-def numeric(ir: IR, numeric_args: list[bool], facts: Facts) -> None:
-    """Fill ``facts.numeric`` (see the module docstring)."""
+def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
+    """Fill ``facts.numeric`` (see the module docstring) and
+    ``facts.sequences`` (tuples and lists of numbers): the greatest fixed
+    point, so that a loop-carried accumulator that starts as a number and
+    is only ever added to stays one."""
     num = facts.numeric
-    num.update(a for a, on in zip(ir.entry.args, numeric_args) if on)
+    seqs = facts.sequences
+    entry = ir.entry
+    num.update(a for a, k in zip(entry.args, numeric_args) if k == NUMBER)
+    seqs.update(a for a, k in zip(entry.args, numeric_args) if k == SEQUENCE)
+    incoming: dict[Var, list] = {}
+    for b in ir.blocks.values():
+        for j in b.jumps():
+            for p, v in zip(ir.blocks[j.target].args, j.args):
+                incoming.setdefault(p, []).append(v)
+    stmts = [s for b in ir.blocks.values() for s in b.stmts]
 
     def is_num(op) -> bool:
         if isinstance(op, Const):
             return isinstance(op.value, (int, float, complex)) and not isinstance(op.value, bool)
         return op in num
 
-    candidates = {p for b in list(ir.blocks.values())[1:] for p in b.args}
+    def item_of_sequence(s: Statement) -> bool:
+        return (
+            facts.callee(s) is operator.getitem and len(s.args) == 2 and s.args[0] in seqs
+            and (isinstance(s.args[1], Const) and type(s.args[1].value) is int or s.args[1] in facts.indices)
+        )
+
+    for s in stmts:  # optimistic start
+        fn = facts.callee(s)
+        if fn in NUMERIC_CALLEES or _is_math_number(fn) or item_of_sequence(s):
+            num.add(s.var)
+        elif fn in (ops.build_tuple, ops.build_list) and s.args and not any(isinstance(a, Starred) for a in s.args):
+            seqs.add(s.var)
+    candidates = {p for p in incoming if p not in entry.args}
+    num |= candidates
     changed = True
     while changed:
         changed = False
-        for b in ir.blocks.values():
-            for s in b.stmts:
-                if s.var in num:
-                    continue
-                fn = facts.callee(s)
-                if (fn in NUMERIC_CALLEES or _is_math_number(fn)) and any(is_num(v) for v in _operands(s)):
-                    num.add(s.var)
-                    changed = True
-        for p in candidates - num:
-            incoming = [
-                j.args[ir.blocks[j.target].args.index(p)]
-                for b in ir.blocks.values() for j in b.jumps()
-                if j.target in ir.blocks and p in ir.blocks[j.target].args
-            ]
-            if incoming and all(is_num(v) or v == p for v in incoming):
-                num.add(p)
+        for s in stmts:
+            if s.var in num and not item_of_sequence(s) and not any(is_num(v) for v in _operands(s)):
+                num.discard(s.var)
+                changed = True
+            if s.var in seqs and not all(is_num(v) for v in s.args):
+                seqs.discard(s.var)
+                changed = True
+        for p in candidates & num:
+            if not all(is_num(v) or v == p for v in incoming[p]):
+                num.discard(p)
                 changed = True

@@ -19,6 +19,7 @@ compiler calls it at run time.
 from __future__ import annotations
 
 import builtins
+import operator
 import types
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -142,6 +143,18 @@ def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
     return RuleIR(target, fwd, back, params, list(back.freevars), arity)
 
 
+_EFFECTS = {
+    operator.setitem, operator.delitem, setattr, delattr,
+    ops.store_deref, ops.store_global, ops.delete_deref, ops.delete_global,
+}
+
+
+def _pure(s: Statement) -> bool:
+    """Whether a rule's statement has no effect (a call of a constant
+    other than a store): arithmetic, ``math``, building values."""
+    return isinstance(s.callee, Const) and s.callee.value not in _EFFECTS
+
+
 class Inliner:
     """Copies rule IR into a target IR with fresh variables and blocks."""
 
@@ -158,7 +171,7 @@ class Inliner:
         v = var or self.target.new_var()
         env[s.var] = v
         return Statement(v, sub(s.callee), [sub(a) for a in s.args],
-                         [(k, sub(x)) for k, x in s.kwargs], self.line, pure=True)
+                         [(k, sub(x)) for k, x in s.kwargs], self.line, pure=_pure(s))
 
     def forward(
         self, r: RuleIR, args: list[Operand], original: Statement, out: list[Statement]

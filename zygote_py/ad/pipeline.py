@@ -1,10 +1,13 @@
-"""From a Python function to its compiled forward function.
+"""From a Python function to its compiled gradient code.
 
-``forward(*args) -> (y, pullback)``; ``pullback(dy)`` returns one gradient
-per parameter (preceded by the gradient of the function's captured
-variables when those are differentiated). Compiled once per function code,
-activity pattern and kind of argument, and cached; a compiled forward is
-dropped when a global or captured value it specialised on is rebound.
+Two functions are emitted from one reverse transform, each on first use:
+``f_forward(*args) -> (y, pullback)``, whose ``pullback(dy)`` returns one
+gradient per parameter (preceded by the gradient of the function's
+captured variables when those are differentiated), and the fused
+``f_gradient(*args) -> (y, gradients)``, the forward pass followed by the
+pullback's body. Compiled once per function code, activity pattern and kind
+of argument, and cached; a compilation is dropped when a global or captured
+value it specialised on is rebound, or a rule is registered or removed.
 """
 from __future__ import annotations
 
@@ -12,8 +15,9 @@ import builtins
 import threading
 import types
 import weakref
-from dataclasses import dataclass
 from typing import Any, Callable, Optional
+
+import gast
 
 from ..backend.compile import compile_def, function_def, instantiate, source_of
 from ..frontend.lower import lower
@@ -22,78 +26,24 @@ from ..ir import ops
 from ..ir.core import IR, Branch, Const, Jump, Raise, Return, Signature, Starred, Statement, Var
 from ..ir.passes import optimize
 from ..ir.verify import checked
+from .. import runtime
+from ..rules import registry
 from . import reverse
-from .analysis import is_differentiable_value, is_number
-
-
-@dataclass
-class Compiled:
-    """One specialisation of a function's gradient: the forward function
-    (returning the pullback) and, built on first use, the fused gradient
-    function (forward, then the pullback's body with the seed 1)."""
-
-    code: types.CodeType
-    constants: dict[str, Any]
-    guards: list[tuple]
-    source: str
-    forward_ir: IR
-    pullback_ir: IR
-    primal_forward: IR  # the forward before the pullback is attached
-    fused: Optional[tuple[types.CodeType, dict[str, Any], str]] = None
-
-    def __post_init__(self) -> None:
-        self._globals = [(k, v) for kind, k, v in self.guards if kind == "global"]
-        self._cells = [(k, v) for kind, k, v in self.guards if kind == "cell"]
-
-    def valid(self, fn: types.FunctionType) -> bool:
-        """Whether every global and cell the compilation specialised on
-        still holds the same object (a global may also be a builtin)."""
-        g = fn.__globals__
-        for k, v in self._globals:
-            if g.get(k, _GONE) is not v and (k in g or _BUILTINS.get(k, _GONE) is not v):
-                return False
-        for cell, v in self._cells:
-            try:
-                if cell.cell_contents is not v:
-                    return False
-            except ValueError:
-                return False
-        return True
-
-    def global_checks(self, fn: types.FunctionType) -> Optional[tuple[tuple[str, Any], ...]]:
-        """``(name, expected)`` pairs such that the compilation is valid
-        while ``fn.__globals__.get(name, GONE) is expected`` for each (a
-        builtin is expected to stay unshadowed); None if it also rests on
-        closure cells."""
-        if self._cells:
-            return None
-        g = fn.__globals__
-        return tuple((k, v if k in g else GONE) for k, v in self._globals)
-
-    def aliases(self) -> dict[str, Any]:
-        return {key: value for kind, key, value in self.guards if kind == "global"}
-
-    def gradient_function(self, fn: types.FunctionType) -> types.FunctionType:
-        """``f_gradient(*args) -> (y, grads)``, one gradient per parameter."""
-        if self.fused is None:
-            with _LOCK:
-                if self.fused is None:
-                    ir = fuse(self.primal_forward, self.pullback_ir)
-                    fdef, constants = function_def(ir, f"{fn.__name__}_gradient", self.aliases())
-                    code = compile_def(fdef, constants, fn.__code__.co_freevars, fn.__code__.co_filename)
-                    self.fused = (code, constants, source_of(fdef))
-        code, constants, _ = self.fused
-        return instantiate(code, constants, fn, keep_identity=False)
+from .analysis import is_differentiable_value, kind
 
 
 def fuse(forward: IR, pullback: IR) -> IR:
     """The forward IR followed by the pullback's blocks, entered with the
-    seed 1 where the forward returned: ``f_gradient`` returns
-    ``(y, gradients)``. The pullback's cells become the function's locals."""
+    seed ``runtime.seed(y)`` (1 of the output's kind, or an error for an
+    output that is not a real scalar) where the forward returned:
+    ``f_gradient`` returns ``(y, gradients)``. The pullback's cells become
+    the function's locals."""
     g = forward.copy()
     ret = next(b for b in g.blocks.values() if isinstance(b.term, Return))
     y = ret.term.value
-    env: dict = {pullback.entry.args[0]: Const(1)}
+    seed = g.new_var(pullback.signature.args[0])
+    ret.stmts.append(Statement(seed, Const(runtime.seed), [y], [], ret.term.line))
+    env: dict = {pullback.entry.args[0]: seed}
     ids = {}
     for bid, b in pullback.blocks.items():
         nb = g.new_block()
@@ -127,6 +77,110 @@ def fuse(forward: IR, pullback: IR) -> IR:
     ret.term = Jump(ids[pullback.entry.id], [])
     g.cellvars = []
     return optimize(checked(g, "fusing forward and pullback"))
+
+
+class Compiled:
+    """One specialisation of a function's gradient (its forward and
+    pullback IR, and the guards it rests on), emitted lazily: the forward
+    function returning a pullback (for ``pullback`` and ``.source``), and
+    the fused gradient function (for ``gradient``)."""
+
+    def __init__(self, fn: types.FunctionType, t: reverse.Transformed, generation: int):
+        self.name = fn.__name__
+        self.freevars = fn.__code__.co_freevars
+        self.filename = fn.__code__.co_filename
+        self.forward_ir = t.forward
+        self.pullback_ir = t.pullback
+        self.signature = t.forward.signature
+        self.guards = t.guards
+        self.generation = generation  # of the rule registry, whose rules it inlined
+        self._globals = [(k, v) for kind, k, v in self.guards if kind == "global"]
+        self._cells = [(k, v) for kind, k, v in self.guards if kind == "cell"]
+        self._forward: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
+        self._fused: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
+
+    def valid(self, fn: types.FunctionType) -> bool:
+        """Whether every global and cell the compilation specialised on
+        still holds the same object (a global may also be a builtin)."""
+        if registry.generation() != self.generation:
+            return False
+        g = fn.__globals__
+        for k, v in self._globals:
+            if g.get(k, _GONE) is not v and (k in g or _BUILTINS.get(k, _GONE) is not v):
+                return False
+        for cell, v in self._cells:
+            try:
+                if cell.cell_contents is not v:
+                    return False
+            except ValueError:
+                return False
+        return True
+
+    def global_checks(self, fn: types.FunctionType) -> Optional[tuple[tuple[str, Any], ...]]:
+        """``(name, expected)`` pairs such that the compilation is valid
+        while ``fn.__globals__.get(name, GONE) is expected`` for each (a
+        builtin is expected to stay unshadowed); None if it also rests on
+        closure cells."""
+        if self._cells:
+            return None
+        g = fn.__globals__
+        return tuple((k, v if k in g else GONE) for k, v in self._globals)
+
+    def _aliases(self) -> dict[str, Any]:
+        return dict(self._globals)
+
+    def _emit_forward(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
+        if self._forward is None:
+            with _LOCK:
+                if self._forward is None:
+                    self._forward = self._build_forward()
+        return self._forward
+
+    def _build_forward(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
+        aliases = self._aliases()
+        pb_def, pb_consts = function_def(self.pullback_ir, f"{self.name}_pullback", aliases)
+        f = self.forward_ir.copy()
+        ret = next(b for b in f.blocks.values() if isinstance(b.term, Return))
+        pb, pair = f.new_var(), f.new_var()
+        ret.stmts += [
+            Statement(pb, Const(ops.make_function), [Const(pb_def)]),
+            Statement(pair, Const(ops.build_tuple), [ret.term.value, pb]),
+        ]
+        ret.term = Return(pair, ret.term.line)
+        optimize(f)
+        fwd_def, fwd_consts = function_def(f, f"{self.name}_forward", {**pb_consts, **aliases})
+        constants = {**pb_consts, **fwd_consts}
+        return compile_def(fwd_def, constants, self.freevars, self.filename), constants, fwd_def
+
+    def _emit_fused(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
+        if self._fused is None:
+            with _LOCK:
+                if self._fused is None:
+                    ir = fuse(self.forward_ir, self.pullback_ir)
+                    fdef, constants = function_def(ir, f"{self.name}_gradient", self._aliases())
+                    code = compile_def(fdef, constants, self.freevars, self.filename)
+                    self._fused = (code, constants, fdef)
+        return self._fused
+
+    @property
+    def source(self) -> str:
+        """The emitted forward function, with its pullback inside."""
+        return source_of(self._emit_forward()[2])
+
+    @property
+    def gradient_source(self) -> str:
+        """The emitted fused gradient function."""
+        return source_of(self._emit_fused()[2])
+
+    def forward_function(self, fn: types.FunctionType) -> types.FunctionType:
+        """``f_forward(*args) -> (y, pullback)``."""
+        code, constants, _ = self._emit_forward()
+        return instantiate(code, constants, fn, keep_identity=False)
+
+    def gradient_function(self, fn: types.FunctionType) -> types.FunctionType:
+        """``f_gradient(*args) -> (y, grads)``, one gradient per parameter."""
+        code, constants, _ = self._emit_fused()
+        return instantiate(code, constants, fn, keep_identity=False)
 
 
 GONE = _GONE = object()
@@ -188,38 +242,18 @@ def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active:
 
 
 def _compile(fn: types.FunctionType, active: list[bool], numeric: list[bool], self_active: bool) -> Compiled:
-    primal = primal_ir(fn)
-    t = reverse.transform(primal, fn, active, numeric, self_active)
+    generation = registry.generation()
+    t = reverse.transform(primal_ir(fn), fn, active, numeric, self_active)
     checked(t.forward, "the reverse transform (forward)")
     checked(t.pullback, "the reverse transform (pullback)")
-    primal_forward = t.forward.copy()
-    name = fn.__name__
-    aliases = {key: value for kind, key, value in t.guards if kind == "global"}
-    pb_def, pb_consts = function_def(t.pullback, f"{name}_pullback", aliases)
-    f = t.forward
-    ret = next(b for b in f.blocks.values() if isinstance(b.term, Return))
-    pb, pair = f.new_var(), f.new_var()
-    ret.stmts += [
-        Statement(pb, Const(ops.make_function), [Const(pb_def)]),
-        Statement(pair, Const(ops.build_tuple), [ret.term.value, pb]),
-    ]
-    ret.term = Return(pair, ret.term.line)
-    optimize(f)
-    fwd_def, fwd_consts = function_def(f, f"{name}_forward", {**pb_consts, **aliases})
-    constants = {**pb_consts, **fwd_consts}
-    code = compile_def(fwd_def, constants, fn.__code__.co_freevars, fn.__code__.co_filename)
-    return Compiled(code, constants, t.guards, source_of(fwd_def), f, t.pullback, primal_forward)
-
-
-def forward_function(fn: types.FunctionType, entry: Compiled) -> types.FunctionType:
-    return instantiate(entry.code, entry.constants, fn, keep_identity=False)
+    return Compiled(fn, t, generation)
 
 
 def masks(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple[tuple, tuple]:
     values = param_values(primal_ir(fn).signature, fn, args, kwargs)
     return (
         tuple(v is not _GONE and is_differentiable_value(v) for v in values),
-        tuple(v is not _GONE and is_number(v) for v in values),
+        tuple(0 if v is _GONE else kind(v) for v in values),
     )
 
 
@@ -231,9 +265,9 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple[Any
         is_differentiable_value(_cell_value(c)) for c in (fn.__closure__ or ())
     )
     entry = compiled(fn, active, numeric, self_active)
-    forward = forward_function(fn, entry)
+    forward = entry.forward_function(fn)
     y, back = forward(*args, **kwargs)
-    sig = entry.forward_ir.signature
+    sig = entry.signature
 
     def pullback(dy):
         grads = back(dy)

@@ -73,12 +73,13 @@ class _Reverse:
         self.fn = fn
         self.f = primal.copy()
         self.self_active = self_active
-        self._canonicalise()
+        self.indices: set[Var] = set()
         self.cell_values = self._promote_cells()
-        self.facts = Facts()
-        cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-        analysis.static_values(self.f, fn.__globals__, cells, self.facts)
-        analysis.activity(self.f, active, self_active, self.facts, self.cell_values)
+        self._analyse(active)
+        if self._index_active_loops():
+            self._analyse(active)
+        self._canonicalise()
+        self._analyse(active)
         self._check_cells()
         analysis.numeric(self.f, numeric, self.facts)
         self.guards: dict[Any, tuple] = {}
@@ -92,6 +93,49 @@ class _Reverse:
                             if isinstance(s.callee, Const) and s.callee.value in (ops.load_global, ops.store_global)}
         self.cell_names |= set(primal.cellvars) | set(primal.freevars)
         self.forward_cells: list[str] = []
+
+    def _analyse(self, active: list[bool]) -> None:
+        self.facts = Facts()
+        fn = self.fn
+        cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        analysis.static_values(self.f, fn.__globals__, cells, self.facts)
+        analysis.activity(self.f, active, self.self_active, self.facts, self.cell_values)
+        self.facts.indices = self.indices
+
+    def _index_active_loops(self) -> bool:
+        """``for c in xs`` over a differentiated ``xs`` becomes
+        ``for k in range(len(xs)): c = xs[k]``, so that each item's gradient
+        goes back to its position through the rule of indexing."""
+        f = self.f
+        defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
+        changed = False
+        for h in list(f.blocks.values()):
+            if len(h.stmts) != 2 or not isinstance(h.term, Branch):
+                continue
+            nxt, done = h.stmts
+            if not (isinstance(nxt.callee, Const) and nxt.callee.value is ops.iternext):
+                continue
+            it = nxt.args[0]
+            if it not in self.facts.active or it not in defs:
+                continue
+            pre, maker = defs[it]
+            if not (isinstance(maker.callee, Const) and maker.callee.value is iter and len(maker.args) == 1):
+                continue
+            xs = maker.args[0]
+            n, r = f.new_var(), f.new_var()
+            at = pre.stmts.index(maker)
+            pre.stmts[at:at] = [Statement(n, Const(len), [xs], [], maker.line),
+                                Statement(r, Const(range), [n], [], maker.line)]
+            maker.args = [r]
+            k = f.new_var()
+            self.indices.add(k)
+            item = nxt.var
+            nxt.var = k
+            done.args = [k]
+            body = f.blocks[h.term.orelse.target]
+            body.stmts.insert(0, Statement(item, Const(operator.getitem), [xs, k], [], nxt.line))
+            changed = True
+        return changed
 
     # -- canonical form of the primal's control flow -------------------------
 
@@ -698,8 +742,10 @@ class _Reverse:
         return self._accum(block, v, base, g)
 
     def _invoke(self, block: Block, pb: Operand, dy: Operand, line: Optional[int]) -> Var:
+        """``pb(dy)``: pure, so that a ``dy`` later found to be ``None``
+        makes it ``None`` (see :func:`passes.propagate_none`)."""
         v = self.a.new_var()
-        block.stmts.append(Statement(v, pb, [dy], [], line))
+        block.stmts.append(Statement(v, pb, [dy], [], line, pure=True))
         return v
 
     def _edge_values(self, block: Block, bid: int, p: int, grads: dict[Var, Operand],

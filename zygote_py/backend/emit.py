@@ -711,6 +711,18 @@ class FunctionEmitter:
         iterable = self.expr(maker.args[0]) if maker is not None else self.expr(nxt.args[0])
         return target, iterable
 
+    def stepwise_loops(self) -> None:
+        """The structurer will write ``for`` headers one step at a time
+        (a dispatch loop may come back to them): each must step the
+        iterator the preheader made, so no ``iter(...)`` stays folded into
+        a ``for`` statement."""
+        for bid, (nxt, maker, unpack) in list(self.for_headers.items()):
+            if maker is not None:
+                self.skip.discard(id(maker))
+                del self.makers[next(p for p, m in self.makers.items() if m is maker)]
+                self.names[maker.var] = self.fresh("it")
+                self.for_headers[bid] = (nxt, None, unpack)
+
     def handler(self, bid: int) -> tuple[str, list[gast.stmt]]:
         return self.names[self.ir.blocks[bid].args[0]], []
 

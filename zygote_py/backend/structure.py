@@ -8,58 +8,67 @@ Python has no ``goto``. Between blocks, control can only move by
 - *inlining*: writing the target's code right at the jump (possible when the
   jump is the target's only way in, or when the target is a small block that
   returns or raises and may be duplicated),
-- a *label dispatch* (``label = 2`` then ``continue`` in a
-  ``while True: if label == 1: ... elif label == 2: ...`` loop).
+- *labels*: ``label = k`` before one of the above, tested later by a
+  guard ``if label == k:``, by an ``if label == k: break`` after a loop, or
+  by a dispatch loop ``while True: if label == 1: ... elif label == 2:``.
 
 :func:`structure` follows the dominator-tree structuring of Ramsey, "Beyond
 Relooper: Recursive Translation of Unstructured Control Flow to Structured
 Control Flow" (ICFP 2022), adapted to these jumps. It works on a private
 graph whose nodes are IR blocks, merged conditions, copies of blocks and
-synthetic dispatch nodes; the IR itself is never changed. In order:
+synthetic switch and pass-through nodes; the IR is never changed. In order:
 
 1. **Graph.** Blocks reachable from the entry become nodes; each edge keeps
    the IR jump it came from, so that the emitter can write its copies. The
    entry gets no incoming edges (a pass-through node is added if needed).
-2. **Short circuits.** A branch node whose arm leads to a branch block with
-   no statements of its own, reached only from there and sharing the other
-   arm's target (with identical copies), is merged with it into one
-   condition ``a and b`` / ``a or b`` (possibly with ``not``), until no more
-   merges apply. This undoes the frontend's lowering of ``and``/``or`` in
-   conditions.
+2. **Short circuits.** A branch node whose arm (assigning nothing) leads to
+   a branch block with no statements of its own, reached only from there
+   and sharing the other arm's target with identical copies, is merged with
+   it into one condition ``a and b`` / ``a or b`` (possibly with ``not``),
+   until no more merges apply. This undoes the frontend's lowering of
+   ``and``/``or`` in conditions.
 3. **Reducibility.** Strongly connected components are examined outermost
    first; one with several entries is irreducible. It is made reducible by
-   node splitting (one entry becomes the header and, for every other entry,
-   the part of the component reachable from it without passing the header
-   is copied) while the added weight stays within a budget proportional to
-   the function's size; beyond the budget, a dispatch node becomes the
-   component's single entry (every edge into a former entry assigns the
-   label and goes to it). Repeated until every loop has one header.
-4. **Wrappers.** A node must not be both a loop header and the entry of a
-   ``try`` region (or a handler and a region entry): a pass-through node is
-   put in front of it so that the ``try`` ends up inside or outside the loop
-   as the exception edges say.
+   node splitting (the entry whose choice copies least becomes the header;
+   for every other entry, the part of the component reachable from it
+   without passing the header is copied and the outside jumps to that entry
+   go to the copy) while the added weight stays within a budget proportional
+   to the function's size; beyond it, a switch node becomes the component's
+   single entry (each jump into a former entry assigns the switch's label
+   and goes to it): a small dispatch loop. Repeated until every loop has one
+   header.
+4. **Wrappers.** A loop header that is also the entry of a ``try`` region
+   gets a pass-through node in front of it, which becomes the loop header
+   (the ``try`` is inside the loop: its handler is in the loop) or the
+   region's entry (the ``try`` is around the loop).
 5. **Placement.** Every node gets one place (its *slot*): *inline* at its
    only forward edge; *after* the construct of its immediate dominator (a
-   merge node: two or more forward edges), in the layer inside or outside
-   that node's loop or ``try`` the node belongs to; the loop's *follow*
-   (placed first after the loop statement: preferably the merge where the
-   loop's exits meet, else the header's exit target, else the largest exit
-   path); a handler goes to its ``try``'s ``except`` clause; a node that
-   leaves a ``try`` region is lifted after that ``try`` statement or into its
-   ``else`` clause.
+   merge node: two or more forward edges), inside or outside that node's
+   loop or ``try`` statement according to where it belongs; a loop's
+   *follow* (its break target, placed first after the loop statement; see
+   :meth:`_Plan._choose_follow`); a handler in its ``try``'s ``except``
+   clause; a node that leaves a ``try`` region after that ``try`` statement
+   or in its ``else`` clause.
 6. **Emission.** A node's tree is its code, wrapped in its loop or ``try``
    statements, followed by the trees of the nodes placed after it. Loops
-   become ``for`` loops (a proper ``for`` header), ``while cond:`` (a header
-   with no statements whose one arm leaves the loop), with ``else`` clauses
-   when breaks skip the exit code, or ``while True:``. Each jump is
-   resolved in its context: inline, fall through, ``continue``, ``break``,
-   or duplicated; the copies (and label assignments) of the edge come first.
+   become ``for`` loops (a ``for`` header whose next-item edge stays in the
+   loop), ``while cond:`` (a header with no statements whose one arm leaves
+   the loop), with ``else`` clauses when breaks skip the exit's code, or
+   ``while True:``. Each jump is resolved in its context: inline, fall
+   through, ``continue``, ``break``, duplicated, or skipping guarded code;
+   the copies and label assignments of the edge come first.
 7. **Repair.** A jump that cannot be resolved is fixed and emission is
-   retried: a small terminal target is duplicated at that jump; a small node
-   is split for it (within the budget); otherwise the whole function is
-   rebuilt as one label dispatch over its merge nodes, with every other node
-   inlined at its only predecessor (always expressible, but never tried on
-   graphs with exception handlers).
+   retried. In order of preference: a small terminal target is duplicated at
+   that jump; a small target is split for it (if the copy's own jumps will
+   be expressible or split in turn, within the budget); the code between the
+   jump (or the end of its loop) and its target is guarded by
+   ``if label == k:`` so that the jump can fall (or break, then fall) past
+   it; the jump leaves its loop through a *hub*, a switch placed as the
+   loop's follow (``label = k; break``, then ``if label == k:`` and the jump
+   from there; the loop's entries reset the label). If all fail, the whole
+   function becomes one dispatch loop over its merge nodes, every other node
+   inlined at its only predecessor: always expressible, but not with
+   exception handlers.
 8. **Tidying.** ``if c: B else: <short>; break`` becomes ``if not c:
    <short>; break`` then ``B`` (likewise ``continue``); ``if c: <exits> else:
    B`` becomes ``if c: <exits>`` then ``B``; an empty ``then`` arm is dropped
@@ -75,8 +84,14 @@ Invariants of the emission (they are what makes the output correct):
   handler chain, so exception edges are exactly the ``except`` clauses;
 - block arguments are assigned only by the copies of the edge taken, on the
   edge itself, before the transfer;
+- every forward jump to a guarded node assigns its label, so a guard is
+  reached with its own value only by a jump to it, and with another value
+  only by a jump past it;
 - the output depends only on the IR and the emitter's answers (no iteration
   over unordered sets or object ids).
+
+Graphs from structured source come out without labels, except where a loop
+never loops (its body always breaks): its breaks become jumps over code.
 """
 from __future__ import annotations
 
@@ -131,11 +146,8 @@ class Emitter(Protocol):
         """``(target, iterable)`` if block ``bid`` is the header of a ``for``
         loop, else ``None``. Its terminator is ``Branch(%c, then=<exhausted>,
         orelse=<body>)`` and its statements are rendered by the ``for``
-        statement (``body()`` is never called for it). The structurer may
-        write more than one ``for`` statement for one header (only for
-        irreducible graphs, or a header that is no loop header): each
-        continues the same iteration only if ``iterable`` is the iterator
-        itself."""
+        statement (``body()`` is never called for it). See
+        ``stepwise_loops``."""
 
     def handler(self, bid: int) -> tuple[str, list[gast.stmt]]:
         """For an exception handler block: the name for ``except
@@ -143,6 +155,13 @@ class Emitter(Protocol):
 
     def fresh(self, hint: str) -> str:
         """A new Python variable name (dispatch labels, loop flags)."""
+
+    def stepwise_loops(self) -> None:
+        """Called before the structurer writes a ``for`` header other than
+        as the one ``for`` loop of its block (a header that heads no loop
+        here, as in a dispatch loop, or a header written more than once):
+        from then on, ``for_loop`` gives the iterator itself as the
+        iterable."""
 
 
 class StructureError(ZygoteError):
@@ -185,10 +204,10 @@ class _Node:
     condition absorbed others: ``cond`` is a tree of ``("leaf", bid)``,
     ``("not", t)``, ``("and", a, b)``, ``("or", a, b)``), ``switch`` (a
     dispatch on its label: value i+1 selects ``succ[i]``, any other value
-    the last successor) or ``pass`` (no code, one successor; ``block`` is
-    set when it stands for a handler block). Two-way nodes list ``then``
-    first. A ``hub`` is the switch placed after a loop that jumps out of it
-    lead to (its last successor is where the loop's breaks went)."""
+    the last successor) or ``pass`` (no code, one successor). Two-way nodes
+    list ``then`` first. A ``hub`` is the switch placed after a loop that
+    jumps out of it lead to (its last successor is where the loop's breaks
+    went)."""
 
     id: int
     kind: str
@@ -693,7 +712,7 @@ class _Emission:
     def _loop(self, h: int, ctx: _Ctx) -> list[gast.stmt]:
         inner = _Ctx(ft=h, loop=h, brk=ctx.ft)
         node = self.g.nodes[h]
-        if self._proper_for(h):
+        if node.kind == "block" and self.s.is_for(node.block) and _proper_for(self.an, h):
             done, step = node.succ
             target, iterable = self.em.for_loop(node.block)
             body = self._layer(h, 0, inner, lambda v, c: self.resolve(step, c))
@@ -717,14 +736,6 @@ class _Emission:
                 return [loop]
         body = self._layer(h, 0, inner, self._core)
         return [gast.While(test=_const(True), body=body, orelse=[])]
-
-    def _proper_for(self, h: int) -> bool:
-        node = self.g.nodes[h]
-        if node.kind != "block" or not self.s.is_for(node.block):
-            return False
-        done, step = node.succ
-        body = self.an.loops[h]
-        return step.dst in body and done.dst not in body
 
     def _while_condition(self, h: int):
         """``(test, body edge, exit edge)`` when loop ``h`` can be ``while
@@ -827,6 +838,15 @@ class _Emission:
                 self._skips.append((e, ctx, start, level))
                 return True
         return False
+
+
+def _proper_for(an: _Analysis, h: int) -> bool:
+    """Whether ``for`` header ``h`` heads a loop that its next-item edge
+    stays in and its exhausted edge leaves."""
+    if h not in an.loops:
+        return False
+    done, step = an.g.nodes[h].succ
+    return step.dst in an.loops[h] and done.dst not in an.loops[h]
 
 
 def _skip_starts(layout: dict[int, _Ctx], ctx: _Ctx):
@@ -940,6 +960,7 @@ class _Structurer:
         dropped: set[int] = set()
         for _ in range(8 * len(g.nodes) + 16):
             an = _Analysis(g, self.error)
+            self._check_stepwise(an)
             plan = _Plan(self, an, dropped)
             emission = _Emission(self, an, plan, dup)
             out = emission.run()
@@ -954,6 +975,18 @@ class _Structurer:
                 continue
             return _tidy(out)
         return self._flat(base)
+
+    def _check_stepwise(self, an: _Analysis) -> None:
+        """Tell the emitter before a ``for`` header is written as anything
+        but its block's one ``for`` loop."""
+        seen: set[int] = set()
+        for v in an.rpo:
+            node = an.g.nodes[v]
+            if node.kind == "block" and self.is_for(node.block):
+                if node.block in seen or not _proper_for(an, v):
+                    self.em.stepwise_loops()
+                    return
+                seen.add(node.block)
 
     def _normalize(self, g: _Graph) -> None:
         self._make_reducible(g)
@@ -1025,18 +1058,20 @@ class _Structurer:
             if any(g.nodes[v].handler is not None for v in comp) or any(
                     g.nodes[u].handler in comp for u in g.nodes):
                 raise self.error("an irreducible loop contains exception handlers")
-            cost, header = min(
-                (sum(self._copy_weight(g, comp, e, h) for e in entries if e != h), order[h], h)
-                for h in entries
-            )[0::2]
-            if self.extra + cost <= self.budget:
-                self.extra += cost
+            costs = {h: sum(self._copy_weight(g, comp, e, h) for e in entries if e != h)
+                     for h in entries}
+            header = min(entries, key=lambda h: (costs[h], order[h]))
+            if self.extra + costs[header] <= self.budget:
+                self.extra += costs[header]
                 self._split(g, comp, entries, header, order)
             else:
                 self._dispatch(g, entries)
             g.prune()
 
-    def _irreducible(self, g: _Graph):
+    def _irreducible(self, g: _Graph) -> Optional[tuple[set[int], list[int], dict[int, int]]]:
+        """The first strongly connected component with several entries
+        (outer components first), its entries, and the reverse postorder
+        index."""
         rpo = _rpo(g)
         order = {v: i for i, v in enumerate(rpo)}
         preds: dict[int, list[int]] = defaultdict(list)
@@ -1119,21 +1154,12 @@ class _Structurer:
         """Step 4 of the module docstring."""
         while True:
             an = _Analysis(g, self.error)
-            clash = next((v for v in an.rpo if an.entered[v] and (
-                v in an.loops or v in an.region)), None)
+            clash = next((v for v in an.rpo if an.entered[v] and v in an.loops), None)
             if clash is None:
                 return
             node = g.nodes[clash]
             outer = an.outer_chain(clash)[0] if an.outer_chain(clash) else None
-            if clash in an.region:
-                # The pass node becomes the handler; the handler block
-                # starts the try statement inside the except clause.
-                front = g.add("pass", node.block, outer)
-                for n in g.nodes.values():
-                    if n.handler == clash:
-                        n.handler = front.id
-                moved: list[_Edge] = []
-            elif any(h in an.loops[clash] for h in an.entered[clash]):
+            if any(h in an.loops[clash] for h in an.entered[clash]):
                 # The except clause is inside the loop: so is the try.
                 front = g.add("pass", handler=outer)
                 moved = list(an.in_edges[clash])
@@ -1154,7 +1180,7 @@ class _Structurer:
         if e not in dup and self.small_terminal(t) and an.chain[t] == an.chain[e.src]:
             dup.add(e)
             return True
-        if self._split_for(g, an, e):
+        if self._split_for(g, an, e, ctx):
             return True
         if self._guard_for(emission, e, ctx):
             return True
@@ -1164,14 +1190,23 @@ class _Structurer:
             return True
         return False
 
-    def _split_for(self, g: _Graph, an: _Analysis, e: _Edge) -> bool:
-        """Give jump ``e`` its own copy of its small target."""
+    def _splittable(self, g: _Graph, an: _Analysis, t: int) -> bool:
+        node = g.nodes[t]
+        return (node.kind in ("block", "cond") and t not in an.loops and t not in an.region
+                and node.handler is None and not self.is_for(node.block)
+                and self.weight(t) <= _SMALL_SPLIT)
+
+    def _split_for(self, g: _Graph, an: _Analysis, e: _Edge, ctx: _Ctx) -> bool:
+        """Give jump ``e`` its own copy of its small target, if each of the
+        copy's own jumps can then be expressed right there or its target
+        split in turn."""
         t = e.dst
         node = g.nodes[t]
         cost = self.weight(t)
-        if (node.kind not in ("block", "cond") or t in an.loops or t in an.region
-                or node.handler is not None or self.is_for(node.block)
-                or cost > _SMALL_SPLIT or self.extra + cost > self.budget):
+        if not self._splittable(g, an, t) or self.extra + cost > self.budget:
+            return False
+        if not all(x.dst in (ctx.ft, ctx.loop, ctx.brk) or self.small_terminal(x.dst)
+                   or self._splittable(g, an, x.dst) for x in node.succ):
             return False
         self.extra += cost
         twin = self._clone(g, t)
@@ -1211,8 +1246,9 @@ class _Structurer:
             hub.hub = True
             self._hub_of[hub.id] = h
             hub.succ = [_Edge(hub.id, brk)]
+            later = not an.dominates(brk, h)
             for x in an.rpo:
-                if x == brk or not an.dominates(h, x) or an.dominates(brk, x):
+                if x == brk or not an.dominates(h, x) or later and an.dominates(brk, x):
                     continue
                 for jump in g.nodes[x].succ:
                     if jump.dst == brk:
@@ -1240,6 +1276,7 @@ class _Structurer:
             self._dispatch(g, merges)
         self.guards, self.marks, self.layout = set(), {}, {}
         an = _Analysis(g, self.error)
+        self._check_stepwise(an)
         emission = _Emission(self, an, _Plan(self, an, set()), set())
         out = emission.run()
         if emission.failures:
@@ -1344,7 +1381,7 @@ def _tidy_if(s: gast.If, in_elif: bool) -> list[gast.stmt]:
     s.body = _tidy(s.body)
     s.orelse = _tidy(s.orelse, elif_position=True)
     if not s.body and s.orelse:
-        s.test, s.body, s.orelse = _negate(s.test), s.orelse, []
+        s.test, s.body, s.orelse = _negate(s.test), _tidy(s.orelse), []
     if not s.body:
         s.body = [gast.Pass()]
         return [s]
@@ -1356,5 +1393,5 @@ def _tidy_if(s: gast.If, in_elif: bool) -> list[gast.stmt]:
         return [s] + rest
     if not _falls_through(s.body):
         rest, s.orelse = s.orelse, []
-        return [s] + rest
+        return [s] + _tidy(rest)
     return [s]

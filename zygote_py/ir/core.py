@@ -27,11 +27,20 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional, Union
 
 
-@dataclass(frozen=True)
 class Var:
-    """An SSA value, printed ``%id``."""
+    """An SSA value, printed ``%id``. Equal to the variables of the same
+    number; hashed by it (the compiler hashes variables a great deal)."""
 
-    id: int
+    __slots__ = ("id",)
+
+    def __init__(self, id: int):
+        self.id = id
+
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ is Var and other.id == self.id
+
+    def __hash__(self) -> int:
+        return self.id
 
     def __repr__(self) -> str:
         return f"%{self.id}"
@@ -251,6 +260,9 @@ def const_repr(value: Any) -> str:
     classes and modules by their qualified name."""
     if isinstance(value, float) and not math.isfinite(value):
         return f"float({str(value)!r})"
+    node_name = type(value).__name__
+    if type(value).__module__.startswith("gast"):  # a nested scope kept as written
+        return f"<def {value.name}>" if hasattr(value, "name") else f"<{node_name.lower()}>"
     if isinstance(value, types.ModuleType):
         return value.__name__
     qualname = getattr(value, "__qualname__", None)

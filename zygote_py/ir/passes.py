@@ -137,7 +137,11 @@ def propagate_none(ir: IR) -> None:
             if s.pure and fn is accum and any(nones):
                 env[s.var] = args[1] if nones[0] else args[0]
                 continue
-            if s.pure and any(nones) and (fn in _LINEAR or getattr(fn, "__module__", None) == "math"):
+            if s.pure and any(nones) and (
+                fn in _LINEAR or getattr(fn, "__module__", None) == "math"
+                or isinstance(s.callee, Var)  # a pullback: no gradient in, none out
+                or fn is operator.getitem and nones[0]  # an item of no gradients
+            ):
                 env[s.var] = Const(None)
                 continue
             kept.append(s)
@@ -186,35 +190,39 @@ def prune_unreachable(ir: IR) -> None:
 def remove_trivial_args(ir: IR) -> None:
     """Block-argument copy propagation: an argument that receives the same
     value on every incoming edge (ignoring itself) is that value. Handler
-    blocks' exception arguments are never trivial."""
+    blocks' exception arguments are never trivial. The replacements of a
+    sweep over the blocks are substituted together."""
     preds = predecessors(ir)
-    changed = True
-    while changed:
-        changed = False
+
+    def resolve(v):
+        while isinstance(v, Var) and v in env:
+            v = env[v]
+        return v
+
+    while True:
+        env: dict[Var, Operand] = {}
         for b in list(ir.blocks.values())[1:]:
             incoming = [j for p in preds[b.id] for j in _edges_to(ir.blocks[p], b.id)]
             for i in range(len(b.args) - 1, -1, -1):
                 a = b.args[i]
-                values = set()
+                values = {}
                 for j, handler in incoming:
-                    if handler:
-                        if i == 0:
-                            values.add("exception")
-                            continue
-                        v = j.args[i - 1]
-                    else:
-                        v = j.args[i]
+                    if handler and i == 0:
+                        values["exception"] = None
+                        continue
+                    v = resolve(j.args[i - 1] if handler else j.args[i])
                     if v != a:
-                        values.add(v if isinstance(v, Var) else ("const", id(v.value), v))
+                        values[v if isinstance(v, Var) else ("const", id(v.value))] = v
                 if len(values) != 1 or "exception" in values:
                     continue
-                (v,) = values
-                value = v[2] if isinstance(v, tuple) else v
+                (value,) = values.values()
                 del b.args[i]
                 for j, handler in incoming:
                     del j.args[i - 1 if handler else i]
-                substitute(ir, {a: value})
-                changed = True
+                env[a] = value
+        if not env:
+            return
+        substitute(ir, env)
 
 
 def _edges_to(block, target: int) -> Iterable[tuple[Jump, bool]]:

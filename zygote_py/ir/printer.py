@@ -11,7 +11,9 @@ from .core import IR, Block, Branch, Jump, Raise, Return, Statement
 
 
 def print_ir(ir: IR) -> str:
-    return "\n".join(_block(ir, b) for b in ir.blocks.values()) + "\n"
+    """The IR's text, after a comment line naming the function."""
+    head = f"# {ir.name} ({ir.filename}:{ir.firstline})" if ir.firstline else f"# {ir.name}"
+    return head + "\n" + "\n".join(_block(ir, b) for b in ir.blocks.values()) + "\n"
 
 
 def _block(ir: IR, b: Block) -> str:

@@ -68,6 +68,14 @@ class _ByIdentity:
 _builtin: dict[Any, Any] = {}
 _user: dict[Any, Any] = {}
 _target = _user
+_generation = [0]
+
+
+def generation() -> int:
+    """A number that changes whenever a rule is registered or removed:
+    compiled gradients that inlined rules are valid only for the
+    generation they were compiled in."""
+    return _generation[0]
 
 
 def _key(fn: Any) -> Any:
@@ -108,6 +116,7 @@ def adjoint(fn: Any) -> Callable[[Rule], Rule]:
 
     def register(rule: Rule) -> Rule:
         _target[_key(fn)] = rule
+        _generation[0] += 1
         return rule
 
     return register
@@ -117,6 +126,7 @@ def nondifferentiable(*fns: Any) -> None:
     """Register functions whose outputs carry no gradient."""
     for fn in fns:
         _target[_key(fn)] = NONDIFFERENTIABLE
+    _generation[0] += 1
 
 
 def lookup(fn: Any) -> Optional[Rule]:
@@ -134,4 +144,5 @@ def is_nondifferentiable(fn: Any) -> bool:
 def remove(fn: Any) -> bool:
     """Delete the user's entry for ``fn``, if any, restoring the built-in
     one. Returns whether there was a user entry."""
+    _generation[0] += 1
     return _user.pop(_key(fn), None) is not None
