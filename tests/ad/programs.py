@@ -456,3 +456,16 @@ def early_return_after_inner_loop(x, y):
         if x < 1.0:
             return y * 3.0
     return y / (1.0 + x * x)
+
+
+def ignores_first(a, b):
+    return b * 2.0
+
+
+def maybe_none_gradient_at_merge(x):
+    """No gradient flows to ``z`` from the helper; the branch that
+    overwrites ``z`` calls a function through the run-time J."""
+    z = math.sin(x)
+    if x > 5.0:
+        z = max(x, 1.0)
+    return ignores_first(z, x)

@@ -314,6 +314,11 @@ def check_program(directory, source: str, k: int, points: list[tuple]) -> int:
 POINTS = [(0.37, -1.21, 0.83), (-0.64, 0.52, 1.47)]
 
 
+def bug(n: int):
+    return pytest.mark.xfail(strict=True, reason=f"see ad_bugs.md #{n}")
+
+
+@bug(15)
 @SETTINGS
 @given(programs(loops=False))
 def test_random_branching_programs(program_dir, program):
@@ -322,6 +327,7 @@ def test_random_branching_programs(program_dir, program):
     assume(check_program(program_dir, source, k, points) > 0)
 
 
+@bug(15)
 @SETTINGS
 @given(programs(loops=True), st.integers(0, 4))
 def test_random_loop_programs(program_dir, program, n):

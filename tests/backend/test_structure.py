@@ -201,10 +201,9 @@ class FakeEmitter:
         return hint if self.count == 1 else f"{hint}_{self.count}"
 
     def stepwise_loops(self):
+        """``_iters[bid]`` is the iterator itself already; only record the
+        call."""
         self.stepwise = True
-
-    def stepwise_loops(self):
-        """``_iters[bid]`` is already the iterator itself."""
 
 
 # -- running graphs --------------------------------------------------------------

@@ -46,6 +46,10 @@ from .inline import Inliner, RuleIR, rule_ir
 NONE = Const(None)
 
 
+def _none(op: Operand) -> bool:
+    return isinstance(op, Const) and op.value is None
+
+
 @dataclass
 class Transformed:
     forward: IR
@@ -580,6 +584,7 @@ class _Reverse:
                     else:
                         s.callee = Const(operator.add)
         passes.optimize(a)
+        passes.hoist_invariants(a)
 
     @property
     def _load_stmts(self) -> dict[str, Statement]:
@@ -606,9 +611,17 @@ class _Reverse:
         return g
 
     def _accum(self, block: Block, v: Var, g: Operand, h: Operand) -> Operand:
-        if isinstance(g, Const) and g.value is None:
-            return self._named(h, v)
-        if isinstance(h, Const) and h.value is None:
+        """The sum of two gradients of ``v``. The gradient of a number is
+        never ``None`` at run time once anything arrived: a gradient that
+        may be ``None`` (from a pullback called at run time) is added to
+        ``0`` first."""
+        if _none(g):
+            g, h = h, g
+        if _none(g):
+            return NONE
+        if v in self.facts.numeric and self._maybe(g):
+            g = _call(self.a, block, runtime.accum, Const(0), g, name=self._dname(v), pure=True)
+        if _none(h):
             return self._named(g, v)
         out = _call(self.a, block, runtime.accum, g, h, name=self._dname(v), pure=True)
         if self._maybe(g) and self._maybe(h):
@@ -707,7 +720,7 @@ class _Reverse:
             for name, v in info[1].items():
                 g = _call(a, cur, runtime.field, dy, Const(name), pure=True)
                 self.maybe_adj.add(g)
-                grads[v] = self._accum_maybe(cur, v, grads.get(v, NONE), g)
+                grads[v] = self._accum(cur, v, grads.get(v, NONE), g)
             return cur
         if kind == "inline":
             _, r, captured, args = info
@@ -729,17 +742,8 @@ class _Reverse:
             if isinstance(op, Var) and op in self.facts.active:
                 g = _call(a, cur, operator.getitem, gs, Const(i), pure=True)
                 self.maybe_adj.add(g)
-                grads[op] = self._accum_maybe(cur, op, grads.get(op, NONE), g)
+                grads[op] = self._accum(cur, op, grads.get(op, NONE), g)
         return cur
-
-    def _accum_maybe(self, block: Block, v: Var, base: Operand, g: Var) -> Operand:
-        """Add a gradient that may be None at run time; a number's
-        gradient stays a number (from 0)."""
-        if v in self.facts.numeric:
-            if isinstance(base, Const) and base.value is None:
-                base = Const(0)
-            return _call(self.a, block, runtime.accum, base, g, name=self._dname(v), pure=True)
-        return self._accum(block, v, base, g)
 
     def _invoke(self, block: Block, pb: Operand, dy: Operand, line: Optional[int]) -> Var:
         """``pb(dy)``: pure, so that a ``dy`` later found to be ``None``

@@ -160,11 +160,24 @@ class FunctionEmitter:
         self.unpacks: dict[int, list[Statement]] = {}
         self.makers: dict[int, Statement] = {}
         self.folded: dict[Var, Statement] = {}
+        used_in = {}
+        for bid in self.order:
+            b = ir.blocks[bid]
+            for st in b.stmts:
+                for v in st.operands():
+                    used_in.setdefault(v, bid) if isinstance(v, Var) else None
+            for v in self._term_operands(b) + [a for j in b.jumps() for a in j.args]:
+                used_in.setdefault(v, bid) if isinstance(v, Var) else None
         for st in self.defs.values():
-            # Compiler-made values with no effect (a pullback's view of its
-            # forward's cells, a guarded module attribute, rule arithmetic)
-            # are written where they are used, wherever they were computed.
-            if st.pure and (_callee(st) in LOADS or self._foldable(st)):
+            # Compiler-made values with no effect are written where they are
+            # used: reads (a pullback's view of its forward's cells, a
+            # guarded module attribute) anywhere, arithmetic within its
+            # block (so a value hoisted out of a loop stays out).
+            if st.pure and (
+                _callee(st) in LOADS or _callee(st) is getattr and isinstance(st.args[0], Var)
+                and _callee(self.defs.get(st.args[0], st)) in LOADS
+                or self._foldable(st) and used_in.get(st.var) == self.home[st.var]
+            ):
                 self.folded[st.var] = st
                 self.skip.add(id(st))
         self._find_unpacks()

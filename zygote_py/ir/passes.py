@@ -364,3 +364,49 @@ def _merge_one(ir: IR) -> bool:
             substitute(ir, env)
             return True
     return False
+
+
+def hoist_invariants(ir: IR) -> None:
+    """Loop-invariant code motion for compiler-made (``pure``) statements:
+    one whose operands are all defined outside a natural loop moves to the
+    loop's preheader (the single predecessor outside it, when that block
+    just jumps to the header), before a final ``iter(...)`` that a ``for``
+    statement takes. Used on pullbacks, where a rule's ``math.cos(x)`` of
+    an invariant ``x`` would otherwise run on every reverse iteration."""
+    from .cfg import natural_loops
+
+    preds = predecessors(ir)
+    home = {a: b.id for b in ir.blocks.values() for a in b.args}
+    home.update({s.var: b.id for b in ir.blocks.values() for s in b.stmts})
+    loops = sorted(natural_loops(ir).items(), key=lambda item: -len(item[1]))
+    for header, body in loops:
+        outside = [p for p in preds[header] if p not in body]
+        if len(outside) != 1 or not isinstance(ir.blocks[outside[0]].term, Jump):
+            continue
+        pre = ir.blocks[outside[0]]
+        moved = True
+        while moved:
+            moved = False
+            for bid in sorted(body):
+                b = ir.blocks[bid]
+                for s in list(b.stmts):
+                    if not (s.pure and isinstance(s.callee, Const)) or any(
+                        isinstance(v, Var) and home.get(v) in body for v in s.operands()
+                    ):
+                        continue
+                    b.stmts.remove(s)
+                    pre.stmts.insert(_before_for_iterable(pre), s)
+                    home[s.var] = pre.id
+                    moved = True
+
+
+def _before_for_iterable(block) -> int:
+    """Where to add a statement to a block so that a final
+    ``iter(make())`` stays last, with what it iterates just before it."""
+    at = len(block.stmts)
+    last = block.stmts[-1] if block.stmts else None
+    if last is not None and isinstance(last.callee, Const) and last.callee.value is iter:
+        at -= 1
+        if at and last.args and block.stmts[at - 1].var == last.args[0]:
+            at -= 1
+    return at
