@@ -61,9 +61,11 @@ def float_positions(args: tuple) -> list[int]:
 
 
 def assert_gradient(f: Callable, *args, rtol: float = RTOL) -> tuple:
-    """Check ``zpy.gradient(f, *args)`` against finite differences of ``f``
-    and return it."""
-    grads = zpy.gradient(f, *args)
+    """Check ``zpy.value_and_gradient(f, *args)``: the value is exactly
+    ``f(*args)``, the gradient agrees with finite differences of ``f``.
+    Returns the gradient."""
+    value, grads = zpy.value_and_gradient(f, *args)
+    assert value == f(*args), (f.__name__, args, value)
     assert isinstance(grads, tuple) and len(grads) == len(args), grads
     for i, a in enumerate(args):
         if isinstance(a, int):

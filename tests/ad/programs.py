@@ -469,3 +469,15 @@ def maybe_none_gradient_at_merge(x):
     if x > 5.0:
         z = max(x, 1.0)
     return ignores_first(z, x)
+
+
+def constant_one(b):
+    return 1.0
+
+
+def truthiness_of_call_result(x):
+    """The value of a call is only tested for truth; another path returns
+    a bool."""
+    z = math.sin(x)
+    t = constant_one(z)
+    return 0.5 if t else z > 0.0

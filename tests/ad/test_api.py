@@ -65,7 +65,6 @@ def test_float_input_gets_a_float_gradient():
     assert g == (1.0,) and type(g[0]) is float
 
 
-@bug(11)
 @pytest.mark.parametrize("f", [P.pow_while, P.pow_for, P.pow_rec], ids=lambda f: f.__name__)
 def test_a_float_input_on_a_path_with_no_gradient_gets_none_or_a_float_zero(f):
     dx, dn = zpy.gradient(f, 2.0, 0)

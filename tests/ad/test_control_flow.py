@@ -81,15 +81,12 @@ CASES = {
     "dead_value_in_branch": [(0.5, 1.0), (0.5, -1.0)],
     "early_return_after_inner_loop": [(0.64, 0.52), (-0.64, 0.52), (1.5, 0.2)],
     "maybe_none_gradient_at_merge": [(0.37,), (6.0,)],
+    "truthiness_of_call_result": [(0.37,)],
 }
 
 # (name, point index) -> bug number in /work/notes/ad_bugs.md
 KNOWN_BUGS: dict[tuple[str, int], int] = {
-    ("maybe_none_gradient_at_merge", 0): 15,
-    ("for_over_tuple", 0): 16,
-    ("for_over_list_literal", 0): 16,
-    ("for_over_list_literal", 1): 16,
-    ("for_over_list_literal", 2): 16,
+    ("truthiness_of_call_result", 0): 17,
 }
 
 
@@ -115,7 +112,7 @@ def assert_smooth(f, args) -> None:
 def test_gradient(name, args):
     f = getattr(programs, name)
     assert_smooth(f, args)
-    with time_limit(5):
+    with time_limit(20):
         assert_gradient(f, *args)
 
 
@@ -125,7 +122,7 @@ def test_every_program_has_cases():
         n for n, v in vars(programs).items()
         if callable(v) and getattr(v, "__module__", None) == programs.__name__
     }
-    helpers = {"square", "helper_pair", "even_odd_b", "sum_squares_of_list", "ignores_first"}
+    helpers = {"square", "helper_pair", "even_odd_b", "sum_squares_of_list", "ignores_first", "constant_one"}
     assert functions - helpers == set(CASES)
 
 
@@ -140,7 +137,9 @@ def test_newton_sqrt_matches_closed_form(a):
 
 @pytest.mark.parametrize("x, n", [(2.0, 3), (-1.5, 5), (0.5, 1), (3.0, 0)])
 def test_rec_pow_matches_closed_form(x, n):
-    assert zpy.gradient(programs.rec_pow, x, n) == (pytest.approx(n * x ** (n - 1) if n else 0.0), None)
+    dx, dn = zpy.gradient(programs.rec_pow, x, n)
+    assert dn is None
+    assert (dx or 0.0) == pytest.approx(n * x ** (n - 1) if n else 0.0)
 
 
 @pytest.mark.parametrize("x, n", [(2.0, 3), (-1.5, 5), (0.5, 0)])
@@ -156,8 +155,8 @@ def test_trip_count_from_x_closed_form():
         assert zpy.gradient(programs.trip_count_from_x, x) == (pytest.approx(k * (k + 1) / 2),)
 
 
-@pytest.mark.parametrize("xs", [pytest.param([0.5, -1.5, 2.0], marks=bug(16)), [], [3.0]])
+@pytest.mark.parametrize("xs", [[0.5, -1.5, 2.0], [], [3.0]])
 def test_loop_over_a_list_argument(xs):
     (g,) = zpy.gradient(programs.sum_squares_of_list, xs)
     expected = [2 * c * math.cos(c) - c * c * math.sin(c) for c in xs]
-    assert g is None and not xs or g == pytest.approx(expected, rel=1e-12)
+    assert (g is None and not xs) or g == pytest.approx(expected, rel=1e-12)

@@ -298,7 +298,7 @@ def check_program(directory, source: str, k: int, points: list[tuple]) -> int:
         if any(s is None for s in slopes):
             continue
         note(f"at {args}")
-        with time_limit(5):
+        with time_limit(20):
             value, grads = zpy.value_and_gradient(prog, *args)
         assert value == y
         assert len(grads) == len(args)
@@ -318,7 +318,6 @@ def bug(n: int):
     return pytest.mark.xfail(strict=True, reason=f"see ad_bugs.md #{n}")
 
 
-@bug(15)
 @SETTINGS
 @given(programs(loops=False))
 def test_random_branching_programs(program_dir, program):
@@ -327,7 +326,6 @@ def test_random_branching_programs(program_dir, program):
     assume(check_program(program_dir, source, k, points) > 0)
 
 
-@bug(15)
 @SETTINGS
 @given(programs(loops=True), st.integers(0, 4))
 def test_random_loop_programs(program_dir, program, n):

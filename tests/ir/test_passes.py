@@ -19,8 +19,8 @@ from zygote_py.frontend.source import get_source
 from zygote_py.ir import ops
 from zygote_py.ir.core import IR, Const, Return, Starred, Statement, Var
 from zygote_py.ir.passes import (
-    eliminate_dead_code, fold_constants, merge_blocks, optimize, propagate_none, prune_unreachable,
-    remove_trivial_args, size,
+    eliminate_dead_code, fold_constants, hoist_invariants, merge_blocks, optimize, propagate_none,
+    prune_unreachable, remove_trivial_args, size,
 )
 from zygote_py.ir.verify import verify
 from zygote_py.runtime import accum
@@ -827,3 +827,94 @@ def test_api_ir_is_the_optimized_lowering():
     assert blocks_text(opt) == blocks_text(optimize(raw.copy()))
     assert size(opt) < size(raw)
     assert interpret(opt, 1.5, 3) == interpret(raw, 1.5, 3) == ("returned", sample(1.5, 3))
+
+
+# -- hoist_invariants ------------------------------------------------------------------
+
+
+def counted_loop(body_stmts, *, preheader_stmts=(), result=v(4)) -> IR:
+    """``1: (x, n)`` → ``2: (n, acc)`` loop while ``n > 0`` with
+    ``body_stmts`` in block 3 (whose ``%9`` is the new ``acc``), then
+    return ``result``."""
+    return make_ir(
+        block(1, [1, 2], list(preheader_stmts), jump(2, v(2), c(1.0))),
+        block(2, [3, 4], [call(5, operator.gt, v(3), c(0))], branch(v(5), jump(3), jump(4))),
+        block(3, [], [call(6, operator.sub, v(3), c(1)), *body_stmts], jump(2, v(6), v(9))),
+        block(4, [], term=Return(result)),
+    )
+
+
+def test_invariant_pure_statements_move_to_the_preheader():
+    ir = counted_loop([
+        call(7, math.cos, v(1), pure=True),
+        call(8, operator.mul, v(7), c(2.0), pure=True),
+        call(9, operator.mul, v(4), v(8), pure=True),
+    ])
+    assert run_pass(hoist_invariants, ir, (0.5, 3), (0.5, 0)) == text("""
+        1: (%1, %2)
+          %7 = math.cos(%1)
+          %8 = operator.mul(%7, 2.0)
+          br 2 (%2, 1.0)
+        2: (%3, %4)
+          %5 = operator.gt(%3, 0)
+          br 4 unless %5
+          br 3
+        3:
+          %6 = operator.sub(%3, 1)
+          %9 = operator.mul(%4, %8)
+          br 2 (%6, %9)
+        4:
+          return %4
+        """)
+
+
+def test_user_statements_and_loop_dependent_ones_stay():
+    ir = counted_loop([call(7, math.cos, v(1)), call(9, operator.mul, v(4), v(7), pure=True)])
+    before = blocks_text(ir)
+    assert run_pass(hoist_invariants, ir, (0.5, 3)) == before
+
+
+def test_hoisted_statements_go_before_the_for_loops_iterable():
+    """A ``for`` preheader ends with ``%s = make(); %it = iter(%s)``."""
+    ir = counted_loop(
+        [call(7, math.cos, v(1), pure=True), call(9, operator.mul, v(4), v(7), pure=True)],
+        preheader_stmts=[call(10, ops.build_list, v(1)), call(11, iter, v(10))],
+    )
+    run_pass(hoist_invariants, ir, (0.5, 3))
+    assert [s.var for s in ir.blocks[1].stmts] == [v(7), v(10), v(11)]
+
+
+def test_nested_loops_hoist_each_statement_as_far_as_it_may_go():
+    """Block 5 is the inner loop (header 4, body 5) inside the outer loop
+    (header 2): ``cos(x)`` leaves both loops, ``cos(n)`` (``n`` the outer
+    counter) only the inner one."""
+    ir = make_ir(
+        block(1, [1, 2], term=jump(2, v(2), c(0.0))),
+        block(2, [3, 4], [call(5, operator.gt, v(3), c(0))], branch(v(5), jump(3), jump(7))),
+        block(3, [], [call(6, operator.sub, v(3), c(1))], jump(4, c(2), v(4))),
+        block(4, [7, 8], [call(9, operator.gt, v(7), c(0))], branch(v(9), jump(5), jump(6))),
+        block(5, [], [
+            call(10, operator.sub, v(7), c(1)),
+            call(11, math.cos, v(1), pure=True),
+            call(12, math.cos, v(3), pure=True),
+            call(13, operator.add, v(11), v(12), pure=True),
+            call(14, operator.add, v(8), v(13), pure=True),
+        ], jump(4, v(10), v(14))),
+        block(6, [], term=jump(2, v(6), v(8))),
+        block(7, [], term=Return(v(4))),
+    )
+    run_pass(hoist_invariants, ir, (0.5, 2), (0.5, 0))
+    assert [s.var for s in ir.blocks[1].stmts] == [v(11)]
+    assert [s.var for s in ir.blocks[3].stmts] == [v(6), v(12), v(13)]
+    assert [s.var for s in ir.blocks[5].stmts] == [v(10), v(14)]
+
+
+@pytest.mark.xfail(strict=True, reason="see ir_bugs.md #6")
+def test_no_hoisting_of_a_statement_that_may_raise_out_of_a_loop_that_may_not_run():
+    """``1 / x`` runs only inside the loop: with ``n = 0`` and ``x = 0``
+    the loop body never runs and nothing raises."""
+    ir = counted_loop([
+        call(7, operator.truediv, c(1.0), v(1), pure=True),
+        call(9, operator.mul, v(4), v(7), pure=True),
+    ])
+    run_pass(hoist_invariants, ir, (0.0, 0), (2.0, 3))

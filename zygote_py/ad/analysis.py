@@ -42,12 +42,15 @@ NUMERIC_CALLEES = {
 }
 
 
-NUMBER, SEQUENCE = 1, 2
-"""Kinds of argument in a numeric mask (0: neither)."""
+NUMBER, SEQUENCE, FLOAT = 1, 2, 3
+"""Kinds of argument in a numeric mask (0: neither); a Python float is a
+number whose gradients' zero is ``0.0``."""
 
 
 def kind(x: Any) -> int:
     """A run-time value's kind for the numeric mask."""
+    if type(x) is float:
+        return FLOAT
     if is_number(x):
         return NUMBER
     if isinstance(x, (tuple, list)) and x and all(is_number(v) for v in x):
@@ -212,7 +215,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     num = facts.numeric
     seqs = facts.sequences
     entry = ir.entry
-    num.update(a for a, k in zip(entry.args, numeric_args) if k == NUMBER)
+    num.update(a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT))
     seqs.update(a for a, k in zip(entry.args, numeric_args) if k == SEQUENCE)
     incoming: dict[Var, list] = {}
     for b in ir.blocks.values():

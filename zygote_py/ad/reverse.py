@@ -77,6 +77,10 @@ class _Reverse:
         self.fn = fn
         self.f = primal.copy()
         self.self_active = self_active
+        # the zero a gradient starts from: 0.0 when every differentiated
+        # argument is a float (so gradients stay floats), else the exact 0
+        floats = [k == analysis.FLOAT for k, on in zip(numeric, active) if on and k]
+        self.zero = Const(0.0 if floats and all(floats) else 0)
         self.indices: set[Var] = set()
         self.cell_values = self._promote_cells()
         self._analyse(active)
@@ -572,7 +576,7 @@ class _Reverse:
                 params = a.blocks[j.target].args
                 if any(p in self.zero_ok for p in params):
                     j.args = [
-                        Const(0) if p in self.zero_ok and isinstance(v, Const) and v.value is None else v
+                        self.zero if p in self.zero_ok and isinstance(v, Const) and v.value is None else v
                         for p, v in zip(params, j.args)
                     ]
         maybe = set(self.maybe_adj)
@@ -620,7 +624,7 @@ class _Reverse:
         if _none(g):
             return NONE
         if v in self.facts.numeric and self._maybe(g):
-            g = _call(self.a, block, runtime.accum, Const(0), g, name=self._dname(v), pure=True)
+            g = _call(self.a, block, runtime.accum, self.zero, g, name=self._dname(v), pure=True)
         if _none(h):
             return self._named(g, v)
         out = _call(self.a, block, runtime.accum, g, h, name=self._dname(v), pure=True)

@@ -367,8 +367,9 @@ def _merge_one(ir: IR) -> bool:
 
 
 def hoist_invariants(ir: IR) -> None:
-    """Loop-invariant code motion for compiler-made (``pure``) statements:
-    one whose operands are all defined outside a natural loop moves to the
+    """Loop-invariant code motion for compiler-made (``pure``) statements
+    that make immutable values (see :func:`_hoistable`): one whose
+    operands are all defined outside a natural loop moves to the
     loop's preheader (the single predecessor outside it, when that block
     just jumps to the header), before a final ``iter(...)`` that a ``for``
     statement takes. Used on pullbacks, where a rule's ``math.cos(x)`` of
@@ -390,7 +391,7 @@ def hoist_invariants(ir: IR) -> None:
             for bid in sorted(body):
                 b = ir.blocks[bid]
                 for s in list(b.stmts):
-                    if not (s.pure and isinstance(s.callee, Const)) or any(
+                    if not (s.pure and _hoistable(s)) or any(
                         isinstance(v, Var) and home.get(v) in body for v in s.operands()
                     ):
                         continue
@@ -398,6 +399,14 @@ def hoist_invariants(ir: IR) -> None:
                     pre.stmts.insert(_before_for_iterable(pre), s)
                     home[s.var] = pre.id
                     moved = True
+
+
+def _hoistable(s) -> bool:
+    """A call whose value is a fresh immutable number or truth value:
+    a function of :mod:`math`, or ``isinstance``. (Arithmetic operators
+    are not: ``[None] * n`` makes a list that code may change.)"""
+    fn = s.callee.value if isinstance(s.callee, Const) else None
+    return fn is isinstance or getattr(fn, "__module__", None) == "math"
 
 
 def _before_for_iterable(block) -> int:

@@ -11,7 +11,7 @@ def pow_rec_forward(x, n):
 
     def pow_rec_pullback(dy):
         if path == 0:
-            dx = 0
+            dx = 0.0
         else:
             dx = dy * t
             dx = runtime.accum(dx, y_back(dy * x)[1])

@@ -9,7 +9,7 @@ def pow_while_forward(x, n):
         trip += 1
 
     def pow_while_pullback(dr):
-        dx = 0
+        dx = 0.0
         for _ in range(trip):
             r = saved_r.pop()
             dr_1 = dr * x
