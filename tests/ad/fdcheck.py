@@ -1,9 +1,10 @@
-"""Gradients checked against central finite differences.
+"""The oracle of the AD tests: central finite differences.
 
-:func:`assert_gradient` is the oracle of the AD tests: ``zpy.gradient(f,
-*args)`` must have one entry per positional argument, ``None`` for every
-int argument, and for every float argument the central difference of the
-plain ``f`` along it (a ``None`` gradient counting as 0).
+:func:`assert_gradient` checks ``zpy.value_and_gradient(f, *args)``: the
+value must be exactly ``f(*args)``, the gradient must have one entry per
+positional argument, ``None`` for every int argument, and for every float
+argument the central difference of the plain ``f`` along it (a ``None``
+gradient counting as 0). :func:`time_limit` turns a hang into a failure.
 """
 from __future__ import annotations
 

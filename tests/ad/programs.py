@@ -481,3 +481,14 @@ def truthiness_of_call_result(x):
     z = math.sin(x)
     t = constant_one(z)
     return 0.5 if t else z > 0.0
+
+
+def dead_call_result_compared(x):
+    """``min``'s value is only compared and never reaches the output."""
+    y = 0.5 * x
+    z = 1.0
+    if x < z:
+        z = min(x, y)
+    y = -y
+    y = z < 0.0
+    return 1.0

@@ -19,10 +19,6 @@ from zygote_py.rules import registry
 from . import api_programs as P
 
 
-def bug(n: int):
-    return pytest.mark.xfail(strict=True, reason=f"see ad_bugs.md #{n}")
-
-
 # the seeds' examples ------------------------------------------------------
 
 

@@ -82,11 +82,14 @@ CASES = {
     "early_return_after_inner_loop": [(0.64, 0.52), (-0.64, 0.52), (1.5, 0.2)],
     "maybe_none_gradient_at_merge": [(0.37,), (6.0,)],
     "truthiness_of_call_result": [(0.37,)],
+    "dead_call_result_compared": [(0.37,), (-0.64,), (1.5,)],
 }
 
 # (name, point index) -> bug number in /work/notes/ad_bugs.md
 KNOWN_BUGS: dict[tuple[str, int], int] = {
     ("truthiness_of_call_result", 0): 17,
+    ("dead_call_result_compared", 0): 18,
+    ("dead_call_result_compared", 1): 18,
 }
 
 

@@ -1,16 +1,19 @@
 """Random programs with branches and loops, differentiated and checked
 against central finite differences.
 
-Hypothesis writes a function ``prog(p0, ..., n)`` as source text over one to
-three float parameters and, in the loop test, an int loop count ``n``. Its
-body assigns to the float variables ``x``, ``y``, ``z`` with ``+ - * /``,
-small integer powers and ``math.sin/cos/exp/tanh/log/sqrt``, branches on
-comparisons of those variables (so which branch runs depends on the
-inputs), and in the loop test also runs ``while`` loops bounded by a
+Hypothesis writes a module with a function ``prog(p0, ..., n)`` over one to
+three float parameters and, in the loop test, an int loop count ``n``, and
+a function ``helper(a, b)`` that ``prog`` may call (positionally or by
+keyword). Their bodies assign to the float variables ``x``, ``y``, ``z``
+with ``+ - * /``, small integer powers, ``math.sin/cos/exp/tanh/log/sqrt``,
+``abs``/``min``/``max``, conditional expressions and tuple assignments,
+branch on comparisons of those variables (so which branch runs depends on
+the inputs), and in the loop test also run ``while`` loops bounded by a
 counter (optionally with a data-dependent second condition), ``for`` loops
-over ``range``, and ``break``/``continue``/``return`` under data-dependent
-conditions. The text is written to a ``.py`` file and imported, so that
-zygote_py reads its source like any user function's.
+over ``range`` and over tuples or lists of the variables, with
+``break``/``continue``/``return`` under data-dependent conditions and
+loop ``else`` clauses. The text is written to a ``.py`` file and imported,
+so that zygote_py reads its source like any user function's.
 
 Values stay bounded by construction (divisions by ``1 + e*e``, logs of
 ``1 + e*e``, ``exp`` of a sine, loop updates that damp), and a program
@@ -114,7 +117,9 @@ class Writer:
         if kind == 11:
             return f"{self.choose(('min', 'max'))}({sub()}, {sub()})"
         if kind == 12 and self.calls:
-            return f"helper({sub()}, {sub()})"
+            if self.draw(st.booleans()):
+                return f"helper({sub()}, {sub()})"
+            return f"helper(b={sub()}, a={sub()})"
         return f"(-{sub()})"
 
     def cond(self, counters: tuple) -> str:
@@ -149,7 +154,7 @@ class Writer:
         if depth < MAX_DEPTH:
             options += [self.if_, self.if_]
             if self.loops:
-                options += [self.while_, self.for_]
+                options += [self.while_, self.for_, self.for_items]
         make = options[self.draw(st.integers(0, len(options) - 1))]
         return make(depth, counters, in_loop)
 
@@ -201,6 +206,14 @@ class Writer:
         if self.draw(st.integers(0, 3)) == 0:
             lines += ["else:"] + self.block(depth + 1, counters, in_loop)
         return lines
+
+    def for_items(self, depth, counters, in_loop):
+        """A loop over a tuple or list of the variables (their gradients
+        flow through the container)."""
+        c = self.name("c")
+        items = ", ".join(self.draw(st.lists(st.sampled_from(VARIABLES + ("1.5",)), min_size=1, max_size=3)))
+        container = f"({items},)" if self.draw(st.booleans()) else f"[{items}]"
+        return [f"for {c} in {container}:"] + self.block(depth + 1, counters + (c,), True)
 
     def for_(self, depth, counters, in_loop):
         i = self.name("i")
@@ -312,10 +325,6 @@ def check_program(directory, source: str, k: int, points: list[tuple]) -> int:
 
 
 POINTS = [(0.37, -1.21, 0.83), (-0.64, 0.52, 1.47)]
-
-
-def bug(n: int):
-    return pytest.mark.xfail(strict=True, reason=f"see ad_bugs.md #{n}")
 
 
 @SETTINGS

@@ -104,7 +104,7 @@ import gast
 
 from ..errors import ZygoteError
 from ..ir.core import IR, Branch, Jump, Raise, Return
-from ..ir.cfg import reverse_postorder
+from ..ir.cfg import immediate_dominators, reverse_postorder, reverse_postorder_of
 
 _SMALL_TERMINAL = 2
 """A block that returns or raises with at most this many statements may be
@@ -284,47 +284,7 @@ def _build(ir: IR) -> _Graph:
 def _rpo(g: _Graph) -> list[int]:
     """Reverse postorder of the nodes reachable from the entry (successors
     in edge order, exception edge last)."""
-    seen = {g.entry}
-    post: list[int] = []
-    stack = [(g.entry, iter(g.successors(g.entry)))]
-    while stack:
-        v, it = stack[-1]
-        for s in it:
-            if s not in seen:
-                seen.add(s)
-                stack.append((s, iter(g.successors(s))))
-                break
-        else:
-            stack.pop()
-            post.append(v)
-    return post[::-1]
-
-
-def _dominators(rpo: list[int], preds: dict[int, list[int]]) -> dict[int, int]:
-    """Cooper, Harvey and Kennedy's iteration; the entry maps to itself."""
-    index = {v: i for i, v in enumerate(rpo)}
-    idom = {rpo[0]: rpo[0]}
-
-    def meet(a: int, b: int) -> int:
-        while a != b:
-            while index[a] > index[b]:
-                a = idom[a]
-            while index[b] > index[a]:
-                b = idom[b]
-        return a
-
-    changed = True
-    while changed:
-        changed = False
-        for v in rpo[1:]:
-            done = [p for p in preds[v] if p in idom]
-            new = done[0]
-            for p in done[1:]:
-                new = meet(p, new)
-            if idom.get(v) != new:
-                idom[v] = new
-                changed = True
-    return idom
+    return reverse_postorder_of(g.entry, g.successors)
 
 
 def _sccs(nodes: list[int], succ: Callable[[int], list[int]]) -> list[list[int]]:
@@ -391,7 +351,7 @@ class _Analysis:
                 self.preds[e.dst].append(u)
             if n.handler is not None:
                 self.preds[n.handler].append(u)
-        self.idom = _dominators(self.rpo, self.preds)
+        self.idom = immediate_dominators(self.rpo, self.preds)
         self.back = {
             e for v in self.rpo for e in self.in_edges[v]
             if self.dominates(v, e.src)

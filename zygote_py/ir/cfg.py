@@ -6,6 +6,8 @@ Exception edges count as edges.
 """
 from __future__ import annotations
 
+from typing import Callable, Iterable
+
 from .core import IR
 
 
@@ -27,17 +29,21 @@ def reverse_postorder(ir: IR) -> list[int]:
     """Blocks reachable from the entry, in reverse postorder of a depth-first
     search that visits successors in edge order."""
     succ = successors(ir)
-    seen: set[int] = set()
+    return reverse_postorder_of(ir.entry.id, succ.__getitem__)
+
+
+def reverse_postorder_of(entry: int, succ: Callable[[int], Iterable[int]]) -> list[int]:
+    """Reverse postorder of the nodes reachable from ``entry`` in any graph
+    given by its successor function."""
+    seen = {entry}
     post: list[int] = []
-    entry = ir.entry.id
-    stack = [(entry, iter(succ[entry]))]
-    seen.add(entry)
+    stack = [(entry, iter(succ(entry)))]
     while stack:
         node, it = stack[-1]
         for s in it:
             if s not in seen:
                 seen.add(s)
-                stack.append((s, iter(succ[s])))
+                stack.append((s, iter(succ(s))))
                 break
         else:
             stack.pop()
@@ -48,11 +54,14 @@ def reverse_postorder(ir: IR) -> list[int]:
 def dominators(ir: IR) -> dict[int, int]:
     """Immediate dominators of the reachable blocks; the entry maps to
     itself."""
-    order = reverse_postorder(ir)
+    return immediate_dominators(reverse_postorder(ir), predecessors(ir))
+
+
+def immediate_dominators(order: list[int], preds: dict[int, list[int]]) -> dict[int, int]:
+    """Immediate dominators in any graph, given its reverse postorder (entry
+    first) and predecessors; the entry maps to itself."""
     index = {b: i for i, b in enumerate(order)}
-    preds = predecessors(ir)
-    entry = order[0]
-    idom = {entry: entry}
+    idom = {order[0]: order[0]}
 
     def intersect(a: int, b: int) -> int:
         while a != b:

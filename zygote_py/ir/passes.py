@@ -5,6 +5,7 @@ unable to raise on the values it gets.
 """
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any, Callable, Iterable
 
@@ -401,12 +402,16 @@ def hoist_invariants(ir: IR) -> None:
                     moved = True
 
 
+_TOTAL = {math.sin, math.cos, math.tanh, math.atan, math.erf, math.erfc, math.fabs, isinstance}
+"""Functions that make an immutable value and raise for no number, so
+computing them once before a loop — even one that runs no iteration, even
+where a branch inside the loop would have skipped them — changes nothing.
+(Not arithmetic: ``[None] * n`` makes a list that code may change, and
+``1 / x`` may raise; not ``math.log`` or ``math.exp``, which may raise.)"""
+
+
 def _hoistable(s) -> bool:
-    """A call whose value is a fresh immutable number or truth value:
-    a function of :mod:`math`, or ``isinstance``. (Arithmetic operators
-    are not: ``[None] * n`` makes a list that code may change.)"""
-    fn = s.callee.value if isinstance(s.callee, Const) else None
-    return fn is isinstance or getattr(fn, "__module__", None) == "math"
+    return isinstance(s.callee, Const) and s.callee.value in _TOTAL
 
 
 def _before_for_iterable(block) -> int:
