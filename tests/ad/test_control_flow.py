@@ -86,11 +86,7 @@ CASES = {
 }
 
 # (name, point index) -> bug number in /work/notes/ad_bugs.md
-KNOWN_BUGS: dict[tuple[str, int], int] = {
-    ("truthiness_of_call_result", 0): 17,
-    ("dead_call_result_compared", 0): 18,
-    ("dead_call_result_compared", 1): 18,
-}
+KNOWN_BUGS: dict[tuple[str, int], int] = {}
 
 
 def _params():

@@ -174,7 +174,6 @@ def test_irreducible_cycle_inside_a_natural_loop():
     assert natural_loops(ir) == {2: {2, 3, 4, 5}}
 
 
-@pytest.mark.xfail(strict=True, reason="see ir_bugs.md #2")
 def test_natural_loop_excludes_unreachable_blocks():
     # 4 is unreachable but jumps into the loop body 3
     ir = graph({1: [2], 2: [3, 5], 3: [2], 4: [3], 5: []})

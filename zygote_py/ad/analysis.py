@@ -30,6 +30,7 @@ import numpy as np
 
 from ..ir import ops
 from ..ir.core import IR, Const, Starred, Statement, Var
+from ..ir.passes import member
 from ..rules import registry
 
 _MISSING = object()
@@ -237,7 +238,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
 
     for s in stmts:  # optimistic start
         fn = facts.callee(s)
-        if fn in NUMERIC_CALLEES or _is_math_number(fn) or item_of_sequence(s):
+        if member(fn, NUMERIC_CALLEES) or _is_math_number(fn) or item_of_sequence(s):
             num.add(s.var)
         elif fn in (ops.build_tuple, ops.build_list) and s.args and not any(isinstance(a, Starred) for a in s.args):
             seqs.add(s.var)

@@ -619,12 +619,17 @@ class _Reverse:
         never ``None`` at run time once anything arrived: a gradient that
         may be ``None`` (from a pullback called at run time) is added to
         ``0`` first."""
+        if v in self.facts.numeric:
+            # each operand on its own: the other may yet turn out None
+            g, h = (
+                _call(self.a, block, runtime.accum, self.zero, x, name=self._dname(v), pure=True)
+                if self._maybe(x) else x
+                for x in (g, h)
+            )
         if _none(g):
             g, h = h, g
         if _none(g):
             return NONE
-        if v in self.facts.numeric and self._maybe(g):
-            g = _call(self.a, block, runtime.accum, self.zero, g, name=self._dname(v), pure=True)
         if _none(h):
             return self._named(g, v)
         out = _call(self.a, block, runtime.accum, g, h, name=self._dname(v), pure=True)
@@ -693,7 +698,7 @@ class _Reverse:
         targets = list(enumerate(preds))
         while len(targets) > 1:
             i, p = targets.pop(0)
-            c = _call(a, cur, operator.eq, flag, Const(i))
+            c = _call(a, cur, operator.eq, flag, Const(i), pure=True)
             rest = a.new_block()
             cur.term = Branch(c, self._edge_block(bid, p, grads, iters), Jump(rest.id))
             cur = rest
@@ -740,7 +745,7 @@ class _Reverse:
         _, back, call = info
         pb = self._alpha(back, popped)
         fn = runtime.call_pullback if self._maybe(dy) else None
-        gs = _call(a, cur, fn, pb, dy, line=s.line) if fn else self._invoke(cur, pb, dy, s.line)
+        gs = _call(a, cur, fn, pb, dy, line=s.line, pure=True) if fn else self._invoke(cur, pb, dy, s.line)
         operands = [call.callee] + list(call.args) + [v for _, v in call.kwargs]
         for i, op in enumerate(operands):
             if isinstance(op, Var) and op in self.facts.active:

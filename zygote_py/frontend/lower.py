@@ -41,6 +41,8 @@ block's entry, so it would miss the definition).
 """
 from __future__ import annotations
 
+import sys
+
 import copy
 import itertools
 import operator
@@ -753,6 +755,8 @@ class _Lowerer:
         self._terminate(Raise(exc, cause, line=node.lineno))
 
     def _stmt_Assert(self, node: gast.Assert) -> None:
+        if sys.flags.optimize:  # python -O compiles asserts away; so do we
+            return
         fail = self._new_block()
         ok = self._new_block()
         self._condition(node.test, ok, fail, node.lineno)

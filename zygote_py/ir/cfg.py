@@ -111,8 +111,9 @@ def back_edges(ir: IR) -> list[tuple[int, int]]:
 def natural_loops(ir: IR) -> dict[int, set[int]]:
     """For each loop header, the blocks of its natural loop (header
     included): those that reach a back edge's tail without passing the
-    header."""
+    header. Unreachable blocks belong to no loop."""
     preds = predecessors(ir)
+    reachable = set(reverse_postorder(ir))
     loops: dict[int, set[int]] = {}
     for tail, header in back_edges(ir):
         body = loops.setdefault(header, {header})
@@ -121,5 +122,5 @@ def natural_loops(ir: IR) -> dict[int, set[int]]:
             b = work.pop()
             if b not in body:
                 body.add(b)
-                work.extend(preds[b])
+                work.extend(p for p in preds[b] if p in reachable)
     return loops

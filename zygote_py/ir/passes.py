@@ -28,6 +28,15 @@ _FOLDABLE: set[Callable] = {
 _LITERAL = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis))
 
 
+def member(value: Any, group: set) -> bool:
+    """``value in group`` for values that may be unhashable (a callable
+    object used as a constant)."""
+    try:
+        return value in group
+    except TypeError:
+        return False
+
+
 def optimize(ir: IR) -> IR:
     """The standard clean-up pipeline, to a fixed point."""
     while True:
@@ -73,6 +82,16 @@ def substitute(ir: IR, env: dict[Var, Operand]) -> None:
             j.args = [sub(a) for a in j.args]
 
 
+def _small(value: Any) -> bool:
+    """A folded constant worth writing into the code (``1 << 100000`` or
+    ``"ab" * 10**6`` stay computations)."""
+    if isinstance(value, int):
+        return value.bit_length() <= 128
+    if isinstance(value, (str, bytes, tuple)):
+        return len(value) <= 256 and all(_small(v) for v in value) if isinstance(value, tuple) else len(value) <= 256
+    return True
+
+
 def _is_literal(value: Any) -> bool:
     if isinstance(value, tuple):
         return all(_is_literal(v) for v in value)
@@ -94,7 +113,7 @@ def fold_constants(ir: IR) -> None:
                 env[s.var] = Const(isinstance(args[0].value, args[1].value))
                 continue
             if (
-                fn in _FOLDABLE
+                member(fn, _FOLDABLE)
                 and not s.kwargs
                 and all(isinstance(a, Const) and _is_literal(a.value) for a in args)
             ):
@@ -102,7 +121,7 @@ def fold_constants(ir: IR) -> None:
                     value = fn(*(a.value for a in args))
                 except Exception:
                     value = s
-                if value is not s and _is_literal(value):
+                if value is not s and _is_literal(value) and _small(value):
                     env[s.var] = Const(value)
                     continue
             kept.append(s)
@@ -113,6 +132,8 @@ def fold_constants(ir: IR) -> None:
         t = b.term
         if isinstance(t, Branch) and isinstance(t.cond, Const) and _is_literal(t.cond.value):
             b.term = t.then if t.cond.value else t.orelse
+        elif isinstance(t, Branch) and t.then.target == t.orelse.target and _same_args(t.then.args, t.orelse.args):
+            b.term = t.then  # both ways lead to the same place with the same values
 
 
 _LINEAR = {
@@ -126,7 +147,7 @@ def propagate_none(ir: IR) -> None:
     an accumulation with ``None`` is its other operand, and rule arithmetic
     with a ``None`` operand is ``None``: rules are linear in the incoming
     gradient, so every term of theirs carries it."""
-    from ..runtime import accum
+    from ..runtime import accum, call_pullback
 
     env: dict[Var, Operand] = {}
     for b in ir.blocks.values():
@@ -139,8 +160,9 @@ def propagate_none(ir: IR) -> None:
                 env[s.var] = args[1] if nones[0] else args[0]
                 continue
             if s.pure and any(nones) and (
-                fn in _LINEAR or getattr(fn, "__module__", None) == "math"
+                member(fn, _LINEAR) or getattr(fn, "__module__", None) == "math"
                 or isinstance(s.callee, Var)  # a pullback: no gradient in, none out
+                or fn is call_pullback
                 or fn is operator.getitem and nones[0]  # an item of no gradients
             ):
                 env[s.var] = Const(None)
@@ -148,6 +170,12 @@ def propagate_none(ir: IR) -> None:
             kept.append(s)
         b.stmts = kept
     substitute(ir, env)
+
+
+def _same_args(xs: list, ys: list) -> bool:
+    return len(xs) == len(ys) and all(
+        x == y if isinstance(x, Var) or isinstance(y, Var) else x.value is y.value for x, y in zip(xs, ys)
+    )
 
 
 def _is_type_spec(value: Any) -> bool:
@@ -170,7 +198,7 @@ def _simplify_arithmetic(ir: IR) -> None:
             fn = s.callee.value if isinstance(s.callee, Const) else None
             a = [env.get(x, x) if isinstance(x, Var) else x for x in s.args]
             if s.pure and len(a) == 2 and not s.kwargs:
-                if fn is operator.add and is_(a[1], 0) or fn in (operator.mul, operator.pow) and is_(a[1], 1):
+                if fn is operator.add and is_(a[1], 0) or (fn is operator.mul or fn is operator.pow) and is_(a[1], 1):
                     env[s.var] = a[0]
                     continue
                 if fn is operator.add and is_(a[0], 0) or fn is operator.mul and is_(a[0], 1):
@@ -241,15 +269,7 @@ def eliminate_dead_code(ir: IR) -> None:
         live = _live_values(ir)
         changed = False
         for b in ir.blocks.values():
-            keep = [
-                s for s in b.stmts
-                if s.var in live
-                or not s.pure and not (
-                    isinstance(s.callee, Const)
-                    and s.callee.value in PURE
-                    and not any(isinstance(a, Starred) for a in s.args)
-                )
-            ]
+            keep = [s for s in b.stmts if s.var in live or not _droppable(s)]
             changed |= len(keep) != len(b.stmts)
             b.stmts = keep
         for b in list(ir.blocks.values())[1:]:
@@ -266,17 +286,10 @@ def eliminate_dead_code(ir: IR) -> None:
 
 
 def _live_values(ir: IR) -> set[Var]:
-    """Values read by a statement or a terminator, or passed to a block
-    argument that is itself live (a fixed point)."""
-    live: set[Var] = set()
-    for b in ir.blocks.values():
-        for s in b.stmts:
-            live.update(v for v in s.operands() if isinstance(v, Var))
-        t = b.term
-        for name in ("value", "exc", "cause", "cond"):
-            v = getattr(t, name, None)
-            if isinstance(v, Var):
-                live.add(v)
+    """Values needed by an effect: read by a terminator or by a statement
+    that is kept (not a droppable pure one), or passed to a block argument
+    or into a kept statement that is itself needed (a fixed point, so dead
+    values feeding each other around a loop are not kept)."""
     sources: dict[Var, list[Operand]] = {}
     for b in ir.blocks.values():
         edges = [(j, False) for j in b.jumps()]
@@ -287,14 +300,36 @@ def _live_values(ir: IR) -> set[Var]:
             params = target.args[1:] if handler else target.args
             for p, v in zip(params, j.args):
                 sources.setdefault(p, []).append(v)
-    work = [v for v in live if v in sources]
+    live: set[Var] = set()
+    work: list[Var] = []
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            operands = [v for v in s.operands() if isinstance(v, Var)]
+            if _droppable(s):
+                sources.setdefault(s.var, []).extend(operands)
+            else:
+                work += operands
+        t = b.term
+        for name in ("value", "exc", "cause", "cond"):
+            v = getattr(t, name, None)
+            if isinstance(v, Var):
+                work.append(v)
     while work:
-        for v in sources[work.pop()]:
-            if isinstance(v, Var) and v not in live:
-                live.add(v)
-                if v in sources:
-                    work.append(v)
+        v = work.pop()
+        if v in live:
+            continue
+        live.add(v)
+        work += [x for x in sources.get(v, ()) if isinstance(x, Var) and x not in live]
     return live
+
+
+def _droppable(s) -> bool:
+    """A statement removed when its result is unused."""
+    return s.pure or (
+        isinstance(s.callee, Const)
+        and member(s.callee.value, PURE)
+        and not any(isinstance(a, Starred) for a in s.args)
+    )
 
 
 def _is_handler(ir: IR, bid: int) -> bool:
@@ -402,16 +437,17 @@ def hoist_invariants(ir: IR) -> None:
                     moved = True
 
 
-_TOTAL = {math.sin, math.cos, math.tanh, math.atan, math.erf, math.erfc, math.fabs, isinstance}
+_TOTAL = {math.tanh, math.atan, math.erf, math.erfc, math.fabs, isinstance}
 """Functions that make an immutable value and raise for no number, so
 computing them once before a loop — even one that runs no iteration, even
 where a branch inside the loop would have skipped them — changes nothing.
 (Not arithmetic: ``[None] * n`` makes a list that code may change, and
-``1 / x`` may raise; not ``math.log`` or ``math.exp``, which may raise.)"""
+``1 / x`` may raise; not ``math.log``, ``math.exp``, nor ``math.sin`` and
+``math.cos``, which raise for infinity.)"""
 
 
 def _hoistable(s) -> bool:
-    return isinstance(s.callee, Const) and s.callee.value in _TOTAL
+    return isinstance(s.callee, Const) and member(s.callee.value, _TOTAL)
 
 
 def _before_for_iterable(block) -> int:

@@ -14,6 +14,7 @@ def pow_rec_forward(x, n):
             dx = 0.0
         else:
             dx = dy * t
-            dx = runtime.accum(dx, y_back(dy * x)[1])
+            dx_1 = runtime.accum(0.0, y_back(dy * x)[1])
+            dx = runtime.accum(dx, dx_1)
         return (dx, None)
     return (t_1, pow_rec_pullback)
