@@ -280,7 +280,6 @@ def test_handler_with_the_wrong_arity(handler_args, handler_params):
         verify(ir)
 
 
-@pytest.mark.xfail(strict=True, reason="see ir_bugs.md #1")
 def test_handler_reading_the_protected_blocks_definition_directly():
     """The handler's only predecessor is the protected block, so the
     protected block dominates it; but when the exception edge is taken, the
@@ -291,7 +290,6 @@ def test_handler_reading_the_protected_blocks_definition_directly():
         verify(ir)
 
 
-@pytest.mark.xfail(strict=True, reason="see ir_bugs.md #1")
 def test_join_of_normal_and_exception_paths_reading_the_protected_blocks_definition():
     """``try: y = -x except: pass; return y``, without the block argument
     that should carry ``y``: the join (4) is reached from the protected

@@ -9,7 +9,7 @@ terminator and every edge a target.
 """
 from __future__ import annotations
 
-from .cfg import dominates, dominators
+from .cfg import dominates, immediate_dominators, reverse_postorder_of
 from .core import IR, Const, Jump, Starred, Var
 
 
@@ -57,9 +57,9 @@ def verify(ir: IR) -> None:
         if b.handler is not None:
             _check_edge(ir, b.id, b.handler, len(b.handler.args) + 1)
 
-    idom = dominators(ir)
+    idom = _split_dominators(ir)
     for b in ir.blocks.values():
-        if b.id not in idom:
+        if _entry(b.id) not in idom:
             continue
         seen = set(b.args)
 
@@ -74,7 +74,10 @@ def verify(ir: IR) -> None:
             if home == b.id:
                 ok = op in b.args if at_entry else op in seen
             else:
-                ok = home in idom and dominates(idom, home, b.id)
+                # a block argument is defined at the block's entry, a statement
+                # in its body, which an exception edge leaves before it ran
+                where_def = _entry(home) if op in ir.blocks[home].args else _body(home)
+                ok = where_def in idom and dominates(idom, where_def, _entry(b.id))
             if not ok:
                 raise IRError(f"block {b.id}: {op!r} used in {where} before its definition dominates it")
 
@@ -98,6 +101,31 @@ def verify(ir: IR) -> None:
         for j in b.jumps():
             for a in j.args:
                 use(a, f"jump to {j.target}")
+
+
+def _entry(bid: int) -> int:
+    return 2 * bid
+
+
+def _body(bid: int) -> int:
+    return 2 * bid + 1
+
+
+def _split_dominators(ir: IR) -> dict[int, int]:
+    """Dominators of the CFG with each block split in two: its entry, where
+    its arguments are bound and its exception edge leaves, and its body,
+    where its statements run and its terminator's edges leave. So a value a
+    protected block computes does not dominate its handler."""
+    succ: dict[int, list[int]] = {}
+    for b in ir.blocks.values():
+        succ[_entry(b.id)] = [_body(b.id)] + ([_entry(b.handler.target)] if b.handler else [])
+        succ[_body(b.id)] = [_entry(j.target) for j in b.jumps()]
+    order = reverse_postorder_of(_entry(ir.entry.id), succ.__getitem__)
+    preds: dict[int, list[int]] = {n: [] for n in order}
+    for n in order:
+        for s in dict.fromkeys(succ[n]):
+            preds[s].append(n)
+    return immediate_dominators(order, preds)
 
 
 def _check_edge(ir: IR, src: int, j: Jump, arity: int) -> None:
