@@ -149,3 +149,39 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
 
 def _no_pullback(dy: Any) -> tuple:
     return _NO_GRADS
+
+
+def unbroadcast(dy: Any, x: Any) -> Any:
+    """``dy`` summed down to the shape of ``x``, an operand that NumPy
+    broadcast to the shape of ``dy``, and given ``x``'s floating dtype (a
+    float32 input gets a float32 gradient). A Python number ``x`` gets a
+    Python number."""
+    shape = getattr(x, "shape", None)
+    if shape is None:  # a Python number
+        if getattr(dy, "ndim", 0):
+            dy = dy.sum()
+        return dy.item() if isinstance(dy, (np.generic, np.ndarray)) and isinstance(x, (int, float, complex)) else dy
+    dshape = getattr(dy, "shape", ())
+    if dshape != shape:
+        extra = len(dshape) - len(shape)
+        axes = tuple(range(extra)) + tuple(
+            i + extra for i, n in enumerate(shape) if n == 1 and dshape[i + extra] != 1
+        )
+        dy = np.sum(dy, axis=axes, keepdims=True) if axes else dy
+        if extra:
+            dy = dy.reshape(shape)
+        elif np.shape(dy) != shape:
+            dy = np.broadcast_to(dy, shape)  # a cotangent of size 1 for a broadcast input
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and dtype.kind in "fc" and getattr(dy, "dtype", dtype) != dtype:
+        dy = np.asarray(dy).astype(dtype, copy=False) if x.ndim or isinstance(dy, np.ndarray) else dtype.type(dy)
+    return dy
+
+
+def scatter(x: Any, key: Any, dy: Any) -> Any:
+    """The cotangent of ``x`` for a cotangent ``dy`` of ``x[key]``: zeros of
+    ``x``'s shape and dtype, with ``dy`` added at ``key`` (repeated indices
+    add up)."""
+    g = np.zeros(np.shape(x), dtype=np.result_type(x, dy) if np.iscomplexobj(dy) else getattr(x, "dtype", float))
+    np.add.at(g, key, dy)
+    return g

@@ -16,6 +16,7 @@ from .registry import (
 
 with builtin_layer():
     from . import builtins, operators, pymath
+    from . import numpy_elementwise, numpy_linalg, numpy_reductions, numpy_shapes
 
 __all__ = [
     "adjoint",
@@ -23,6 +24,10 @@ __all__ = [
     "is_nondifferentiable",
     "lookup",
     "nondifferentiable",
+    "numpy_elementwise",
+    "numpy_linalg",
+    "numpy_reductions",
+    "numpy_shapes",
     "operators",
     "pymath",
     "remove",
