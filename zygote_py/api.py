@@ -91,7 +91,7 @@ def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
         b = state.pop("back", None)
         if b is None:  # stacks were consumed by the first call: record again
             _, b = forward(*full)
-        grads = b(dy)
+        grads = runtime.dense(b(dy))
         return tuple(pipeline.call_grads(sig, len(full), [], grads)[skip:])
 
     return y, back_user
@@ -171,7 +171,7 @@ def _value_and_gradient(f: Callable, args: tuple) -> tuple[Any, tuple]:
         _FAST[(f, *map(type, args))] = (g, fn.__globals__, checks, entry.generation)
         return y, grads
     skip = len(full) - len(args)
-    return y, tuple(pipeline.call_grads(sig, len(full), [], grads)[skip:])
+    return y, tuple(pipeline.call_grads(sig, len(full), [], runtime.dense(grads))[skip:])
 
 
 class Differentiable:

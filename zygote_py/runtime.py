@@ -1,14 +1,17 @@
 """What emitted gradient code calls at run time."""
 from __future__ import annotations
 
+import inspect
+import operator
 import types
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import numbers
 
 import numpy as np
 
 from .errors import NoDerivativeRule, NonScalarOutput
+from .rules import registry
 
 
 def accum(a: Any, b: Any) -> Any:
@@ -118,18 +121,26 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
     captured variables; ``None`` for a plain function), then one per
     positional argument, then one per keyword argument in call order."""
     from .ad import pipeline
-    from .rules import registry
 
     rule = registry.lookup(f)
     if rule is not None:
         y, back = rule(*args, **kwargs)
-        pad = (None,) * len(kwargs)
-        return y, lambda dy: (None, *back(dy), *pad)
+        return y, _rule_pullback(rule, back, len(args), kwargs)
     if registry.is_nondifferentiable(f):
         return f(*args, **kwargs), _no_pullback
     if isinstance(f, types.MethodType):
         y, back = J(f.__func__, f.__self__, *args, **kwargs)
         return y, lambda dy: back(dy)[1:]
+    if isinstance(f, types.BuiltinMethodType) and isinstance(f.__self__, np.ndarray):
+        # x.sum(axis=1): the rule of ndarray.sum, with x's gradient as the
+        # bound method's own (getattr's rule passes it on to x)
+        method = getattr(np.ndarray, f.__name__, None)
+        if registry.is_nondifferentiable(method):
+            return f(*args, **kwargs), _no_pullback
+        rule = registry.lookup(method)
+        if rule is not None:
+            y, back = rule(f.__self__, *args, **kwargs)
+            return y, _rule_pullback(rule, back, len(args) + 1, kwargs)
     if isinstance(f, types.FunctionType):
         return pipeline.call_forward(f, args, kwargs)
     call = getattr(type(f), "__call__", None)
@@ -147,6 +158,29 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
     return f(*args, **kwargs), _no_pullback
 
 
+_PARAMS: dict[Any, Optional[list[str]]] = {}
+
+
+def _rule_pullback(rule: Callable, back: Callable, nargs: int, kwargs: dict) -> Callable:
+    """``back`` in ``J``'s convention. A rule's ``back`` returns one gradient
+    per parameter of the rule, or, for a rule with ``*args``, one per
+    positional argument of the call (keyword arguments then get none)."""
+    key = registry.key(rule)
+    if key not in _PARAMS:
+        params = inspect.signature(rule).parameters.values()
+        _PARAMS[key] = None if any(p.kind is p.VAR_POSITIONAL for p in params) else [p.name for p in params]
+    names = _PARAMS[key]
+    if names is None:
+        pad = (None,) * len(kwargs)
+        return lambda dy: (None, *back(dy), *pad)
+    where = [names.index(k) if k in names else None for k in kwargs]
+
+    def pullback(dy):
+        grads = back(dy)
+        return (None, *grads[:nargs], *(None if i is None or i >= len(grads) else grads[i] for i in where))
+    return pullback
+
+
 def _no_pullback(dy: Any) -> tuple:
     return _NO_GRADS
 
@@ -155,7 +189,9 @@ def unbroadcast(dy: Any, x: Any) -> Any:
     """``dy`` summed down to the shape of ``x``, an operand that NumPy
     broadcast to the shape of ``dy``, and given ``x``'s floating dtype (a
     float32 input gets a float32 gradient). A Python number ``x`` gets a
-    Python number."""
+    Python number. (``None``, no gradient, stays ``None``.)"""
+    if dy is None:
+        return None
     shape = getattr(x, "shape", None)
     if shape is None:  # a Python number
         if getattr(dy, "ndim", 0):
@@ -180,8 +216,178 @@ def unbroadcast(dy: Any, x: Any) -> Any:
 
 def scatter(x: Any, key: Any, dy: Any) -> Any:
     """The cotangent of ``x`` for a cotangent ``dy`` of ``x[key]``: zeros of
-    ``x``'s shape and dtype, with ``dy`` added at ``key`` (repeated indices
-    add up)."""
-    g = np.zeros(np.shape(x), dtype=np.result_type(x, dy) if np.iscomplexobj(dy) else getattr(x, "dtype", float))
+    ``x``'s shape and dtype with ``dy`` added at ``key`` (repeated indices
+    add up). For a basic index that picks a small part of ``x`` (``x[i]``,
+    ``x[i, j]``, a short slice) it is a :class:`Scatter`, which costs
+    O(size of ``dy``), not O(size of ``x``)."""
+    if dy is None:
+        return None
+    if type(key) is int and type(x) is np.ndarray and x.shape[0] >= 4 and (
+        type(dy) is float or getattr(dy, "dtype", x.dtype).kind != "c"
+    ):
+        return Scatter(x.shape, x.dtype, (key, dy, None), 1)  # x[i], the common case, first
+    shape = np.shape(x)
+    dtype = getattr(x, "dtype", None) or np.result_type(float)
+    if np.iscomplexobj(dy) and dtype.kind != "c":
+        dtype = np.result_type(dtype, dy)
+    if _basic(key) and np.size(dy) * 4 <= np.prod(shape):
+        return Scatter(shape, dtype, (key, dy, None), 1)
+    g = np.zeros(shape, dtype)
     np.add.at(g, key, dy)
     return g
+
+
+def _basic(key: Any) -> bool:
+    """A NumPy basic index: integers and slices (no arrays, masks, lists)."""
+    if isinstance(key, tuple):
+        return all(isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis for k in key)
+    return isinstance(key, (int, np.integer, slice))
+
+
+class Scatter:
+    """A sparse cotangent ("Differentiating a Tensor Language", Bernstein et
+    al. 2020, where an Iverson bracket keeps the gradient of ``x[i]`` from
+    being a dense one-hot tensor): zeros of ``shape`` with values added at
+    basic indices, kept as a chain ``(key, value, rest)`` so that adding one
+    more is O(1). Adding two scatters joins them; any other use (adding a
+    dense array, arithmetic, a NumPy function) makes it dense first."""
+
+    __slots__ = ("shape", "dtype", "chain", "count")
+    __array_priority__ = 1000
+
+    def __init__(self, shape: tuple, dtype: Any, chain: tuple, count: int):
+        self.shape, self.dtype, self.chain, self.count = shape, dtype, chain, count
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def dense(self) -> np.ndarray:
+        g = np.zeros(self.shape, self.dtype)
+        link = self.chain
+        while link is not None:
+            key, value, link = link
+            g[key] += value
+        return g
+
+    def __array__(self, dtype=None, copy=None):
+        g = self.dense()
+        return g if dtype is None else g.astype(dtype)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = tuple(i.dense() if isinstance(i, Scatter) else i for i in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return func(*_densified(args), **_densified(kwargs))
+
+    def __add__(self, other: Any) -> Any:
+        if type(other) is Scatter and other.count == 1 and other.dtype == self.dtype and other.shape == self.shape:
+            key, value, _ = other.chain
+            return Scatter(self.shape, self.dtype, (key, value, self.chain), self.count + 1)
+        if isinstance(other, Scatter) and other.shape == self.shape:
+            small, big = (other, self) if other.count <= self.count else (self, other)
+            chain = big.chain
+            link = small.chain
+            while link is not None:
+                key, value, link = link
+                chain = (key, value, chain)
+            return Scatter(self.shape, np.result_type(self.dtype, other.dtype), chain, self.count + other.count)
+        if isinstance(other, (int, float)) and other == 0:
+            return self
+        return self.dense() + other
+
+    def __radd__(self, other: Any) -> Any:
+        if isinstance(other, (int, float)) and other == 0:
+            return self
+        return other + self.dense()
+
+    def __neg__(self) -> "Scatter":
+        return self._map(operator.neg)
+
+    def __mul__(self, other: Any) -> Any:
+        if isinstance(other, (int, float, np.generic)) and np.ndim(other) == 0:
+            return self._map(lambda v: v * other)
+        return self.dense() * other
+
+    def __rmul__(self, other: Any) -> Any:
+        if isinstance(other, (int, float, np.generic)) and np.ndim(other) == 0:
+            return self._map(lambda v: other * v)
+        return other * self.dense()
+
+    def __sub__(self, other: Any) -> Any:
+        return self + (-other if isinstance(other, Scatter) else -np.asarray(other))
+
+    def __rsub__(self, other: Any) -> Any:
+        return other + (-self)
+
+    def __truediv__(self, other: Any) -> Any:
+        return self.dense() / other
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.dense(), name)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.dense()[key]
+
+    def __repr__(self) -> str:
+        return f"Scatter(shape={self.shape}, {self.count} entries)"
+
+    def _map(self, f: Callable) -> "Scatter":
+        items = []
+        link = self.chain
+        while link is not None:
+            key, value, link = link
+            items.append((key, f(value)))
+        chain = None
+        for key, value in reversed(items):
+            chain = (key, value, chain)
+        return Scatter(self.shape, self.dtype, chain, self.count)
+
+
+def _densified(value: Any) -> Any:
+    if isinstance(value, Scatter):
+        return value.dense()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_densified(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _densified(v) for k, v in value.items()}
+    return value
+
+
+def dense(grads: Any) -> Any:
+    """Gradients as the user gets them: every :class:`Scatter` made dense
+    (inside tuples, lists and dicts too)."""
+    return _densified(grads)
+
+
+def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
+    """The gradient of ``obj`` for a gradient ``dy`` of ``obj.name``. An
+    array's ``T``, ``mT``, ``real`` and ``imag`` are linear in it; a bound
+    method's gradient is its object's (``x.sum()``: see ``J``). Any other
+    object gets a field → gradient mapping."""
+    if isinstance(obj, np.ndarray):
+        if name == "T":
+            return dy.T
+        if name == "mT":
+            return np.swapaxes(dy, -1, -2)
+        if name == "real":
+            return dy
+        if name == "imag":
+            return 1j * np.asarray(dy)
+        if callable(getattr(obj, name)):
+            return dy
+        raise NoDerivativeRule(f"no rule for the gradient of an array's {name!r} attribute")
+    return {name: dy}
+
+
+def like_iterable(iterable: Any, grads: list) -> Any:
+    """Gradients of an iterable's items, one per item in iteration order,
+    as the iterable's gradient: a tuple for a tuple, an array for an array
+    (``None`` items as zeros), a list otherwise."""
+    if isinstance(iterable, tuple):
+        return tuple(grads)
+    if isinstance(iterable, np.ndarray):
+        zero = np.zeros(iterable.shape[1:], iterable.dtype)
+        return np.array([zero if g is None else g for g in grads], dtype=iterable.dtype).reshape(iterable.shape)
+    return grads

@@ -7,16 +7,20 @@ import symtable
 import textwrap
 import types
 
+import numpy as np
 import pytest
 
-from zygote_py.rules import builtins as builtin_rules
-from zygote_py.rules import operators, pymath
-from zygote_py.rules.registry import _builtin
+from zygote_py import rules
+from zygote_py.errors import UnsupportedSyntax
+from zygote_py.rules import operators
+from zygote_py.rules.registry import _builtin, _scalar
 
-RULES = sorted(
-    {rule for rule in _builtin.values() if isinstance(rule, types.FunctionType)},
+ALL = sorted(
+    {rule for rule in [*_builtin.values(), *_scalar.values()] if isinstance(rule, types.FunctionType)},
     key=lambda rule: (rule.__module__, rule.__name__),
 )
+RULES = [rule for rule in ALL if rule not in operators.DISPATCHERS]
+"""The rules the compiler may inline (all but the run-time dispatchers)."""
 
 
 def global_names(table: symtable.SymbolTable) -> set[str]:
@@ -37,7 +41,31 @@ def function_table(rule: types.FunctionType) -> symtable.SymbolTable:
 
 def test_every_rule_module_contributes():
     modules = {rule.__module__ for rule in RULES}
-    assert modules == {builtin_rules.__name__, operators.__name__, pymath.__name__}
+    assert modules == {f"zygote_py.rules.{m}" for m in rules.__all__ if m not in dir(rules.registry)}
+
+
+NUMBERS = (2.0, 3.0)
+ARRAYS = (np.array([2.0, 3.0]), np.array([[1.5], [2.5]]))
+
+
+@pytest.mark.parametrize("dispatcher", sorted(operators.DISPATCHERS, key=lambda r: r.__name__),
+                         ids=lambda r: r.__name__)
+def test_dispatchers_pick_a_rule_for_numbers_and_for_arrays(dispatcher):
+    """A dispatcher returns the value of its operator and a pullback with a
+    gradient per operand, of each operand's shape; in-place operators
+    refuse arrays."""
+    arity = 1 if dispatcher is operators.abs_any else 2
+    for args in [NUMBERS, ARRAYS]:
+        args = args[:arity]
+        if dispatcher is operators.matmul and args is not ARRAYS[:arity]:
+            continue
+        if dispatcher in operators.IN_PLACE and isinstance(args[0], np.ndarray):
+            with pytest.raises(UnsupportedSyntax, match="in-place"):
+                dispatcher(*args)
+            continue
+        y, back = dispatcher(*args)
+        grads = back(np.ones_like(y))
+        assert [np.shape(g) for g in grads] == [np.shape(a) for a in args]
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda rule: f"{rule.__module__}.{rule.__name__}")

@@ -43,20 +43,42 @@ NUMERIC_CALLEES = {
 }
 
 
-NUMBER, SEQUENCE, FLOAT = 1, 2, 3
-"""Kinds of argument in a numeric mask (0: neither); a Python float is a
-number whose gradients' zero is ``0.0``."""
+NUMBER, SEQUENCE, FLOAT, ARRAY, VECTOR = 1, 2, 3, 4, 5
+"""Kinds of argument in a numeric mask (0: none of these): a number (a
+Python float is one whose gradients' zero is ``0.0``), a tuple or list of
+numbers, an array, a one-dimensional array (whose items are numbers)."""
 
 
 def kind(x: Any) -> int:
     """A run-time value's kind for the numeric mask."""
     if type(x) is float:
         return FLOAT
+    if isinstance(x, np.ndarray):
+        return VECTOR if x.ndim == 1 else ARRAY
     if is_number(x):
         return NUMBER
-    if isinstance(x, (tuple, list)) and x and all(is_number(v) for v in x):
+    if isinstance(x, (tuple, list)) and x and all(is_number(v) and not isinstance(v, np.ndarray) for v in x):
         return SEQUENCE
     return 0
+
+
+ARRAY_VALUED = {
+    np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin, np.var, np.std,
+    np.cumsum, np.cumprod, np.nansum, np.nanmean, np.linalg.norm,
+    np.dot, np.inner, np.outer, np.vdot, np.tensordot, np.einsum, np.trace,
+    np.diag, np.diagonal, np.kron, np.linalg.solve, np.linalg.inv, np.linalg.det,
+    np.linalg.cholesky, np.linalg.pinv, np.reshape, np.ravel, np.transpose,
+    np.swapaxes, np.moveaxis, np.expand_dims, np.squeeze, np.broadcast_to,
+    np.concatenate, np.stack, np.hstack, np.vstack, np.tile, np.repeat, np.flip,
+    np.roll, np.pad, np.sort, np.take, np.take_along_axis, np.triu, np.tril,
+    np.array, np.asarray, np.copy, np.where, np.clip,
+}
+"""NumPy functions whose value is one array (or NumPy scalar), so that
+their gradient is one too; every ufunc is another."""
+
+
+def _array_valued(fn: Any) -> bool:
+    return isinstance(fn, np.ufunc) or member(fn, ARRAY_VALUED)
 
 
 def _is_math_number(fn: Any) -> bool:
@@ -103,6 +125,8 @@ class Facts:
     origin: dict[Var, tuple] = field(default_factory=dict)  # guard a static value rests on
     active: set[Var] = field(default_factory=set)
     numeric: set[Var] = field(default_factory=set)
+    scalars: set[Var] = field(default_factory=set)  # numbers known not to be arrays
+    arrays: set[Var] = field(default_factory=set)  # known to be arrays (or NumPy scalars)
     sequences: set[Var] = field(default_factory=set)  # tuples and lists of numbers
     indices: set[Var] = field(default_factory=set)  # loop indices from range()
 
@@ -216,7 +240,9 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     num = facts.numeric
     seqs = facts.sequences
     entry = ir.entry
-    num.update(a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT))
+    num.update(a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, ARRAY, VECTOR))
+    facts.arrays.update(a for a, k in zip(entry.args, numeric_args) if k in (ARRAY, VECTOR))
+    vectors = {a for a, k in zip(entry.args, numeric_args) if k == VECTOR}
     seqs.update(a for a, k in zip(entry.args, numeric_args) if k == SEQUENCE)
     incoming: dict[Var, list] = {}
     for b in ir.blocks.values():
@@ -230,6 +256,13 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             return isinstance(op.value, (int, float, complex)) and not isinstance(op.value, bool)
         return op in num
 
+    for s in stmts:  # a NumPy function's value; changes nothing below
+        if _array_valued(facts.callee(s)):
+            facts.arrays.add(s.var)
+
+    def item_of_array(s: Statement) -> bool:
+        return facts.callee(s) is operator.getitem and len(s.args) == 2 and s.args[0] in facts.arrays
+
     def item_of_sequence(s: Statement) -> bool:
         return (
             facts.callee(s) is operator.getitem and len(s.args) == 2 and s.args[0] in seqs
@@ -238,7 +271,10 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
 
     for s in stmts:  # optimistic start
         fn = facts.callee(s)
-        if member(fn, NUMERIC_CALLEES) or _is_math_number(fn) or item_of_sequence(s):
+        if (
+            member(fn, NUMERIC_CALLEES) or _is_math_number(fn) or item_of_sequence(s) or _array_valued(fn)
+            or item_of_array(s)
+        ):
             num.add(s.var)
         elif fn in (ops.build_tuple, ops.build_list) and s.args and not any(isinstance(a, Starred) for a in s.args):
             seqs.add(s.var)
@@ -248,7 +284,11 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     while changed:
         changed = False
         for s in stmts:
-            if s.var in num and not item_of_sequence(s) and not any(is_num(v) for v in _operands(s)):
+            if (
+                s.var in num and not item_of_sequence(s) and not _array_valued(facts.callee(s))
+                and not item_of_array(s)
+                and not any(is_num(v) for v in _operands(s))
+            ):
                 num.discard(s.var)
                 changed = True
             if s.var in seqs and not all(is_num(v) for v in s.args):
@@ -257,4 +297,57 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
         for p in candidates & num:
             if not all(is_num(v) or v == p for v in incoming[p]):
                 num.discard(p)
+                changed = True
+    facts.scalars.update(s.var for s in stmts if s.args and s.args[0] in vectors and item_of_array(s)
+                         and _integer(s.args[1], facts, stmts))
+    _scalars(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE)], facts, incoming, stmts)
+
+
+def _integer(op: Any, facts: Facts, stmts: list[Statement]) -> bool:
+    """Whether an operand is an integer: a constant, or the variable of a
+    ``for`` loop over a ``range``."""
+    if isinstance(op, Const):
+        return type(op.value) is int
+    if op in facts.indices:
+        return True
+    defs = {s.var: s for s in stmts}
+    s = defs.get(op)
+    if s is None or facts.callee(s) is not ops.iternext:
+        return False
+    it = defs.get(s.args[0])
+    if it is None or facts.callee(it) is not iter:
+        return False
+    made = defs.get(it.args[0])
+    return made is not None and facts.callee(made) is range
+
+
+def _scalars(ir: IR, scalar_args: list[Var], facts: Facts, incoming: dict, stmts: list[Statement]) -> None:
+    """Fill ``facts.scalars``: the numbers that are not arrays (arithmetic
+    on such numbers, :mod:`math`, items of sequences of them), a greatest
+    fixed point like :func:`numeric`'s. (Sequence arguments are in it, so
+    that their items are.)"""
+    sc = facts.scalars
+    items = set(sc)  # items of vectors, numbers whatever their operands
+    sc.update(scalar_args)
+    sc.update(s.var for s in stmts if s.var in facts.numeric and s.var not in facts.arrays)
+    sc.update(p for p in incoming if p in facts.numeric and p not in ir.entry.args)
+
+    def is_scalar(op) -> bool:
+        if isinstance(op, Const):
+            return isinstance(op.value, (int, float, complex))
+        return op in sc
+
+    changed = True
+    while changed:
+        changed = False
+        for s in stmts:
+            if (
+                s.var in sc and s.var not in items and not _is_math_number(facts.callee(s))
+                and not all(is_scalar(v) for v in _operands(s))
+            ):
+                sc.discard(s.var)
+                changed = True
+        for p in [p for p in incoming if p in sc]:
+            if not all(is_scalar(v) or v == p for v in incoming[p]):
+                sc.discard(p)
                 changed = True

@@ -44,6 +44,7 @@ class RuleIR:
     forward: IR
     back: IR
     params: list[str]
+    defaults: dict[str, Any]  # the parameters' default values
     captured: list[str]  # names ``back`` reads from the rule's scope
     arity: int  # gradients ``back`` returns
 
@@ -103,6 +104,10 @@ def _forward_cells(ir: IR) -> None:
     substitute(ir, env)
 
 
+def _calls(s: Statement, fn: Any) -> bool:
+    return isinstance(s.callee, Const) and s.callee.value is fn
+
+
 def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
     src = get_source(rule)
     sig = src.node.args
@@ -117,10 +122,10 @@ def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
     _forward_cells(fwd)
     defs = {s.var: s for s in block.stmts}
     ret = defs.get(block.term.value)
-    if ret is None or ret.callee.value is not ops.build_tuple or len(ret.args) != 2:
+    if ret is None or not _calls(ret, ops.build_tuple) or len(ret.args) != 2:
         return None
     maker = defs.get(ret.args[1])
-    if maker is None or maker.callee.value is not ops.make_function or len(maker.args) != 1:
+    if maker is None or not _calls(maker, ops.make_function) or len(maker.args) != 1:
         return None
     node = maker.args[0].value
     back = lower(node, filename=src.filename, name=f"{src.name}.back", freevars=fwd.cellvars)
@@ -132,7 +137,7 @@ def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
     for b in back.blocks.values():
         if isinstance(b.term, Return):
             d = next((s for s in b.stmts if s.var == b.term.value), None)
-            if d is None or d.callee.value is not ops.build_tuple or any(isinstance(a, Starred) for a in d.args):
+            if d is None or not _calls(d, ops.build_tuple) or any(isinstance(a, Starred) for a in d.args):
                 return None
             if arity not in (None, len(d.args)):
                 return None
@@ -140,7 +145,31 @@ def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
     if arity is None:
         return None
     params = [a.id for a in sig.args]
-    return RuleIR(target, fwd, back, params, list(back.freevars), arity)
+    if arity != len(params):
+        return None
+    defaults = dict(zip(params[len(params) - len(rule.__defaults__ or ()):], rule.__defaults__ or ()))
+    return RuleIR(target, fwd, back, params, defaults, list(back.freevars), arity)
+
+
+def bind_arguments(r: RuleIR, s: Statement) -> Optional[list[Operand]]:
+    """The call's operands for each of the rule's parameters, in order
+    (keyword arguments by name, defaults as constants), or None when the
+    call does not bind (a starred argument, an unknown keyword, a missing
+    argument): it is then left to the run-time call, which raises as
+    Python would."""
+    if any(isinstance(a, Starred) for a in s.args) or len(s.args) > len(r.params):
+        return None
+    bound: dict[str, Operand] = dict(zip(r.params, s.args))
+    for k, v in s.kwargs:
+        if k is None or k not in r.params or k in bound:
+            return None
+        bound[k] = v
+    for p in r.params:
+        if p not in bound:
+            if p not in r.defaults:
+                return None
+            bound[p] = Const(r.defaults[p])
+    return [bound[p] for p in r.params]
 
 
 _EFFECTS = {
@@ -208,15 +237,19 @@ class Inliner:
 
     @staticmethod
     def _computes_target(s: Statement, r: RuleIR) -> bool:
-        """Whether ``s`` calls the rule's target on the rule's parameters,
-        in order (read directly or from their cells)."""
-        if not (isinstance(s.callee, Const) and s.callee.value is r.target and not s.kwargs):
+        """Whether ``s`` calls the rule's target with every one of the
+        rule's parameters, positionally in order or by their own names (read
+        directly or from their cells): then the user's call, whose
+        arguments bind to the same parameters, computes the same value."""
+        if not (isinstance(s.callee, Const) and s.callee.value is r.target):
             return False
         block = r.forward.entry
         reads = {x.var: x.args[0].value for x in block.stmts
                  if isinstance(x.callee, Const) and x.callee.value is ops.load_deref}
         names = dict(zip(block.args, r.params))
-        return [reads.get(a, names.get(a)) for a in s.args] == r.params
+        passed = [reads.get(a, names.get(a)) for a in s.args]
+        passed += [k for k, v in s.kwargs if k is not None and reads.get(v, names.get(v)) == k]
+        return passed == r.params
 
     def back(self, r: RuleIR, dy: Operand, captured: dict[str, Operand], block: Block) -> tuple[Block, list[Operand]]:
         """Inline ``back(dy)`` at the end of ``block``. Returns the block

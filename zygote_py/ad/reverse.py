@@ -41,7 +41,7 @@ from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Return, Signature
 from ..rules import registry
 from . import analysis
 from .analysis import Facts
-from .inline import Inliner, RuleIR, rule_ir
+from .inline import Inliner, RuleIR, bind_arguments, rule_ir
 
 NONE = Const(None)
 
@@ -337,15 +337,13 @@ class _Reverse:
                     self.adj[s.var] = ("closure", captured)
                     out.append(s)
                     continue
-            rule = registry.lookup(fn) if fn is not analysis._MISSING else None
+            rule = self._rule(s, fn)
             r = rule_ir(rule, fn) if rule is not None else None
-            if (
-                r is not None and s.var in self.facts.numeric and not s.kwargs
-                and len(s.args) == len(r.params) and not any(isinstance(a, Starred) for a in s.args)
-            ):
+            bound = bind_arguments(r, s) if r is not None and s.var in self.facts.numeric else None
+            if bound is not None:
                 inl = Inliner(self.f, s.line)
-                _, captured = inl.forward(r, list(s.args), s, out)
-                self.adj[s.var] = ("inline", r, captured, list(s.args))
+                _, captured = inl.forward(r, bound, s, out)
+                self.adj[s.var] = ("inline", r, captured, bound)
                 self.needs[b.id] += [captured[n] for n in r.captured if isinstance(captured[n], Var)]
                 continue
             self._check_callable(s, fn)
@@ -363,6 +361,18 @@ class _Reverse:
             self.adj[s.var] = ("call", back, s)
             self.needs[b.id].append(back)
         b.stmts = out
+
+    def _rule(self, s: Statement, fn: Any) -> Any:
+        """The rule for the call ``s`` of ``fn``: the one for numbers when
+        every operand is known to be a number, not an array."""
+        if fn is analysis._MISSING:
+            return None
+        if s.args and s.args[0] in self.facts.arrays:
+            return registry.lookup_array(fn)
+        scalars = self.facts.scalars
+        if s.args and all(isinstance(a, Const) or a in scalars for a in s.args) and not s.kwargs:
+            return registry.lookup_scalar(fn)
+        return registry.lookup(fn)
 
     def _is_module_read(self, s: Statement) -> bool:
         """A read of a module (a global) or of a module's attribute."""

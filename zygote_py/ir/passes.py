@@ -147,7 +147,10 @@ def propagate_none(ir: IR) -> None:
     an accumulation with ``None`` is its other operand, and rule arithmetic
     with a ``None`` operand is ``None``: rules are linear in the incoming
     gradient, so every term of theirs carries it."""
-    from ..runtime import accum, call_pullback
+    from ..runtime import accum, attribute_gradient, call_pullback, scatter, unbroadcast
+
+    # run-time helpers linear in one argument, the gradient: its position
+    linear_in = {unbroadcast: 0, scatter: 2, attribute_gradient: 2}
 
     env: dict[Var, Operand] = {}
     for b in ir.blocks.values():
@@ -163,6 +166,7 @@ def propagate_none(ir: IR) -> None:
                 member(fn, _LINEAR) or getattr(fn, "__module__", None) == "math"
                 or isinstance(s.callee, Var)  # a pullback: no gradient in, none out
                 or fn is call_pullback
+                or member(fn, linear_in) and nones[linear_in[fn]]
                 or fn is operator.getitem and nones[0]  # an item of no gradients
             ):
                 env[s.var] = Const(None)

@@ -22,12 +22,17 @@
   list, else a list in iteration order.
 
 Non-differentiable: ``int round len range isinstance issubclass print bool
-str repr type id hash callable hasattr chr ord format``. Left out on purpose:
-``getattr`` (structural, handled by the AD), iterator builtins
+str repr type id hash callable hasattr chr ord format``.
+
+``getattr(obj, name)``: see :func:`zygote_py.runtime.attribute_gradient`.
+
+Left out on purpose: iterator builtins
 (``iter``, ``next``, ``enumerate``, ``zip``, ``map``, ``reversed``,
 ``sorted``), and containers' constructors.
 """
 import math
+
+from zygote_py import runtime
 
 from . import operators
 from .registry import adjoint, nondifferentiable
@@ -59,7 +64,7 @@ def max_(*args, **kwargs):
                 break
         if len(args) != 1:
             return tuple(grads)
-        return (tuple(grads) if isinstance(items, tuple) else grads,)
+        return (runtime.like_iterable(args[0], grads),)
     return y, back
 
 
@@ -82,7 +87,7 @@ def min_(*args, **kwargs):
                 break
         if len(args) != 1:
             return tuple(grads)
-        return (tuple(grads) if isinstance(items, tuple) else grads,)
+        return (runtime.like_iterable(args[0], grads),)
     return y, back
 
 
@@ -92,7 +97,7 @@ def sum_(iterable, *start):
     y = sum(items, *start)
 
     def back(dy):
-        grads = (dy,) * len(items) if isinstance(items, tuple) else [dy] * len(items)
+        grads = runtime.like_iterable(iterable, [dy] * len(items))
         return (grads, dy) if start else (grads,)
     return y, back
 
@@ -140,3 +145,10 @@ def divmod_(a, b):
             return (None, None)
         return (dr, -dr * y[0])
     return y, back
+
+
+@adjoint(getattr)
+def getattr_(obj, name):
+    def back(dy):
+        return (runtime.attribute_gradient(obj, name, dy), None)
+    return getattr(obj, name), back

@@ -1,1 +1,915 @@
-"""NumPy rules (being written)."""
+"""Rules for NumPy's products and linear algebra.
+
+Covered: ``np.dot``, ``np.matmul``, ``np.inner``, ``np.outer``, ``np.vdot``,
+``np.vecdot``, ``np.tensordot``, ``np.einsum``, ``np.trace``, ``np.diag``,
+``np.diagonal``, ``np.kron``, ``np.cross``; the methods ``ndarray.dot``,
+``ndarray.trace`` and ``ndarray.diagonal``; ``np.linalg``'s ``solve``,
+``inv``, ``det``, ``slogdet``, ``cholesky``, ``qr``, ``eigh``,
+``eigvalsh``, ``svd``, ``svdvals``, ``pinv``, ``matrix_power``, and its
+array-API spellings ``matmul``, ``vecdot``, ``tensordot``, ``outer``,
+``cross``, ``trace``, ``diagonal``. Every rule takes stacks of matrices
+where NumPy does, and sums a gradient over the batch dimensions along which
+its operand was broadcast.
+
+:func:`matmul` is also the rule for ``operator.matmul`` (``a @ b``). Its
+pullback, like :func:`dot`'s, is the two products one writes by hand,
+``dy @ b.T`` and ``a.T @ dy``, when both operands are 2-d arrays of one
+real dtype; 1-d operands, stacks and mixed dtypes go through
+:func:`matmul_grads`.
+
+Conventions:
+
+- Complex inputs follow Zygote's convention (the gradient of a real loss
+  is ``dL/dx + i dL/dy``): products conjugate the other operand, ``vdot``
+  conjugates its first argument as NumPy does, decompositions use
+  conjugate transposes. A real operand of a complex product gets the real
+  part.
+- ``einsum``: the gradient of operand ``k`` is the einsum of ``dy`` with
+  the other operands producing ``k``'s subscripts. Labels of ``k`` found
+  nowhere else (summed away) are broadcast back, a label repeated within
+  ``k`` (``'ii->i'``) puts the gradient on that diagonal and zeros
+  elsewhere, and ``...`` and size-1 dimensions are summed where NumPy
+  broadcast them. The gradient einsums use the call's ``optimize``. Both
+  the ``'ij,jk'`` and the interleaved ``(a, [0, 1], b, [1, 2])`` forms work.
+- ``det``: the gradient is the matrix of cofactors, ``det(a) inv(a).T``.
+  At ``det(a) == 0`` it is computed from the SVD instead (the adjugate is a
+  polynomial in ``a``), so it is exact there too: nonzero at rank
+  ``n - 1``, zero below.
+- ``slogdet``: the gradient of ``logabsdet`` is ``inv(a).T``; ``sign`` is
+  piecewise constant for real ``a`` (its cotangent is ignored) and a phase
+  for complex ``a`` (its cotangent counts). At a singular ``a`` the entries
+  are ``inf`` or ``nan``.
+- ``cholesky``, ``eigh``, ``eigvalsh``, and ``svd``/``pinv`` with
+  ``hermitian=True`` read one triangle of ``a`` and assume ``a`` is
+  symmetric (Hermitian): the gradient is symmetrized,
+  ``(g + g^H) / 2``, the gradient with respect to symmetric perturbations,
+  not one on the triangle NumPy reads. Cholesky's is Murray's (2016)
+  ``L^-H Phi(L^H dL) L^-1``, ``Phi`` taking the lower triangle with its
+  diagonal halved.
+- ``eigh``, ``svd``: the eigenvectors' and singular vectors' gradients
+  assume distinct eigenvalues (singular values), and, for ``svd``'s
+  vectors, nonzero singular values; where that fails the gradient has
+  ``inf`` or ``nan`` entries rather than raising. A loss must not depend on
+  the vectors' signs (phases), which are arbitrary. The values' gradients
+  (``eigvalsh``, ``svd(compute_uv=False)``, ``svdvals``) have no such
+  restriction.
+- ``svd`` of an ``m x n`` matrix with ``full_matrices=True`` (NumPy's
+  default) and ``m != n``: the vectors beyond the first ``min(m, n)`` are
+  not unique, so a nonzero cotangent on them raises
+  :class:`~zygote_py.errors.NoDerivativeRule` (use
+  ``full_matrices=False``); ``qr(mode='complete')`` of a tall matrix
+  likewise. ``qr(mode='raw')`` has no gradient.
+- ``pinv``: the full-rank formula (Golub and Pereyra 1973); at a rank
+  change the pseudo-inverse is not continuous.
+- ``matrix_power(a, n)``: any integer ``n``; negative powers through
+  ``inv(a)``.
+- ``trace``: ``dy`` times the identity (with ``offset`` and the axes),
+  dense. ``cross`` of 2-vectors treats them as 3-vectors with a zero third
+  component, as NumPy does.
+"""
+import numpy as np
+
+from zygote_py import errors, runtime
+
+# The rules below call this module's helpers by their qualified names, as
+# they call np.dot, so that the compiler can inline them.
+from zygote_py.rules import numpy_linalg
+
+from .registry import adjoint
+
+# --------------------------------------------------------------------------
+# Helpers
+
+
+def fit(g, x):
+    """``g`` as the gradient of ``x``: summed down to ``x``'s shape where
+    ``x`` was broadcast, real when ``x`` is real, of ``x``'s float dtype (a
+    Python number for a number, an array for a list)."""
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x)
+    if np.iscomplexobj(g) and not np.iscomplexobj(x):
+        g = np.real(g)
+    return runtime.unbroadcast(g, x)
+
+
+def conj(x):
+    """The complex conjugate, and ``x`` itself when it is real (no copy)."""
+    return np.conj(x) if np.iscomplexobj(x) else x
+
+
+def mT(x):
+    """The transposes of a stack of matrices (the last two axes)."""
+    return np.swapaxes(x, -1, -2)
+
+
+def mH(x):
+    """The conjugate transposes of a stack of matrices."""
+    return conj(np.swapaxes(x, -1, -2))
+
+
+def sym(g):
+    """The Hermitian part ``(g + g^H) / 2`` of a stack of matrices."""
+    return (g + mH(g)) / 2
+
+
+def sum_to(g, shape):
+    """``g`` summed over the axes along which an array of ``shape`` was
+    broadcast to ``g``'s shape."""
+    extra = g.ndim - len(shape)
+    axes = tuple(range(extra)) + tuple(
+        extra + i for i, n in enumerate(shape) if n == 1 and g.shape[extra + i] != 1
+    )
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g.reshape(shape)
+
+
+def diagonal_view(x):
+    """A writable view of the diagonals of a stack of square matrices."""
+    return np.einsum("...ii->...i", x)
+
+
+def real_matrices(dy, x1, x2):
+    """Whether ``x1 @ x2`` multiplies two 2-d arrays of one real dtype,
+    ``dy``'s too: then its gradients are just ``dy @ x2.T`` and
+    ``x1.T @ dy``."""
+    return (
+        type(x1) is np.ndarray and type(x2) is np.ndarray and x1.ndim == 2 and x2.ndim == 2
+        and x1.dtype is x2.dtype and x1.dtype.kind == "f" and getattr(dy, "dtype", None) is x1.dtype
+    )
+
+
+def matmul_grads(dy, x1, x2):
+    """The gradients of ``np.matmul(x1, x2)``: 1-d operands are promoted to
+    a row (``x1``) or a column (``x2``), and the batch dimensions summed
+    where an operand was broadcast."""
+    a, b, g = np.asarray(x1), np.asarray(x2), np.asarray(dy)
+    if a.ndim == 1 and b.ndim == 1:
+        return fit(g * conj(b), x1), fit(g * conj(a), x2)
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    if a.ndim == 1:
+        g = np.expand_dims(g, -2)
+    if b.ndim == 1:
+        g = g[..., None]
+    ga = g @ mH(b2)
+    if b2.ndim == 2 and a2.ndim > 2:
+        # One product over all the stacked rows, instead of one per matrix
+        # and a sum.
+        gb = mH(a2.reshape(-1, a2.shape[-1])) @ g.reshape(-1, g.shape[-1])
+    else:
+        gb = mH(a2) @ g
+    return (
+        fit(sum_to(ga, a2.shape).reshape(a.shape), x1),
+        fit(sum_to(gb, b2.shape).reshape(b.shape), x2),
+    )
+
+
+def tensordot_axes(axes, na, nb):
+    """``np.tensordot``'s ``axes`` as two lists of nonnegative axes."""
+    if isinstance(axes, (int, np.integer)):
+        return list(range(na - axes, na)), list(range(axes))
+    ia, ib = axes
+    ia = [ia] if isinstance(ia, (int, np.integer)) else list(ia)
+    ib = [ib] if isinstance(ib, (int, np.integer)) else list(ib)
+    return [i % na for i in ia], [i % nb for i in ib]
+
+
+def tensordot_grads(dy, a, b, ia, ib):
+    """The gradients of ``np.tensordot(a, b, (ia, ib))``: ``dy`` contracted
+    with the other operand over its free axes, then transposed back to the
+    operand's axis order."""
+    A, B, g = np.asarray(a), np.asarray(b), np.asarray(dy)
+    fa = [i for i in range(A.ndim) if i not in ia]
+    fb = [j for j in range(B.ndim) if j not in ib]
+    # tensordot keeps the uncontracted axes in their order: b's contracted
+    # axes in increasing order, each standing for its partner axis of a.
+    ga = np.tensordot(g, conj(B), (list(range(len(fa), g.ndim)), fb))
+    ga = np.transpose(ga, np.argsort(fa + [ia[ib.index(j)] for j in sorted(ib)]))
+    gb = np.tensordot(conj(A), g, (fa, list(range(len(fa)))))
+    gb = np.transpose(gb, np.argsort([ib[ia.index(i)] for i in sorted(ia)] + fb))
+    return fit(ga, a), fit(gb, b)
+
+
+def dot_grads(dy, a, b):
+    """The gradients of ``np.dot(a, b)``, in each of its cases."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if na == 0 or nb == 0:
+        return fit(dy * conj(np.asarray(b)), a), fit(dy * conj(np.asarray(a)), b)
+    if na <= 2 and nb <= 2 or na == 1 or nb == 1:
+        return matmul_grads(dy, a, b)
+    return tensordot_grads(dy, a, b, [na - 1], [nb - 2])
+
+
+def inner_grads(dy, a, b):
+    """The gradients of ``np.inner(a, b)``: a product over the last axes."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if na == 0 or nb == 0:
+        return fit(dy * conj(np.asarray(b)), a), fit(dy * conj(np.asarray(a)), b)
+    return tensordot_grads(dy, a, b, [na - 1], [nb - 1])
+
+
+def outer_grads(dy, a, b):
+    """The gradients of ``np.outer(a, b)``, which flattens its operands."""
+    ga = dy @ conj(np.ravel(b))
+    gb = conj(np.ravel(a)) @ dy
+    return fit(ga.reshape(np.shape(a)), a), fit(gb.reshape(np.shape(b)), b)
+
+
+def vdot_grads(dy, a, b):
+    """The gradients of ``np.vdot(a, b) = sum(conj(a) * b)``, flattened."""
+    ga = conj(dy) * np.ravel(b)
+    gb = dy * np.ravel(a)
+    return fit(ga.reshape(np.shape(a)), a), fit(gb.reshape(np.shape(b)), b)
+
+
+def vecdot_grads(dy, x1, x2, axis):
+    """The gradients of ``np.vecdot(x1, x2, axis=axis)``."""
+    g = np.expand_dims(np.asarray(dy), axis)
+    return fit(conj(g) * np.asarray(x2), x1), fit(g * np.asarray(x1), x2)
+
+
+def kron_grads(dy, a, b):
+    """The gradients of ``np.kron(a, b)``: ``dy`` seen with its axes split
+    into (a's, b's) pairs, multiplied by the other operand and summed."""
+    A, B = np.asarray(a), np.asarray(b)
+    nd = max(A.ndim, B.ndim)
+    sa = (1,) * (nd - A.ndim) + A.shape
+    sb = (1,) * (nd - B.ndim) + B.shape
+    g = np.reshape(dy, [n for pair in zip(sa, sb) for n in pair])
+    a_axes = tuple(range(0, 2 * nd, 2))
+    b_axes = tuple(range(1, 2 * nd, 2))
+    ga = np.sum(g * conj(B.reshape([n for m in sb for n in (1, m)])), axis=b_axes)
+    gb = np.sum(g * conj(A.reshape([n for m in sa for n in (m, 1)])), axis=a_axes)
+    return fit(ga.reshape(A.shape), a), fit(gb.reshape(B.shape), b)
+
+
+def cross_grads(dy, a, b, axisa, axisb, axisc, axis):
+    """The gradients of ``np.cross``: ``conj(b) x dy`` and ``dy x conj(a)``
+    (the triple product is cyclic), with 2-vectors as 3-vectors whose third
+    component is zero."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    A = np.moveaxis(np.asarray(a), axisa, -1)
+    B = np.moveaxis(np.asarray(b), axisb, -1)
+    na, nb = A.shape[-1], B.shape[-1]
+    if na == 2 and nb == 2:
+        d = np.asarray(dy)[..., None] * np.array([0, 0, 1])
+    else:
+        d = np.moveaxis(np.asarray(dy), axisc, -1)
+    pad = [(0, 0)] * (A.ndim - 1)
+    A3 = np.pad(A, pad + [(0, 1)]) if na == 2 else A
+    pad = [(0, 0)] * (B.ndim - 1)
+    B3 = np.pad(B, pad + [(0, 1)]) if nb == 2 else B
+    ga = np.cross(conj(B3), d)[..., :na]
+    gb = np.cross(d, conj(A3))[..., :nb]
+    ga = np.moveaxis(sum_to(ga, A.shape), -1, axisa)
+    gb = np.moveaxis(sum_to(gb, B.shape), -1, axisb)
+    return fit(ga, a), fit(gb, b)
+
+
+def float_dtype(x):
+    """``x``'s dtype if it is inexact, else float64."""
+    dtype = np.result_type(x)
+    return dtype if dtype.kind in "fc" else np.dtype(float)
+
+
+def trace_grad(dy, a, offset, axis1, axis2):
+    """The gradient of ``np.trace(a, offset, axis1, axis2)``: ``dy`` times
+    the identity matrix in the plane of the two axes."""
+    shape = np.shape(a)
+    eye = np.eye(shape[axis1], shape[axis2], offset, dtype=float_dtype(a))
+    g = np.multiply.outer(dy, eye)
+    return fit(np.moveaxis(g, (-2, -1), (axis1 % len(shape), axis2 % len(shape))), a)
+
+
+def diagonal_grad(dy, a, offset, axis1, axis2):
+    """The gradient of ``np.diagonal(a, offset, axis1, axis2)``: zeros, with
+    ``dy`` written onto that diagonal."""
+    dy = np.asarray(dy)
+    g = np.zeros(np.shape(a), dtype=np.result_type(float_dtype(a), dy))
+    i = np.arange(dy.shape[-1])
+    plane = np.moveaxis(g, (axis1, axis2), (-2, -1))
+    plane[..., i + max(-offset, 0), i + max(offset, 0)] = dy
+    return fit(g, a)
+
+
+def diag_grad(dy, v, k):
+    """The gradient of ``np.diag(v, k)``: the ``k``-th diagonal of ``dy``
+    for a 1-d ``v``; ``dy`` on the ``k``-th diagonal of zeros for a 2-d
+    ``v``."""
+    if np.ndim(v) == 1:
+        return fit(np.diagonal(dy, k).copy(), v)
+    return diagonal_grad(dy, v, k, 0, 1)
+
+
+# einsum's subscripts, parsed to one letter per dimension.
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def einsum_parse(args):
+    """``(arrays, positions, in_labels, out_labels)`` for ``np.einsum``'s
+    positional arguments, in the string or the interleaved form:
+    ``positions`` are the arrays' places among ``args``; labels are strings
+    with one letter per dimension, ``...`` spelled out with unused letters
+    (right-aligned, as NumPy broadcasts it), and the implicit output made
+    explicit (the ellipsis, then the labels used once, in order)."""
+    if isinstance(args[0], str):
+        positions = list(range(1, len(args)))
+        spec = args[0].replace(" ", "")
+        lhs, arrow, rhs = spec.partition("->")
+        terms = lhs.split(",")
+        out = rhs if arrow else None
+    else:
+        positions = list(range(0, len(args) - 1, 2))
+
+        def letters(sublist):
+            return "".join("..." if s is Ellipsis else _LETTERS[s] for s in sublist)
+
+        terms = [letters(args[i + 1]) for i in positions]
+        out = letters(args[-1]) if len(args) % 2 else None
+    arrays = [args[i] for i in positions]
+    explicit = [t.replace("...", "") for t in terms]
+    widths = [np.ndim(x) - len(e) if "..." in t else 0 for x, t, e in zip(arrays, terms, explicit)]
+    used = set("".join(explicit) + (out or ""))
+    ell = "".join(c for c in _LETTERS if c not in used)[: max(widths, default=0)]
+    labels = [t.replace("...", ell[len(ell) - w:]) for t, w in zip(terms, widths)]
+    if out is None:
+        counts = "".join(explicit)
+        out = "..." + "".join(sorted(c for c in set(counts) if counts.count(c) == 1))
+    return arrays, positions, labels, out.replace("...", ell)
+
+
+def einsum_grads(dy, args, optimize):
+    """One gradient per positional argument of ``np.einsum(*args)``
+    (``None`` for subscripts)."""
+    arrays, positions, labels, out = einsum_parse(args)
+    dy = np.asarray(dy)
+    grads = [None] * len(args)
+    for k, (x, mine) in enumerate(zip(arrays, labels)):
+        others = [j for j in range(len(arrays)) if j != k]
+        unique = "".join(dict.fromkeys(mine))
+        reached = set(out).union(*(labels[j] for j in others))
+        present = "".join(c for c in unique if c in reached)
+        spec = ",".join([out] + [labels[j] for j in others]) + "->" + present
+        g = np.einsum(spec, dy, *(conj(arrays[j]) for j in others), optimize=optimize)
+        # Axes for the labels summed away, then broadcasting undone.
+        sizes = dict(zip(mine, np.shape(x)))
+        g = g.reshape([g.shape[present.index(c)] if c in present else 1 for c in unique])
+        target = tuple(sizes[c] for c in unique)
+        g = sum_to(g, target)
+        if g.shape != target:
+            g = np.broadcast_to(g, target).copy()
+        if unique != mine:
+            full = np.zeros(np.shape(x), dtype=g.dtype)
+            np.einsum(mine + "->" + unique, full)[...] = g
+            g = full
+        grads[positions[k]] = fit(g, x)
+    return tuple(grads)
+
+
+# Decompositions
+
+
+def cofactor(a, d):
+    """The matrix of cofactors of ``a`` (its adjugate, transposed), given
+    ``d = det(a)``: ``d * inv(a).T``, or, when ``a`` is singular, from the
+    SVD ``a = U S Vh``: ``adj(a) = det(U) det(Vh) Vh^H adj(S) U^H``, where
+    ``adj(S)`` holds the products of all singular values but one."""
+    d = np.asarray(d)
+    if np.all(d != 0):
+        try:
+            return d[..., None, None] * mT(np.linalg.inv(a))
+        except np.linalg.LinAlgError:
+            pass
+    u, s, vh = np.linalg.svd(a)
+    one = np.ones_like(s[..., :1])
+    before = np.cumprod(np.concatenate([one, s[..., :-1]], -1), -1)
+    after = np.cumprod(np.concatenate([one, s[..., :0:-1]], -1), -1)[..., ::-1]
+    phase = np.linalg.det(u) * np.linalg.det(vh)
+    adj = (mH(vh) * (before * after)[..., None, :]) @ mH(u) * phase[..., None, None]
+    return mT(adj)
+
+
+def det_grad(dy, a, y):
+    """The gradient of ``np.linalg.det``: ``dy`` times the cofactors."""
+    return fit(np.asarray(dy)[..., None, None] * conj(cofactor(a, y)), a)
+
+
+def slogdet_grad(dy, a, y):
+    """The gradient of ``np.linalg.slogdet``: ``inv(a)^H`` times the
+    cotangent of ``log(det(a))`` (for a complex ``a``, the sign's is its
+    imaginary part); ``None`` when neither output has one."""
+    dsign, dlog = dy
+    sign = y[0]
+    complex_ = np.iscomplexobj(sign)
+    if dlog is None and (dsign is None or not complex_):
+        return None
+    c = np.zeros(np.shape(sign)) if dlog is None else np.asarray(dlog)
+    if complex_ and dsign is not None:
+        c = c + 1j * np.imag(dsign * np.conj(sign))
+    try:
+        inverse = np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        d = np.asarray(sign * np.exp(y[1]))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inverse = mT(cofactor(a, d)) / d[..., None, None]
+    return fit(c[..., None, None] * mH(inverse), a)
+
+
+def solve_grads(dy, a, b, y):
+    """The gradients of ``x = np.linalg.solve(a, b)``: ``db = a^-H dx`` and
+    ``da = -db x^H``. A 1-d ``b`` is one vector."""
+    if np.ndim(b) == 1:
+        db = np.linalg.solve(mH(a), np.asarray(dy)[..., None])
+        da = -db * conj(y)[..., None, :]
+        return fit(sum_to(da, np.shape(a)), a), fit(sum_to(db[..., 0], np.shape(b)), b)
+    db = np.linalg.solve(mH(a), dy)
+    da = -db @ mH(y)
+    return fit(sum_to(da, np.shape(a)), a), fit(sum_to(db, np.shape(b)), b)
+
+
+def cholesky_grad(dy, y, upper):
+    """The gradient of ``np.linalg.cholesky`` (Murray 2016), symmetrized:
+    ``a = L L^H`` gives ``L^-1 da L^-H = X + X^H`` with ``X = L^-1 dL``
+    lower triangular, so ``dL = L Phi(L^-1 da L^-H)`` and the gradient is
+    ``L^-H Phi(L^H Lbar) L^-1``."""
+    L = mH(y) if upper else y
+    dL = np.tril(mH(dy) if upper else dy)
+    p = np.tril(mH(L) @ dL)
+    diagonal_view(p)[...] *= 0.5
+    x = np.linalg.solve(mH(L), p)  # L^-H P
+    return sym(mH(np.linalg.solve(mH(L), mH(x))))  # (L^-H P) L^-1
+
+
+def qr_tall_grad(q, r, dq, dr):
+    """The gradient of ``q, r = qr(a)`` for ``m >= n``: with
+    ``M = R Rbar^H - Qbar^H Q`` and ``C`` the Hermitian matrix with ``M``'s
+    strict lower triangle and the real part of its diagonal,
+    ``abar = (Qbar + Q C) R^-H``."""
+    m = 0
+    if dr is not None:
+        m = r @ mH(dr)
+    if dq is not None:
+        m = m - mH(dq) @ q
+    lower = np.tril(m, -1)
+    c = lower + mH(lower)
+    diagonal_view(c)[...] = np.real(diagonal_view(m))
+    b = q @ c if dq is None else dq + q @ c
+    return mH(np.linalg.solve(r, mH(b)))
+
+
+def qr_grad(dy, a, y, mode):
+    """The gradient of ``np.linalg.qr(a, mode)``. A wide ``a = [X | Y]``
+    (``m < n``) has ``R = [U | V]`` with ``X = Q U`` and ``V = Q^H Y``, so
+    ``Y``'s gradient is ``Q Vbar`` and ``X``'s that of a square QR with
+    ``Qbar + Y Vbar^H``."""
+    a = np.asarray(a)
+    if mode == "r":
+        (q, r), dq, dr = np.linalg.qr(a), None, dy
+    elif mode in ("reduced", "complete"):
+        (q, r), (dq, dr) = y, dy
+    else:
+        raise errors.NoDerivativeRule(
+            f"np.linalg.qr(mode={mode!r}) has no gradient",
+            hint="use mode='reduced', 'complete' or 'r'",
+        )
+    m, n = a.shape[-2:]
+    if m > n and q.shape[-1] == m:  # 'complete': trailing columns of Q not unique
+        if dq is not None and np.any(dq[..., n:]):
+            raise errors.NoDerivativeRule(
+                "np.linalg.qr(mode='complete') of a tall matrix: its trailing columns of Q "
+                "are not unique, so they have no gradient",
+                hint="use mode='reduced'",
+            )
+        q, r = q[..., :n], r[..., :n, :]
+        dq = None if dq is None else dq[..., :n]
+        dr = None if dr is None else dr[..., :n, :]
+    if dq is None and dr is None:
+        return None
+    if m >= n:
+        return fit(qr_tall_grad(q, r, dq, dr), a)
+    du = None if dr is None else dr[..., :m]
+    dv = np.zeros_like(r[..., m:]) if dr is None else dr[..., m:]
+    dq = a[..., m:] @ mH(dv) if dq is None else dq + a[..., m:] @ mH(dv)
+    gx = qr_tall_grad(q, r[..., :m], dq, du)
+    return fit(np.concatenate([gx, q @ dv], -1), a)
+
+
+def inverse_gaps(w):
+    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it."""
+    with np.errstate(divide="ignore"):
+        f = 1 / (w[..., None, :] - w[..., :, None])
+    diagonal_view(f)[...] = 0
+    return f
+
+
+def eigh_grad(dy, a, y):
+    """The gradient of ``np.linalg.eigh`` (Giles 2008), symmetrized:
+    ``v (diag(wbar) + F * (v^H vbar)) v^H`` with ``F`` from
+    :func:`inverse_gaps`; ``None`` when neither output has a cotangent."""
+    (dw, dv), (w, v) = dy, y
+    if dv is None:
+        if dw is None:
+            return None
+        return fit((v * dw[..., None, :]) @ mH(v), a)
+    inner = inverse_gaps(w) * (mH(v) @ dv)
+    if dw is not None:
+        diagonal_view(inner)[...] += dw
+    return fit(sym(v @ inner @ mH(v)), a)
+
+
+def svd_values_grad(ds, u, vh):
+    """The gradient through singular values alone: ``u diag(ds) vh``."""
+    return (u * ds[..., None, :]) @ vh
+
+
+def svd_grad(dy, a, y, full_matrices, compute_uv, hermitian):
+    """The gradient of ``np.linalg.svd`` (after Townsend 2016, derived for
+    ``a = U S V^H`` with ``U``, ``V`` of ``k = min(m, n)`` columns):
+
+    ``U [diag(sbar) + (F * (U^H Ubar - Ubar^H U)) S + S (F * (V^H Vbar -
+    Vbar^H V))] V^H + (I - U U^H) Ubar S^-1 V^H + U S^-1 Vbar^H (I - V V^H)``
+
+    with ``F[i, j] = 1 / (s[j]^2 - s[i]^2)``, plus, for complex ``a``,
+    ``U diag(i Im(diag(U^H Ubar)) / s) V^H`` (the phases of the singular
+    vectors are arbitrary; this is the gauge where ``V``'s stay put).
+    ``Vbar`` is ``dVh^H``."""
+    if not compute_uv:
+        u, _, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
+        return fit(svd_values_grad(dy, u, vh), a)
+    (du, ds, dvh), (u, s, vh) = dy, y
+    m, n = np.shape(a)[-2:]
+    k = s.shape[-1]
+    if full_matrices and m != n:
+        if du is not None and np.any(du[..., k:]) or dvh is not None and np.any(dvh[..., k:, :]):
+            raise errors.NoDerivativeRule(
+                "np.linalg.svd(full_matrices=True) of a non-square matrix: its trailing "
+                "singular vectors are not unique, so they have no gradient",
+                hint="use np.linalg.svd(a, full_matrices=False)",
+            )
+        u, vh = u[..., :k], vh[..., :k, :]
+        du = None if du is None else du[..., :k]
+        dvh = None if dvh is None else dvh[..., :k, :]
+    if du is None and dvh is None:
+        if ds is None:
+            return None
+        return fit(svd_values_grad(ds, u, vh), a)
+    f = inverse_gaps(s * s)
+    core = np.zeros(f.shape, dtype=np.result_type(u, f))
+    if ds is not None:
+        diagonal_view(core)[...] = ds
+    g = 0
+    if du is not None:
+        j = mH(u) @ du
+        core = core + (f * (j - mH(j))) * s[..., None, :]
+        if np.iscomplexobj(j):
+            diagonal_view(core)[...] += 1j * np.imag(diagonal_view(j)) / s
+        if m > k:
+            g = ((du - u @ j) / s[..., None, :]) @ vh
+    if dvh is not None:
+        kk = vh @ mH(dvh)
+        core = core + s[..., :, None] * (f * (kk - mH(kk)))
+        if n > k:
+            g = g + (u / s[..., None, :]) @ (dvh - (dvh @ mH(vh)) @ vh)
+    g = (u @ core) @ vh + g
+    return fit(sym(g) if hermitian else g, a)
+
+
+def pinv_grad(dy, a, y, hermitian):
+    """The gradient of ``x = np.linalg.pinv(a)`` of full rank:
+    ``-x^H xbar x^H + (I - a x) xbar^H x x^H + x^H x xbar^H (I - x a)``."""
+    A, xh = np.asarray(a), mH(y)
+    t = mH(dy) @ (y @ xh)
+    u = (xh @ y) @ mH(dy)
+    g = -(xh @ dy @ xh) + (t - A @ (y @ t)) + (u - (u @ y) @ A)
+    return fit(sym(g) if hermitian else g, a)
+
+
+def matrix_power_grad(dy, a, n):
+    """The gradient of ``np.linalg.matrix_power(a, n)``: the sum of
+    ``(a^H)^i dy (a^H)^(n-1-i)`` over ``i < n``, accumulated as
+    ``G <- a^H G + dy (a^H)^j``; through ``inv(a)`` for ``n < 0``."""
+    A = np.asarray(a)
+    if n < 0:
+        b = np.linalg.inv(A)
+        gb = matrix_power_grad(dy, b, -n)
+        return fit(-(mH(b) @ gb @ mH(b)), a)
+    if n == 0:
+        return fit(np.zeros(np.broadcast_shapes(A.shape, np.shape(dy)), float_dtype(A)), a)
+    ah = mH(A)
+    g, power = dy, ah
+    for _ in range(n - 1):
+        g = ah @ g + dy @ power
+        power = power @ ah
+    return fit(g, a)
+
+
+# --------------------------------------------------------------------------
+# Products
+
+
+@adjoint(np.matmul)
+def matmul(x1, x2):
+    def back(dy):
+        if numpy_linalg.real_matrices(dy, x1, x2):
+            return (dy @ x2.T, x1.T @ dy)
+        dx1, dx2 = numpy_linalg.matmul_grads(dy, x1, x2)
+        return (dx1, dx2)
+    return np.matmul(x1, x2), back
+
+
+@adjoint(np.linalg.matmul)
+def linalg_matmul(x1, x2):
+    def back(dy):
+        if numpy_linalg.real_matrices(dy, x1, x2):
+            return (dy @ x2.T, x1.T @ dy)
+        dx1, dx2 = numpy_linalg.matmul_grads(dy, x1, x2)
+        return (dx1, dx2)
+    return np.linalg.matmul(x1, x2), back
+
+
+@adjoint(np.dot)
+def dot(a, b):
+    def back(dy):
+        if numpy_linalg.real_matrices(dy, a, b):
+            return (dy @ b.T, a.T @ dy)
+        da, db = numpy_linalg.dot_grads(dy, a, b)
+        return (da, db)
+    return np.dot(a, b), back
+
+
+@adjoint(np.ndarray.dot)
+def ndarray_dot(self, b):
+    def back(dy):
+        if numpy_linalg.real_matrices(dy, self, b):
+            return (dy @ b.T, self.T @ dy)
+        da, db = numpy_linalg.dot_grads(dy, self, b)
+        return (da, db)
+    return self.dot(b), back
+
+
+@adjoint(np.inner)
+def inner(a, b):
+    def back(dy):
+        da, db = numpy_linalg.inner_grads(dy, a, b)
+        return (da, db)
+    return np.inner(a, b), back
+
+
+@adjoint(np.outer)
+def outer(a, b):
+    def back(dy):
+        da, db = numpy_linalg.outer_grads(dy, a, b)
+        return (da, db)
+    return np.outer(a, b), back
+
+
+@adjoint(np.linalg.outer)
+def linalg_outer(x1, x2):
+    def back(dy):
+        dx1, dx2 = numpy_linalg.outer_grads(dy, x1, x2)
+        return (dx1, dx2)
+    return np.linalg.outer(x1, x2), back
+
+
+@adjoint(np.vdot)
+def vdot(a, b):
+    def back(dy):
+        da, db = numpy_linalg.vdot_grads(dy, a, b)
+        return (da, db)
+    return np.vdot(a, b), back
+
+
+@adjoint(np.vecdot)
+def vecdot(x1, x2, axis=-1):
+    def back(dy):
+        dx1, dx2 = numpy_linalg.vecdot_grads(dy, x1, x2, axis)
+        return (dx1, dx2, None)
+    return np.vecdot(x1, x2, axis=axis), back
+
+
+@adjoint(np.linalg.vecdot)
+def linalg_vecdot(x1, x2, axis=-1):
+    def back(dy):
+        dx1, dx2 = numpy_linalg.vecdot_grads(dy, x1, x2, axis)
+        return (dx1, dx2, None)
+    return np.linalg.vecdot(x1, x2, axis=axis), back
+
+
+@adjoint(np.tensordot)
+def tensordot(a, b, axes=2):
+    def back(dy):
+        ia, ib = numpy_linalg.tensordot_axes(axes, np.ndim(a), np.ndim(b))
+        da, db = numpy_linalg.tensordot_grads(dy, a, b, ia, ib)
+        return (da, db, None)
+    return np.tensordot(a, b, axes), back
+
+
+@adjoint(np.linalg.tensordot)
+def linalg_tensordot(x1, x2, axes=2):
+    def back(dy):
+        ia, ib = numpy_linalg.tensordot_axes(axes, np.ndim(x1), np.ndim(x2))
+        dx1, dx2 = numpy_linalg.tensordot_grads(dy, x1, x2, ia, ib)
+        return (dx1, dx2, None)
+    return np.linalg.tensordot(x1, x2, axes=axes), back
+
+
+@adjoint(np.einsum)
+def einsum(*operands, optimize=False):
+    def back(dy):
+        return numpy_linalg.einsum_grads(dy, operands, optimize)
+    return np.einsum(*operands, optimize=optimize), back
+
+
+@adjoint(np.kron)
+def kron(a, b):
+    def back(dy):
+        da, db = numpy_linalg.kron_grads(dy, a, b)
+        return (da, db)
+    return np.kron(a, b), back
+
+
+@adjoint(np.cross)
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    def back(dy):
+        da, db = numpy_linalg.cross_grads(dy, a, b, axisa, axisb, axisc, axis)
+        return (da, db, None, None, None, None)
+    return np.cross(a, b, axisa, axisb, axisc, axis), back
+
+
+@adjoint(np.linalg.cross)
+def linalg_cross(x1, x2, axis=-1):
+    def back(dy):
+        dx1, dx2 = numpy_linalg.cross_grads(dy, x1, x2, axis, axis, axis, None)
+        return (dx1, dx2, None)
+    return np.linalg.cross(x1, x2, axis=axis), back
+
+
+# --------------------------------------------------------------------------
+# Diagonals
+
+
+@adjoint(np.trace)
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    def back(dy):
+        return (numpy_linalg.trace_grad(dy, a, offset, axis1, axis2), None, None, None, None)
+    return np.trace(a, offset, axis1, axis2, dtype), back
+
+
+@adjoint(np.ndarray.trace)
+def ndarray_trace(self, offset=0, axis1=0, axis2=1, dtype=None):
+    def back(dy):
+        return (numpy_linalg.trace_grad(dy, self, offset, axis1, axis2), None, None, None, None)
+    return self.trace(offset, axis1, axis2, dtype), back
+
+
+@adjoint(np.linalg.trace)
+def linalg_trace(x, offset=0, dtype=None):
+    def back(dy):
+        return (numpy_linalg.trace_grad(dy, x, offset, -2, -1), None, None)
+    return np.linalg.trace(x, offset=offset, dtype=dtype), back
+
+
+@adjoint(np.diagonal)
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    def back(dy):
+        return (numpy_linalg.diagonal_grad(dy, a, offset, axis1, axis2), None, None, None)
+    return np.diagonal(a, offset, axis1, axis2), back
+
+
+@adjoint(np.ndarray.diagonal)
+def ndarray_diagonal(self, offset=0, axis1=0, axis2=1):
+    def back(dy):
+        return (numpy_linalg.diagonal_grad(dy, self, offset, axis1, axis2), None, None, None)
+    return self.diagonal(offset, axis1, axis2), back
+
+
+@adjoint(np.linalg.diagonal)
+def linalg_diagonal(x, offset=0):
+    def back(dy):
+        return (numpy_linalg.diagonal_grad(dy, x, offset, -2, -1), None)
+    return np.linalg.diagonal(x, offset=offset), back
+
+
+@adjoint(np.diag)
+def diag(v, k=0):
+    def back(dy):
+        return (numpy_linalg.diag_grad(dy, v, k), None)
+    return np.diag(v, k), back
+
+
+# --------------------------------------------------------------------------
+# np.linalg
+
+
+@adjoint(np.linalg.solve)
+def solve(a, b):
+    y = np.linalg.solve(a, b)
+
+    def back(dy):
+        da, db = numpy_linalg.solve_grads(dy, a, b, y)
+        return (da, db)
+    return y, back
+
+
+@adjoint(np.linalg.inv)
+def inv(a):
+    y = np.linalg.inv(a)
+
+    def back(dy):
+        yh = numpy_linalg.mH(y)
+        return (-(yh @ dy @ yh),)
+    return y, back
+
+
+@adjoint(np.linalg.det)
+def det(a):
+    y = np.linalg.det(a)
+
+    def back(dy):
+        return (numpy_linalg.det_grad(dy, a, y),)
+    return y, back
+
+
+@adjoint(np.linalg.slogdet)
+def slogdet(a):
+    y = np.linalg.slogdet(a)
+
+    def back(dy):
+        return (numpy_linalg.slogdet_grad(dy, a, y),)
+    return y, back
+
+
+@adjoint(np.linalg.cholesky)
+def cholesky(a, upper=False):
+    y = np.linalg.cholesky(a, upper=upper)
+
+    def back(dy):
+        return (numpy_linalg.fit(numpy_linalg.cholesky_grad(dy, y, upper), a), None)
+    return y, back
+
+
+@adjoint(np.linalg.qr)
+def qr(a, mode="reduced"):
+    y = np.linalg.qr(a, mode)
+
+    def back(dy):
+        return (numpy_linalg.qr_grad(dy, a, y, mode), None)
+    return y, back
+
+
+@adjoint(np.linalg.eigh)
+def eigh(a, UPLO="L"):
+    y = np.linalg.eigh(a, UPLO)
+
+    def back(dy):
+        return (numpy_linalg.eigh_grad(dy, a, y), None)
+    return y, back
+
+
+@adjoint(np.linalg.eigvalsh)
+def eigvalsh(a, UPLO="L"):
+    y = np.linalg.eigvalsh(a, UPLO)
+
+    def back(dy):
+        w, v = np.linalg.eigh(a, UPLO)
+        return (numpy_linalg.fit((v * dy[..., None, :]) @ numpy_linalg.mH(v), a), None)
+    return y, back
+
+
+@adjoint(np.linalg.svd)
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    y = np.linalg.svd(a, full_matrices, compute_uv, hermitian)
+
+    def back(dy):
+        da = numpy_linalg.svd_grad(dy, a, y, full_matrices, compute_uv, hermitian)
+        return (da, None, None, None)
+    return y, back
+
+
+@adjoint(np.linalg.svdvals)
+def svdvals(x):
+    y = np.linalg.svdvals(x)
+
+    def back(dy):
+        u, s, vh = np.linalg.svd(x, full_matrices=False)
+        return (numpy_linalg.fit(numpy_linalg.svd_values_grad(dy, u, vh), x),)
+    return y, back
+
+
+@adjoint(np.linalg.pinv)
+def pinv(a, rcond=None, hermitian=False):
+    y = np.linalg.pinv(a, rcond, hermitian)
+
+    def back(dy):
+        return (numpy_linalg.pinv_grad(dy, a, y, hermitian), None, None)
+    return y, back
+
+
+@adjoint(np.linalg.matrix_power)
+def matrix_power(a, n):
+    def back(dy):
+        return (numpy_linalg.matrix_power_grad(dy, a, n), None)
+    return np.linalg.matrix_power(a, n), back

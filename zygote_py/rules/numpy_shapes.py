@@ -1,1 +1,786 @@
-"""NumPy rules (being written)."""
+"""Rules for NumPy's shape, joining, indexing and construction functions.
+
+Every function here is linear in its array arguments (a selection,
+permutation, duplication or sum of their elements), so each pullback is the
+transposed operation: a reshape back, the inverse permutation, a sum over the
+copies, zeros with ``dy`` scattered into the selected places.
+
+Covered:
+
+- shapes: ``reshape ravel transpose swapaxes moveaxis expand_dims squeeze
+  broadcast_to atleast_1d atleast_2d atleast_3d``, and the methods
+  ``ndarray.reshape transpose ravel flatten squeeze swapaxes``;
+- joining and splitting: ``concatenate stack hstack vstack dstack
+  column_stack split array_split``;
+- rearranging: ``tile repeat flip roll pad sort take take_along_axis triu
+  tril``, and ``ndarray.repeat take``;
+- construction: ``array asarray asanyarray ascontiguousarray asfortranarray
+  copy full linspace meshgrid``, and ``ndarray.copy astype``;
+- indexing: :func:`array_getitem`, the rule of ``x[key]`` for an ndarray
+  ``x`` (not registered: the compiler dispatches ``operator.getitem`` to it
+  when the container is an array).
+
+Conventions:
+
+- Gradients of ndarray parameters have the parameter's shape and dtype. A
+  parameter that is not an ndarray (a Python float, a nested list of
+  numbers) gets a gradient of its own kind — a Python float, a NumPy scalar,
+  the same nesting of tuples and lists — from ``array``, ``asarray`` and
+  friends, ``atleast_*d``, ``tile``, ``repeat``, ``pad``, ``sort``,
+  ``linspace``, ``full``, ``broadcast_to`` (a number or an ndarray), and for
+  the items of the sequences that ``concatenate``, ``stack`` and the other
+  joining functions take; the other rules expect ndarrays and give an
+  ndarray gradient.
+- A conversion to an integer or boolean dtype (``array``, ``asarray``,
+  ``astype``, ``full``, ``linspace`` with such a ``dtype``) passes no
+  gradient: the parameter gets ``None``. A conversion from real to complex
+  passes the real part of ``dy``; other float conversions cast the gradient
+  back to the input's dtype.
+- ``sort``: the gradient goes back through the permutation ``argsort``
+  chose; tied values are equal, so which of them gets which slot of ``dy``
+  does not matter to the loss. ``ndarray.sort`` sorts in place and returns
+  ``None``, so it has no rule.
+- ``take``, ``take_along_axis`` and integer-array indexing add up the
+  gradients of repeated indices; ``mode='wrap'`` and ``'clip'`` map the
+  indices first, as NumPy does.
+- ``pad``: modes ``'constant'``, ``'empty'``, ``'edge'``, ``'reflect'``,
+  ``'symmetric'`` and ``'wrap'`` (the last four copy elements, so their
+  gradient adds the copies back). ``constant_values`` gets the sum of
+  ``dy`` over the area it fills (a corner belongs to the last axis padding
+  it, as in NumPy), or ``None`` when it is an integer. Other modes
+  (``'linear_ramp'``, ``'mean'``, ``'maximum'``...) raise
+  :class:`~zygote_py.errors.NoDerivativeRule` when their gradient is
+  asked for.
+- ``reshape``, ``ravel`` and ``flatten`` take ``order`` ``'C'``, ``'F'``
+  and ``'A'`` (and ``'K'`` for ``ravel``/``flatten``, which follows the
+  memory order of a non-contiguous array; for a broadcast view, whose
+  elements share memory, it splits the gradient among the elements that
+  alias in some order, which is right for their sum).
+- ``triu``/``tril`` of a 1-d array (which NumPy turns into a matrix) sum
+  the gradient over the rows it was repeated into.
+- ``linspace``: ``start`` and ``stop`` are differentiable (the samples are
+  ``start + t * (stop - start)``); ``num``, ``endpoint`` and ``axis`` are
+  not. ``full``'s ``fill_value`` gets ``dy`` summed to its shape.
+- ``meshgrid(*xi)``: each ``xi[k]`` gets its output's gradient summed over
+  the axes it was repeated along (``None`` when that output's is ``None``).
+
+Non-differentiable (their outputs are constants or indices): ``zeros ones
+empty eye identity tri arange indices argwhere nonzero flatnonzero
+tril_indices triu_indices diag_indices unravel_index ravel_multi_index``
+and ``ndarray.nonzero``. ``arange`` is piecewise constant in its length
+and is used for integer grids, so it is among them.
+
+Rules that mutate an array they made (``add.at``, ``put_along_axis``) do it
+in a helper here that returns the array: the compiler treats the calls of
+an inlined rule as pure and may drop one whose result is unused.
+"""
+import numpy as np
+
+from zygote_py import runtime
+from zygote_py.errors import NoDerivativeRule
+# The rules call this module's helpers by their qualified names, as they call
+# np.reshape, so that the compiler can inline them.
+from zygote_py.rules import numpy_shapes
+
+from .registry import adjoint, nondifferentiable
+
+nondifferentiable(
+    np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.arange,
+    np.indices, np.argwhere, np.nonzero, np.flatnonzero, np.tril_indices,
+    np.triu_indices, np.diag_indices, np.unravel_index, np.ravel_multi_index,
+    np.ndarray.nonzero,
+)
+
+
+# -- helpers ------------------------------------------------------------------
+
+
+def like(g, x):
+    """``g``, a gradient shaped like ``x``, given ``x``'s kind: an ndarray of
+    ``x``'s float dtype, a NumPy scalar of its type, a Python float, or the
+    same nesting of tuples and lists. A real ``x`` gets the real part of a
+    complex ``g``; a boolean gets ``None``."""
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind not in "fc" or getattr(g, "dtype", None) == x.dtype:
+            return g
+        g = np.asarray(g)
+        if g.dtype.kind == "c" and x.dtype.kind != "c":
+            g = g.real
+        return g if g.dtype == x.dtype else g.astype(x.dtype)
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    if isinstance(x, (tuple, list)):
+        g = np.asarray(g)  # once: g may be a sparse runtime.Scatter
+        if g.ndim == 1 and all(type(v) is float for v in x):
+            items = np.real(g).tolist()  # fast path: a flat list of floats
+        else:
+            items = [numpy_shapes.like(g[i], v) for i, v in enumerate(x)]
+        return tuple(items) if isinstance(x, tuple) else items
+    if isinstance(x, np.generic):
+        if x.dtype.kind == "c":
+            return x.dtype.type(g)
+        return x.dtype.type(np.real(g)) if x.dtype.kind == "f" else np.real(g)
+    if isinstance(x, complex):
+        return complex(g)
+    if isinstance(x, (int, float)):
+        return float(np.real(g))
+    return g
+
+
+def _grad_dtype(x, dy):
+    """The dtype of a gradient array for ``x``: its own when it is a float
+    array, else that of ``dy``."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and dtype.kind in "fc":
+        return dtype
+    return np.result_type(dy)
+
+
+def _no_repeats(key):
+    """Whether no element is selected twice by index ``key``: it has only
+    integers, slices, ``None``, ``...`` and boolean masks."""
+    parts = key if isinstance(key, tuple) else (key,)
+    for k in parts:
+        if k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice)):
+            continue
+        if isinstance(k, np.ndarray) and (k.dtype == bool or k.ndim == 0):
+            continue
+        return False
+    return True
+
+
+def _scatter(shape, dtype, key, dy):
+    """Zeros of ``shape`` with ``dy`` added at ``key`` (repeated indices add
+    up). Assignment where no element can repeat: ``np.add.at`` is much
+    slower."""
+    g = np.zeros(shape, dtype)
+    if _no_repeats(key):
+        g[key] = dy
+    else:
+        np.add.at(g, key, dy)
+    return g
+
+
+def unravel(dy, a, order):
+    """The gradient of ``a`` from a cotangent ``dy`` of ``np.reshape(a, ...,
+    order)``, ``np.ravel(a, order)`` or ``a.flatten(order)``."""
+    shape = np.shape(a)
+    contiguous = getattr(a, "flags", None)
+    if order == "A":
+        order = "F" if contiguous is not None and contiguous.f_contiguous and not contiguous.c_contiguous else "C"
+    if order == "K":
+        if contiguous is None or contiguous.c_contiguous:
+            order = "C"
+        elif contiguous.f_contiguous:
+            order = "F"
+        else:
+            # Elements in the order of their addresses, reading negatively
+            # strided axes forwards, as NumPy does.
+            address = np.zeros(shape, np.intp)
+            for axis, (n, stride) in enumerate(zip(shape, a.strides)):
+                address = address + np.arange(n).reshape((n,) + (1,) * (len(shape) - axis - 1)) * abs(stride)
+            perm = np.argsort(address.ravel(), kind="stable")
+            g = np.empty(a.size, numpy_shapes._grad_dtype(a, dy))
+            g[perm] = np.ravel(dy)
+            return g.reshape(shape)
+    return np.reshape(dy, shape, order)
+
+
+def _joined(dy, arrays, axis, shapes):
+    """Cut ``dy`` along ``axis`` into pieces of the ``shapes`` the items of
+    ``arrays`` had when joined, and give each its item's shape and kind."""
+    bounds = np.cumsum([s[axis] for s in shapes])[:-1]
+    pieces = np.split(dy, bounds, axis)
+    grads = [numpy_shapes.like(np.reshape(p, np.shape(a)), a) for p, a in zip(pieces, arrays)]
+    if isinstance(arrays, np.ndarray):
+        return np.stack(grads) if grads else np.zeros(arrays.shape, numpy_shapes._grad_dtype(arrays, dy))
+    return tuple(grads) if isinstance(arrays, tuple) else grads
+
+
+def unconcatenate(dy, arrays, axis):
+    if axis is None:
+        return numpy_shapes._joined(dy, arrays, 0, [(np.size(a),) for a in arrays])
+    return numpy_shapes._joined(dy, arrays, axis, [np.shape(a) for a in arrays])
+
+
+def unstack(dy, arrays, axis):
+    parts = np.moveaxis(dy, axis, 0)
+    grads = [numpy_shapes.like(parts[i], a) for i, a in enumerate(arrays)]
+    if isinstance(arrays, np.ndarray):
+        return np.stack(grads) if grads else np.zeros(arrays.shape, numpy_shapes._grad_dtype(arrays, dy))
+    return tuple(grads) if isinstance(arrays, tuple) else grads
+
+
+def unhstack(dy, tup):
+    shapes = [np.shape(a) or (1,) for a in tup]
+    return numpy_shapes._joined(dy, tup, 0 if len(shapes[0]) == 1 else 1, shapes)
+
+
+def unvstack(dy, tup):
+    shapes = [(1,) * (2 - len(s)) + s for s in map(np.shape, tup)]
+    return numpy_shapes._joined(dy, tup, 0, shapes)
+
+
+def undstack(dy, tup):
+    shapes = [{0: (1, 1, 1), 1: (1,) + s + (1,), 2: s + (1,)}.get(len(s), s) for s in map(np.shape, tup)]
+    return numpy_shapes._joined(dy, tup, 2, shapes)
+
+
+def uncolumn_stack(dy, tup):
+    shapes = [s if len(s) >= 2 else (s + (1, 1))[:2] for s in map(np.shape, tup)]
+    return numpy_shapes._joined(dy, tup, 1, shapes)
+
+
+def unsplit(dy, ary, pieces, axis):
+    """The gradient of ``ary`` from the cotangents ``dy`` of its ``pieces``
+    (``None`` for a piece that got none)."""
+    parts = [np.zeros_like(p) if d is None else d for d, p in zip(dy, pieces)]
+    return numpy_shapes.like(np.concatenate(parts, axis), ary)
+
+
+def untile(dy, A, reps):
+    """Sum ``dy`` over the copies ``np.tile`` made of ``A``."""
+    shape = np.shape(A)
+    reps = tuple(np.ravel(reps))
+    d = max(len(shape), len(reps))
+    s = (1,) * (d - len(shape)) + shape
+    r = (1,) * (d - len(reps)) + reps
+    blocks = np.reshape(dy, [n for pair in zip(r, s) for n in pair])
+    return numpy_shapes.like(np.reshape(blocks.sum(axis=tuple(range(0, 2 * d, 2))), shape), A)
+
+
+def unrepeat(dy, a, repeats, axis):
+    """Sum ``dy`` over the copies ``np.repeat`` made of each element."""
+    shape = np.shape(a)
+    if axis is None:
+        n, axis = int(np.prod(shape)), 0
+    else:
+        axis = axis % len(shape)
+        n = shape[axis]
+    head, tail = dy.shape[:axis], dy.shape[axis + 1:]
+    if np.size(repeats) == 1:
+        r = int(np.ravel(repeats)[0])
+        g = np.reshape(dy, head + (n, r) + tail).sum(axis=axis + 1)
+    else:
+        counts = np.broadcast_to(repeats, (n,))
+        starts = np.cumsum(counts) - counts
+        kept = counts > 0
+        g = np.zeros(head + (n,) + tail, numpy_shapes._grad_dtype(a, dy))
+        if kept.any():
+            g[(slice(None),) * axis + (kept,)] = np.add.reduceat(dy, starts[kept], axis)
+    return numpy_shapes.like(np.reshape(g, shape), a)
+
+
+def _pad_widths(pad_width, ndim):
+    """``pad_width`` in every form ``np.pad`` takes, as an ``(ndim, 2)``
+    array."""
+    if isinstance(pad_width, dict):
+        widths = np.zeros((ndim, 2), np.intp)
+        for axis, w in pad_width.items():
+            widths[axis] = w
+        return widths
+    return np.broadcast_to(np.asarray(pad_width), (ndim, 2))
+
+
+def unpad(dy, array, pad_width, mode):
+    """The gradient of ``array`` from a cotangent ``dy`` of ``np.pad``."""
+    shape = np.shape(array)
+    widths = numpy_shapes._pad_widths(pad_width, len(shape))
+    if mode in ("constant", "empty"):
+        g = dy[tuple(slice(b, b + n) for (b, _), n in zip(widths, shape))]
+    elif mode in ("edge", "reflect", "symmetric", "wrap"):
+        # Pad the elements' positions the same way: each padded element
+        # names the one it copies.
+        source = np.pad(np.arange(int(np.prod(shape))).reshape(shape), widths, mode)
+        size = int(np.prod(shape))
+        g = numpy_shapes._scatter((size,), numpy_shapes._grad_dtype(array, dy), source.ravel(), np.ravel(dy))
+        g = g.reshape(shape)
+    else:
+        raise NoDerivativeRule(
+            f"np.pad has no derivative rule for mode={mode!r}",
+            hint="the modes with one are 'constant', 'empty', 'edge', 'reflect', 'symmetric' and 'wrap'",
+        )
+    return numpy_shapes.like(g, array)
+
+
+def pad_values_grad(dy, array, pad_width, constant_values):
+    """The gradient of ``np.pad``'s ``constant_values``: ``dy`` summed over
+    the area each value fills. Padding goes axis by axis, axis ``k`` filling
+    the whole extent of the axes before it and the original extent of those
+    after it, so a corner takes the value of the last axis that pads it."""
+    v = np.asarray(constant_values)
+    if v.dtype.kind not in "fc":
+        return None
+    dy = np.asarray(dy)
+    shape = np.shape(array)
+    widths = numpy_shapes._pad_widths(pad_width, len(shape))
+    inner = [slice(b, b + n) for (b, _), n in zip(widths, shape)]
+    g = np.zeros((len(shape), 2), np.result_type(dy))
+    for axis in range(len(shape)):
+        head, tail = (slice(None),) * axis, tuple(inner[axis + 1:])
+        b = widths[axis][0]
+        g[axis, 0] = dy[head + (slice(0, b),) + tail].sum()
+        g[axis, 1] = dy[head + (slice(b + shape[axis], None),) + tail].sum()
+    return numpy_shapes.like(runtime.unbroadcast(g, v), constant_values)
+
+
+def unsort(dy, a, idx, axis):
+    """Put ``dy`` back where ``np.argsort`` took each element from."""
+    g = np.zeros(np.shape(a), numpy_shapes._grad_dtype(a, dy))
+    np.put_along_axis(g, idx, dy, axis)
+    return numpy_shapes.like(g, a)
+
+
+def untake(dy, a, indices, axis, mode):
+    shape = np.shape(a)
+    n = int(np.prod(shape)) if axis is None else shape[axis]
+    if mode == "wrap":
+        indices = np.mod(indices, n)
+    elif mode == "clip":
+        indices = np.clip(indices, 0, n - 1)
+    dtype = numpy_shapes._grad_dtype(a, dy)
+    if axis is None:
+        return numpy_shapes._scatter((n,), dtype, indices, dy).reshape(shape)
+    return numpy_shapes._scatter(shape, dtype, (slice(None),) * (axis % len(shape)) + (indices,), dy)
+
+
+def untake_along_axis(dy, arr, indices, axis):
+    shape = np.shape(arr)
+    dtype = numpy_shapes._grad_dtype(arr, dy)
+    if axis is None:
+        return numpy_shapes._scatter((int(np.prod(shape)),), dtype, indices, dy).reshape(shape)
+    axis = axis % len(shape)
+    ones = (1,) * len(shape)
+    key = tuple(
+        indices if k == axis else np.arange(n).reshape(ones[:k] + (n,) + ones[k + 1:])
+        for k, n in enumerate(shape)
+    )
+    return numpy_shapes._scatter(shape, dtype, key, dy)
+
+
+def linspace_grads(dy, start, stop, num, endpoint, retstep, axis):
+    """The gradients of ``start`` and ``stop``: sample ``i`` is ``start + t *
+    (stop - start)`` with ``t = i / div``, and the step ``(stop - start) /
+    div``."""
+    samples, dstep = dy if retstep else (dy, None)
+    div = num - 1 if endpoint else num
+    t = np.arange(num) / div if div > 0 else np.zeros(num)
+    dstart = dstop = 0.0
+    if samples is not None:
+        axis = axis % np.ndim(samples)
+        t = t.reshape((num,) + (1,) * (np.ndim(samples) - axis - 1))
+        dstop = np.sum(samples * t, axis=axis)
+        dstart = np.sum(samples, axis=axis) - dstop
+    if dstep is not None and div > 0:
+        dstart = dstart - dstep / div
+        dstop = dstop + dstep / div
+    dstart = np.broadcast_to(dstart, np.broadcast_shapes(np.shape(start), np.shape(stop)))
+    dstop = np.broadcast_to(dstop, np.shape(dstart))
+    return runtime.unbroadcast(dstart, start), runtime.unbroadcast(dstop, stop)
+
+
+# -- shapes -------------------------------------------------------------------
+
+
+@adjoint(np.reshape)
+def reshape(a, shape, order="C"):
+    def back(dy):
+        if order == "C":
+            return (np.reshape(dy, np.shape(a)), None, None)
+        return (numpy_shapes.unravel(dy, a, order), None, None)
+    return np.reshape(a, shape, order), back
+
+
+@adjoint(np.ndarray.reshape)
+def ndarray_reshape(self, *shape, order="C"):
+    """``a.reshape(2, 3)`` and ``a.reshape((2, 3))``."""
+    def back(dy):
+        return (numpy_shapes.unravel(dy, self, order),) + (None,) * len(shape)
+    return self.reshape(*shape, order=order), back
+
+
+@adjoint(np.ndarray.ravel)
+@adjoint(np.ravel)
+def ravel(a, order="C"):
+    def back(dy):
+        if order == "C":
+            return (np.reshape(dy, np.shape(a)), None)
+        return (numpy_shapes.unravel(dy, a, order), None)
+    return np.ravel(a, order), back
+
+
+@adjoint(np.ndarray.flatten)
+def ndarray_flatten(self, order="C"):
+    def back(dy):
+        if order == "C":
+            return (np.reshape(dy, self.shape), None)
+        return (numpy_shapes.unravel(dy, self, order), None)
+    return self.flatten(order), back
+
+
+@adjoint(np.transpose)
+def transpose(a, axes=None):
+    def back(dy):
+        if axes is None:
+            return (np.transpose(dy), None)
+        return (np.transpose(dy, np.argsort(np.mod(axes, np.ndim(dy)))), None)
+    return np.transpose(a, axes), back
+
+
+@adjoint(np.ndarray.transpose)
+def ndarray_transpose(self, *axes):
+    """``a.transpose()``, ``a.transpose(1, 0)``, ``a.transpose((1, 0))``."""
+    perm = axes[0] if len(axes) == 1 and not isinstance(axes[0], (int, np.integer)) else axes or None
+
+    def back(dy):
+        if perm is None:
+            return (np.transpose(dy),) + (None,) * len(axes)
+        return (np.transpose(dy, np.argsort(np.mod(perm, np.ndim(dy)))),) + (None,) * len(axes)
+    return self.transpose(*axes), back
+
+
+@adjoint(np.ndarray.swapaxes)
+@adjoint(np.swapaxes)
+def swapaxes(a, axis1, axis2):
+    def back(dy):
+        return (np.swapaxes(dy, axis1, axis2), None, None)
+    return np.swapaxes(a, axis1, axis2), back
+
+
+@adjoint(np.moveaxis)
+def moveaxis(a, source, destination):
+    def back(dy):
+        return (np.moveaxis(dy, destination, source), None, None)
+    return np.moveaxis(a, source, destination), back
+
+
+@adjoint(np.expand_dims)
+def expand_dims(a, axis):
+    def back(dy):
+        return (np.reshape(dy, np.shape(a)), None)
+    return np.expand_dims(a, axis), back
+
+
+@adjoint(np.ndarray.squeeze)
+@adjoint(np.squeeze)
+def squeeze(a, axis=None):
+    def back(dy):
+        return (np.reshape(dy, np.shape(a)), None)
+    return np.squeeze(a, axis), back
+
+
+@adjoint(np.broadcast_to)
+def broadcast_to(array, shape, subok=False):
+    def back(dy):
+        return (runtime.unbroadcast(dy, array), None, None)
+    return np.broadcast_to(array, shape, subok), back
+
+
+@adjoint(np.atleast_1d)
+def atleast_1d(ary):
+    """One argument only; ``np.atleast_1d(a, b)`` gives a tuple and has no
+    rule."""
+    def back(dy):
+        return (numpy_shapes.like(np.reshape(dy, np.shape(ary)), ary),)
+    return np.atleast_1d(ary), back
+
+
+@adjoint(np.atleast_2d)
+def atleast_2d(ary):
+    def back(dy):
+        return (numpy_shapes.like(np.reshape(dy, np.shape(ary)), ary),)
+    return np.atleast_2d(ary), back
+
+
+@adjoint(np.atleast_3d)
+def atleast_3d(ary):
+    def back(dy):
+        return (numpy_shapes.like(np.reshape(dy, np.shape(ary)), ary),)
+    return np.atleast_3d(ary), back
+
+
+# -- joining and splitting ------------------------------------------------------
+
+
+@adjoint(np.concatenate)
+def concatenate(arrays, axis=0):
+    def back(dy):
+        return (numpy_shapes.unconcatenate(dy, arrays, axis), None)
+    return np.concatenate(arrays, axis), back
+
+
+@adjoint(np.stack)
+def stack(arrays, axis=0):
+    def back(dy):
+        return (numpy_shapes.unstack(dy, arrays, axis), None)
+    return np.stack(arrays, axis), back
+
+
+@adjoint(np.hstack)
+def hstack(tup):
+    def back(dy):
+        return (numpy_shapes.unhstack(dy, tup),)
+    return np.hstack(tup), back
+
+
+@adjoint(np.vstack)
+def vstack(tup):
+    def back(dy):
+        return (numpy_shapes.unvstack(dy, tup),)
+    return np.vstack(tup), back
+
+
+@adjoint(np.dstack)
+def dstack(tup):
+    def back(dy):
+        return (numpy_shapes.undstack(dy, tup),)
+    return np.dstack(tup), back
+
+
+@adjoint(np.column_stack)
+def column_stack(tup):
+    def back(dy):
+        return (numpy_shapes.uncolumn_stack(dy, tup),)
+    return np.column_stack(tup), back
+
+
+@adjoint(np.split)
+def split(ary, indices_or_sections, axis=0):
+    y = np.split(ary, indices_or_sections, axis)
+
+    def back(dy):
+        return (numpy_shapes.unsplit(dy, ary, y, axis), None, None)
+    return y, back
+
+
+@adjoint(np.array_split)
+def array_split(ary, indices_or_sections, axis=0):
+    y = np.array_split(ary, indices_or_sections, axis)
+
+    def back(dy):
+        return (numpy_shapes.unsplit(dy, ary, y, axis), None, None)
+    return y, back
+
+
+# -- rearranging ----------------------------------------------------------------
+
+
+@adjoint(np.tile)
+def tile(A, reps):
+    def back(dy):
+        return (numpy_shapes.untile(dy, A, reps), None)
+    return np.tile(A, reps), back
+
+
+@adjoint(np.ndarray.repeat)
+@adjoint(np.repeat)
+def repeat(a, repeats, axis=None):
+    def back(dy):
+        return (numpy_shapes.unrepeat(dy, a, repeats, axis), None, None)
+    return np.repeat(a, repeats, axis), back
+
+
+@adjoint(np.flip)
+def flip(m, axis=None):
+    def back(dy):
+        return (np.flip(dy, axis), None)
+    return np.flip(m, axis), back
+
+
+@adjoint(np.roll)
+def roll(a, shift, axis=None):
+    def back(dy):
+        return (np.roll(dy, np.negative(shift), axis), None, None)
+    return np.roll(a, shift, axis), back
+
+
+@adjoint(np.pad)
+def pad(array, pad_width, mode="constant", constant_values=0):
+    """Only ``'constant'`` takes an extra argument, ``constant_values``:
+    NumPy rejects it for the other modes."""
+    if mode == "constant":
+        y = np.pad(array, pad_width, mode, constant_values=constant_values)
+    else:
+        y = np.pad(array, pad_width, mode)
+
+    def back(dy):
+        da = numpy_shapes.unpad(dy, array, pad_width, mode)
+        if mode == "constant":
+            return (da, None, None, numpy_shapes.pad_values_grad(dy, array, pad_width, constant_values))
+        return (da, None, None, None)
+    return y, back
+
+
+@adjoint(np.sort)
+def sort(a, axis=-1, kind=None, order=None):
+    """Sorted by ``argsort``, whose permutation the pullback inverts; the
+    values equal ``np.sort``'s."""
+    idx = np.argsort(a, axis, kind, order)
+    y = np.take_along_axis(np.asarray(a), idx, axis)
+
+    def back(dy):
+        return (numpy_shapes.unsort(dy, a, idx, axis), None, None, None)
+    return y, back
+
+
+@adjoint(np.ndarray.take)
+@adjoint(np.take)
+def take(a, indices, axis=None, out=None, mode="raise"):
+    def back(dy):
+        return (numpy_shapes.untake(dy, a, indices, axis, mode), None, None, None, None)
+    return np.take(a, indices, axis, out, mode), back
+
+
+@adjoint(np.take_along_axis)
+def take_along_axis(arr, indices, axis=-1):
+    def back(dy):
+        return (numpy_shapes.untake_along_axis(dy, arr, indices, axis), None, None)
+    return np.take_along_axis(arr, indices, axis), back
+
+
+@adjoint(np.triu)
+def triu(m, k=0):
+    def back(dy):
+        return (runtime.unbroadcast(np.triu(dy, k), m), None)
+    return np.triu(m, k), back
+
+
+@adjoint(np.tril)
+def tril(m, k=0):
+    def back(dy):
+        return (runtime.unbroadcast(np.tril(dy, k), m), None)
+    return np.tril(m, k), back
+
+
+# -- indexing -------------------------------------------------------------------
+
+
+def array_getitem(x, key):
+    """The rule of ``x[key]`` for an ndarray ``x``, for every kind of key."""
+    def back(dy):
+        return (runtime.scatter(x, key, dy), None)
+    return x[key], back
+
+
+# -- construction ---------------------------------------------------------------
+
+
+@adjoint(np.array)
+def array(object, dtype=None, copy=True, order="K", subok=False, ndmin=0):
+    y = np.array(object, dtype, copy=copy, order=order, subok=subok, ndmin=ndmin)
+
+    def back(dy):
+        if y.dtype.kind not in "fc":
+            dobject = None
+        elif ndmin:
+            dobject = numpy_shapes.like(np.reshape(dy, np.shape(object)), object)
+        else:
+            dobject = numpy_shapes.like(dy, object)
+        return (dobject, None, None, None, None, None)
+    return y, back
+
+
+@adjoint(np.asarray)
+def asarray(a, dtype=None, order=None):
+    y = np.asarray(a, dtype, order)
+
+    def back(dy):
+        da = numpy_shapes.like(dy, a) if y.dtype.kind in "fc" else None
+        return (da, None, None)
+    return y, back
+
+
+@adjoint(np.asanyarray)
+def asanyarray(a, dtype=None, order=None):
+    y = np.asanyarray(a, dtype, order)
+
+    def back(dy):
+        da = numpy_shapes.like(dy, a) if y.dtype.kind in "fc" else None
+        return (da, None, None)
+    return y, back
+
+
+@adjoint(np.ascontiguousarray)
+def ascontiguousarray(a, dtype=None):
+    y = np.ascontiguousarray(a, dtype)
+
+    def back(dy):
+        da = numpy_shapes.like(np.reshape(dy, np.shape(a)), a) if y.dtype.kind in "fc" else None
+        return (da, None)
+    return y, back
+
+
+@adjoint(np.asfortranarray)
+def asfortranarray(a, dtype=None):
+    y = np.asfortranarray(a, dtype)
+
+    def back(dy):
+        da = numpy_shapes.like(np.reshape(dy, np.shape(a)), a) if y.dtype.kind in "fc" else None
+        return (da, None)
+    return y, back
+
+
+@adjoint(np.copy)
+def copy(a, order="K", subok=False):
+    def back(dy):
+        return (dy, None, None)
+    return np.copy(a, order, subok), back
+
+
+@adjoint(np.ndarray.copy)
+def ndarray_copy(self, order="C"):
+    def back(dy):
+        return (dy, None)
+    return self.copy(order), back
+
+
+@adjoint(np.ndarray.astype)
+def ndarray_astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    y = self.astype(dtype, order, casting, subok, copy)
+
+    def back(dy):
+        dself = numpy_shapes.like(dy, self) if y.dtype.kind in "fc" else None
+        return (dself, None, None, None, None, None)
+    return y, back
+
+
+@adjoint(np.full)
+def full(shape, fill_value, dtype=None, order="C"):
+    y = np.full(shape, fill_value, dtype, order)
+
+    def back(dy):
+        dfill = runtime.unbroadcast(dy, fill_value) if y.dtype.kind in "fc" else None
+        return (None, dfill, None, None)
+    return y, back
+
+
+@adjoint(np.linspace)
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    y = np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+
+    def back(dy):
+        if np.dtype(dtype).kind in "fc":
+            dstart, dstop = numpy_shapes.linspace_grads(dy, start, stop, num, endpoint, retstep, axis)
+        else:
+            dstart = dstop = None
+        return (dstart, dstop, None, None, None, None, None)
+    return y, back
+
+
+@adjoint(np.meshgrid)
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """With ``indexing='xy'`` the first two inputs vary along axes 1 and 0;
+    otherwise input ``k`` varies along axis ``k``."""
+    grids = np.meshgrid(*xi, copy=copy, sparse=sparse, indexing=indexing)
+
+    def back(dy):
+        grads = []
+        for k, (d, x) in enumerate(zip(dy, xi)):
+            along = 1 - k if indexing == "xy" and len(xi) > 1 and k < 2 else k
+            if d is None:
+                grads.append(None)
+                continue
+            others = tuple(i for i in range(np.ndim(d)) if i != along)
+            grads.append(numpy_shapes.like(np.reshape(np.sum(d, axis=others), np.shape(x)), x))
+        return tuple(grads)
+    return grids, back

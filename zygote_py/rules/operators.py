@@ -40,10 +40,13 @@ Not covered here:
 import math
 import operator
 
-from zygote_py import errors
-from zygote_py.ir import ops
+import numpy as np
 
-from .registry import adjoint, nondifferentiable
+from zygote_py import errors, runtime
+from zygote_py.ir import ops
+from zygote_py.rules import numpy_elementwise, numpy_linalg
+
+from .registry import adjoint, array, nondifferentiable, scalar
 
 nondifferentiable(
     operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge,
@@ -57,49 +60,54 @@ nondifferentiable(
 )
 
 
-@adjoint(operator.add)
+# -- numbers ----------------------------------------------------------------------
+# The rules the compiler uses when it knows every operand is a number (not
+# an array): the derivative and nothing else.
+
+
+@scalar(operator.add)
 def add(a, b):
     def back(dy):
         return (dy, dy)
     return a + b, back
 
 
-@adjoint(operator.iadd)
+@scalar(operator.iadd)
 def iadd(a, b):
     def back(dy):
         return (dy, dy)
     return operator.iadd(a, b), back
 
 
-@adjoint(operator.sub)
+@scalar(operator.sub)
 def sub(a, b):
     def back(dy):
         return (dy, -dy)
     return a - b, back
 
 
-@adjoint(operator.isub)
+@scalar(operator.isub)
 def isub(a, b):
     def back(dy):
         return (dy, -dy)
     return operator.isub(a, b), back
 
 
-@adjoint(operator.mul)
+@scalar(operator.mul)
 def mul(a, b):
     def back(dy):
         return (dy * b, dy * a)
     return a * b, back
 
 
-@adjoint(operator.imul)
+@scalar(operator.imul)
 def imul(a, b):
     def back(dy):
         return (dy * b, dy * a)
     return operator.imul(a, b), back
 
 
-@adjoint(operator.truediv)
+@scalar(operator.truediv)
 def truediv(a, b):
     y = a / b
 
@@ -108,7 +116,7 @@ def truediv(a, b):
     return y, back
 
 
-@adjoint(operator.itruediv)
+@scalar(operator.itruediv)
 def itruediv(a, b):
     y = operator.itruediv(a, b)
 
@@ -117,21 +125,21 @@ def itruediv(a, b):
     return y, back
 
 
-@adjoint(operator.mod)
+@scalar(operator.mod)
 def mod(a, b):
     def back(dy):
         return (dy, -dy * (a // b))
     return a % b, back
 
 
-@adjoint(operator.imod)
+@scalar(operator.imod)
 def imod(a, b):
     def back(dy):
         return (dy, -dy * (a // b))
     return operator.imod(a, b), back
 
 
-@adjoint(operator.pow)
+@scalar(operator.pow)
 def pow_(a, b):
     y = a ** b
 
@@ -152,7 +160,7 @@ def pow_(a, b):
     return y, back
 
 
-@adjoint(operator.ipow)
+@scalar(operator.ipow)
 def ipow(a, b):
     y = operator.ipow(a, b)
 
@@ -173,6 +181,103 @@ def ipow(a, b):
     return y, back
 
 
+@scalar(operator.abs)
+def abs_(x):
+    def back(dy):
+        if x > 0:
+            return (dy,)
+        if x < 0:
+            return (-dy,)
+        # x is 0 (gradient 0, typed like dy * x) or nan (gradient nan)
+        return (dy * x,)
+    return abs(x), back
+
+
+# -- numbers and arrays -----------------------------------------------------------
+# The rules for operands that may be arrays, and for calls the compiler
+# cannot see (the run-time ``J``): an operand NumPy broadcast gets its
+# gradient summed back to its shape.
+
+
+@adjoint(operator.add)
+def add_any(a, b):
+    def back(dy):
+        return (runtime.unbroadcast(dy, a), runtime.unbroadcast(dy, b))
+    return a + b, back
+
+
+@adjoint(operator.sub)
+def sub_any(a, b):
+    def back(dy):
+        return (runtime.unbroadcast(dy, a), runtime.unbroadcast(-dy, b))
+    return a - b, back
+
+
+@adjoint(operator.mul)
+def mul_any(a, b):
+    def back(dy):
+        return (runtime.unbroadcast(dy * b, a), runtime.unbroadcast(dy * a, b))
+    return a * b, back
+
+
+@adjoint(operator.truediv)
+def truediv_any(a, b):
+    y = a / b
+
+    def back(dy):
+        return (runtime.unbroadcast(dy / b, a), runtime.unbroadcast(-dy * y / b, b))
+    return y, back
+
+
+@adjoint(operator.mod)
+def mod_any(a, b):
+    def back(dy):
+        return (runtime.unbroadcast(dy, a), runtime.unbroadcast(-dy * (a // b), b))
+    return a % b, back
+
+
+@adjoint(operator.pow)
+def pow_any(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return numpy_elementwise.power(a, b)
+    return pow_(a, b)
+
+
+@adjoint(operator.abs)
+def abs_any(x):
+    if isinstance(x, np.ndarray):
+        return numpy_elementwise.absolute(x)
+    return abs_(x)
+
+
+def _in_place(op, rule):
+    """The rule of an in-place operator: its plain version's derivative,
+    and the in-place operation itself (Python numbers are immutable, so
+    this is the plain operation for them). An array updated in place would
+    lose the value that other pullbacks captured, so that is an error until
+    mutation is supported."""
+
+    def in_place(a, b):
+        if isinstance(a, np.ndarray):
+            raise errors.UnsupportedSyntax(
+                "in-place arithmetic on a differentiated array (x += y) is not supported yet",
+                hint="write x = x + y instead",
+            )
+        _, back = rule(a, b)
+        return op(a, b), back
+    in_place.__name__ = in_place.__qualname__ = op.__name__
+    return in_place
+
+
+IN_PLACE = [
+    adjoint(op)(_in_place(op, rule)) for op, rule in [
+        (operator.iadd, add_any), (operator.isub, sub_any), (operator.imul, mul_any),
+        (operator.itruediv, truediv_any), (operator.imod, mod_any), (operator.ipow, pow_any),
+    ]
+]
+
+
+
 @adjoint(operator.neg)
 def neg(x):
     def back(dy):
@@ -187,16 +292,16 @@ def pos(x):
     return +x, back
 
 
-@adjoint(operator.abs)
-def abs_(x):
-    def back(dy):
-        if x > 0:
-            return (dy,)
-        if x < 0:
-            return (-dy,)
-        # x is 0 (gradient 0, typed like dy * x) or nan (gradient nan)
-        return (dy * x,)
-    return abs(x), back
+@adjoint(operator.matmul)
+def matmul(a, b):
+    return numpy_linalg.matmul(a, b)
+
+
+DISPATCHERS = {pow_any, abs_any, matmul, *IN_PLACE}
+"""Rules that choose another rule by their operands' types at run time, so
+the only built-in rules without a pullback of their own: never inlined (for
+operands it knows to be numbers the compiler inlines the rule for numbers;
+else it calls these at run time)."""
 
 
 @adjoint(operator.getitem)
@@ -208,11 +313,20 @@ def getitem(container, key):
             return (tuple(grads) if isinstance(container, tuple) else grads, None)
         if isinstance(container, dict):
             return ({key: dy}, None)
+        if isinstance(container, np.ndarray):
+            return (runtime.scatter(container, key, dy), None)
         raise errors.NoDerivativeRule(
             f"no rule for the gradient of indexing a {type(container).__name__}",
-            hint="only tuples, lists and dicts have structural gradients here",
+            hint="only tuples, lists, dicts and arrays have gradients for their items here",
         )
     return container[key], back
+
+
+@array(operator.getitem)
+def getitem_array(x, key):
+    def back(dy):
+        return (runtime.scatter(x, key, dy), None)
+    return x[key], back
 
 
 @adjoint(ops.build_tuple)

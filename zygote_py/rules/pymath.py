@@ -43,6 +43,7 @@ import math
 
 # The rules below call this module's digamma by its qualified name, as they
 # call math.cos, so that the compiler can inline them.
+from zygote_py import runtime
 from zygote_py.rules import pymath
 
 from .registry import adjoint, nondifferentiable
@@ -442,7 +443,7 @@ def prod(iterable, *, start=1):
         for i in range(len(items) - 1, -1, -1):
             grads[i] = prefix[i] * suffix
             suffix = suffix * items[i]
-        return (tuple(grads) if isinstance(items, tuple) else grads,)
+        return (runtime.like_iterable(iterable, grads),)
     return y, back
 
 
@@ -451,6 +452,5 @@ def fsum(iterable):
     items = iterable if isinstance(iterable, (tuple, list)) else list(iterable)
 
     def back(dy):
-        grads = (dy,) * len(items) if isinstance(items, tuple) else [dy] * len(items)
-        return (grads,)
+        return (runtime.like_iterable(iterable, [dy] * len(items)),)
     return math.fsum(items), back

@@ -67,6 +67,8 @@ class _ByIdentity:
 
 _builtin: dict[Any, Any] = {}
 _user: dict[Any, Any] = {}
+_scalar: dict[Any, Any] = {}
+_array: dict[Any, Any] = {}
 _target = _user
 _generation = [0]
 
@@ -78,7 +80,8 @@ def generation() -> int:
     return _generation[0]
 
 
-def _key(fn: Any) -> Any:
+def key(fn: Any) -> Any:
+    """The registry's key for ``fn``."""
     try:
         hash(fn)
     except TypeError:
@@ -87,10 +90,10 @@ def _key(fn: Any) -> Any:
 
 
 def _entry(fn: Any) -> Any:
-    key = _key(fn)
-    if key in _user:
-        return _user[key]
-    return _builtin.get(key)
+    k = key(fn)
+    if k in _user:
+        return _user[k]
+    return _builtin.get(k)
 
 
 @contextlib.contextmanager
@@ -115,17 +118,58 @@ def adjoint(fn: Any) -> Callable[[Rule], Rule]:
     """
 
     def register(rule: Rule) -> Rule:
-        _target[_key(fn)] = rule
+        _target[key(fn)] = rule
         _generation[0] += 1
         return rule
 
     return register
 
 
+def scalar(fn: Any) -> Callable[[Rule], Rule]:
+    """Decorator (built-in rules only): the decorated rule is ``fn``'s rule
+    for operands the compiler knows to be numbers, not arrays: the same
+    derivative without the reduction of broadcast gradients."""
+
+    def register(rule: Rule) -> Rule:
+        _scalar[key(fn)] = rule
+        return rule
+
+    return register
+
+
+def lookup_scalar(fn: Any) -> Optional[Rule]:
+    """The rule for ``fn`` on numbers: its scalar rule, unless the user
+    registered a rule of their own for ``fn``."""
+    k = key(fn)
+    if k in _user:
+        return lookup(fn)
+    return _scalar.get(k) or lookup(fn)
+
+
+def array(fn: Any) -> Callable[[Rule], Rule]:
+    """Decorator (built-in rules only): the decorated rule is ``fn``'s rule
+    when the compiler knows its first operand is an array."""
+
+    def register(rule: Rule) -> Rule:
+        _array[key(fn)] = rule
+        return rule
+
+    return register
+
+
+def lookup_array(fn: Any) -> Optional[Rule]:
+    """The rule for ``fn`` on an array: its array rule, unless the user
+    registered a rule of their own for ``fn``."""
+    k = key(fn)
+    if k in _user:
+        return lookup(fn)
+    return _array.get(k) or lookup(fn)
+
+
 def nondifferentiable(*fns: Any) -> None:
     """Register functions whose outputs carry no gradient."""
     for fn in fns:
-        _target[_key(fn)] = NONDIFFERENTIABLE
+        _target[key(fn)] = NONDIFFERENTIABLE
     _generation[0] += 1
 
 
@@ -145,4 +189,4 @@ def remove(fn: Any) -> bool:
     """Delete the user's entry for ``fn``, if any, restoring the built-in
     one. Returns whether there was a user entry."""
     _generation[0] += 1
-    return _user.pop(_key(fn), None) is not None
+    return _user.pop(key(fn), None) is not None

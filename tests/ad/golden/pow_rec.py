@@ -13,8 +13,8 @@ def pow_rec_forward(x, n):
         if path == 0:
             dx = 0.0
         else:
-            dx = dy * t
-            dx_1 = runtime.accum(0.0, y_back(dy * x)[1])
+            dx = runtime.unbroadcast(dy * t, x)
+            dx_1 = runtime.accum(0.0, y_back(runtime.unbroadcast(dy * x, t))[1])
             dx = runtime.accum(dx, dx_1)
         return (dx, None)
     return (t_1, pow_rec_pullback)
