@@ -6,7 +6,7 @@ import functools
 from decimal import Decimal
 from fractions import Fraction
 import types
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -91,8 +91,8 @@ def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
         b = state.pop("back", None)
         if b is None:  # stacks were consumed by the first call: record again
             _, b = forward(*full)
-        grads = runtime.dense(b(dy))
-        return tuple(pipeline.call_grads(sig, len(full), [], grads)[skip:])
+        grads = pipeline.call_grads(sig, len(full), [], runtime.dense(b(dy)))
+        return _array_zeros(args, grads[skip:])
 
     return y, back_user
 
@@ -116,28 +116,49 @@ def _located(e: ZygoteError, f: Callable) -> ZygoteError:
 
 _SCALAR_TYPES = (float, int, bool, complex, str, bytes, type(None), Fraction, Decimal, np.float64, np.float32)
 """Argument types whose kind (differentiable or not, a number or not) the
-type alone decides: calls with only these take the fast path."""
+type alone decides: calls with only these and arrays (whose dtype kind and
+dimension are checked too) take the fast path."""
 _FAST: dict[tuple, tuple] = {}
 _FAST_LIMIT = 4096
+
+
+_GENERATION = registry.current_generation
+"""The registry's generation, read without a call on the fast path."""
+
+
+def _fast(f: Callable, args: tuple) -> Optional[tuple]:
+    """The cache entry of the compiled gradient function for ``f`` at
+    arguments of these types (and, for arrays, these dtype kinds and
+    dimensions), when one is cached and still valid: no rule registered or
+    removed since, and every global it inlined still bound to the same
+    object."""
+    hit = _FAST.get((f, *map(type, args)))
+    if hit is None or hit[3] != _GENERATION[0] or hit[4] is not None and hit[4] != _array_kinds(args):
+        return None
+    globs = hit[1]
+    for k, v in hit[2]:
+        if globs.get(k, GONE) is not v:
+            return None
+    return hit
+
+
+def _array_kinds(args: tuple) -> tuple:
+    """What the compiled code depends on in array arguments: whether each
+    is a float or complex array, and whether it is one-dimensional."""
+    return tuple((a.dtype.kind in "fc", a.ndim == 1) for a in args if type(a) is np.ndarray)
+
+
+def _run(hit: tuple, args: tuple) -> tuple[Any, tuple]:
+    y, grads = hit[0](*args)
+    return y, (grads if hit[4] is None else _array_zeros(args, runtime.dense(grads)))
 
 
 def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
     """``(f(*args), gradient(f, *args))`` from one run of the fused gradient
     function (the forward pass followed by the pullback's body)."""
-    hit = _FAST.get((f, *map(type, args)))
-    if hit is not None:
-        g, globs, checks, generation = hit
-        if generation == registry.generation():
-            for k, v in checks:
-                if globs.get(k, GONE) is not v:
-                    break
-            else:
-                try:
-                    return g(*args)
-                except ZygoteError as e:
-                    raise _located(e, f) from None
+    hit = _fast(f, args)
     try:
-        return _value_and_gradient(f, args)
+        return _run(hit, args) if hit is not None else _value_and_gradient(f, args)
     except ZygoteError as e:
         raise _located(e, f) from None
 
@@ -145,7 +166,13 @@ def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
 def gradient(f: Callable, *args: Any) -> tuple:
     """The gradient of a real-scalar-valued ``f`` at ``args``: one entry per
     positional argument, ``None`` where no gradient flows."""
-    return value_and_gradient(f, *args)[1]
+    hit = _fast(f, args)
+    try:
+        if hit is not None and hit[4] is None:
+            return hit[0](*args)[1]
+        return (_run(hit, args) if hit is not None else _value_and_gradient(f, args))[1]
+    except ZygoteError as e:
+        raise _located(e, f) from None
 
 
 def _value_and_gradient(f: Callable, args: tuple) -> tuple[Any, tuple]:
@@ -164,14 +191,24 @@ def _value_and_gradient(f: Callable, args: tuple) -> tuple[Any, tuple]:
     checks = entry.global_checks(fn)
     if (
         simple and checks is not None and full is args and len(args) == len(sig.names())
-        and all(isinstance(a, _SCALAR_TYPES) for a in args)
+        and all(isinstance(a, _SCALAR_TYPES) or type(a) is np.ndarray for a in args)
     ):
         if len(_FAST) >= _FAST_LIMIT:
             _FAST.clear()
-        _FAST[(f, *map(type, args))] = (g, fn.__globals__, checks, entry.generation)
-        return y, grads
+        arrays = _array_kinds(args) or None
+        _FAST[(f, *map(type, args))] = (g, fn.__globals__, checks, entry.generation, arrays)
+        return y, (grads if arrays is None else _array_zeros(args, runtime.dense(grads)))
     skip = len(full) - len(args)
-    return y, tuple(pipeline.call_grads(sig, len(full), [], runtime.dense(grads))[skip:])
+    return y, _array_zeros(args, pipeline.call_grads(sig, len(full), [], runtime.dense(grads))[skip:])
+
+
+def _array_zeros(args: tuple, grads: list) -> tuple:
+    """The gradients, with an array argument that a gradient could reach but
+    this run's path did not given an array of zeros (not the number 0)."""
+    return tuple(
+        np.zeros_like(a) if isinstance(a, np.ndarray) and isinstance(g, (int, float)) and g == 0 else g
+        for a, g in zip(args, grads)
+    )
 
 
 class Differentiable:

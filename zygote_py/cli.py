@@ -1,6 +1,6 @@
 """``zpy``: the command line.
 
-Exit codes: 0 ok, 2 usage error, 3 cannot differentiate.
+Exit codes: 0 ok, 1 check failed, 2 usage error, 3 cannot differentiate.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from . import __version__
 from .api import differentiable, ir, roundtrip
 from .errors import ZygoteError
 
-EXIT_OK, EXIT_USAGE, EXIT_CANNOT = 0, 2, 3
+EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_CANNOT = 0, 1, 2, 3
 
 
 def _load(target: str):
@@ -50,11 +50,29 @@ def _show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _rules(args: argparse.Namespace) -> int:
+    from .rules.catalog import markdown
+
+    text = markdown()
+    if args.output is None:
+        print(text, end="")
+        return EXIT_OK
+    out = Path(args.output)
+    if args.check:
+        if not out.is_file() or out.read_text() != text:
+            print(f"zpy: {out} is stale or missing: regenerate it with zpy rules -o {out}", file=sys.stderr)
+            return EXIT_STALE
+        return EXIT_OK
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    return EXIT_OK
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="zpy",
         description="zygote_py: reverse-mode automatic differentiation of Python by source transformation.",
-        epilog="Exit codes: 0 ok, 2 usage error, 3 cannot differentiate.",
+        epilog="Exit codes: 0 ok, 1 check failed, 2 usage error, 3 cannot differentiate.",
     )
     p.add_argument("--version", action="version", version=f"zygote_py {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -71,6 +89,16 @@ def parser() -> argparse.ArgumentParser:
     what.add_argument("--source", action="store_true", help="the emitted gradient source (default)")
     what.add_argument("--roundtrip", action="store_true", help="the source regenerated from the IR, no derivative")
     show.set_defaults(run=_show)
+    rules = sub.add_parser(
+        "rules",
+        help="print the table of derivative rules (docs/rules.md)",
+        description="The built-in derivative rules as Markdown: every supported function, which of "
+        "its parameters get a gradient, and whether its rule is inlined or called at run time.",
+    )
+    rules.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of printing")
+    rules.add_argument("--check", action="store_true",
+                       help="with -o: exit 1 if FILE is missing or differs from what would be written")
+    rules.set_defaults(run=_rules)
     return p
 
 

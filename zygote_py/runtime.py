@@ -140,7 +140,8 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
         rule = registry.lookup(method)
         if rule is not None:
             y, back = rule(f.__self__, *args, **kwargs)
-            return y, _rule_pullback(rule, back, len(args) + 1, kwargs)
+            pb = _rule_pullback(rule, back, len(args) + 1, kwargs)
+            return y, lambda dy: pb(dy)[1:]  # (the method's gradient: x's, then its arguments')
     if isinstance(f, types.FunctionType):
         return pipeline.call_forward(f, args, kwargs)
     call = getattr(type(f), "__call__", None)
@@ -149,8 +150,9 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
         return y, lambda dy: back(dy)[1:]
     from .ad.analysis import is_differentiable_value
 
-    if any(is_differentiable_value(v) for v in (*args, *kwargs.values())):
-        name = getattr(f, "__qualname__", None) or repr(f)
+    bound = getattr(f, "__self__", None)  # a built-in method's object (a module for a function)
+    if any(is_differentiable_value(v) for v in (bound, *args, *kwargs.values())):
+        name = registry.display_name(f)
         raise NoDerivativeRule(
             f"no derivative rule for {name!r}, which was called with differentiated arguments",
             hint=f"register one with @zpy.adjoint({name}), or keep it out of the differentiated path",
@@ -192,6 +194,9 @@ def unbroadcast(dy: Any, x: Any) -> Any:
     Python number. (``None``, no gradient, stays ``None``.)"""
     if dy is None:
         return None
+    if isinstance(x, (list, tuple)):  # a sequence NumPy read as an array
+        g = unbroadcast(dy, np.asarray(x))
+        return type(x)(g.tolist()) if np.ndim(g) else g.item()
     shape = getattr(x, "shape", None)
     if shape is None:  # a Python number
         if getattr(dy, "ndim", 0):
@@ -208,6 +213,8 @@ def unbroadcast(dy: Any, x: Any) -> Any:
             dy = dy.reshape(shape)
         elif np.shape(dy) != shape:
             dy = np.broadcast_to(dy, shape)  # a cotangent of size 1 for a broadcast input
+    if isinstance(x, np.generic) and isinstance(dy, np.ndarray):
+        dy = dy[()]  # a NumPy scalar's gradient is a NumPy scalar
     dtype = getattr(x, "dtype", None)
     if dtype is not None and dtype.kind in "fc" and getattr(dy, "dtype", dtype) != dtype:
         dy = np.asarray(dy).astype(dtype, copy=False) if x.ndim or isinstance(dy, np.ndarray) else dtype.type(dy)
@@ -225,16 +232,30 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
     if type(key) is int and type(x) is np.ndarray and x.shape[0] >= 4 and (
         type(dy) is float or getattr(dy, "dtype", x.dtype).kind != "c"
     ):
-        return Scatter(x.shape, x.dtype, (key, dy, None), 1)  # x[i], the common case, first
+        return Scatter(x.shape, x.dtype, [(key, dy)], 1)  # x[i], the common case, first
     shape = np.shape(x)
-    dtype = getattr(x, "dtype", None) or np.result_type(float)
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or dtype.kind not in "fc":
+        dtype = np.dtype(float)
     if np.iscomplexobj(dy) and dtype.kind != "c":
-        dtype = np.result_type(dtype, dy)
+        dy = np.real(dy)  # a real input's gradient is real (the complex convention)
     if _basic(key) and np.size(dy) * 4 <= np.prod(shape):
-        return Scatter(shape, dtype, (key, dy, None), 1)
+        return Scatter(shape, dtype, [(key, dy)], 1)
     g = np.zeros(shape, dtype)
-    np.add.at(g, key, dy)
+    if _basic(key) or _mask(key):
+        g[key] = dy  # no index repeats: assignment is the sum, and much faster than add.at
+    else:
+        np.add.at(g, key, dy)
     return g
+
+
+def _mask(key: Any) -> bool:
+    """A boolean mask, alone or among basic indices (no index repeats)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, np.ndarray) and k.dtype == bool for k in parts) and all(
+        isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis
+        or isinstance(k, np.ndarray) and k.dtype == bool for k in parts
+    ) and sum(isinstance(k, np.ndarray) for k in parts) == 1
 
 
 def _basic(key: Any) -> bool:
@@ -248,15 +269,19 @@ class Scatter:
     """A sparse cotangent ("Differentiating a Tensor Language", Bernstein et
     al. 2020, where an Iverson bracket keeps the gradient of ``x[i]`` from
     being a dense one-hot tensor): zeros of ``shape`` with values added at
-    basic indices, kept as a chain ``(key, value, rest)`` so that adding one
-    more is O(1). Adding two scatters joins them; any other use (adding a
-    dense array, arithmetic, a NumPy function) makes it dense first."""
+    basic indices. The first ``count`` items of ``entries`` are this
+    scatter's ``(key, value)`` pairs; scatters made from one another share
+    the list, and one extends it only when it owns its end (``count ==
+    len(entries)``), so adding one item is O(1) and no scatter ever sees
+    another's later items. Adding two scatters joins them; any other use
+    (adding a dense array, arithmetic, a NumPy function) makes it dense
+    first."""
 
-    __slots__ = ("shape", "dtype", "chain", "count")
+    __slots__ = ("shape", "dtype", "entries", "count")
     __array_priority__ = 1000
 
-    def __init__(self, shape: tuple, dtype: Any, chain: tuple, count: int):
-        self.shape, self.dtype, self.chain, self.count = shape, dtype, chain, count
+    def __init__(self, shape: tuple, dtype: Any, entries: list, count: int):
+        self.shape, self.dtype, self.entries, self.count = shape, dtype, entries, count
 
     @property
     def ndim(self) -> int:
@@ -264,11 +289,17 @@ class Scatter:
 
     def dense(self) -> np.ndarray:
         g = np.zeros(self.shape, self.dtype)
-        link = self.chain
-        while link is not None:
-            key, value, link = link
+        for key, value in self.entries[:self.count]:
             g[key] += value
         return g
+
+    def plus(self, key: Any, value: Any) -> "Scatter":
+        """This scatter with ``value`` added at ``key``."""
+        entries = self.entries
+        if len(entries) != self.count:
+            entries = entries[:self.count]
+        entries.append((key, value))
+        return Scatter(self.shape, self.dtype, entries, self.count + 1)
 
     def __array__(self, dtype=None, copy=None):
         g = self.dense()
@@ -282,17 +313,14 @@ class Scatter:
         return func(*_densified(args), **_densified(kwargs))
 
     def __add__(self, other: Any) -> Any:
-        if type(other) is Scatter and other.count == 1 and other.dtype == self.dtype and other.shape == self.shape:
-            key, value, _ = other.chain
-            return Scatter(self.shape, self.dtype, (key, value, self.chain), self.count + 1)
         if isinstance(other, Scatter) and other.shape == self.shape:
             small, big = (other, self) if other.count <= self.count else (self, other)
-            chain = big.chain
-            link = small.chain
-            while link is not None:
-                key, value, link = link
-                chain = (key, value, chain)
-            return Scatter(self.shape, np.result_type(self.dtype, other.dtype), chain, self.count + other.count)
+            out = big
+            for key, value in small.entries[:small.count]:
+                out = out.plus(key, value)
+            if out.dtype != small.dtype:
+                out.dtype = np.result_type(out.dtype, small.dtype)
+            return out
         if isinstance(other, (int, float)) and other == 0:
             return self
         return self.dense() + other
@@ -334,15 +362,21 @@ class Scatter:
         return f"Scatter(shape={self.shape}, {self.count} entries)"
 
     def _map(self, f: Callable) -> "Scatter":
-        items = []
-        link = self.chain
-        while link is not None:
-            key, value, link = link
-            items.append((key, f(value)))
-        chain = None
-        for key, value in reversed(items):
-            chain = (key, value, chain)
-        return Scatter(self.shape, self.dtype, chain, self.count)
+        entries = [(key, f(value)) for key, value in self.entries[:self.count]]
+        return Scatter(self.shape, self.dtype, entries, len(entries))
+
+
+def add_at(g: Any, x: Any, key: Any, dy: Any) -> Any:
+    """``g + scatter(x, key, dy)``: a gradient of ``x`` with one more
+    item's gradient added, extending ``g`` when it is a scatter (the loop
+    ``for i ...: s += x[i] * w`` makes one call per item)."""
+    if type(g) is Scatter and type(key) is int and (type(dy) is float or getattr(dy, "dtype", None) == g.dtype):
+        entries = g.entries
+        if len(entries) != g.count:
+            entries = entries[:g.count]
+        entries.append((key, dy))
+        return Scatter(g.shape, g.dtype, entries, g.count + 1)
+    return g + scatter(x, key, dy)
 
 
 def _densified(value: Any) -> Any:

@@ -394,7 +394,7 @@ class _Reverse:
             return
         if runtime.differentiable_callable(fn):
             return
-        name = getattr(fn, "__qualname__", None) or repr(fn)
+        name = registry.display_name(fn)
         raise NoDerivativeRule(
             f"no derivative rule for {name!r}, which is called with differentiated arguments",
             function=self.f.name, filename=self.f.filename, line=s.line,
@@ -597,6 +597,7 @@ class _Reverse:
                         maybe.add(s.var)
                     else:
                         s.callee = Const(operator.add)
+        _fuse_scatter_adds(a)
         passes.optimize(a)
         passes.hoist_invariants(a)
 
@@ -815,3 +816,36 @@ class _Reverse:
             self._edge_block(h, self.preheader[h], inner, inner_iters),
             self._edge_block(h, self.latch[h], inner, inner_iters),
         )
+
+
+def _fuse_scatter_adds(a: IR) -> None:
+    """``g + scatter(x, key, v)``, the gradient of an indexed array gaining
+    one more item's gradient, becomes ``add_at(g, x, key, v)``: one call,
+    which extends ``g`` in place of making a scatter and then adding it."""
+    uses: dict[Var, int] = {}
+    defs: dict[Var, Statement] = {}
+    for b in a.blocks.values():
+        for st in b.stmts:
+            defs[st.var] = st
+            for v in st.operands():
+                if isinstance(v, Var):
+                    uses[v] = uses.get(v, 0) + 1
+        for j in b.jumps():
+            for v in j.args:
+                if isinstance(v, Var):
+                    uses[v] = uses.get(v, 0) + 2
+        for name in ("value", "exc", "cause", "cond"):
+            v = getattr(b.term, name, None)
+            if isinstance(v, Var):
+                uses[v] = uses.get(v, 0) + 2
+    for b in a.blocks.values():
+        for st in b.stmts:
+            if not (isinstance(st.callee, Const) and st.callee.value is operator.add and len(st.args) == 2):
+                continue
+            for acc, part in (st.args, st.args[::-1]):
+                d = defs.get(part) if isinstance(part, Var) else None
+                if d is not None and uses.get(part) == 1 and isinstance(d.callee, Const) and d.callee.value is runtime.scatter:
+                    st.callee = Const(runtime.add_at)
+                    st.args = [acc, *d.args]
+                    break
+

@@ -168,6 +168,7 @@ class FunctionEmitter:
                     used_in.setdefault(v, bid) if isinstance(v, Var) else None
             for v in self._term_operands(b) + [a for j in b.jumps() for a in j.args]:
                 used_in.setdefault(v, bid) if isinstance(v, Var) else None
+        self._find_unpacks()
         for st in self.defs.values():
             # Compiler-made values with no effect are written where they are
             # used: reads (a pullback's view of its forward's cells, a
@@ -180,7 +181,6 @@ class FunctionEmitter:
             ):
                 self.folded[st.var] = st
                 self.skip.add(id(st))
-        self._find_unpacks()
         self._find_for_headers()
         self.cells: dict[Var, str] = self._coalesce_cells()
         for bid in self.order:
@@ -314,6 +314,7 @@ class FunctionEmitter:
             and _callee(s) not in NEVER_FOLD
             and not _is_def(s)
             and id(s) not in self.unpacks
+            and id(s) not in self.skip  # an unpack's items are its targets
         )
 
     def _coalesce_cells(self) -> dict[Var, str]:

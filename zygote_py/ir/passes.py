@@ -24,7 +24,11 @@ _FOLDABLE: set[Callable] = {
     operator.invert, operator.not_, operator.lt, operator.le, operator.eq,
     operator.ne, operator.gt, operator.ge, operator.and_, operator.or_,
     operator.xor, operator.lshift, operator.rshift, ops.build_tuple, slice,
+    operator.truth,
 }
+_SINGLETONS = (type(None), bool, type(Ellipsis))
+"""Constants whose identity is their value: ``x is None`` on constants folds
+(``1000 is 1000`` does not: int identity is the implementation's choice)."""
 _LITERAL = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis))
 
 
@@ -111,6 +115,13 @@ def fold_constants(ir: IR) -> None:
                 _is_literal(args[0].value) and _is_type_spec(args[1].value)
             ):
                 env[s.var] = Const(isinstance(args[0].value, args[1].value))
+                continue
+            if (
+                (fn is operator.is_ or fn is operator.is_not) and len(args) == 2
+                and all(isinstance(a, Const) for a in args)
+                and any(isinstance(a.value, _SINGLETONS) for a in args)
+            ):
+                env[s.var] = Const((args[0].value is args[1].value) == (fn is operator.is_))
                 continue
             if (
                 member(fn, _FOLDABLE)

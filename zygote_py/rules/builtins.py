@@ -35,14 +35,15 @@ import math
 from zygote_py import runtime
 
 from . import operators
-from .registry import adjoint, nondifferentiable
+from .registry import adjoint, nondifferentiable, scalar
 
 nondifferentiable(
     int, round, len, range, isinstance, issubclass, print, bool, str, repr,
     type, id, hash, callable, hasattr, chr, ord, format,
 )
 
-adjoint(abs)(operators.abs_)
+adjoint(abs)(operators.abs_any)
+scalar(abs)(operators.abs_)
 
 
 @adjoint(max)

@@ -1,8 +1,8 @@
 """Rules for NumPy's shape, joining, indexing and construction functions.
 
-Every function here is linear in its array arguments (a selection,
-permutation, duplication or sum of their elements), so each pullback is the
-transposed operation: a reshape back, the inverse permutation, a sum over the
+Every function here is linear in its array arguments (``sort`` piecewise):
+each picks, permutes, copies or adds up their elements, so each pullback is
+the transposed operation: a reshape back, the inverse permutation, a sum over the
 copies, zeros with ``dy`` scattered into the selected places.
 
 Covered:
@@ -16,9 +16,7 @@ Covered:
   tril``, and ``ndarray.repeat take``;
 - construction: ``array asarray asanyarray ascontiguousarray asfortranarray
   copy full linspace meshgrid``, and ``ndarray.copy astype``;
-- indexing: :func:`array_getitem`, the rule of ``x[key]`` for an ndarray
-  ``x`` (not registered: the compiler dispatches ``operator.getitem`` to it
-  when the container is an array).
+- (indexing, ``x[key]``, is :func:`zygote_py.rules.operators.getitem_array`.)
 
 Conventions:
 
@@ -37,8 +35,8 @@ Conventions:
   passes the real part of ``dy``; other float conversions cast the gradient
   back to the input's dtype.
 - ``sort``: the gradient goes back through the permutation ``argsort``
-  chose; tied values are equal, so which of them gets which slot of ``dy``
-  does not matter to the loss. ``ndarray.sort`` sorts in place and returns
+  chose; at tied values (a kink) that is the one-sided derivative for
+  ``argsort``'s order of the ties. ``ndarray.sort`` sorts in place and returns
   ``None``, so it has no rule.
 - ``take``, ``take_along_axis`` and integer-array indexing add up the
   gradients of repeated indices; ``mode='wrap'`` and ``'clip'`` map the
@@ -51,11 +49,9 @@ Conventions:
   (``'linear_ramp'``, ``'mean'``, ``'maximum'``...) raise
   :class:`~zygote_py.errors.NoDerivativeRule` when their gradient is
   asked for.
-- ``reshape``, ``ravel`` and ``flatten`` take ``order`` ``'C'``, ``'F'``
-  and ``'A'`` (and ``'K'`` for ``ravel``/``flatten``, which follows the
-  memory order of a non-contiguous array; for a broadcast view, whose
-  elements share memory, it splits the gradient among the elements that
-  alias in some order, which is right for their sum).
+- ``reshape``, ``ravel`` and ``flatten`` take every ``order``: ``'A'``
+  and ``'K'`` depend on the input's memory layout, which the pullback reads
+  from the input as NumPy does (``'K'``: axes by decreasing stride).
 - ``triu``/``tril`` of a 1-d array (which NumPy turns into a matrix) sum
   the gradient over the rows it was repeated into.
 - ``linspace``: ``start`` and ``stop`` are differentiable (the samples are
@@ -101,7 +97,9 @@ def like(g, x):
     same nesting of tuples and lists. A real ``x`` gets the real part of a
     complex ``g``; a boolean gets ``None``."""
     if isinstance(x, np.ndarray):
-        if x.dtype.kind not in "fc" or getattr(g, "dtype", None) == x.dtype:
+        if x.dtype.kind not in "fc":
+            return g
+        if getattr(g, "dtype", None) == x.dtype and not isinstance(g, np.generic):
             return g
         g = np.asarray(g)
         if g.dtype.kind == "c" and x.dtype.kind != "c":
@@ -110,11 +108,11 @@ def like(g, x):
     if isinstance(x, (bool, np.bool_)):
         return None
     if isinstance(x, (tuple, list)):
-        g = np.asarray(g)  # once: g may be a sparse runtime.Scatter
+        g = np.asarray(g)  # once, rather than per item: g may be a sparse runtime.Scatter
         if g.ndim == 1 and all(type(v) is float for v in x):
             items = np.real(g).tolist()  # fast path: a flat list of floats
         else:
-            items = [numpy_shapes.like(g[i], v) for i, v in enumerate(x)]
+            items = [like(g[i], v) for i, v in enumerate(x)]
         return tuple(items) if isinstance(x, tuple) else items
     if isinstance(x, np.generic):
         if x.dtype.kind == "c":
@@ -165,25 +163,36 @@ def unravel(dy, a, order):
     """The gradient of ``a`` from a cotangent ``dy`` of ``np.reshape(a, ...,
     order)``, ``np.ravel(a, order)`` or ``a.flatten(order)``."""
     shape = np.shape(a)
-    contiguous = getattr(a, "flags", None)
+    flags = getattr(a, "flags", None)
     if order == "A":
-        order = "F" if contiguous is not None and contiguous.f_contiguous and not contiguous.c_contiguous else "C"
+        order = "F" if flags is not None and flags.f_contiguous and not flags.c_contiguous else "C"
     if order == "K":
-        if contiguous is None or contiguous.c_contiguous:
+        if flags is None or flags.c_contiguous:
             order = "C"
-        elif contiguous.f_contiguous:
+        elif flags.f_contiguous:
             order = "F"
         else:
-            # Elements in the order of their addresses, reading negatively
-            # strided axes forwards, as NumPy does.
-            address = np.zeros(shape, np.intp)
-            for axis, (n, stride) in enumerate(zip(shape, a.strides)):
-                address = address + np.arange(n).reshape((n,) + (1,) * (len(shape) - axis - 1)) * abs(stride)
-            perm = np.argsort(address.ravel(), kind="stable")
-            g = np.empty(a.size, numpy_shapes._grad_dtype(a, dy))
-            g[perm] = np.ravel(dy)
-            return g.reshape(shape)
+            axes = _keep_order_axes(shape, a.strides)
+            return np.transpose(np.reshape(dy, [shape[i] for i in axes]), np.argsort(axes))
     return np.reshape(dy, shape, order)
+
+
+def _keep_order_axes(shape, strides):
+    """The axes, outermost first, in which ``ravel(order='K')`` reads an
+    array: by decreasing absolute stride, each axis in index order. It is
+    the insertion sort of NumPy's iterator: a zero stride (a broadcast axis)
+    is ambiguous and moves no axis past it."""
+    perm = list(range(len(shape)))[::-1]  # innermost first
+    for i0 in range(1, len(perm)):
+        s0, pos = strides[perm[i0]], i0
+        for i1 in range(i0 - 1, -1, -1):
+            s1 = strides[perm[i1]]
+            if s0 != 0 and s1 != 0:
+                if abs(s1) <= abs(s0):
+                    break
+                pos = i1
+        perm.insert(pos, perm.pop(i0))
+    return perm[::-1]
 
 
 def _joined(dy, arrays, axis, shapes):
@@ -191,51 +200,51 @@ def _joined(dy, arrays, axis, shapes):
     ``arrays`` had when joined, and give each its item's shape and kind."""
     bounds = np.cumsum([s[axis] for s in shapes])[:-1]
     pieces = np.split(dy, bounds, axis)
-    grads = [numpy_shapes.like(np.reshape(p, np.shape(a)), a) for p, a in zip(pieces, arrays)]
+    grads = [like(np.reshape(p, np.shape(a)), a) for p, a in zip(pieces, arrays)]
     if isinstance(arrays, np.ndarray):
-        return np.stack(grads) if grads else np.zeros(arrays.shape, numpy_shapes._grad_dtype(arrays, dy))
+        return np.stack(grads) if grads else np.zeros(arrays.shape, _grad_dtype(arrays, dy))
     return tuple(grads) if isinstance(arrays, tuple) else grads
 
 
 def unconcatenate(dy, arrays, axis):
     if axis is None:
-        return numpy_shapes._joined(dy, arrays, 0, [(np.size(a),) for a in arrays])
-    return numpy_shapes._joined(dy, arrays, axis, [np.shape(a) for a in arrays])
+        return _joined(dy, arrays, 0, [(np.size(a),) for a in arrays])
+    return _joined(dy, arrays, axis, [np.shape(a) for a in arrays])
 
 
 def unstack(dy, arrays, axis):
     parts = np.moveaxis(dy, axis, 0)
-    grads = [numpy_shapes.like(parts[i], a) for i, a in enumerate(arrays)]
+    grads = [like(parts[i], a) for i, a in enumerate(arrays)]
     if isinstance(arrays, np.ndarray):
-        return np.stack(grads) if grads else np.zeros(arrays.shape, numpy_shapes._grad_dtype(arrays, dy))
+        return np.stack(grads) if grads else np.zeros(arrays.shape, _grad_dtype(arrays, dy))
     return tuple(grads) if isinstance(arrays, tuple) else grads
 
 
 def unhstack(dy, tup):
     shapes = [np.shape(a) or (1,) for a in tup]
-    return numpy_shapes._joined(dy, tup, 0 if len(shapes[0]) == 1 else 1, shapes)
+    return _joined(dy, tup, 0 if len(shapes[0]) == 1 else 1, shapes)
 
 
 def unvstack(dy, tup):
     shapes = [(1,) * (2 - len(s)) + s for s in map(np.shape, tup)]
-    return numpy_shapes._joined(dy, tup, 0, shapes)
+    return _joined(dy, tup, 0, shapes)
 
 
 def undstack(dy, tup):
     shapes = [{0: (1, 1, 1), 1: (1,) + s + (1,), 2: s + (1,)}.get(len(s), s) for s in map(np.shape, tup)]
-    return numpy_shapes._joined(dy, tup, 2, shapes)
+    return _joined(dy, tup, 2, shapes)
 
 
 def uncolumn_stack(dy, tup):
     shapes = [s if len(s) >= 2 else (s + (1, 1))[:2] for s in map(np.shape, tup)]
-    return numpy_shapes._joined(dy, tup, 1, shapes)
+    return _joined(dy, tup, 1, shapes)
 
 
 def unsplit(dy, ary, pieces, axis):
     """The gradient of ``ary`` from the cotangents ``dy`` of its ``pieces``
     (``None`` for a piece that got none)."""
     parts = [np.zeros_like(p) if d is None else d for d, p in zip(dy, pieces)]
-    return numpy_shapes.like(np.concatenate(parts, axis), ary)
+    return like(np.concatenate(parts, axis), ary)
 
 
 def untile(dy, A, reps):
@@ -246,7 +255,7 @@ def untile(dy, A, reps):
     s = (1,) * (d - len(shape)) + shape
     r = (1,) * (d - len(reps)) + reps
     blocks = np.reshape(dy, [n for pair in zip(r, s) for n in pair])
-    return numpy_shapes.like(np.reshape(blocks.sum(axis=tuple(range(0, 2 * d, 2))), shape), A)
+    return like(np.reshape(blocks.sum(axis=tuple(range(0, 2 * d, 2))), shape), A)
 
 
 def unrepeat(dy, a, repeats, axis):
@@ -265,10 +274,10 @@ def unrepeat(dy, a, repeats, axis):
         counts = np.broadcast_to(repeats, (n,))
         starts = np.cumsum(counts) - counts
         kept = counts > 0
-        g = np.zeros(head + (n,) + tail, numpy_shapes._grad_dtype(a, dy))
+        g = np.zeros(head + (n,) + tail, _grad_dtype(a, dy))
         if kept.any():
             g[(slice(None),) * axis + (kept,)] = np.add.reduceat(dy, starts[kept], axis)
-    return numpy_shapes.like(np.reshape(g, shape), a)
+    return like(np.reshape(g, shape), a)
 
 
 def _pad_widths(pad_width, ndim):
@@ -285,22 +294,21 @@ def _pad_widths(pad_width, ndim):
 def unpad(dy, array, pad_width, mode):
     """The gradient of ``array`` from a cotangent ``dy`` of ``np.pad``."""
     shape = np.shape(array)
-    widths = numpy_shapes._pad_widths(pad_width, len(shape))
+    widths = _pad_widths(pad_width, len(shape))
     if mode in ("constant", "empty"):
         g = dy[tuple(slice(b, b + n) for (b, _), n in zip(widths, shape))]
     elif mode in ("edge", "reflect", "symmetric", "wrap"):
         # Pad the elements' positions the same way: each padded element
         # names the one it copies.
-        source = np.pad(np.arange(int(np.prod(shape))).reshape(shape), widths, mode)
         size = int(np.prod(shape))
-        g = numpy_shapes._scatter((size,), numpy_shapes._grad_dtype(array, dy), source.ravel(), np.ravel(dy))
-        g = g.reshape(shape)
+        source = np.pad(np.arange(size).reshape(shape), widths, mode)
+        g = _scatter((size,), _grad_dtype(array, dy), source.ravel(), np.ravel(dy)).reshape(shape)
     else:
         raise NoDerivativeRule(
             f"np.pad has no derivative rule for mode={mode!r}",
             hint="the modes with one are 'constant', 'empty', 'edge', 'reflect', 'symmetric' and 'wrap'",
         )
-    return numpy_shapes.like(g, array)
+    return like(g, array)
 
 
 def pad_values_grad(dy, array, pad_width, constant_values):
@@ -313,7 +321,7 @@ def pad_values_grad(dy, array, pad_width, constant_values):
         return None
     dy = np.asarray(dy)
     shape = np.shape(array)
-    widths = numpy_shapes._pad_widths(pad_width, len(shape))
+    widths = _pad_widths(pad_width, len(shape))
     inner = [slice(b, b + n) for (b, _), n in zip(widths, shape)]
     g = np.zeros((len(shape), 2), np.result_type(dy))
     for axis in range(len(shape)):
@@ -321,14 +329,14 @@ def pad_values_grad(dy, array, pad_width, constant_values):
         b = widths[axis][0]
         g[axis, 0] = dy[head + (slice(0, b),) + tail].sum()
         g[axis, 1] = dy[head + (slice(b + shape[axis], None),) + tail].sum()
-    return numpy_shapes.like(runtime.unbroadcast(g, v), constant_values)
+    return like(runtime.unbroadcast(g, v), constant_values)
 
 
 def unsort(dy, a, idx, axis):
     """Put ``dy`` back where ``np.argsort`` took each element from."""
-    g = np.zeros(np.shape(a), numpy_shapes._grad_dtype(a, dy))
+    g = np.zeros(np.shape(a), _grad_dtype(a, dy))
     np.put_along_axis(g, idx, dy, axis)
-    return numpy_shapes.like(g, a)
+    return like(g, a)
 
 
 def untake(dy, a, indices, axis, mode):
@@ -338,24 +346,24 @@ def untake(dy, a, indices, axis, mode):
         indices = np.mod(indices, n)
     elif mode == "clip":
         indices = np.clip(indices, 0, n - 1)
-    dtype = numpy_shapes._grad_dtype(a, dy)
+    dtype = _grad_dtype(a, dy)
     if axis is None:
-        return numpy_shapes._scatter((n,), dtype, indices, dy).reshape(shape)
-    return numpy_shapes._scatter(shape, dtype, (slice(None),) * (axis % len(shape)) + (indices,), dy)
+        return _scatter((n,), dtype, indices, dy).reshape(shape)
+    return _scatter(shape, dtype, (slice(None),) * (axis % len(shape)) + (indices,), dy)
 
 
 def untake_along_axis(dy, arr, indices, axis):
     shape = np.shape(arr)
-    dtype = numpy_shapes._grad_dtype(arr, dy)
+    dtype = _grad_dtype(arr, dy)
     if axis is None:
-        return numpy_shapes._scatter((int(np.prod(shape)),), dtype, indices, dy).reshape(shape)
+        return _scatter((int(np.prod(shape)),), dtype, indices, dy).reshape(shape)
     axis = axis % len(shape)
     ones = (1,) * len(shape)
     key = tuple(
         indices if k == axis else np.arange(n).reshape(ones[:k] + (n,) + ones[k + 1:])
         for k, n in enumerate(shape)
     )
-    return numpy_shapes._scatter(shape, dtype, key, dy)
+    return _scatter(shape, dtype, key, dy)
 
 
 def linspace_grads(dy, start, stop, num, endpoint, retstep, axis):
@@ -423,7 +431,7 @@ def transpose(a, axes=None):
     def back(dy):
         if axes is None:
             return (np.transpose(dy), None)
-        return (np.transpose(dy, np.argsort(np.mod(axes, np.ndim(dy)))), None)
+        return (np.transpose(dy, np.argsort(np.mod(axes, np.ndim(a)))), None)
     return np.transpose(a, axes), back
 
 
@@ -435,7 +443,7 @@ def ndarray_transpose(self, *axes):
     def back(dy):
         if perm is None:
             return (np.transpose(dy),) + (None,) * len(axes)
-        return (np.transpose(dy, np.argsort(np.mod(perm, np.ndim(dy)))),) + (None,) * len(axes)
+        return (np.transpose(dy, np.argsort(np.mod(perm, self.ndim))),) + (None,) * len(axes)
     return self.transpose(*axes), back
 
 
@@ -650,16 +658,6 @@ def tril(m, k=0):
     def back(dy):
         return (runtime.unbroadcast(np.tril(dy, k), m), None)
     return np.tril(m, k), back
-
-
-# -- indexing -------------------------------------------------------------------
-
-
-def array_getitem(x, key):
-    """The rule of ``x[key]`` for an ndarray ``x``, for every kind of key."""
-    def back(dy):
-        return (runtime.scatter(x, key, dy), None)
-    return x[key], back
 
 
 # -- construction ---------------------------------------------------------------

@@ -292,12 +292,9 @@ def pos(x):
     return +x, back
 
 
-@adjoint(operator.matmul)
-def matmul(a, b):
-    return numpy_linalg.matmul(a, b)
+adjoint(operator.matmul)(numpy_linalg.matmul)
 
-
-DISPATCHERS = {pow_any, abs_any, matmul, *IN_PLACE}
+DISPATCHERS = {pow_any, abs_any, *IN_PLACE}
 """Rules that choose another rule by their operands' types at run time, so
 the only built-in rules without a pullback of their own: never inlined (for
 operands it knows to be numbers the compiler inlines the rule for numbers;

@@ -32,6 +32,7 @@ keeps it alive so that its ``id`` cannot be reused by another object.
 from __future__ import annotations
 
 import contextlib
+import types
 from typing import Any, Callable, Iterator, Optional
 
 Rule = Callable[..., tuple[Any, Callable[[Any], tuple]]]
@@ -71,6 +72,9 @@ _scalar: dict[Any, Any] = {}
 _array: dict[Any, Any] = {}
 _target = _user
 _generation = [0]
+current_generation = _generation
+"""A one-item list holding the current generation, for hot paths that
+cannot afford the call of :func:`generation`."""
 
 
 def generation() -> int:
@@ -190,3 +194,24 @@ def remove(fn: Any) -> bool:
     one. Returns whether there was a user entry."""
     _generation[0] += 1
     return _user.pop(key(fn), None) is not None
+
+
+def display_name(fn: Any) -> str:
+    """How a user writes the function: ``np.linalg.solve``, ``math.sin``,
+    ``operator.add``, ``ndarray.sum``, ``abs``."""
+    module = getattr(fn, "__module__", None) or ""
+    qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    if isinstance(fn, (types.MethodDescriptorType, types.GetSetDescriptorType)) or "ndarray." in qual:
+        return f"ndarray.{fn.__name__}"
+    if module.startswith("numpy"):
+        import numpy as np
+
+        for prefix, mod in (("np.linalg.", np.linalg), ("np.", np)):
+            if getattr(mod, fn.__name__, None) is fn:
+                return prefix + fn.__name__
+        return "np." + qual
+    if module in ("builtins", None, ""):
+        return qual
+    if module.startswith("zygote_py"):
+        return f"(internal) {qual}"
+    return f"{module.lstrip('_')}.{qual}"
