@@ -65,7 +65,7 @@ def kind(x: Any) -> int:
 ARRAY_VALUED = {
     np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin, np.var, np.std,
     np.cumsum, np.cumprod, np.nansum, np.nanmean, np.linalg.norm,
-    np.dot, np.inner, np.outer, np.vdot, np.tensordot, np.einsum, np.trace,
+    np.dot, np.matmul, np.linalg.matmul, operator.matmul, np.inner, np.outer, np.vdot, np.tensordot, np.einsum, np.trace,
     np.diag, np.diagonal, np.kron, np.linalg.solve, np.linalg.inv, np.linalg.det,
     np.linalg.cholesky, np.linalg.pinv, np.reshape, np.ravel, np.transpose,
     np.swapaxes, np.moveaxis, np.expand_dims, np.squeeze, np.broadcast_to,
@@ -75,6 +75,10 @@ ARRAY_VALUED = {
 }
 """NumPy functions whose value is one array (or NumPy scalar), so that
 their gradient is one too; every ufunc is another."""
+
+
+_LINEAR_VIEWS = {"T", "mT", "real", "imag"}
+"""Attributes of an array that are arrays, linear in it."""
 
 
 def _array_valued(fn: Any) -> bool:
@@ -256,12 +260,20 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             return isinstance(op.value, (int, float, complex)) and not isinstance(op.value, bool)
         return op in num
 
-    for s in stmts:  # a NumPy function's value; changes nothing below
-        if _array_valued(facts.callee(s)):
+    for s in stmts:  # a NumPy function's value, an array's view; changes nothing below
+        fn = facts.callee(s)
+        if _array_valued(fn) or fn is getattr and len(s.args) == 2 and s.args[0] in facts.arrays and (
+            isinstance(s.args[1], Const) and s.args[1].value in _LINEAR_VIEWS
+        ):
             facts.arrays.add(s.var)
 
     def item_of_array(s: Statement) -> bool:
-        return facts.callee(s) is operator.getitem and len(s.args) == 2 and s.args[0] in facts.arrays
+        """An item, slice or linear view (``x.T``) of an array."""
+        fn = facts.callee(s)
+        return len(s.args) == 2 and s.args[0] in facts.arrays and (
+            fn is operator.getitem
+            or fn is getattr and isinstance(s.args[1], Const) and s.args[1].value in _LINEAR_VIEWS
+        )
 
     def item_of_sequence(s: Statement) -> bool:
         return (

@@ -24,6 +24,7 @@ import types
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from .. import runtime
 from ..backend.naming import clean
 from ..errors import ZygoteError
 from ..frontend.lower import lower
@@ -251,10 +252,16 @@ class Inliner:
         passed += [k for k, v in s.kwargs if k is not None and reads.get(v, names.get(v)) == k]
         return passed == r.params
 
-    def back(self, r: RuleIR, dy: Operand, captured: dict[str, Operand], block: Block) -> tuple[Block, list[Operand]]:
+    def back(self, r: RuleIR, dy: Operand, captured: dict[str, Operand], block: Block,
+             same_shape: frozenset[str] = frozenset()) -> tuple[Block, list[Operand]]:
         """Inline ``back(dy)`` at the end of ``block``. Returns the block
-        where code continues and the gradients (one per rule argument)."""
+        where code continues and the gradients (one per rule argument).
+        ``same_shape`` names parameters known to have the shape of the
+        rule's output (the array operand of an elementwise operation with a
+        number): reducing a gradient to their shape is no work, so
+        ``runtime.unbroadcast(g, p)`` is ``g``."""
         ir = self.target
+        loaded: dict[Var, str] = {}
         env: dict[Var, Operand] = {r.back.entry.args[0]: dy}
         ids = {bid: (block if bid == r.back.entry.id else ir.new_block()) for bid in r.back.blocks}
         returns = [b for b in r.back.blocks.values() if isinstance(b.term, Return)]
@@ -278,6 +285,10 @@ class Inliner:
                 fn = s.callee.value if isinstance(s.callee, Const) else None
                 if fn is ops.load_deref:
                     env[s.var] = captured[s.args[0].value]
+                    loaded[s.var] = s.args[0].value
+                    continue
+                if fn is runtime.unbroadcast and loaded.get(s.args[1]) in same_shape:
+                    env[s.var] = env.get(s.args[0], s.args[0])
                     continue
                 if isinstance(b.term, Return) and s.var == b.term.value and fn is ops.build_tuple:
                     tuple_stmt = s

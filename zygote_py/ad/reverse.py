@@ -31,6 +31,8 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+import numpy as np
+
 from .. import runtime
 from ..backend.naming import clean, live_sets
 from ..errors import NoDerivativeRule, UnsupportedSyntax
@@ -746,7 +748,7 @@ class _Reverse:
             _, r, captured, args = info
             env = {n: self._alpha(v, popped) for n, v in captured.items() if n in r.captured}
             start = cur
-            cur, outs = Inliner(a, s.line).back(r, dy, env, cur)
+            cur, outs = Inliner(a, s.line).back(r, dy, env, cur, _same_shape(r, args))
             for arg, g in zip(args, outs):
                 if isinstance(arg, Var) and arg in self.facts.active:
                     if cur is not start and g in cur.args:  # a gradient some paths of the rule leave out
@@ -848,4 +850,20 @@ def _fuse_scatter_adds(a: IR) -> None:
                     st.callee = Const(runtime.add_at)
                     st.args = [acc, *d.args]
                     break
+
+
+_ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.mod, operator.pow}
+
+
+def _same_shape(r: RuleIR, args: list[Operand]) -> frozenset[str]:
+    """The parameters of an elementwise operation between an array and a
+    number constant (``1.0 + t``, ``x ** 2``) that have the output's shape:
+    the array operand."""
+    elementwise = r.target in _ELEMENTWISE or isinstance(r.target, np.ufunc) and r.target.nin == 2
+    if not elementwise or len(args) != 2 or len(r.params) != 2:
+        return frozenset()
+    number = [isinstance(a, Const) and type(a.value) in (int, float) for a in args]
+    if number[0] != number[1]:
+        return frozenset({r.params[number[0]]})
+    return frozenset()
 

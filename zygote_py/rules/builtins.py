@@ -35,7 +35,7 @@ import math
 from zygote_py import runtime
 
 from . import operators
-from .registry import adjoint, nondifferentiable, scalar
+from .registry import adjoint, array, nondifferentiable, scalar
 
 nondifferentiable(
     int, round, len, range, isinstance, issubclass, print, bool, str, repr,
@@ -153,3 +153,12 @@ def getattr_(obj, name):
     def back(dy):
         return (runtime.attribute_gradient(obj, name, dy), None)
     return getattr(obj, name), back
+
+
+@array(getattr)
+def getattr_array(x, name):
+    def back(dy):
+        if name == "T":
+            return (dy.T, None)
+        return (runtime.attribute_gradient(x, name, dy), None)
+    return getattr(x, name), back

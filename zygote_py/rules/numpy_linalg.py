@@ -301,6 +301,10 @@ def trace_grad(dy, a, offset, axis1, axis2):
     """The gradient of ``np.trace(a, offset, axis1, axis2)``: ``dy`` times
     the identity matrix in the plane of the two axes."""
     shape = np.shape(a)
+    if len(shape) == 2 and offset == 0 and np.ndim(dy) == 0 and not np.iscomplexobj(dy):
+        g = np.zeros(shape, dtype=float_dtype(a))  # the common case: one pass, as np.eye
+        np.fill_diagonal(g, dy)
+        return g
     eye = np.eye(shape[axis1], shape[axis2], offset, dtype=float_dtype(a))
     g = np.multiply.outer(dy, eye)
     return fit(np.moveaxis(g, (-2, -1), (axis1 % len(shape), axis2 % len(shape))), a)
