@@ -13,10 +13,10 @@ import pytest
 from zygote_py import rules
 from zygote_py.errors import UnsupportedSyntax
 from zygote_py.rules import operators
-from zygote_py.rules.registry import _builtin, _scalar
+from zygote_py.rules.registry import _builtin, _special
 
 ALL = sorted(
-    {rule for rule in [*_builtin.values(), *_scalar.values()] if isinstance(rule, types.FunctionType)},
+    {rule for rule in [*_builtin.values(), *(r for table in _special.values() for r in table.values())] if isinstance(rule, types.FunctionType)},
     key=lambda rule: (rule.__module__, rule.__name__),
 )
 RULES = [rule for rule in ALL if rule not in operators.DISPATCHERS]

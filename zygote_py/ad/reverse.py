@@ -370,10 +370,10 @@ class _Reverse:
         if fn is analysis._MISSING:
             return None
         if s.args and s.args[0] in self.facts.arrays:
-            return registry.lookup_array(fn)
+            return registry.lookup_specialised(registry.ARRAY, fn)
         scalars = self.facts.scalars
         if s.args and all(isinstance(a, Const) or a in scalars for a in s.args) and not s.kwargs:
-            return registry.lookup_scalar(fn)
+            return registry.lookup_specialised(registry.SCALAR, fn)
         return registry.lookup(fn)
 
     def _is_module_read(self, s: Statement) -> bool:

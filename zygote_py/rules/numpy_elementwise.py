@@ -82,6 +82,7 @@ import math
 import numpy as np
 
 from zygote_py import runtime
+from zygote_py.rules import numpy_elementwise
 
 from .registry import adjoint, nondifferentiable
 
@@ -480,16 +481,22 @@ def fabs(x):
     return np.fabs(x), back
 
 
+def first_share(dy, x1, x2, y):
+    """The part of ``dy`` that goes to ``x1`` in ``y = maximum(x1, x2)``
+    (or minimum, fmax, fmin): all of it where ``x1`` was picked, half where
+    the two tie, none elsewhere."""
+    tie = np.equal(x1, x2)
+    if tie.any():
+        return dy * (np.equal(x1, y) - 0.5 * tie)
+    return dy * np.equal(x1, y)
+
+
 @adjoint(np.maximum)
 def maximum(x1, x2):
     y = np.maximum(x1, x2)
 
     def back(dy):
-        tie = np.equal(x1, x2)
-        if tie.any():
-            d1 = dy * (np.equal(x1, y) - 0.5 * tie)
-        else:
-            d1 = dy * np.equal(x1, y)
+        d1 = numpy_elementwise.first_share(dy, x1, x2, y)
         return (runtime.unbroadcast(d1, x1), runtime.unbroadcast(dy - d1, x2))
     return y, back
 
@@ -499,11 +506,7 @@ def minimum(x1, x2):
     y = np.minimum(x1, x2)
 
     def back(dy):
-        tie = np.equal(x1, x2)
-        if tie.any():
-            d1 = dy * (np.equal(x1, y) - 0.5 * tie)
-        else:
-            d1 = dy * np.equal(x1, y)
+        d1 = numpy_elementwise.first_share(dy, x1, x2, y)
         return (runtime.unbroadcast(d1, x1), runtime.unbroadcast(dy - d1, x2))
     return y, back
 
@@ -513,11 +516,7 @@ def fmax(x1, x2):
     y = np.fmax(x1, x2)
 
     def back(dy):
-        tie = np.equal(x1, x2)
-        if tie.any():
-            d1 = dy * (np.equal(x1, y) - 0.5 * tie)
-        else:
-            d1 = dy * np.equal(x1, y)
+        d1 = numpy_elementwise.first_share(dy, x1, x2, y)
         return (runtime.unbroadcast(d1, x1), runtime.unbroadcast(dy - d1, x2))
     return y, back
 
@@ -527,11 +526,7 @@ def fmin(x1, x2):
     y = np.fmin(x1, x2)
 
     def back(dy):
-        tie = np.equal(x1, x2)
-        if tie.any():
-            d1 = dy * (np.equal(x1, y) - 0.5 * tie)
-        else:
-            d1 = dy * np.equal(x1, y)
+        d1 = numpy_elementwise.first_share(dy, x1, x2, y)
         return (runtime.unbroadcast(d1, x1), runtime.unbroadcast(dy - d1, x2))
     return y, back
 

@@ -97,22 +97,28 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False):
     return y, back
 
 
+def extremum_grad(dy, a, y, axis, keepdims):
+    """The gradient of ``a`` for ``y = max(a, axis)`` (or min): ``dy`` goes to
+    the elements equal to the result, shared evenly among ties (a NaN
+    result equals no element, so its slice gets none)."""
+    if axis is None or keepdims:
+        hit = np.equal(a, y)
+        share = dy
+    else:
+        hit = np.equal(a, np.expand_dims(y, axis))
+        share = np.expand_dims(dy, axis)
+    if np.count_nonzero(hit) != np.size(y) or (axis is not None and np.isnan(y).any()):
+        share = share / np.maximum(np.sum(hit, axis, keepdims=True), 1)
+    return np.multiply(hit, share, dtype=np.result_type(y))
+
+
 @adjoint(np.max)
 @adjoint(np.amax)
 def max_(a, axis=None, out=None, keepdims=False):
     y = np.max(a, axis, out, keepdims)
 
     def back(dy):
-        if axis is None or keepdims:
-            hit = np.equal(a, y)
-            share = dy
-        else:
-            hit = np.equal(a, np.expand_dims(y, axis))
-            share = np.expand_dims(dy, axis)
-        if np.count_nonzero(hit) != y.size or (axis is not None and np.isnan(y).any()):
-            # ties (or a NaN max, equal to no element): share dy among the hits
-            share = share / np.maximum(np.sum(hit, axis, keepdims=True), 1)
-        return (np.multiply(hit, share, dtype=y.dtype), None, None, None)
+        return (numpy_reductions.extremum_grad(dy, a, y, axis, keepdims), None, None, None)
     return y, back
 
 
@@ -122,16 +128,7 @@ def min_(a, axis=None, out=None, keepdims=False):
     y = np.min(a, axis, out, keepdims)
 
     def back(dy):
-        if axis is None or keepdims:
-            hit = np.equal(a, y)
-            share = dy
-        else:
-            hit = np.equal(a, np.expand_dims(y, axis))
-            share = np.expand_dims(dy, axis)
-        if np.count_nonzero(hit) != y.size or (axis is not None and np.isnan(y).any()):
-            # ties (or a NaN min, equal to no element): share dy among the hits
-            share = share / np.maximum(np.sum(hit, axis, keepdims=True), 1)
-        return (np.multiply(hit, share, dtype=y.dtype), None, None, None)
+        return (numpy_reductions.extremum_grad(dy, a, y, axis, keepdims), None, None, None)
     return y, back
 
 

@@ -68,8 +68,6 @@ class _ByIdentity:
 
 _builtin: dict[Any, Any] = {}
 _user: dict[Any, Any] = {}
-_scalar: dict[Any, Any] = {}
-_array: dict[Any, Any] = {}
 _target = _user
 _generation = [0]
 current_generation = _generation
@@ -129,45 +127,42 @@ def adjoint(fn: Any) -> Callable[[Rule], Rule]:
     return register
 
 
-def scalar(fn: Any) -> Callable[[Rule], Rule]:
+SCALAR, ARRAY = "scalar", "array"
+"""The specialisations of a built-in rule: for operands the compiler knows
+to be numbers, not arrays (the derivative without the reduction of
+broadcast gradients), and for a first operand it knows to be an array."""
+
+_special: dict[str, dict[Any, Any]] = {SCALAR: {}, ARRAY: {}}
+
+
+def specialised(kind: str, fn: Any) -> Callable[[Rule], Rule]:
     """Decorator (built-in rules only): the decorated rule is ``fn``'s rule
-    for operands the compiler knows to be numbers, not arrays: the same
-    derivative without the reduction of broadcast gradients."""
+    when the operands are of ``kind`` (:data:`SCALAR` or :data:`ARRAY`)."""
 
     def register(rule: Rule) -> Rule:
-        _scalar[key(fn)] = rule
+        _special[kind][key(fn)] = rule
         return rule
 
     return register
 
 
-def lookup_scalar(fn: Any) -> Optional[Rule]:
-    """The rule for ``fn`` on numbers: its scalar rule, unless the user
-    registered a rule of their own for ``fn``."""
+def lookup_specialised(kind: str, fn: Any) -> Optional[Rule]:
+    """The rule for ``fn`` on operands of ``kind``: its specialised rule,
+    unless the user registered a rule of their own for ``fn``."""
     k = key(fn)
     if k in _user:
         return lookup(fn)
-    return _scalar.get(k) or lookup(fn)
+    return _special[kind].get(k) or lookup(fn)
+
+
+def scalar(fn: Any) -> Callable[[Rule], Rule]:
+    """``@specialised(SCALAR, fn)``."""
+    return specialised(SCALAR, fn)
 
 
 def array(fn: Any) -> Callable[[Rule], Rule]:
-    """Decorator (built-in rules only): the decorated rule is ``fn``'s rule
-    when the compiler knows its first operand is an array."""
-
-    def register(rule: Rule) -> Rule:
-        _array[key(fn)] = rule
-        return rule
-
-    return register
-
-
-def lookup_array(fn: Any) -> Optional[Rule]:
-    """The rule for ``fn`` on an array: its array rule, unless the user
-    registered a rule of their own for ``fn``."""
-    k = key(fn)
-    if k in _user:
-        return lookup(fn)
-    return _array.get(k) or lookup(fn)
+    """``@specialised(ARRAY, fn)``."""
+    return specialised(ARRAY, fn)
 
 
 def nondifferentiable(*fns: Any) -> None:
