@@ -143,9 +143,10 @@ def _fast(f: Callable, args: tuple) -> Optional[tuple]:
 
 
 def _array_kinds(args: tuple) -> tuple:
-    """What the compiled code depends on in array arguments: whether each
-    is a float or complex array, and whether it is one-dimensional."""
-    return tuple((a.dtype.kind in "fc", a.ndim == 1) for a in args if type(a) is np.ndarray)
+    """What the compiled code depends on in array arguments: the kind of
+    each one's dtype (float, complex, integer...), and whether it is
+    one-dimensional."""
+    return tuple((a.dtype.kind, a.ndim == 1) for a in args if type(a) is np.ndarray)
 
 
 def _run(hit: tuple, args: tuple) -> tuple[Any, tuple]:

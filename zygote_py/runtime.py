@@ -412,6 +412,8 @@ def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
         if callable(getattr(obj, name)):
             return dy
         raise NoDerivativeRule(f"no rule for the gradient of an array's {name!r} attribute")
+    if isinstance(obj, (int, float, complex, np.number)) and name in ("real", "imag"):
+        return dy if name == "real" else 1j * dy  # z = x + iy gets dL/dx + i dL/dy
     return {name: dy}
 
 

@@ -5,6 +5,8 @@ these functions' lines (the emitted source may point back to them).
 """
 import math
 
+import numpy as np
+
 
 def foo(x):
     return math.cos(math.sin(x))
@@ -41,3 +43,19 @@ def branchy(x, y):
     if z < 1.0:
         z = z * z
     return z
+
+
+def logsumexp(x):
+    m = np.max(x)
+    return m + np.log(np.sum(np.exp(x - m)))
+
+
+def sum_of_squares(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i] * x[i]
+    return s
+
+
+def dense_layer(W, x, b):
+    return np.sum(np.tanh(W @ x + b) ** 2)

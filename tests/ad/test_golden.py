@@ -15,6 +15,7 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import zygote_py as zpy
@@ -31,6 +32,9 @@ EXAMPLES = {
     "pow_for": (2.0, 3),
     "pow_rec": (2.0, 3),
     "branchy": (0.5, 0.25),
+    "logsumexp": (np.linspace(-1.0, 1.0, 5),),
+    "sum_of_squares": (np.linspace(-1.0, 1.0, 5),),
+    "dense_layer": (np.ones((2, 3)), np.ones(3), np.ones(2)),
 }
 
 

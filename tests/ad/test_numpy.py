@@ -215,3 +215,40 @@ def test_math_function_of_an_array_item():
     x = np.array([0.3, -0.2])
     (g,) = zpy.gradient(f, x)
     np.testing.assert_allclose(g, [math.cos(0.3), math.exp(-0.2)])
+
+
+def real_part_of_a_product(z, w):
+    return np.real(np.sum(np.exp(z) * w))
+
+
+def test_complex_arrays_get_the_conjugate_convention():
+    """For a real loss of z = x + iy the gradient is dL/dx + i dL/dy: here
+    conj(exp(z) * w) for z and conj(exp(z)) for w, checked against finite
+    differences along the real and the imaginary parts."""
+    z = np.array([1 + 2j, -0.5 + 0.25j])
+    w = np.array([0.3 - 1j, 2 + 0.5j])
+    gz, gw = zpy.gradient(real_part_of_a_product, z, w)
+    np.testing.assert_allclose(gz, np.conj(np.exp(z) * w))
+    np.testing.assert_allclose(gw, np.conj(np.exp(z)))
+    h = 1e-6
+    for k in range(2):
+        e = np.zeros(2, complex)
+        e[k] = h
+        dx = (real_part_of_a_product(z + e, w) - real_part_of_a_product(z - e, w)) / (2 * h)
+        dy = (real_part_of_a_product(z + 1j * e, w) - real_part_of_a_product(z - 1j * e, w)) / (2 * h)
+        assert abs(gz[k] - (dx + 1j * dy)) < 1e-6
+
+
+def test_squared_modulus():
+    z = np.array([1 + 2j, -0.5 + 0.25j])
+    (g,) = zpy.gradient(lambda v: np.sum(np.abs(v) ** 2), z)
+    np.testing.assert_allclose(g, 2 * z)
+
+
+def real_of_a_complex_square(z):
+    return (z * z).real
+
+
+def test_real_part_of_a_python_complex():
+    (g,) = zpy.gradient(real_of_a_complex_square, 1 + 2j)
+    assert g == 2 - 4j  # d(x² - y²)/dx + i d(x² - y²)/dy at (1, 2)

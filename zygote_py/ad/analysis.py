@@ -43,17 +43,22 @@ NUMERIC_CALLEES = {
 }
 
 
-NUMBER, SEQUENCE, FLOAT, ARRAY, VECTOR = 1, 2, 3, 4, 5
+NUMBER, SEQUENCE, FLOAT, ARRAY, VECTOR, COMPLEX_ARRAY = 1, 2, 3, 4, 5, 6
 """Kinds of argument in a numeric mask (0: none of these): a number (a
 Python float is one whose gradients' zero is ``0.0``), a tuple or list of
-numbers, an array, a one-dimensional array (whose items are numbers)."""
+numbers, a real array, a one-dimensional real array (whose items are
+numbers), a complex array."""
 
 
 def kind(x: Any) -> int:
     """A run-time value's kind for the numeric mask."""
     if type(x) is float:
         return FLOAT
+    if isinstance(x, (complex, np.complexfloating)):
+        return 0  # not a number for the rules of numbers, which do not conjugate
     if isinstance(x, np.ndarray):
+        if x.dtype.kind == "c":
+            return COMPLEX_ARRAY
         return VECTOR if x.ndim == 1 else ARRAY
     if is_number(x):
         return NUMBER
@@ -131,6 +136,7 @@ class Facts:
     numeric: set[Var] = field(default_factory=set)
     scalars: set[Var] = field(default_factory=set)  # numbers known not to be arrays
     arrays: set[Var] = field(default_factory=set)  # known to be arrays (or NumPy scalars)
+    real: set[Var] = field(default_factory=set)  # numbers and arrays known not to be complex
     sequences: set[Var] = field(default_factory=set)  # tuples and lists of numbers
     indices: set[Var] = field(default_factory=set)  # loop indices from range()
 
@@ -244,8 +250,8 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     num = facts.numeric
     seqs = facts.sequences
     entry = ir.entry
-    num.update(a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, ARRAY, VECTOR))
-    facts.arrays.update(a for a, k in zip(entry.args, numeric_args) if k in (ARRAY, VECTOR))
+    num.update(a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, ARRAY, VECTOR, COMPLEX_ARRAY))
+    facts.arrays.update(a for a, k in zip(entry.args, numeric_args) if k in (ARRAY, VECTOR, COMPLEX_ARRAY))
     vectors = {a for a, k in zip(entry.args, numeric_args) if k == VECTOR}
     seqs.update(a for a, k in zip(entry.args, numeric_args) if k == SEQUENCE)
     incoming: dict[Var, list] = {}
@@ -313,6 +319,57 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     facts.scalars.update(s.var for s in stmts if s.args and s.args[0] in vectors and item_of_array(s)
                          and _integer(s.args[1], facts, stmts))
     _scalars(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE)], facts, incoming, stmts)
+    _real(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE, ARRAY, VECTOR)],
+          facts, incoming, stmts)
+
+
+_REAL_PRESERVING = {
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg,
+    operator.pos, operator.mod, operator.matmul, operator.getitem,
+}
+"""Operations whose value is real when their operands are (with ufuncs and
+NumPy's array-valued functions called without a ``dtype``)."""
+
+
+def _real(ir: IR, real_args: list[Var], facts: Facts, incoming: dict, stmts: list[Statement]) -> None:
+    """Fill ``facts.real``: float numbers and float arrays, and what real
+    operations make of them (a greatest fixed point). A conjugate of a real
+    value is the value itself, so rules need not take it."""
+    real = facts.real
+    real.update(real_args)
+
+    def preserving(s: Statement) -> bool:
+        fn = facts.callee(s)
+        if any(k == "dtype" for k, _ in s.kwargs):
+            return False
+        return (
+            member(fn, _REAL_PRESERVING) or isinstance(fn, np.ufunc) or _is_math_number(fn)
+            or member(fn, ARRAY_VALUED) and fn not in (np.array, np.asarray)
+            or fn is getattr and isinstance(s.args[1], Const) and s.args[1].value in _LINEAR_VIEWS
+        )
+
+    def is_real(op) -> bool:
+        if isinstance(op, Const):
+            return isinstance(op.value, (int, float, str, type(None))) or (
+                isinstance(op.value, np.ndarray) and op.value.dtype.kind in "biuf"
+            )
+        return op in real
+
+    real.update(s.var for s in stmts if s.var in facts.numeric and preserving(s))
+    real.update(p for p in incoming if p in facts.numeric and p not in ir.entry.args)
+    changed = True
+    while changed:
+        changed = False
+        for s in stmts:
+            if s.var in real and s.var not in real_args and not (
+                preserving(s) and all(is_real(v) for v in _operands(s))
+            ):
+                real.discard(s.var)
+                changed = True
+        for p in [p for p in incoming if p in real]:
+            if not all(is_real(v) or v == p for v in incoming[p]):
+                real.discard(p)
+                changed = True
 
 
 def _integer(op: Any, facts: Facts, stmts: list[Statement]) -> bool:

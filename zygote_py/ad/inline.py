@@ -24,6 +24,8 @@ import types
 from dataclasses import dataclass
 from typing import Any, Optional
 
+import numpy as np
+
 from .. import runtime
 from ..backend.naming import clean
 from ..errors import ZygoteError
@@ -253,15 +255,22 @@ class Inliner:
         return passed == r.params
 
     def back(self, r: RuleIR, dy: Operand, captured: dict[str, Operand], block: Block,
-             same_shape: frozenset[str] = frozenset()) -> tuple[Block, list[Operand]]:
+             same_shape: frozenset[str] = frozenset(), real: frozenset[str] = frozenset(),
+             real_dy: bool = False) -> tuple[Block, list[Operand]]:
         """Inline ``back(dy)`` at the end of ``block``. Returns the block
         where code continues and the gradients (one per rule argument).
+
         ``same_shape`` names parameters known to have the shape of the
         rule's output (the array operand of an elementwise operation with a
         number): reducing a gradient to their shape is no work, so
-        ``runtime.unbroadcast(g, p)`` is ``g``."""
+        ``runtime.unbroadcast(g, p)`` is ``g``. ``real`` names parameters
+        known not to be complex (and ``real_dy`` says ``dy`` is not): the
+        conjugate of a value computed from them alone is the value, so
+        ``v.conjugate()`` is ``v``."""
         ir = self.target
         loaded: dict[Var, str] = {}
+        reals: set[Var] = {r.back.entry.args[0]} if real_dy else set()
+        conjugates: dict[Var, Var] = {}  # v.conjugate, the bound method, of a real v
         env: dict[Var, Operand] = {r.back.entry.args[0]: dy}
         ids = {bid: (block if bid == r.back.entry.id else ir.new_block()) for bid in r.back.blocks}
         returns = [b for b in r.back.blocks.values() if isinstance(b.term, Return)]
@@ -286,10 +295,21 @@ class Inliner:
                 if fn is ops.load_deref:
                     env[s.var] = captured[s.args[0].value]
                     loaded[s.var] = s.args[0].value
+                    if loaded[s.var] in real:
+                        reals.add(s.var)
                     continue
                 if fn is runtime.unbroadcast and loaded.get(s.args[1]) in same_shape:
                     env[s.var] = env.get(s.args[0], s.args[0])
                     continue
+                if fn is getattr and s.args[0] in reals and isinstance(s.args[1], Const) and s.args[1].value == "conjugate":
+                    conjugates[s.var] = s.args[0]
+                    continue
+                if s.callee in conjugates and not s.args and not s.kwargs:
+                    env[s.var] = env.get(conjugates[s.callee], conjugates[s.callee])
+                    reals.add(s.var)
+                    continue
+                if _keeps_real(fn, s, reals):
+                    reals.add(s.var)
                 if isinstance(b.term, Return) and s.var == b.term.value and fn is ops.build_tuple:
                     tuple_stmt = s
                     continue
@@ -321,3 +341,16 @@ class Inliner:
 def grad_name(name: Optional[str]) -> Optional[str]:
     """``dx`` for the gradient of ``x``."""
     return None if not name else "d" + clean(name, "t")
+
+
+_REAL_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg}
+
+
+def _keeps_real(fn: Any, s: Statement, reals: set[Var]) -> bool:
+    """Whether a rule's statement makes a real value from real ones."""
+    if not (fn in _REAL_ARITHMETIC or isinstance(fn, np.ufunc) or getattr(fn, "__module__", None) == "math"):
+        return False
+    return not s.kwargs and all(
+        a in reals if isinstance(a, Var) else isinstance(a.value, (int, float)) for a in s.args
+    )
+

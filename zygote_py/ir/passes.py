@@ -106,11 +106,16 @@ def fold_constants(ir: IR) -> None:
     """Evaluate pure operators on literal constants (``-1`` is lowered as
     ``operator.neg(1)``), and turn branches on constants into jumps."""
     env: dict[Var, Operand] = {}
+    types_: dict[Var, tuple] = {}  # tuples of types built by the code: (int, float)
     for b in ir.blocks.values():
         kept = []
         for s in b.stmts:
             fn = s.callee.value if isinstance(s.callee, Const) else None
             args = [env.get(a, a) if isinstance(a, Var) else a for a in s.args]
+            if fn is ops.build_tuple and args and all(isinstance(a, Const) and isinstance(a.value, type) for a in args):
+                types_[s.var] = tuple(a.value for a in args)
+            if fn is isinstance and not s.kwargs and len(args) == 2 and args[1] in types_:
+                args[1] = Const(types_[args[1]])
             if fn is isinstance and not s.kwargs and len(args) == 2 and all(isinstance(a, Const) for a in args) and (
                 _is_literal(args[0].value) and _is_type_spec(args[1].value)
             ):

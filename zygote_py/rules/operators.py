@@ -216,7 +216,7 @@ def sub_any(a, b):
 @adjoint(operator.mul)
 def mul_any(a, b):
     def back(dy):
-        return (runtime.unbroadcast(dy * b, a), runtime.unbroadcast(dy * a, b))
+        return (runtime.unbroadcast(dy * b.conjugate(), a), runtime.unbroadcast(dy * a.conjugate(), b))
     return a * b, back
 
 
@@ -225,7 +225,7 @@ def truediv_any(a, b):
     y = a / b
 
     def back(dy):
-        return (runtime.unbroadcast(dy / b, a), runtime.unbroadcast(-dy * y / b, b))
+        return (runtime.unbroadcast(dy / b.conjugate(), a), runtime.unbroadcast(-dy * (y / b).conjugate(), b))
     return y, back
 
 
@@ -268,6 +268,9 @@ def _in_place(op, rule):
     in_place.__name__ = in_place.__qualname__ = op.__name__
     return in_place
 
+
+array(operator.pow)(numpy_elementwise.power)
+array(operator.abs)(numpy_elementwise.absolute)
 
 IN_PLACE = [
     adjoint(op)(_in_place(op, rule)) for op, rule in [
