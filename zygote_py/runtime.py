@@ -269,7 +269,7 @@ class Scatter:
     """A sparse cotangent ("Differentiating a Tensor Language", Bernstein et
     al. 2020, where an Iverson bracket keeps the gradient of ``x[i]`` from
     being a dense one-hot tensor): zeros of ``shape`` with values added at
-    basic indices. The first ``count`` items of ``entries`` are this
+    indices that pick no element twice (``x[i]``, a slice, a diagonal). The first ``count`` items of ``entries`` are this
     scatter's ``(key, value)`` pairs; scatters made from one another share
     the list, and one extends it only when it owns its end (``count ==
     len(entries)``), so adding one item is O(1) and no scatter ever sees

@@ -252,3 +252,20 @@ def real_of_a_complex_square(z):
 def test_real_part_of_a_python_complex():
     (g,) = zpy.gradient(real_of_a_complex_square, 1 + 2j)
     assert g == 2 - 4j  # d(x² - y²)/dx + i d(x² - y²)/dy at (1, 2)
+
+
+def trace_in_a_loop(A, n):
+    s = 0.0
+    for _ in range(n):
+        s = s + np.trace(A) + np.sum(np.diagonal(A, 1))
+    return s
+
+
+def test_trace_and_diagonal_gradients_stay_sparse_until_returned():
+    """Each use of trace or diagonal adds an O(n) sparse cotangent, made
+    dense once; the result is the dense sum."""
+    A = RNG.standard_normal((4, 4))
+    (g,) = zpy.gradient(trace_in_a_loop, A, 3)[:1]
+    assert type(g) is np.ndarray
+    np.testing.assert_allclose(g, 3 * (np.eye(4) + np.eye(4, k=1)))
+    check(trace_in_a_loop, A, 2)

@@ -301,18 +301,30 @@ def trace_grad(dy, a, offset, axis1, axis2):
     """The gradient of ``np.trace(a, offset, axis1, axis2)``: ``dy`` times
     the identity matrix in the plane of the two axes."""
     shape = np.shape(a)
-    if len(shape) == 2 and offset == 0 and np.ndim(dy) == 0 and not np.iscomplexobj(dy):
-        g = np.zeros(shape, dtype=float_dtype(a))  # the common case: one pass, as np.eye
-        np.fill_diagonal(g, dy)
-        return g
+    if len(shape) == 2 and np.ndim(dy) == 0 and not np.iscomplexobj(dy):
+        # dy on a diagonal, kept sparse (O(n), not a dense n×n per use)
+        return numpy_linalg.diagonal_scatter(a, offset, dy)
     eye = np.eye(shape[axis1], shape[axis2], offset, dtype=float_dtype(a))
     g = np.multiply.outer(dy, eye)
     return fit(np.moveaxis(g, (-2, -1), (axis1 % len(shape), axis2 % len(shape))), a)
 
 
+def diagonal_scatter(a, offset, dy):
+    """Zeros of the 2-d ``a``'s shape with ``dy`` (a number, or one value
+    per item) added along its ``offset`` diagonal, as a sparse
+    :class:`runtime.Scatter`."""
+    n, m = np.shape(a)
+    i = np.arange(max(0, min(n + min(offset, 0), m - max(offset, 0))))
+    return runtime.Scatter((n, m), float_dtype(a), [((i + max(-offset, 0), i + max(offset, 0)), dy)], 1)
+
+
 def diagonal_grad(dy, a, offset, axis1, axis2):
     """The gradient of ``np.diagonal(a, offset, axis1, axis2)``: zeros, with
     ``dy`` written onto that diagonal."""
+    if np.ndim(a) == 2 and np.ndim(dy) == 1 and not np.iscomplexobj(dy) and {axis1, axis2} in ({0, 1}, {-2, -1}):
+        if axis1 % 2 == 1:
+            offset = -offset  # the diagonal of the transpose
+        return numpy_linalg.diagonal_scatter(a, offset, dy)
     dy = np.asarray(dy)
     g = np.zeros(np.shape(a), dtype=np.result_type(float_dtype(a), dy))
     i = np.arange(dy.shape[-1])
