@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+import sys
 import types
 from typing import Any, Callable, Optional
 
@@ -265,27 +266,84 @@ def _basic(key: Any) -> bool:
     return isinstance(key, (int, np.integer, slice))
 
 
-class Scatter:
-    """A sparse cotangent ("Differentiating a Tensor Language", Bernstein et
-    al. 2020, where an Iverson bracket keeps the gradient of ``x[i]`` from
-    being a dense one-hot tensor): zeros of ``shape`` with values added at
-    indices that pick no element twice (``x[i]``, a slice, a diagonal). The first ``count`` items of ``entries`` are this
-    scatter's ``(key, value)`` pairs; scatters made from one another share
-    the list, and one extends it only when it owns its end (``count ==
-    len(entries)``), so adding one item is O(1) and no scatter ever sees
-    another's later items. Adding two scatters joins them; any other use
-    (adding a dense array, arithmetic, a NumPy function) makes it dense
-    first."""
+class _Lazy:
+    """A cotangent kept in a cheaper form than a dense array, made dense
+    (:meth:`dense`) by any use other than accumulation: arithmetic, a NumPy
+    function, being returned to the user."""
 
-    __slots__ = ("shape", "dtype", "entries", "count")
+    __slots__ = ()
     __array_priority__ = 1000
+    shape: tuple
+    dtype: Any
 
-    def __init__(self, shape: tuple, dtype: Any, entries: list, count: int):
-        self.shape, self.dtype, self.entries, self.count = shape, dtype, entries, count
+    def dense(self) -> np.ndarray:
+        raise NotImplementedError
 
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    def __array__(self, dtype=None, copy=None):
+        g = self.dense()
+        return g if dtype is None else g.astype(dtype)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = tuple(i.dense() if isinstance(i, _Lazy) else i for i in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return func(*_densified(args), **_densified(kwargs))
+
+    def __add__(self, other: Any) -> Any:
+        if isinstance(other, (int, float)) and other == 0:
+            return self
+        return self.dense() + other
+
+    def __radd__(self, other: Any) -> Any:
+        if isinstance(other, (int, float)) and other == 0:
+            return self
+        return other + self.dense()
+
+    def __neg__(self) -> Any:
+        return -self.dense()
+
+    def __mul__(self, other: Any) -> Any:
+        return self.dense() * other
+
+    def __rmul__(self, other: Any) -> Any:
+        return other * self.dense()
+
+    def __sub__(self, other: Any) -> Any:
+        return self + (-other if isinstance(other, _Lazy) else -np.asarray(other))
+
+    def __rsub__(self, other: Any) -> Any:
+        return other + (-self)
+
+    def __truediv__(self, other: Any) -> Any:
+        return self.dense() / other
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.dense(), name)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.dense()[key]
+
+
+class Scatter(_Lazy):
+    """A sparse cotangent ("Differentiating a Tensor Language", Bernstein et
+    al. 2020, where an Iverson bracket keeps the gradient of ``x[i]`` from
+    being a dense one-hot tensor): zeros of ``shape`` with values added at
+    indices that pick no element twice (``x[i]``, a slice, a diagonal). The
+    first ``count`` items of ``entries`` are this scatter's ``(key, value)``
+    pairs; scatters made from one another share the list, and one extends
+    it only when it owns its end (``count == len(entries)``), so adding one
+    item is O(1) and no scatter ever sees another's later items. Adding two
+    scatters joins them; multiplying by a number scales the values."""
+
+    __slots__ = ("shape", "dtype", "entries", "count")
+
+    def __init__(self, shape: tuple, dtype: Any, entries: list, count: int):
+        self.shape, self.dtype, self.entries, self.count = shape, dtype, entries, count
 
     def dense(self) -> np.ndarray:
         g = np.zeros(self.shape, self.dtype)
@@ -301,34 +359,14 @@ class Scatter:
         entries.append((key, value))
         return Scatter(self.shape, self.dtype, entries, self.count + 1)
 
-    def __array__(self, dtype=None, copy=None):
-        g = self.dense()
-        return g if dtype is None else g.astype(dtype)
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        inputs = tuple(i.dense() if isinstance(i, Scatter) else i for i in inputs)
-        return getattr(ufunc, method)(*inputs, **kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        return func(*_densified(args), **_densified(kwargs))
-
     def __add__(self, other: Any) -> Any:
         if isinstance(other, Scatter) and other.shape == self.shape:
             small, big = (other, self) if other.count <= self.count else (self, other)
             out = big
             for key, value in small.entries[:small.count]:
                 out = out.plus(key, value)
-            if out.dtype != small.dtype:
-                out.dtype = np.result_type(out.dtype, small.dtype)
-            return out
-        if isinstance(other, (int, float)) and other == 0:
-            return self
-        return self.dense() + other
-
-    def __radd__(self, other: Any) -> Any:
-        if isinstance(other, (int, float)) and other == 0:
-            return self
-        return other + self.dense()
+            return Scatter(out.shape, np.result_type(out.dtype, small.dtype), out.entries, out.count)
+        return super().__add__(other)
 
     def __neg__(self) -> "Scatter":
         return self._map(operator.neg)
@@ -343,21 +381,6 @@ class Scatter:
             return self._map(lambda v: other * v)
         return other * self.dense()
 
-    def __sub__(self, other: Any) -> Any:
-        return self + (-other if isinstance(other, Scatter) else -np.asarray(other))
-
-    def __rsub__(self, other: Any) -> Any:
-        return other + (-self)
-
-    def __truediv__(self, other: Any) -> Any:
-        return self.dense() / other
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.dense(), name)
-
-    def __getitem__(self, key: Any) -> Any:
-        return self.dense()[key]
-
     def __repr__(self) -> str:
         return f"Scatter(shape={self.shape}, {self.count} entries)"
 
@@ -366,21 +389,74 @@ class Scatter:
         return Scatter(self.shape, self.dtype, entries, len(entries))
 
 
+class Items(_Lazy):
+    """The gradient of a one-dimensional array as a Python list of its
+    items' gradients, which :func:`add_to` updates in place: ``g[i] += v``
+    on a list costs a fraction of the same on an array, and a loop over
+    items adds one per item."""
+
+    __slots__ = ("shape", "dtype", "values")
+
+    def __init__(self, shape: tuple, dtype: Any, values: list):
+        self.shape, self.dtype, self.values = shape, dtype, values
+
+    def dense(self) -> np.ndarray:
+        g = np.array(self.values)
+        if g.dtype.kind == "c":
+            g = g.real  # a complex gradient for a real array: its real part (the convention)
+        return g.astype(self.dtype, copy=False)
+
+    def __repr__(self) -> str:
+        return f"Items(shape={self.shape})"
+
+
 def add_at(g: Any, x: Any, key: Any, dy: Any) -> Any:
     """``g + scatter(x, key, dy)``: a gradient of ``x`` with one more
-    item's gradient added, extending ``g`` when it is a scatter (the loop
-    ``for i ...: s += x[i] * w`` makes one call per item)."""
+    item's gradient added, extending ``g`` when it is a scatter."""
     if type(g) is Scatter and type(key) is int and (type(dy) is float or getattr(dy, "dtype", None) == g.dtype):
-        entries = g.entries
-        if len(entries) != g.count:
-            entries = entries[:g.count]
-        entries.append((key, dy))
-        return Scatter(g.shape, g.dtype, entries, g.count + 1)
+        return g.plus(key, dy)
     return g + scatter(x, key, dy)
 
 
+def add_to(g: Any, x: Any, key: Any, dy: Any) -> Any:
+    """:func:`add_at` where the compiler knows that the variable holding
+    ``g`` is not read again: an :class:`Items` that nothing else refers to
+    (its reference count says so) is updated in place. The loop ``for i
+    ...: s += x[i] * w`` costs one list update per item."""
+    if type(g) is Items and type(key) is int and _getrefcount(g) <= _UNSHARED:
+        g.values[key] += dy
+        return g
+    if (
+        type(key) is int and type(x) is np.ndarray and x.ndim == 1 and x.dtype.kind == "f"
+        and (type(dy) is float or isinstance(dy, np.floating))
+    ):
+        if type(g) is Items:  # shared: keep it as it is, and add to a scatter over it
+            return Scatter(g.shape, g.dtype, [(Ellipsis, g), (key, dy)], 2)
+        values = [0.0] * x.shape[0] if isinstance(g, (int, float)) and g == 0 else np.asarray(g).tolist()
+        values[key] += dy
+        return Items(x.shape, x.dtype, values)
+    return add_at(g, x, key, dy)
+
+
+_getrefcount = sys.getrefcount
+
+
+def _references(g: Any) -> int:
+    return _getrefcount(g)
+
+
+def _unshared() -> int:
+    """The reference count :func:`add_to` sees for an object that only its
+    caller's variable holds (the variable, the argument, getrefcount's own)."""
+    g = Items((0,), np.dtype(float), [])
+    return _references(g)
+
+
+_UNSHARED = _unshared()
+
+
 def _densified(value: Any) -> Any:
-    if isinstance(value, Scatter):
+    if isinstance(value, _Lazy):
         return value.dense()
     if isinstance(value, (tuple, list)):
         return type(value)(_densified(v) for v in value)

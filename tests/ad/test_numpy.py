@@ -269,3 +269,67 @@ def test_trace_and_diagonal_gradients_stay_sparse_until_returned():
     assert type(g) is np.ndarray
     np.testing.assert_allclose(g, 3 * (np.eye(4) + np.eye(4, k=1)))
     check(trace_in_a_loop, A, 2)
+
+
+def items_and_whole_array(x):
+    y = x * 2.0
+    s = 0.0
+    for i in range(len(y)):
+        s = s + y[i] * x[i]
+    return s + np.sum(y * y)
+
+
+def items_in_branches_and_nested_loops(x, w):
+    s = 0.0
+    for i in range(len(x)):
+        if x[i] > 0:
+            s = s + x[i] * w[i]
+        else:
+            for j in range(i):
+                s = s + x[j] * x[i]
+    return s
+
+
+def items_with_early_exit(x):
+    s = 1.0
+    for i in range(len(x)):
+        s = s * x[i]
+        if s > 10.0:
+            break
+    return s + x[0]
+
+
+ITEM_PROGRAMS = [
+    (items_and_whole_array, (RNG.standard_normal(5),)),
+    (items_in_branches_and_nested_loops, (RNG.standard_normal(6), RNG.standard_normal(6))),
+    (items_with_early_exit, (RNG.uniform(1.5, 3.0, 6),)),
+    (items_with_early_exit, (RNG.uniform(0.1, 0.9, 6),)),
+]
+
+
+@pytest.mark.parametrize("f, args", ITEM_PROGRAMS, ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(ITEM_PROGRAMS)])
+def test_item_gradients_updated_in_place(f, args):
+    check(f, *args)
+
+
+def test_pullback_called_twice_gives_the_same_item_gradients():
+    x = RNG.standard_normal(5)
+    _, back = zpy.pullback(index_loop, x)
+    first = back(1.0)[0].copy()
+    np.testing.assert_array_equal(back(1.0)[0], first)
+    np.testing.assert_allclose(first, 2 * x)
+
+
+def test_an_accumulator_another_name_holds_is_not_updated_in_place():
+    from zygote_py import runtime
+
+    x = np.zeros(4)
+    g = runtime.add_to(0, x, 1, 2.0)
+    h = g  # a second reference: add_to must not change what h sees
+    g2 = runtime.add_to(g, x, 2, 3.0)
+    np.testing.assert_array_equal(np.asarray(h), [0.0, 2.0, 0.0, 0.0])
+    np.testing.assert_array_equal(np.asarray(g2), [0.0, 2.0, 3.0, 0.0])
+    del h
+    g3 = runtime.add_to(g2, x, 0, 1.0)  # g2 is a scatter over g: still not changed in place
+    np.testing.assert_array_equal(np.asarray(g2), [0.0, 2.0, 3.0, 0.0])
+    np.testing.assert_array_equal(np.asarray(g3), [1.0, 2.0, 3.0, 0.0])

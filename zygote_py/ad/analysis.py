@@ -90,6 +90,11 @@ def _array_valued(fn: Any) -> bool:
     return isinstance(fn, np.ufunc) or member(fn, ARRAY_VALUED)
 
 
+def is_math_function(fn: Any) -> bool:
+    """A function of :mod:`math` (pure: it changes nothing)."""
+    return isinstance(fn, types.BuiltinFunctionType) and getattr(fn, "__module__", None) == "math"
+
+
 def _is_math_number(fn: Any) -> bool:
     """A function of :mod:`math` whose value is a number."""
     return (

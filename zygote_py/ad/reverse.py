@@ -92,6 +92,7 @@ class _Reverse:
         self._analyse(active)
         self._check_cells()
         analysis.numeric(self.f, numeric, self.facts)
+        _share_array_reads(self.f, self.facts)
         self.guards: dict[Any, tuple] = {}
         rv = self.ret.term.value
         seed = "d" + clean(self.f.names.get(rv), "y") if isinstance(rv, Var) and rv in self.f.names else "dy"
@@ -825,7 +826,10 @@ class _Reverse:
 def _fuse_scatter_adds(a: IR) -> None:
     """``g + scatter(x, key, v)``, the gradient of an indexed array gaining
     one more item's gradient, becomes ``add_at(g, x, key, v)``: one call,
-    which extends ``g`` in place of making a scatter and then adding it."""
+    which extends ``g`` in place of making a scatter and then adding it;
+    ``add_to`` when ``g`` is read nowhere else, which may update ``g`` in
+    place (it checks at run time that no other reference to it exists).
+    Not pure, so that no pass moves or merges it."""
     uses: dict[Var, int] = {}
     defs: dict[Var, Statement] = {}
     for b in a.blocks.values():
@@ -850,8 +854,42 @@ def _fuse_scatter_adds(a: IR) -> None:
                 d = defs.get(part) if isinstance(part, Var) else None
                 if d is not None and uses.get(part) == 1 and isinstance(d.callee, Const) and d.callee.value is runtime.scatter:
                     st.callee = Const(runtime.add_at)
+                    st.pure = False
                     st.args = [acc, *d.args]
                     break
+    _update_in_place(a)
+
+
+def _update_in_place(a: IR) -> None:
+    """``add_at(g, ...)`` where ``g`` is dead afterwards (read by nothing
+    later on any path) becomes ``add_to``, which may update ``g`` in place."""
+    order = reverse_postorder(a)
+
+    def operand_vars(ops_: list) -> set[Var]:
+        return {v for v in ops_ if isinstance(v, Var)}
+
+    def at_end(bid: int) -> set[Var]:
+        b = a.blocks[bid]
+        used = operand_vars([getattr(b.term, n, None) for n in ("value", "exc", "cause", "cond")])
+        for j in b.jumps():
+            used |= operand_vars(j.args)
+        return used
+
+    def defs_uses(bid: int) -> list:
+        return [(st.var, operand_vars(st.operands())) for st in a.blocks[bid].stmts]
+
+    def at_entry(bid: int) -> set[Var]:
+        h = a.blocks[bid].handler
+        return operand_vars(h.args) if h else set()
+
+    _, live_out = live_sets(a, order, at_end, defs_uses, at_entry)
+    for bid in order:
+        live = set(live_out[bid]) | at_end(bid)
+        for st in reversed(a.blocks[bid].stmts):
+            if isinstance(st.callee, Const) and st.callee.value is runtime.add_at and st.args[0] not in live:
+                st.callee = Const(runtime.add_to)
+            live.discard(st.var)
+            live |= operand_vars(st.operands())
 
 
 _ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.mod, operator.pow}
@@ -874,4 +912,43 @@ def _real(op: Operand, facts: Facts) -> bool:
     if isinstance(op, Const):
         return isinstance(op.value, (int, float, str, type(None)))
     return op in facts.real
+
+
+_CHANGES_NOTHING = {
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg,
+    operator.pos, operator.abs, operator.mod, operator.lt, operator.le, operator.gt, operator.ge,
+    operator.eq, operator.ne, abs, float, pow,
+}
+"""Callees that change no array (not the in-place operators: ``x += 1``
+changes ``x``)."""
+
+
+def _share_array_reads(f: IR, facts: Facts) -> None:
+    """``x[i] * x[i]``: a second read of the same item of an array, with
+    nothing between the two that could change the array, is the first
+    read's value. One value then gets one gradient, added into ``x``'s
+    once, and is recorded once for the pullback."""
+    env: dict[Var, Operand] = {}
+    for b in f.blocks.values():
+        seen: dict[tuple, Var] = {}
+        kept = []
+        for st in b.stmts:
+            fn = facts.callee(st)
+            args = [env.get(a, a) if isinstance(a, Var) else a for a in st.args]
+            if fn is operator.getitem and len(args) == 2 and args[0] in facts.arrays and not st.kwargs:
+                key = (args[0], args[1] if isinstance(args[1], Var) else ("const", args[1].value))
+                try:
+                    hash(key)
+                except TypeError:
+                    key = None
+                if key is not None and key in seen:
+                    env[st.var] = seen[key]
+                    continue
+                if key is not None:
+                    seen[key] = st.var
+            elif not (st.pure or passes.member(fn, _CHANGES_NOTHING) or analysis.is_math_function(fn)):
+                seen.clear()  # anything else might change an array
+            kept.append(st)
+        b.stmts = kept
+    passes.substitute(f, env)
 
