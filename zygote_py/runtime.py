@@ -401,10 +401,10 @@ class Items(_Lazy):
         self.shape, self.dtype, self.values = shape, dtype, values
 
     def dense(self) -> np.ndarray:
-        g = np.array(self.values)
-        if g.dtype.kind == "c":
-            g = g.real  # a complex gradient for a real array: its real part (the convention)
-        return g.astype(self.dtype, copy=False)
+        try:
+            return np.fromiter(self.values, self.dtype, len(self.values))
+        except TypeError:  # a complex item: a real array's gradient is its real part (the convention)
+            return np.array(self.values).real.astype(self.dtype)
 
     def __repr__(self) -> str:
         return f"Items(shape={self.shape})"
