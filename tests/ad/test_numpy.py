@@ -333,3 +333,18 @@ def test_an_accumulator_another_name_holds_is_not_updated_in_place():
     g3 = runtime.add_to(g2, x, 0, 1.0)  # g2 is a scatter over g: still not changed in place
     np.testing.assert_array_equal(np.asarray(g2), [0.0, 2.0, 3.0, 0.0])
     np.testing.assert_array_equal(np.asarray(g3), [1.0, 2.0, 3.0, 0.0])
+
+
+def chained_methods(x, w):
+    return x.sum(axis=0).mean() + x.reshape(6, 2).dot(w).sum() + x.T.clip(-0.5, 0.5).var(ddof=1)
+
+
+def test_chained_array_methods():
+    x = RNG.standard_normal((3, 4))
+    check(chained_methods, x, RNG.standard_normal(2))
+
+
+def test_array_methods_are_inlined_not_called_at_run_time():
+    d = zpy.differentiable(methods)
+    d.gradient(RNG.standard_normal((3, 4)))
+    assert "runtime.J" not in d.source

@@ -77,6 +77,11 @@ ARRAY_VALUED = {
     np.concatenate, np.stack, np.hstack, np.vstack, np.tile, np.repeat, np.flip,
     np.roll, np.pad, np.sort, np.take, np.take_along_axis, np.triu, np.tril,
     np.array, np.asarray, np.copy, np.where, np.clip,
+    *(getattr(np.ndarray, m) for m in (
+        "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod", "dot", "reshape", "ravel",
+        "flatten", "transpose", "squeeze", "swapaxes", "clip", "copy", "trace", "diagonal", "repeat", "take",
+        "conj", "conjugate",
+    )),
 }
 """NumPy functions whose value is one array (or NumPy scalar), so that
 their gradient is one too; every ufunc is another."""

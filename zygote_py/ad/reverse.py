@@ -92,6 +92,9 @@ class _Reverse:
         self._analyse(active)
         self._check_cells()
         analysis.numeric(self.f, numeric, self.facts)
+        while _call_array_methods(self.f, self.facts):  # x.sum(0).mean(): one link at a time
+            self._analyse(active)
+            analysis.numeric(self.f, numeric, self.facts)
         _share_array_reads(self.f, self.facts)
         self.guards: dict[Any, tuple] = {}
         rv = self.ret.term.value
@@ -951,4 +954,55 @@ def _share_array_reads(f: IR, facts: Facts) -> None:
             kept.append(st)
         b.stmts = kept
     passes.substitute(f, env)
+
+
+def _call_array_methods(f: IR, facts: Facts) -> bool:
+    """``x.sum(axis=1)`` on a known array becomes ``ndarray.sum(x,
+    axis=1)``: a call of a function known at compile time, whose rule can
+    be inlined (a bound method read off ``x`` is only known at run time).
+    Only where the method is read for that call alone. Whether anything
+    changed."""
+    defs = {st.var: st for b in f.blocks.values() for st in b.stmts}
+    callee_uses: dict[Var, int] = {}
+    other_uses: dict[Var, int] = {}
+    for b in f.blocks.values():
+        for st in b.stmts:
+            if isinstance(st.callee, Var):
+                callee_uses[st.callee] = callee_uses.get(st.callee, 0) + 1
+            for v in [*st.args, *(v for _, v in st.kwargs)]:
+                v = v.value if isinstance(v, Starred) else v
+                if isinstance(v, Var):
+                    other_uses[v] = other_uses.get(v, 0) + 1
+        for j in b.jumps():
+            for v in j.args:
+                if isinstance(v, Var):
+                    other_uses[v] = other_uses.get(v, 0) + 1
+        for n in ("value", "exc", "cause", "cond"):
+            v = getattr(b.term, n, None)
+            if isinstance(v, Var):
+                other_uses[v] = other_uses.get(v, 0) + 1
+    methods: dict[Var, tuple[Operand, Any]] = {}
+    for v, st in defs.items():
+        if (
+            facts.callee(st) is getattr and len(st.args) == 2 and st.args[0] in facts.arrays
+            and isinstance(st.args[1], Const) and isinstance(st.args[1].value, str)
+            and callee_uses.get(v) == 1 and not other_uses.get(v)
+        ):
+            method = getattr(np.ndarray, st.args[1].value, None)
+            if method is not None and (registry.lookup(method) is not None or registry.is_nondifferentiable(method)):
+                methods[v] = (st.args[0], method)
+    if not methods:
+        return False
+    for b in f.blocks.values():
+        kept = []
+        for st in b.stmts:
+            if st.var in methods:
+                continue
+            if st.callee in methods:
+                x, method = methods[st.callee]
+                st.callee = Const(method)
+                st.args = [x, *st.args]
+            kept.append(st)
+        b.stmts = kept
+    return True
 
