@@ -12,16 +12,14 @@ squares. These are the shapes of code where the compiler specialises rules
 items of one-dimensional arrays accumulated in place), so a wrong
 specialisation shows up here as a wrong gradient.
 """
-import hashlib
-import importlib.util
-import sys
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, note, reject, settings
 from hypothesis import strategies as st
 
 import zygote_py as zpy
+
+from .test_random_programs import load
 
 SETTINGS = settings(
     max_examples=120,
@@ -74,17 +72,6 @@ def programs(draw) -> str:
 @pytest.fixture(scope="module")
 def program_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("ad_random_numpy")
-
-
-def load(directory, source: str):
-    name = "zpy_random_np_" + hashlib.sha1(source.encode()).hexdigest()[:16]
-    path = directory / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module.prog
 
 
 def slopes(f, args, i, h):

@@ -24,12 +24,12 @@ import numbers
 import operator
 import types
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from ..ir import ops
-from ..ir.core import IR, Const, Starred, Statement, Var
+from ..ir.core import IR, Const, Operand, Starred, Statement, Var
 from ..ir.passes import member
 from ..rules import registry
 
@@ -367,18 +367,25 @@ def _real(ir: IR, real_args: list[Var], facts: Facts, incoming: dict, stmts: lis
 
     real.update(s.var for s in stmts if s.var in facts.numeric and preserving(s))
     real.update(p for p in incoming if p in facts.numeric and p not in ir.entry.args)
+    _shrink(real, stmts, incoming, is_real,
+            lambda s: s.var in real_args or preserving(s) and all(is_real(v) for v in _operands(s)))
+
+
+def _shrink(facts: set, stmts: list[Statement], incoming: dict, holds: Callable[[Operand], bool],
+            keeps: Callable[[Statement], bool]) -> None:
+    """Remove from an optimistic set of values, to a fixed point, the
+    statements' values that ``keeps`` no longer vouches for and the block
+    arguments some jump passes a value outside it (``holds``)."""
     changed = True
     while changed:
         changed = False
         for s in stmts:
-            if s.var in real and s.var not in real_args and not (
-                preserving(s) and all(is_real(v) for v in _operands(s))
-            ):
-                real.discard(s.var)
+            if s.var in facts and not keeps(s):
+                facts.discard(s.var)
                 changed = True
-        for p in [p for p in incoming if p in real]:
-            if not all(is_real(v) or v == p for v in incoming[p]):
-                real.discard(p)
+        for p in [p for p in incoming if p in facts]:
+            if not all(holds(v) or v == p for v in incoming[p]):
+                facts.discard(p)
                 changed = True
 
 
@@ -416,17 +423,5 @@ def _scalars(ir: IR, scalar_args: list[Var], facts: Facts, incoming: dict, stmts
             return isinstance(op.value, (int, float, complex))
         return op in sc
 
-    changed = True
-    while changed:
-        changed = False
-        for s in stmts:
-            if (
-                s.var in sc and s.var not in items and not _is_math_number(facts.callee(s))
-                and not all(is_scalar(v) for v in _operands(s))
-            ):
-                sc.discard(s.var)
-                changed = True
-        for p in [p for p in incoming if p in sc]:
-            if not all(is_scalar(v) or v == p for v in incoming[p]):
-                sc.discard(p)
-                changed = True
+    _shrink(sc, stmts, incoming, is_scalar,
+            lambda s: s.var in items or _is_math_number(facts.callee(s)) or all(is_scalar(v) for v in _operands(s)))

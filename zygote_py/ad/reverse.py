@@ -833,22 +833,9 @@ def _fuse_scatter_adds(a: IR) -> None:
     ``add_to`` when ``g`` is read nowhere else, which may update ``g`` in
     place (it checks at run time that no other reference to it exists).
     Not pure, so that no pass moves or merges it."""
-    uses: dict[Var, int] = {}
-    defs: dict[Var, Statement] = {}
-    for b in a.blocks.values():
-        for st in b.stmts:
-            defs[st.var] = st
-            for v in st.operands():
-                if isinstance(v, Var):
-                    uses[v] = uses.get(v, 0) + 1
-        for j in b.jumps():
-            for v in j.args:
-                if isinstance(v, Var):
-                    uses[v] = uses.get(v, 0) + 2
-        for name in ("value", "exc", "cause", "cond"):
-            v = getattr(b.term, name, None)
-            if isinstance(v, Var):
-                uses[v] = uses.get(v, 0) + 2
+    as_operand, elsewhere = _uses(a)
+    uses = {v: as_operand.get(v, 0) + elsewhere.get(v, 0) for v in {*as_operand, *elsewhere}}
+    defs = {st.var: st for b in a.blocks.values() for st in b.stmts}
     for b in a.blocks.values():
         for st in b.stmts:
             if not (isinstance(st.callee, Const) and st.callee.value is operator.add and len(st.args) == 2):
@@ -963,24 +950,7 @@ def _call_array_methods(f: IR, facts: Facts) -> bool:
     Only where the method is read for that call alone. Whether anything
     changed."""
     defs = {st.var: st for b in f.blocks.values() for st in b.stmts}
-    callee_uses: dict[Var, int] = {}
-    other_uses: dict[Var, int] = {}
-    for b in f.blocks.values():
-        for st in b.stmts:
-            if isinstance(st.callee, Var):
-                callee_uses[st.callee] = callee_uses.get(st.callee, 0) + 1
-            for v in [*st.args, *(v for _, v in st.kwargs)]:
-                v = v.value if isinstance(v, Starred) else v
-                if isinstance(v, Var):
-                    other_uses[v] = other_uses.get(v, 0) + 1
-        for j in b.jumps():
-            for v in j.args:
-                if isinstance(v, Var):
-                    other_uses[v] = other_uses.get(v, 0) + 1
-        for n in ("value", "exc", "cause", "cond"):
-            v = getattr(b.term, n, None)
-            if isinstance(v, Var):
-                other_uses[v] = other_uses.get(v, 0) + 1
+    callee_uses, other_uses = _uses(f, callee_apart=True)
     methods: dict[Var, tuple[Operand, Any]] = {}
     for v, st in defs.items():
         if (
@@ -1005,4 +975,29 @@ def _call_array_methods(f: IR, facts: Facts) -> bool:
             kept.append(st)
         b.stmts = kept
     return True
+
+
+def _uses(ir: IR, callee_apart: bool = False) -> tuple[dict[Var, int], dict[Var, int]]:
+    """How many times each value is read: by statements (as callee, when
+    ``callee_apart``, else with the arguments), and elsewhere (as an
+    argument, a jump's value or a terminator's operand)."""
+    first: dict[Var, int] = {}
+    other: dict[Var, int] = {}
+
+    def count(table: dict[Var, int], v: Any) -> None:
+        v = v.value if isinstance(v, Starred) else v
+        if isinstance(v, Var):
+            table[v] = table.get(v, 0) + 1
+
+    for b in ir.blocks.values():
+        for st in b.stmts:
+            count(first, st.callee)
+            for v in [*st.args, *(v for _, v in st.kwargs)]:
+                count(other if callee_apart else first, v)
+        for j in b.jumps():
+            for v in j.args:
+                count(other, v)
+        for n in ("value", "exc", "cause", "cond"):
+            count(other, getattr(b.term, n, None))
+    return first, other
 
