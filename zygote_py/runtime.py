@@ -125,7 +125,7 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
 
     rule = registry.lookup(f)
     if rule is not None:
-        y, back = rule(*args, **kwargs)
+        y, back = _apply(rule, f, args, kwargs)
         return y, _rule_pullback(rule, back, len(args), kwargs)
     if registry.is_nondifferentiable(f):
         return f(*args, **kwargs), _no_pullback
@@ -140,7 +140,7 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
             return f(*args, **kwargs), _no_pullback
         rule = registry.lookup(method)
         if rule is not None:
-            y, back = rule(f.__self__, *args, **kwargs)
+            y, back = _apply(rule, method, (f.__self__, *args), kwargs)
             pb = _rule_pullback(rule, back, len(args) + 1, kwargs)
             return y, lambda dy: pb(dy)[1:]  # (the method's gradient: x's, then its arguments')
     if isinstance(f, types.FunctionType):
@@ -159,6 +159,26 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
             hint=f"register one with @zpy.adjoint({name}), or keep it out of the differentiated path",
         )
     return f(*args, **kwargs), _no_pullback
+
+
+def _apply(rule: Callable, f: Any, args: tuple, kwargs: dict) -> tuple[Any, Callable]:
+    """``rule(*args, **kwargs)``; a call the rule does not take (a keyword
+    such as ``out=`` that it leaves out) is reported as such, not as the
+    rule's own ``TypeError``."""
+    try:
+        return rule(*args, **kwargs)
+    except TypeError:
+        try:
+            inspect.signature(rule).bind(*args, **kwargs)
+        except TypeError as e:
+            name = registry.display_name(f)
+            raise NoDerivativeRule(
+                f"the derivative rule for {name!r} does not take this call ({e})",
+                hint=f"call {name} without the arguments its rule leaves out (out= and where= write "
+                "into arrays, which is not differentiated yet), or register your own rule with "
+                f"@zpy.adjoint({name})",
+            ) from None
+        raise
 
 
 _PARAMS: dict[Any, Optional[list[str]]] = {}

@@ -348,3 +348,38 @@ def test_array_methods_are_inlined_not_called_at_run_time():
     d = zpy.differentiable(methods)
     d.gradient(RNG.standard_normal((3, 4)))
     assert "runtime.J" not in d.source
+
+
+def multiply_into(x):
+    out = np.zeros(3)
+    np.multiply(x, 2.0, out=out)
+    return np.sum(out)
+
+
+def assign_an_item(x):
+    y = x * 2.0
+    y[0] = 5.0
+    return np.sum(y * x)
+
+
+def fourier(x):
+    return np.sum(np.fft.fft(x).real)
+
+
+@pytest.mark.parametrize("f, message", [
+    (multiply_into, "rule for 'np.multiply' does not take this call"),
+    (assign_an_item, "no derivative rule for 'operator.setitem'"),
+    (fourier, "no derivative rule for 'np.fft.fft'"),
+])
+def test_what_cannot_be_differentiated_yet_says_so(f, message):
+    with pytest.raises(zpy.NoDerivativeRule, match=message) as info:
+        zpy.gradient(f, np.array([1.0, 2.0, 3.0]))
+    assert info.value.function == f.__name__ and info.value.line is not None
+
+
+def test_numpy_scalars_get_numpy_scalar_gradients():
+    def f(a, b):
+        return np.sin(a) * b
+    ga, gb = zpy.gradient(f, np.float64(0.5), np.float32(2.0))
+    assert type(ga) is np.float64 and type(gb) is np.float32
+    np.testing.assert_allclose([ga, gb], [np.cos(0.5) * 2.0, np.sin(0.5)], rtol=1e-6)

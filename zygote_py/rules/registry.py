@@ -201,10 +201,11 @@ def display_name(fn: Any) -> str:
     if module.startswith("numpy"):
         import numpy as np
 
-        for prefix, mod in (("np.linalg.", np.linalg), ("np.", np)):
+        for prefix, mod in (("np.linalg.", np.linalg), ("np.fft.", np.fft), ("np.random.", np.random), ("np.", np)):
             if getattr(mod, fn.__name__, None) is fn:
                 return prefix + fn.__name__
-        return "np." + qual
+        public = ".".join(p for p in module.split(".")[1:] if not p.startswith("_"))
+        return f"np.{public + '.' if public else ''}{qual}"
     if module in ("builtins", None, ""):
         return qual
     if module.startswith("zygote_py"):
