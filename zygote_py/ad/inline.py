@@ -19,6 +19,7 @@ compiler calls it at run time.
 from __future__ import annotations
 
 import builtins
+import inspect
 import operator
 import types
 from dataclasses import dataclass
@@ -50,6 +51,8 @@ class RuleIR:
     defaults: dict[str, Any]  # the parameters' default values
     captured: list[str]  # names ``back`` reads from the rule's scope
     arity: int  # gradients ``back`` returns
+    method_calls: frozenset[Var]  # calls of methods that change nothing (``v.conjugate()``)
+    passes_all: frozenset[Var]  # calls that pass every parameter in order
 
 
 _CACHE: dict[int, Optional[RuleIR]] = {}
@@ -151,7 +154,35 @@ def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
     if arity != len(params):
         return None
     defaults = dict(zip(params[len(params) - len(rule.__defaults__ or ()):], rule.__defaults__ or ()))
-    return RuleIR(target, fwd, back, params, defaults, list(back.freevars), arity)
+    return RuleIR(target, fwd, back, params, defaults, list(back.freevars), arity,
+                  _method_calls(fwd) | _method_calls(back), _passing_all(fwd, params))
+
+
+_MUTATORS = {"fill", "sort", "put", "itemset", "resize", "setflags", "partition", "append", "extend",
+             "insert", "pop", "remove", "clear", "update", "setdefault", "__setitem__", "__delitem__"}
+"""Methods that change their object, whose calls are never pure."""
+
+
+def _method_calls(ir: IR) -> frozenset[Var]:
+    """Calls in a rule of methods read off a value (``dy.sum()``,
+    ``y.conjugate()``) that do not change it: pure, so they may be dropped
+    when unused."""
+    names = {s.var: s.args[1].value for b in ir.blocks.values() for s in b.stmts
+             if _calls(s, getattr) and len(s.args) == 2 and isinstance(s.args[1], Const)}
+    return frozenset(s.var for b in ir.blocks.values() for s in b.stmts
+                     if isinstance(s.callee, Var) and s.callee in names and names[s.callee] not in _MUTATORS)
+
+
+def _passing_all(fwd: IR, params: list[str]) -> frozenset[Var]:
+    """The forward statements that call something with every parameter of
+    the rule, positionally and in order (read directly or from cells)."""
+    block = fwd.entry
+    reads = {x.var: x.args[0].value for x in block.stmts if _calls(x, ops.load_deref)}
+    names = dict(zip(block.args, params))
+    return frozenset(
+        s.var for s in block.stmts
+        if not s.kwargs and [reads.get(a, names.get(a)) for a in s.args] == params
+    )
 
 
 def bind_arguments(r: RuleIR, s: Statement) -> Optional[list[Operand]]:
@@ -194,7 +225,7 @@ class Inliner:
         self.target = target
         self.line = line
 
-    def _copy_stmt(self, s: Statement, env: dict[Var, Operand], var: Optional[Var] = None) -> Statement:
+    def _copy_stmt(self, s: Statement, env: dict[Var, Operand], r: RuleIR, var: Optional[Var] = None) -> Statement:
         def sub(op):
             if isinstance(op, Starred):
                 return Starred(sub(op.value))
@@ -203,7 +234,7 @@ class Inliner:
         v = var or self.target.new_var()
         env[s.var] = v
         return Statement(v, sub(s.callee), [sub(a) for a in s.args],
-                         [(k, sub(x)) for k, x in s.kwargs], self.line, pure=_pure(s))
+                         [(k, sub(x)) for k, x in s.kwargs], self.line, pure=_pure(s) or s.var in r.method_calls)
 
     def forward(
         self, r: RuleIR, args: list[Operand], original: Statement, out: list[Statement]
@@ -233,7 +264,8 @@ class Inliner:
                 env[s.var] = original.var
                 out.append(original)
                 continue
-            out.append(self._copy_stmt(s, env, original.var if s.var == y else None))
+            copied = self._copy_stmt(s, env, r, original.var if s.var == y else None)
+            out.append(_tidy(copied, r) if s.var in r.passes_all else copied)
         for n, v in params.items():
             cells.setdefault(n, v)
         return original.var, cells
@@ -313,7 +345,7 @@ class Inliner:
                 if isinstance(b.term, Return) and s.var == b.term.value and fn is ops.build_tuple:
                     tuple_stmt = s
                     continue
-                dst.stmts.append(self._copy_stmt(s, env))
+                dst.stmts.append(self._copy_stmt(s, env, r))
 
             def sub(op):
                 return env.get(op, op) if isinstance(op, Var) else op
@@ -353,4 +385,43 @@ def _keeps_real(fn: Any, s: Statement, reals: set[Var]) -> bool:
     return not s.kwargs and all(
         a in reals if isinstance(a, Var) else isinstance(a.value, (int, float)) for a in s.args
     )
+
+
+def _tidy(s: Statement, r: RuleIR) -> Statement:
+    """A rule's call with every parameter in order (``np.sum(a, axis,
+    dtype, out, keepdims)``), once the parameters are bound, leaves
+    out the arguments that are the target's defaults and names the rest
+    after the first one left out: ``np.sum(x, axis=1)``, as a person writes
+    it, not ``np.sum(x, 1, None, None, False)``."""
+    if not isinstance(s.callee, Const) or s.kwargs or len(s.args) != len(r.params):
+        return s
+    try:
+        target = inspect.signature(s.callee.value).parameters
+    except (TypeError, ValueError):
+        return s
+    args: list[Operand] = []
+    kwargs: list[tuple[str, Operand]] = []
+    for name, a in zip(r.params, s.args):
+        p = target.get(name)
+        if p is None or p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            return s  # the rule's parameters are not the target's
+        if isinstance(a, Const) and name in r.defaults and _same_default(a.value, r.defaults[name], p.default):
+            continue
+        if not kwargs and len(args) == r.params.index(name) and p.kind is p.POSITIONAL_OR_KEYWORD:
+            args.append(a)
+        else:
+            kwargs.append((name, a))
+    s.args, s.kwargs = args, kwargs
+    return s
+
+
+def _same_default(value: Any, rule_default: Any, target_default: Any) -> bool:
+    """Whether passing ``value`` is the same as passing nothing: it is the
+    rule's default, and the target's default is that too (or NumPy's
+    no-value marker, meaning a ``None`` or ``False`` default)."""
+    if not (type(value) is type(rule_default) and value == rule_default):
+        return False
+    if type(target_default) is type(rule_default) and target_default == rule_default:
+        return True
+    return type(target_default).__name__ == "_NoValueType" and rule_default in (None, False)
 

@@ -22,9 +22,10 @@
 from __future__ import annotations
 
 import copy
-import sys
 import math
 import operator
+import sys
+import types
 from collections import Counter
 from typing import Any, Optional
 
@@ -501,6 +502,9 @@ class FunctionEmitter:
         home = _home_module(value)
         if home is not None:
             return gast.Attribute(value=name(self._bind(home)), attr=value.__name__, ctx=gast.Load())
+        owner = getattr(value, "__objclass__", None)  # a method read off its class: np.ndarray.reshape
+        if isinstance(value, types.MethodDescriptorType) and _home_module(owner) is not None:
+            return gast.Attribute(value=self.const(owner), attr=value.__name__, ctx=gast.Load())
         return name(self._bind(value))
 
     def _bind(self, value: Any) -> str:

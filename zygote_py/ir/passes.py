@@ -368,12 +368,13 @@ def merge_blocks(ir: IR) -> None:
 
 def _thread_one(ir: IR) -> bool:
     handlers = {b.handler.target for b in ir.blocks.values() if b.handler}
+    readers = _readers(ir)
     for b in list(ir.blocks.values())[1:]:
         t = b.term
         if b.stmts or not isinstance(t, Jump) or t.target == b.id or b.id in handlers:
             continue
-        if b.args and _read_outside(ir, set(b.args), b.id):
-            continue
+        if any(readers.get(a, set()) - {("jump", b.id)} for a in b.args):
+            continue  # an argument read anywhere but in this block's own jump
         for p in ir.blocks.values():
             for j in p.jumps():
                 if j.target == b.id:
@@ -385,19 +386,23 @@ def _thread_one(ir: IR) -> bool:
     return False
 
 
-def _read_outside(ir: IR, values: set[Var], home: int) -> bool:
-    """Whether any of ``values`` is read outside block ``home``'s own
-    jumps."""
+def _readers(ir: IR) -> dict[Var, set[tuple[str, int]]]:
+    """Where each value is read: ``("jump", b)`` for the jumps of block
+    ``b``, ``("block", b)`` for anything else in it."""
+    out: dict[Var, set[tuple[str, int]]] = {}
     for b in ir.blocks.values():
         ops_ = [v for s in b.stmts for v in s.operands()]
         ops_ += [getattr(b.term, n, None) for n in ("value", "exc", "cause", "cond")]
-        if b.id != home:
-            ops_ += [v for j in b.jumps() for v in j.args]
         if b.handler is not None:
             ops_ += b.handler.args
-        if any(isinstance(v, Var) and v in values for v in ops_):
-            return True
-    return False
+        for v in ops_:
+            if isinstance(v, Var):
+                out.setdefault(v, set()).add(("block", b.id))
+        for j in b.jumps():
+            for v in j.args:
+                if isinstance(v, Var):
+                    out.setdefault(v, set()).add(("jump", b.id))
+    return out
 
 
 def _merge_one(ir: IR) -> bool:

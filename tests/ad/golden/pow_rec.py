@@ -13,8 +13,7 @@ def pow_rec_forward(x, n):
         if path == 0:
             dx = 0.0
         else:
-            t_1 = t.conjugate()
-            dx = runtime.unbroadcast(dy * t_1, x)
+            dx = runtime.unbroadcast(dy * t.conjugate(), x)
             dx_1 = runtime.accum(0.0, y_back(runtime.unbroadcast(dy * x, t))[1])
             dx = runtime.accum(dx, dx_1)
         return (dx, None)
