@@ -180,7 +180,7 @@ def test_no_derivative_rule_names_the_users_function():
         zpy.gradient(P.calls_c_function_without_rule, 1.5)
     message = str(info.value)
     assert "calls_c_function_without_rule" in message
-    assert "frexp" in message
+    assert "nextafter" in message
     assert "api_programs.py" in message
 
 

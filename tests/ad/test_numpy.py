@@ -383,3 +383,13 @@ def test_numpy_scalars_get_numpy_scalar_gradients():
     ga, gb = zpy.gradient(f, np.float64(0.5), np.float32(2.0))
     assert type(ga) is np.float64 and type(gb) is np.float32
     np.testing.assert_allclose([ga, gb], [np.cos(0.5) * 2.0, np.sin(0.5)], rtol=1e-6)
+
+
+def two_outputs(x):
+    m, e = np.frexp(x)
+    q, r = np.divmod(x, 0.7)
+    return np.sum(m * r) + np.median(x) + np.average(x, weights=x * x)
+
+
+def test_functions_with_two_outputs_unpack():
+    check(two_outputs, np.array([0.3, 1.9, 2.6, 5.2, 0.45]))

@@ -94,6 +94,7 @@ BINARY = {
     "multiply": (np.multiply, independent(anywhere, anywhere)),
     "divide": (np.divide, independent(anywhere, away_from_zero)),
     "power": (np.power, independent(between(0.3, 3), anywhere)),
+    "float_power": (np.float_power, independent(between(0.3, 3), anywhere)),
     "arctan2": (np.arctan2, independent(away_from_zero, anywhere)),  # away from the cut at x1 == 0
     "hypot": (np.hypot, independent(away_from_zero, anywhere)),
     "logaddexp": (np.logaddexp, independent(anywhere, anywhere)),
@@ -287,6 +288,166 @@ def test_full_like():
     check_rule(np.full_like, a, np.float32(2.0), kwargs=dict(dtype=np.float32), **F32)
 
 
+# -- float_power, copysign, ldexp ----------------------------------------------------
+
+
+def test_float_power_with_integer_exponents_and_at_zero():
+    x = np.random.default_rng(0).uniform(-2, 2, (3, 4))
+    for b in (0, 1, 2, 3, -1):
+        assert check_rule(np.float_power, x, b)[1] is None
+    check_rule(np.float_power, x, np.array([1, 2, 3, 4]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g1, g2 = grads(np.float_power, np.array([0.0, 0.0, 0.0, 2.0]), np.array([0.0, 0.5, 2.0, 0.0]))
+    assert g1.tolist() == [0.0, math.inf, 0.0, 0.0]
+    assert np.isnan(g2[0]) and g2[1:].tolist() == [0.0, 0.0, math.log(2.0)]
+
+
+def sign_pairs(rng, shape1, shape2):
+    return away_from_zero(rng, shape1), away_from_zero(rng, shape2)
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=str)
+def test_copysign(pair):
+    rng = np.random.default_rng(0)
+    s1, s2 = pair
+    x1, x2 = sign_pairs(rng, s1 or (), s2 or ())
+    g1, g2 = check_rule(np.copysign, operand(x1, s1), operand(x2, s2))
+    assert g2 is None
+    if s1 is None:
+        assert type(g1) is float
+
+
+def test_copysign_conventions_and_float32():
+    g1, g2 = grads(np.copysign, np.array([-2.0, 0.0, 3.0, -0.0, 1.0]), np.array([1.0, -1.0, -1.0, 2.0, -0.0]))
+    assert g1.tolist() == [-1.0, 0.0, -1.0, 0.0, -1.0] and g2 is None  # -0.0 is negative
+    x1 = away_from_zero(np.random.default_rng(1), (3, 4)).astype(np.float32)
+    (g1, _) = check_rule(np.copysign, x1, np.float32(-1.5), **F32)
+    assert g1.dtype == np.float32
+
+
+@pytest.mark.parametrize("pair", [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((4,), (3, 4)), ((3, 4), ()), (None, (3, 4)),
+                                  ((3, 4), None), ((), ())], ids=str)
+def test_ldexp(pair):
+    rng = np.random.default_rng(0)
+    s1, s2 = pair
+    x1 = operand(anywhere(rng, s1 or ()), s1)
+    x2 = 2 if s2 is None else rng.integers(-3, 4, s2)
+    g1, g2 = check_rule(np.ldexp, x1, x2)
+    assert g2 is None
+    if s1 is None:
+        assert type(g1) is float
+    g1, _ = check_rule(np.ldexp, np.asarray(x1, np.float32), x2, **F32)
+    assert np.asarray(g1).dtype == np.float32
+
+
+# -- two outputs: frexp, modf, divmod --------------------------------------------------
+
+
+def pair_of_cotangents(y, seed=0, keep=(True, True)):
+    """A random cotangent of a pair of outputs; ``keep`` says which items
+    are given (the others are None)."""
+    rng = np.random.default_rng(seed)
+    return tuple(rng.standard_normal(np.shape(v)).astype(np.result_type(v, np.float32)) if k else None
+                 for v, k in zip(y, keep))
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_frexp(shape):
+    x = away_from_zero(np.random.default_rng(0), shape) * 5
+    (g,) = check_rule(np.frexp, x, dy=pair_of_cotangents(np.frexp(x), keep=(True, False)))
+    assert check_rule(np.frexp, x, dy=pair_of_cotangents(np.frexp(x), keep=(False, True))) == (None,)
+    x32 = x.astype(np.float32)
+    (g,) = check_rule(np.frexp, x32, dy=pair_of_cotangents(np.frexp(x32), keep=(True, False)), **F32)
+    assert np.asarray(g).dtype == np.float32
+    check_rule(np.frexp, 3.7, dy=(0.5, None))
+
+
+def test_frexp_at_zero_and_powers_of_two():
+    (g,) = rules.lookup(np.frexp)(np.array([0.0, 1.0, 2.0, -4.0, 3.0]))[1]((np.ones(5), None))
+    assert g.tolist() == [1.0, 0.5, 0.25, 0.125, 0.25]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_modf(shape):
+    rng = np.random.default_rng(0)
+    x = rng.integers(-3, 3, shape) + rng.uniform(0.1, 0.9, shape)  # away from the jumps at integers
+    y = np.modf(x)
+    (g,) = check_rule(np.modf, x, dy=pair_of_cotangents(y))
+    assert check_rule(np.modf, x, dy=pair_of_cotangents(y, keep=(False, True))) == (None,)
+    x32 = x.astype(np.float32)
+    (g,) = check_rule(np.modf, x32, dy=pair_of_cotangents(np.modf(x32)), **F32)
+    assert np.asarray(g).dtype == np.float32
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=str)
+def test_divmod(pair):
+    _, x1, x2 = draw_pair("remainder", pair)
+    y = np.divmod(x1, x2)
+    g1, g2 = check_rule(np.divmod, x1, x2, dy=pair_of_cotangents(y))
+    for g, x in ((g1, x1), (g2, x2)):
+        if isinstance(x, float):
+            assert type(g) is float, (type(g), x)
+    assert check_rule(np.divmod, x1, x2, dy=pair_of_cotangents(y, keep=(True, False))) == (None, None)
+
+
+def test_divmod_float32_and_slope_in_the_divisor():
+    _, x1, x2 = draw_pair("remainder", ((3, 1), (4,)), seed=1, dtype=np.float32)
+    g1, g2 = check_rule(np.divmod, x1, x2, dy=pair_of_cotangents(np.divmod(x1, x2)), **F32)
+    assert g1.dtype == g2.dtype == np.float32
+    _, back = rules.lookup(np.divmod)(np.array([7.5, -7.5]), np.array([2.0, 2.0]))
+    assert back((None, np.ones(2)))[1].tolist() == [-3.0, 4.0]  # -floor(x1 / x2)
+
+
+# -- angle, nan_to_num --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_angle_of_real_input_is_flat(shape):
+    x = away_from_zero(np.random.default_rng(0), shape)
+    for deg in (False, True):
+        g = check_rule(np.angle, x, deg)
+        assert np.all(g[0] == 0) and g[1] is None
+    (g, _) = check_rule(np.angle, away_from_zero(np.random.default_rng(1), (3, 4)).astype(np.float32), **F32)
+    assert g.dtype == np.float32
+
+
+def test_angle_of_complex_input():
+    z = np.array([1 + 1j, -2 + 0.5j, 0j, -1 - 3j])
+    _, back = rules.lookup(np.angle)(z)
+    dy = np.array([1.0, 2.0, 3.0, -1.0])
+    expected = dy * 1j / np.conj(np.where(z == 0, 1, z)) * (z != 0)
+    np.testing.assert_allclose(back(dy)[0], expected, rtol=1e-15)  # 0 at z == 0
+    _, back = rules.lookup(np.angle)(z, True)
+    np.testing.assert_allclose(back(dy)[0], expected * 180 / np.pi, rtol=1e-15)
+    g = rules.lookup(np.angle)(1 + 1j)[1](1.0)[0]
+    assert type(g) is complex and g == pytest.approx(0.5j / (1 - 1j) * 2)
+    (g, _) = rules.lookup(np.angle)(z.astype(np.complex64))[1](dy.astype(np.float32))
+    assert g.dtype == np.complex64
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_nan_to_num_of_finite_values(shape):
+    x = anywhere(np.random.default_rng(0), shape)
+    g = check_rule(np.nan_to_num, x)
+    assert g[1] is None and g[2] == 0.0 and g[3] is None and g[4] is None
+    (g, *_) = check_rule(np.nan_to_num, anywhere(np.random.default_rng(1), (3, 4)).astype(np.float32), **F32)
+    assert g.dtype == np.float32
+
+
+def test_nan_to_num_of_nan_and_inf():
+    x = np.array([[1.5, np.nan, np.inf], [-np.inf, -0.5, np.nan]])
+    with np.errstate(invalid="ignore"):  # the oracle's steps at infinity
+        dx, _, dnan, dpos, dneg = check_rule(np.nan_to_num, x, True, 2.0, 3.0, -4.0)
+        check_rule(np.nan_to_num, x, kwargs=dict(nan=np.full(3, 2.0), posinf=np.float64(9.0), neginf=-4.0))
+        z = x.astype(complex)
+        z.imag = [[np.nan, 0.5, 1.0], [np.inf, np.nan, -2.0]]  # (x + 1j * y would spread NaN to both parts)
+        g = check_rule(np.nan_to_num, z, True, 2.0, 3.0, -4.0, dy=np.full((2, 3), 0.5 - 1.5j))
+    assert (dx == 0).tolist() == [[False, True, True], [True, False, True]]
+    assert type(dnan) is float and type(dpos) is float and type(dneg) is float
+    assert g[0].dtype == np.complex128 and (np.real(g[0]) == 0).tolist() == [[False, True, True], [True, False, True]]
+    assert (np.imag(g[0]) == 0).tolist() == [[True, False, False], [True, True, False]]
+
+
 # -- complex --------------------------------------------------------------------
 
 HOLOMORPHIC = ["exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "square", "reciprocal", "sin", "cos",
@@ -335,6 +496,10 @@ NON_HOLOMORPHIC_OR_BINARY = {
     "power, the exponent": (np.power, lambda z: (1.5 + 0.5j, z), 1),
     "add": (np.add, lambda z: (z, 1j), 0),
     "subtract": (np.subtract, lambda z: (1j, z), 1),
+    "float_power": (np.float_power, lambda z: (z, 2.5 - 0.5j), 0),
+    "angle": (np.angle, lambda z: (z,), 0),
+    "angle in degrees": (np.angle, lambda z: (z, True), 0),
+    "nan_to_num": (np.nan_to_num, lambda z: (z,), 0),
 }
 
 
@@ -468,7 +633,8 @@ def test_nondifferentiable(fn):
 
 @pytest.mark.parametrize(
     "fn",
-    [np.true_divide, np.abs, np.conj, np.mod, np.clip, np.where, np.ndarray.clip, np.ndarray.conj]
+    [np.true_divide, np.abs, np.conj, np.mod, np.clip, np.where, np.ndarray.clip, np.ndarray.conj, np.copysign,
+     np.ldexp, np.frexp, np.modf, np.divmod, np.angle, np.nan_to_num]
     + [fn for fn, _ in UNARY.values()] + [fn for fn, _ in BINARY.values()],
     ids=lambda fn: getattr(fn, "__qualname__", fn.__name__),
 )
@@ -487,6 +653,10 @@ def test_rule_is_registered_and_inlinable(fn):
     (np.where, (np.arange(6) % 2 == 0, np.linspace(-1, 1, 6), 2.0)),
     (np.clip, (np.linspace(-1, 1, 6), -0.5, 0.5)),
     (np.imag, (np.linspace(-1, 1, 6) * 1j,)),
+    (np.float_power, (np.linspace(0.5, 1, 6), 2.5)),
+    (np.copysign, (np.linspace(-1, 1, 6), -1.0)),
+    (np.ldexp, (np.linspace(-1, 1, 6), 3)),
+    (np.nan_to_num, (np.linspace(-1, 1, 6),)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_sparse_cotangents(fn, args):
     # the cotangent of y[2] alone, as the compiled gradient passes it

@@ -11,6 +11,7 @@ from hypothesis.extra import numpy as hnp
 import zygote_py.rules as rules
 from zygote_py import runtime
 from zygote_py.ad.inline import rule_ir
+from zygote_py.errors import NoDerivativeRule
 
 from .npcheck import check_rule
 
@@ -48,6 +49,15 @@ REDUCTIONS = {
     "std": (np.std, distinct),
     "nansum": (np.nansum, distinct),
     "nanmean": (np.nanmean, distinct),
+    "nanprod": (np.nanprod, factors),
+    "nanmax": (np.nanmax, distinct),
+    "nanmin": (np.nanmin, distinct),
+    "nanvar": (np.nanvar, distinct),
+    "nanstd": (np.nanstd, distinct),
+    "ptp": (np.ptp, distinct),
+    "average": (np.average, distinct),
+    "median": (np.median, distinct),
+    "nanmedian": (np.nanmedian, distinct),
     "ndarray.sum": (np.ndarray.sum, distinct),
     "ndarray.mean": (np.ndarray.mean, distinct),
     "ndarray.prod": (np.ndarray.prod, factors),
@@ -98,7 +108,8 @@ def test_reduction_float32(name):
         assert g.dtype == np.float32
 
 
-@pytest.mark.parametrize("name", ["sum", "mean", "prod", "var", "std", "nansum", "nanmean"])
+@pytest.mark.parametrize("name", ["sum", "mean", "prod", "var", "std", "nansum", "nanmean", "nanprod", "nanvar",
+                                  "nanstd"])
 def test_reduction_to_a_wider_dtype_keeps_the_input_dtype(name):
     fn, draw = REDUCTIONS[name]
     x = draw((3, 4), seed=2).astype(np.float32)
@@ -106,7 +117,8 @@ def test_reduction_to_a_wider_dtype_keeps_the_input_dtype(name):
     assert g.dtype == np.float32
 
 
-@pytest.mark.parametrize("name", ["sum", "mean", "prod", "max", "min", "nansum"])
+@pytest.mark.parametrize("name", ["sum", "mean", "prod", "max", "min", "nansum", "ptp", "average", "median",
+                                  "nanmax", "nanvar"])
 def test_reduction_of_a_list(name):
     fn, draw = REDUCTIONS[name]
     (g, *_) = check_rule(fn, list(draw((4,), seed=3)))
@@ -114,7 +126,7 @@ def test_reduction_of_a_list(name):
 
 
 @pytest.mark.parametrize("ddof", [0, 1, 2])
-@pytest.mark.parametrize("name", ["var", "std", "ndarray.var", "ndarray.std"])
+@pytest.mark.parametrize("name", ["var", "std", "ndarray.var", "ndarray.std", "nanvar", "nanstd"])
 def test_var_and_std_with_ddof(name, ddof):
     fn, draw = REDUCTIONS[name]
     x = draw((3, 4), seed=4)
@@ -241,6 +253,246 @@ def test_nansum_and_nanmean_skip_nan():
     assert g32.dtype == np.float32 and g32.tolist() == [[0.5, 0, 0.5], [0.5, 1, 0.5]]
 
 
+# -- NaN-skipping reductions ----------------------------------------------------
+
+
+def with_nan(shape, seed=0, draw=distinct):
+    """``draw``'s values with about a quarter of them NaN (never a whole
+    row along the last axis)."""
+    x = draw(shape, seed=seed)
+    holes = np.random.default_rng(seed).random(shape) < 0.25
+    if len(shape):
+        holes[..., 0] = False
+    return np.where(holes, np.nan, x)
+
+
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)], ids=str)
+@pytest.mark.parametrize("fn", [np.nansum, np.nanmean, np.nanprod, np.nanmax, np.nanmin, np.nanvar, np.nanstd,
+                                np.nanmedian], ids=lambda fn: fn.__name__)
+def test_nan_reductions_with_nan(fn, axis):
+    x = with_nan((3, 4, 5), seed=20, draw=factors if fn is np.nanprod else distinct)
+    for keepdims in (False, True):
+        g = check_rule(fn, x, kwargs=dict(axis=axis, keepdims=keepdims))
+        assert np.all(g[0][np.isnan(x)] == 0)
+    (g32, *_) = check_rule(fn, x.astype(np.float32), kwargs=dict(axis=axis), **F32)
+    assert g32.dtype == np.float32
+
+
+@pytest.mark.parametrize("axis", [None, 0, -1])
+@pytest.mark.parametrize("fn", [np.nancumsum, np.nancumprod], ids=lambda fn: fn.__name__)
+def test_nan_scans(fn, axis):
+    x = with_nan((3, 4, 5), seed=21, draw=factors)
+    g = check_rule(fn, x, kwargs=dict(axis=axis))
+    assert g[1:] == (None, None, None) and np.all(g[0][np.isnan(x)] == 0)
+    (g32, *_) = check_rule(fn, x.astype(np.float32), axis, **F32)
+    assert g32.dtype == np.float32
+    check_rule(fn, factors((4, 5), seed=22), kwargs=dict(axis=axis))
+
+
+def test_nancumprod_with_zeros():
+    x = factors((3, 4), seed=23)
+    x[1, 1], x[1, 2], x[2, 0] = 0.0, np.nan, 0.0
+    for axis in (None, 0, 1):
+        check_rule(np.nancumprod, x, axis)
+
+
+def test_nanmax_and_nanmin_split_ties_and_skip_nan():
+    x = np.array([[3.0, np.nan, 3.0, 1.0], [np.nan, np.nan, np.nan, np.nan], [-1.0, 2.0, np.nan, -1.0]])
+    with pytest.warns(RuntimeWarning):  # NumPy's own, for the all-NaN row
+        assert grads(np.nanmax, x, axis=1)[0].tolist() == [[0.5, 0, 0.5, 0], [0, 0, 0, 0], [0, 1, 0, 0]]
+    with pytest.warns(RuntimeWarning):
+        assert grads(np.nanmin, x, axis=1)[0].tolist() == [[0, 0, 0, 1], [0, 0, 0, 0], [0.5, 0, 0, 0.5]]
+    assert grads(np.nanmax, x)[0].tolist() == [[0.5, 0, 0.5, 0], [0] * 4, [0] * 4]
+
+
+def test_nanvar_and_nanstd_conventions():
+    x = np.array([[1.0, np.nan, 3.0], [2.0, 2.0, np.nan], [np.nan, 5.0, np.nan]])
+    g = grads(np.nanvar, x, axis=1)[0]
+    np.testing.assert_allclose(g, [[-1, 0, 1], [0, 0, 0], [0, 0, 0]], rtol=1e-15)
+    assert grads(np.nanstd, x, axis=1)[0][1].tolist() == [0, 0, 0]  # a constant slice
+    with pytest.warns(RuntimeWarning):  # NumPy's own: one value, ddof=1
+        g = grads(np.nanvar, x, axis=1, ddof=1)[0]
+    assert np.isnan(g[2, 1]) and g[2, 0] == g[2, 2] == 0
+
+
+def test_nanprod_counts_nan_as_one():
+    x = np.array([[2.0, np.nan, 3.0], [0.0, np.nan, 4.0]])
+    assert grads(np.nanprod, x, axis=1)[0].tolist() == [[3, 0, 2], [4, 0, 0]]
+
+
+# -- ptp ----------------------------------------------------------------------------
+
+
+def test_ptp_of_ties_and_constant_slices():
+    x = np.array([[3.0, 1.0, 3.0, 1.0], [2.0, 2.0, 2.0, 2.0], [0.0, 5.0, 1.0, 0.5]])
+    assert grads(np.ptp, x, axis=1)[0].tolist() == [[0.5, -0.5, 0.5, -0.5], [0] * 4, [-1, 1, 0, 0]]
+    assert grads(np.ptp, x)[0].tolist() == [[0] * 4, [0] * 4, [-1, 1, 0, 0]]
+    assert grads(np.ptp, x[:2])[0].tolist() == [[0.5, -0.5, 0.5, -0.5], [0, 0, 0, 0]]
+
+
+def test_ndarray_ptp_where_numpy_has_it():
+    assert (rules.lookup(getattr(np.ndarray, "ptp", None)) is not None) == hasattr(np.ndarray, "ptp")
+
+
+# -- average ------------------------------------------------------------------------
+
+
+def weights_for(shape, axis, seed=0):
+    """Positive weights: of ``shape`` for ``axis=None``, or of the shape of
+    the reduced axes, in the order ``axis`` names them."""
+    rng = np.random.default_rng(seed)
+    if axis is None:
+        return rng.uniform(0.5, 2.0, shape)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return rng.uniform(0.5, 2.0, tuple(shape[i] for i in axes))
+
+
+def pair_cotangent(y, seed=0):
+    rng = np.random.default_rng(seed)
+    return tuple(rng.standard_normal(np.shape(v)) for v in y)
+
+
+@pytest.mark.parametrize("returned", [False, True])
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("shape, axis", [((5,), None), ((5,), 0), ((3, 4), None), ((3, 4), 1), ((3, 4), -2),
+                                         ((2, 3, 4), (0, 2)), ((2, 3, 4), (2, 0)), ((2, 3, 4), None)], ids=str)
+def test_weighted_average(shape, axis, keepdims, returned):
+    a = distinct(shape, seed=24)
+    for w in (weights_for(shape, axis, seed=25), np.broadcast_to(weights_for(shape, None, seed=26), shape).copy()):
+        y = np.average(a, axis, w, returned, keepdims=keepdims)
+        dy = pair_cotangent(y) if returned else None
+        g = check_rule(np.average, a, axis, w, returned, kwargs=dict(keepdims=keepdims), dy=dy)
+        assert g[2].shape == w.shape and g[1] is None and g[3:] == (None, None)
+
+
+def test_average_returned_parts_alone():
+    a, w = distinct((3, 4), seed=27), weights_for((3, 4), 1, seed=28)
+    y = np.average(a, 1, w, True)
+    da, _, dw, *_ = check_rule(np.average, a, 1, w, True, dy=(None, np.ones(3)))
+    assert da is None and dw.tolist() == [3.0] * 4  # each weight is in all three sums
+    check_rule(np.average, a, 1, w, True, dy=(np.ones(3), None))
+    g = check_rule(np.average, a, 1, None, True, dy=pair_cotangent(y))  # without weights the count is constant
+    assert g[2] is None
+    assert check_rule(np.average, a, 1, None, True, dy=(None, np.ones(3)))[0] is None
+
+
+def test_average_in_float32_and_with_lists():
+    a = distinct((3, 4), seed=29).astype(np.float32)
+    w = weights_for((3, 4), 0, seed=30).astype(np.float32)
+    da, _, dw, *_ = check_rule(np.average, a, 0, w, **F32)
+    assert da.dtype == dw.dtype == np.float32
+    da, _, dw, *_ = check_rule(np.average, a, 0, w.astype(np.float64), **F32)  # a float64 result
+    assert da.dtype == np.float32 and dw.dtype == np.float64
+    check_rule(np.average, [1.5, -2.0, 0.5], kwargs=dict(weights=[1.0, 2.0, 0.5]))
+
+
+# -- order statistics ---------------------------------------------------------------
+
+METHODS = ["linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf", "averaged_inverted_cdf",
+           "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+           "normal_unbiased"]
+QS = [0.3142, np.array([0.137, 0.773, 0.5571]), np.array([[0.2213], [0.9134]])]
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("shape, axis", [((7,), None), ((3, 4), 1), ((3, 4), 0), ((2, 3, 4), (0, 2)),
+                                         ((2, 3, 4), None)], ids=str)
+@pytest.mark.parametrize("q", QS, ids=lambda q: str(np.shape(q)))
+@pytest.mark.parametrize("fn", [np.quantile, np.percentile, np.nanquantile, np.nanpercentile],
+                         ids=lambda fn: fn.__name__)
+def test_quantiles(fn, q, shape, axis, keepdims):
+    q = q * 100 if fn in (np.percentile, np.nanpercentile) else q
+    if fn in (np.nanquantile, np.nanpercentile) and np.ndim(q) > 1 and isinstance(axis, tuple):
+        # NumPy lays out this result wrongly, so its gradient is refused, not wrong
+        a = distinct(shape, seed=31)
+        y, back = rules.lookup(fn)(a, q, axis=axis, keepdims=keepdims)
+        with pytest.raises(NoDerivativeRule, match="several axes"):
+            back(np.ones(np.shape(y)))
+        return
+    g = check_rule(fn, distinct(shape, seed=31), q, kwargs=dict(axis=axis, keepdims=keepdims))
+    assert np.shape(g[1]) == np.shape(q) and g[2:] == (None,) * 5
+    if isinstance(q, float):
+        assert type(g[1]) is float
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_quantile_methods(method):
+    for fn, q in ((np.quantile, QS[1]), (np.percentile, 100 * QS[0]), (np.nanquantile, QS[0])):
+        check_rule(fn, distinct((3, 5), seed=32), q, kwargs=dict(axis=1, method=method))
+        check_rule(fn, distinct((12,), seed=33), q, kwargs=dict(method=method))
+    check_rule(np.nanquantile, with_nan((4, 6), seed=34), QS[1], kwargs=dict(axis=-1, method=method))
+
+
+def test_quantiles_with_nan_and_in_float32():
+    x = with_nan((3, 4, 5), seed=35)
+    for fn, q in ((np.nanquantile, QS[1]), (np.nanpercentile, 31.4), (np.nanmedian, None)):
+        args = (x,) if q is None else (x, q)
+        for axis in (None, 1, (0, 2)):
+            check_rule(fn, *args, kwargs=dict(axis=axis))
+    (g, gq, *_) = check_rule(np.quantile, distinct((3, 4), seed=36).astype(np.float32), np.float32(0.3142),
+                             kwargs=dict(axis=0), **F32)
+    assert g.dtype == np.float32 and isinstance(gq, np.float32)
+    (g, *_) = check_rule(np.median, distinct((3, 4), seed=37).astype(np.float32), 1, **F32)
+    assert g.dtype == np.float32
+
+
+def test_median_of_odd_and_even_counts():
+    assert grads(np.median, np.array([4.0, 1.0, 3.0]))[0].tolist() == [0, 0, 1]
+    assert grads(np.median, np.array([4.0, 1.0, 3.0, 2.0]))[0].tolist() == [0, 0, 0.5, 0.5]
+    x = np.array([[4.0, 1.0, 3.0, 2.0], [0.0, 9.0, 7.0, np.nan]])
+    assert grads(np.nanmedian, x, axis=1)[0].tolist() == [[0, 0, 0.5, 0.5], [0, 0, 1, 0]]
+
+
+def test_median_ties_share_evenly():
+    assert grads(np.median, np.array([2.0, 1.0, 2.0, 3.0, 5.0]))[0].tolist() == [0.5, 0, 0.5, 0, 0]
+    # an even count whose two middle values are one value, held by three elements
+    g = grads(np.median, np.array([2.0, 1.0, 2.0, 2.0, 5.0, 6.0]))[0]
+    np.testing.assert_allclose(g, [1 / 3, 0, 1 / 3, 1 / 3, 0, 0], rtol=1e-15)
+    g = grads(np.median, np.full((2, 3), 1.5, np.float32), axis=0)[0]
+    assert g.dtype == np.float32 and g.tolist() == [[0.5] * 3] * 2
+
+
+def test_quantile_shares_its_neighbours_and_ties():
+    x = np.array([5.0, 1.0, 3.0, 2.0, 4.0])  # q = 0.3: 0.2 of the way from 2 to 3
+    g, gq, *_ = grads(np.quantile, x, 0.3)
+    np.testing.assert_allclose(g, [0, 0, 0.2, 0.8, 0], rtol=1e-12)
+    assert gq == pytest.approx(4.0)  # (3 - 2) * (n - 1)
+    g, gq, *_ = grads(np.quantile, np.array([1.0, 3.0, 3.0, 3.0]), 0.5)
+    np.testing.assert_allclose(g, [0, 1 / 3, 1 / 3, 1 / 3], rtol=1e-15)
+    assert gq == 0.0
+    assert grads(np.quantile, x, 1.0)[1] == 0.0  # the last value: no slope to the right
+    assert grads(np.percentile, x, 100.0)[0].tolist() == [1, 0, 0, 0, 0]
+
+
+def test_order_statistics_of_a_slice_with_nan_have_no_gradient():
+    x = np.array([[1.0, np.nan, 3.0], [1.0, 2.0, 3.0]])
+    assert grads(np.median, x, axis=1)[0].tolist() == [[0, 0, 0], [0, 1, 0]]
+    g, gq, *_ = grads(np.quantile, x, np.array([0.25, 0.75]), axis=1)
+    assert g[0].tolist() == [0, 0, 0] and np.all(np.isfinite(gq))
+    with pytest.warns(RuntimeWarning):  # NumPy's own, for the all-NaN row
+        g = grads(np.nanquantile, np.array([[np.nan, np.nan], [1.0, 2.0]]), 0.5, axis=1, method="hazen")[0]
+    assert g.tolist() == [[0, 0], [0.5, 0.5]]
+
+
+# -- cumulative_sum -------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(np, "cumulative_sum"), reason="NumPy before 2.1")
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_cumulative_sum(include_initial):
+    kw = dict(include_initial=include_initial)
+    for x, axis in ((factors((5,)), None), (factors((5,)), 0), (factors((3, 4)), 1), (factors((3, 4)), -2),
+                    (factors((2, 3, 4)), 1), (np.float64(1.5), None)):
+        g = check_rule(np.cumulative_sum, x, kwargs=dict(axis=axis, **kw))
+        assert g[1:] == (None,) * 4
+    (g, *_) = check_rule(np.cumulative_sum, factors((3, 4)).astype(np.float32), kwargs=dict(axis=0, **kw), **F32)
+    assert g.dtype == np.float32
+    (g, *_) = check_rule(np.cumulative_sum, factors((3, 4)).astype(np.float32),
+                         kwargs=dict(axis=0, dtype=np.float64, **kw), **F32)
+    assert g.dtype == np.float32
+    check_rule(np.cumulative_sum, [1.5, -2.0, 0.5], kwargs=kw)
+
+
 # -- norms ----------------------------------------------------------------------
 
 VECTOR_ORDS = [None, 2, 1, np.inf, -np.inf, 3, 0.5, -1.5, 0]
@@ -343,7 +595,7 @@ def test_norm_of_complex():
 # -- registration ---------------------------------------------------------------
 
 NONDIFFERENTIABLE = [
-    np.argmax, np.argmin, np.argsort, np.count_nonzero, np.any, np.all,
+    np.argmax, np.argmin, np.nanargmax, np.nanargmin, np.argsort, np.count_nonzero, np.any, np.all,
     np.ndarray.argmax, np.ndarray.argmin, np.ndarray.argsort, np.ndarray.any, np.ndarray.all,
 ]
 
@@ -356,7 +608,9 @@ def test_nondifferentiable(fn):
 @pytest.mark.parametrize(
     "fn",
     [fn for fn, _ in REDUCTIONS.values()] + [np.cumsum, np.cumprod, np.ndarray.cumsum, np.ndarray.cumprod,
-                                              np.linalg.norm],
+                                              np.linalg.norm, np.nancumsum, np.nancumprod, np.quantile,
+                                              np.percentile, np.nanquantile, np.nanpercentile]
+    + ([np.cumulative_sum] if hasattr(np, "cumulative_sum") else []),
     ids=lambda fn: fn.__qualname__,
 )
 def test_rule_is_registered_and_inlinable(fn):
@@ -368,7 +622,9 @@ def test_rule_is_registered_and_inlinable(fn):
     (np.sum, dict(axis=1)), (np.mean, dict(axis=1, keepdims=True)), (np.max, dict(axis=1)), (np.var, dict(axis=1)),
     (np.std, dict(axis=0)), (np.prod, dict(axis=1)), (np.cumsum, dict(axis=1)), (np.cumprod, dict(axis=None)),
     (np.nansum, dict(axis=1)), (np.nanmean, dict(axis=1)), (np.linalg.norm, dict(axis=1)),
-    (np.linalg.norm, dict(ord=1, axis=1)),
+    (np.linalg.norm, dict(ord=1, axis=1)), (np.ptp, dict(axis=1)), (np.nanmax, dict(axis=1)),
+    (np.median, dict(axis=1)), (np.average, dict(axis=1, weights=np.arange(1.0, 6.0))), (np.nanvar, dict(axis=1)),
+    (np.nanprod, dict(axis=1)), (np.nancumsum, dict(axis=1)),
 ], ids=lambda v: getattr(v, "__name__", str(v)))
 def test_sparse_cotangents(fn, kwargs):
     # the cotangent of y[1] alone, as the compiled gradient passes it

@@ -92,7 +92,7 @@ _LINEAR_VIEWS = {"T", "mT", "real", "imag"}
 
 
 def _array_valued(fn: Any) -> bool:
-    return isinstance(fn, np.ufunc) or member(fn, ARRAY_VALUED)
+    return isinstance(fn, np.ufunc) and fn.nout == 1 or member(fn, ARRAY_VALUED)
 
 
 def is_math_function(fn: Any) -> bool:
@@ -353,7 +353,7 @@ def _real(ir: IR, real_args: list[Var], facts: Facts, incoming: dict, stmts: lis
         if any(k == "dtype" for k, _ in s.kwargs):
             return False
         return (
-            member(fn, _REAL_PRESERVING) or isinstance(fn, np.ufunc) or _is_math_number(fn)
+            member(fn, _REAL_PRESERVING) or isinstance(fn, np.ufunc) and fn.nout == 1 or _is_math_number(fn)
             or member(fn, ARRAY_VALUED) and fn not in (np.array, np.asarray)
             or fn is getattr and isinstance(s.args[1], Const) and s.args[1].value in _LINEAR_VIEWS
         )

@@ -380,7 +380,8 @@ _REAL_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, 
 
 def _keeps_real(fn: Any, s: Statement, reals: set[Var]) -> bool:
     """Whether a rule's statement makes a real value from real ones."""
-    if not (fn in _REAL_ARITHMETIC or isinstance(fn, np.ufunc) or getattr(fn, "__module__", None) == "math"):
+    if not (fn in _REAL_ARITHMETIC or isinstance(fn, np.ufunc) and fn.nout == 1
+            or getattr(fn, "__module__", None) == "math"):
         return False
     return not s.kwargs and all(
         a in reals if isinstance(a, Var) else isinstance(a.value, (int, float)) for a in s.args

@@ -889,7 +889,7 @@ def _same_shape(r: RuleIR, args: list[Operand]) -> frozenset[str]:
     """The parameters of an elementwise operation between an array and a
     number constant (``1.0 + t``, ``x ** 2``) that have the output's shape:
     the array operand."""
-    elementwise = r.target in _ELEMENTWISE or isinstance(r.target, np.ufunc) and r.target.nin == 2
+    elementwise = r.target in _ELEMENTWISE or isinstance(r.target, np.ufunc) and r.target.nin == 2 and r.target.nout == 1
     if not elementwise or len(args) != 2 or len(r.params) != 2:
         return frozenset()
     number = [isinstance(a, Const) and type(a.value) in (int, float) for a in args]

@@ -1,13 +1,15 @@
 """Rules for NumPy's elementwise functions (its ufuncs, and ``np.clip``,
-``np.where``, ``np.sinc``, ``np.real``, ``np.imag``, ``np.full_like``).
+``np.where``, ``np.sinc``, ``np.real``, ``np.imag``, ``np.angle``,
+``np.nan_to_num``, ``np.full_like``).
 
 Differentiable: ``add subtract multiply divide (true_divide) power (pow)
-negative positive exp exp2 expm1 log log2 log10 log1p sqrt cbrt square
-reciprocal sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh arcsinh
-arccosh arctanh absolute (abs) fabs maximum minimum fmax fmin clip where
-hypot logaddexp logaddexp2 sinc deg2rad rad2deg degrees radians real imag
-conjugate (conj) remainder (mod) fmod full_like`` and the methods
-``ndarray.clip``, ``ndarray.conj``, ``ndarray.conjugate``.
+float_power negative positive exp exp2 expm1 log log2 log10 log1p sqrt
+cbrt square reciprocal sin cos tan arcsin arccos arctan arctan2 sinh cosh
+tanh arcsinh arccosh arctanh absolute (abs) fabs copysign ldexp frexp modf
+maximum minimum fmax fmin clip where hypot logaddexp logaddexp2 sinc
+deg2rad rad2deg degrees radians real imag angle conjugate (conj) remainder
+(mod) fmod divmod nan_to_num full_like`` and the methods ``ndarray.clip``,
+``ndarray.conj``, ``ndarray.conjugate``.
 
 Non-differentiable (piecewise constant, boolean- or integer-valued, or
 about shapes and types): ``floor ceil round around rint trunc fix
@@ -64,6 +66,35 @@ never raises there (NumPy may warn, as it does in the forward pass):
   ``fmod``), so ``d/dx1 = 1`` and ``d/dx2 = -n``; ``n`` is computed as
   ``rint((x1 - y) / x2)``, so that it is the one ``y`` was computed with
   even where ``x1 / x2`` rounds to an integer.
+- ``float_power`` (``power`` computed in float64 or complex128): as
+  ``power``; the gradients are cast back to the operands' dtypes.
+- ``copysign(x1, x2) == |x1| * sign(x2)``: ``d/dx1 = sign(x1) * sign(x2)``
+  (the sign of ``x2`` read from its sign bit, so ``-0.0`` counts as
+  negative), 0 at ``x1 == 0`` as for ``absolute``; ``x2`` only gives a
+  sign, piecewise constant: ``None``.
+- ``ldexp(x1, x2) == x1 * 2**x2``: ``d/dx1 = 2**x2``; the integer ``x2``
+  gets ``None``.
+- Two outputs: ``frexp``, ``modf`` and ``divmod`` return a pair, and their
+  cotangent is a pair whose items may be ``None`` (that output unused).
+  ``frexp(x) == (m, e)`` with ``x == m * 2**e``: ``dm/dx = 2**-e``, which
+  at ``x == 0`` (where ``m`` jumps) is 1, and the one-sided slope from
+  the right of a power of two (where ``m`` jumps from 1 to 0.5); the
+  integer exponent carries no gradient. ``modf(x) == (fractional part,
+  whole part)``: slopes 1 and 0 (the whole part is piecewise constant; at
+  an integer, the slope of the fractional part away from the jump).
+  ``divmod(x1, x2) == (floor_divide(x1, x2), remainder(x1, x2))``: the
+  quotient is piecewise constant, the remainder ``x1 - q * x2`` gets
+  ``d/dx1 = 1`` and ``d/dx2 = -q`` with the ``q`` of the output.
+- ``angle(z, deg)``: 0 at ``z == 0``; for real ``z`` the angle is 0 or
+  ``pi``, piecewise constant: gradient 0. ``deg=True`` scales it by
+  ``180 / pi``.
+- ``nan_to_num(x, copy, nan, posinf, neginf)``: ``x`` gets ``dy`` where
+  it is finite and 0 where it is NaN or infinite (for complex ``x``, the
+  real and imaginary parts separately, as NumPy replaces them); each given
+  replacement value gets the sum of ``dy`` over the places it fills (an
+  array of them, broadcast against ``x``, the sums along the broadcast
+  axes); ``posinf=None`` and ``neginf=None``, the largest floats, get
+  ``None``.
 - ``where(condition, x, y)``: ``condition`` gets ``None``. Only the
   three-argument form has a rule.
 - ``real(z)``: ``dy`` (made complex for a complex ``z``); ``imag(z)``:
@@ -166,6 +197,28 @@ def power(x1, x2):
     return y, back
 
 
+@adjoint(np.float_power)
+def float_power(x1, x2):
+    y = np.float_power(x1, x2)
+
+    def back(dy):
+        d1 = dy * np.where(np.equal(x2, 0), 0.0, x2 * np.float_power(x1, np.subtract(x2, 1))).conjugate()
+        if isinstance(x2, (int, np.integer)):
+            return (runtime.unbroadcast(d1, x1), None)
+        if y.dtype.kind == "c":
+            d2 = dy * (y * np.log(x1)).conjugate()
+        else:
+            # as for power: log(x1) is undefined for x1 < 0
+            inside = np.greater(x1, 0)
+            d2 = dy * np.where(
+                inside,
+                y * np.log(np.where(inside, x1, 1.0)),
+                np.where(np.logical_and(np.equal(x1, 0), np.greater(x2, 0)), 0.0, np.nan),
+            )
+        return (runtime.unbroadcast(d1, x1), runtime.unbroadcast(d2, x2))
+    return y, back
+
+
 @adjoint(np.negative)
 def negative(x):
     def back(dy):
@@ -211,6 +264,20 @@ def fmod(x1, x2):
 
     def back(dy):
         return (runtime.unbroadcast(dy, x1), runtime.unbroadcast(-dy * np.rint((x1 - y) / x2), x2))
+    return y, back
+
+
+@adjoint(np.divmod)
+def divmod_(x1, x2):
+    y = np.divmod(x1, x2)
+
+    def back(dy):
+        # the quotient is piecewise constant: only the remainder's cotangent counts
+        dr = dy[1]
+        return (
+            None if dr is None else runtime.unbroadcast(dr, x1),
+            None if dr is None else runtime.unbroadcast(-dr * y[0], x2),
+        )
     return y, back
 
 
@@ -481,6 +548,40 @@ def fabs(x):
     return np.fabs(x), back
 
 
+@adjoint(np.copysign)
+def copysign(x1, x2):
+    def back(dy):
+        return (runtime.unbroadcast(dy * (np.sign(x1) * np.copysign(1.0, x2)), x1), None)
+    return np.copysign(x1, x2), back
+
+
+# -- mantissas and exponents --------------------------------------------------
+
+
+@adjoint(np.ldexp)
+def ldexp(x1, x2):
+    def back(dy):
+        return (runtime.unbroadcast(np.ldexp(dy, x2), x1), None)  # dy * 2**x2, exactly
+    return np.ldexp(x1, x2), back
+
+
+@adjoint(np.frexp)
+def frexp(x):
+    y = np.frexp(x)
+
+    def back(dy):
+        dm = dy[0]  # the exponent is an integer
+        return (None if dm is None else np.ldexp(dm, -y[1]),)
+    return y, back
+
+
+@adjoint(np.modf)
+def modf(x):
+    def back(dy):
+        return (dy[0],)  # the whole part is piecewise constant
+    return np.modf(x), back
+
+
 def first_share(dy, x1, x2, y):
     """The part of ``dy`` that goes to ``x1`` in ``y = maximum(x1, x2)``
     (or minimum, fmax, fmin): all of it where ``x1`` was picked, half where
@@ -603,6 +704,44 @@ def imag(val):
             return (np.multiply(1j, dy),)  # a ufunc: also makes a sparse dy dense, and complex
         return (0.0 * dy,)  # the imaginary part of a real array is constant
     return np.imag(val), back
+
+
+@adjoint(np.angle)
+def angle(z, deg=False):
+    def back(dy):
+        if not np.iscomplexobj(z):
+            return (0.0 * dy, None)  # 0 or pi: piecewise constant
+        r2 = (z * z.conjugate()).real
+        turn = np.multiply(1j, z) / np.where(r2 == 0, 1.0, r2)  # 1j / conj(z), and 0 at z == 0
+        return (runtime.unbroadcast(dy * (turn * (180 / math.pi if deg else 1.0)), z), None)
+    return np.angle(z, deg), back
+
+
+@adjoint(np.nan_to_num)
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    def back(dy):
+        if np.iscomplexobj(x):  # NumPy replaces the real and imaginary parts separately
+            dx = np.real(dy) * np.isfinite(np.real(x)) + 1j * (np.imag(dy) * np.isfinite(np.imag(x)))
+        else:
+            dx = dy * np.isfinite(x)
+        return (
+            dx,
+            None,
+            runtime.unbroadcast(numpy_elementwise.filled(dy, x, np.isnan), nan),
+            None if posinf is None else runtime.unbroadcast(numpy_elementwise.filled(dy, x, np.isposinf), posinf),
+            None if neginf is None else runtime.unbroadcast(numpy_elementwise.filled(dy, x, np.isneginf), neginf),
+        )
+    return np.nan_to_num(x, copy, nan, posinf, neginf), back
+
+
+def filled(dy, x, picks):
+    """``dy`` at the places of ``x`` that ``picks`` (``np.isnan``,
+    ``np.isposinf``...) selects, 0 elsewhere: the gradient of the value
+    ``nan_to_num`` puts there, before it is summed to that value's shape.
+    A complex ``x``'s real and imaginary parts count apart."""
+    if np.iscomplexobj(x):
+        return np.real(dy) * picks(np.real(x)) + np.imag(dy) * picks(np.imag(x))
+    return dy * picks(x)
 
 
 @adjoint(np.conjugate)

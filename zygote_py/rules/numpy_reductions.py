@@ -1,15 +1,20 @@
-"""Rules for NumPy's reductions and scans: ``sum mean prod max amax min
-amin var std cumsum cumprod nansum nanmean linalg.norm`` and the methods
-``ndarray.sum mean prod max min var std cumsum cumprod``.
+"""Rules for NumPy's reductions and scans: ``sum mean average prod max
+amax min amin ptp var std median quantile percentile cumsum cumprod
+cumulative_sum nansum nanmean nanprod nanmax nanmin nanvar nanstd
+nanmedian nanquantile nanpercentile nancumsum nancumprod linalg.norm`` and
+the methods ``ndarray.sum mean prod max min var std cumsum cumprod`` (and
+``ndarray.ptp`` where NumPy has it, before NumPy 2; ``cumulative_sum``
+where it has that, from NumPy 2.1).
 
-Non-differentiable (integer- or boolean-valued): ``argmax argmin argsort
-count_nonzero any all`` and their ``ndarray`` methods.
+Non-differentiable (integer- or boolean-valued): ``argmax argmin nanargmax
+nanargmin argsort count_nonzero any all`` and their ``ndarray`` methods.
 
 A rule takes the NumPy function's leading positional parameters, up to
 ``keepdims`` (``ddof`` for ``var`` and ``std``); ``initial=`` and
 ``where=`` are not parameters, so a call passing them has no rule (a
-``TypeError``). ``axis``, ``dtype``, ``out``, ``keepdims``, ``ddof`` and
-``ord`` get ``None``. The pullback puts ``dy`` back along the reduced axes
+``TypeError``). ``axis``, ``dtype``, ``out``, ``keepdims``, ``ddof``,
+``ord``, ``returned``, ``overwrite_input``, ``method`` and
+``include_initial`` get ``None``. The pullback puts ``dy`` back along the reduced axes
 (``np.expand_dims`` unless ``keepdims``) and returns an array of the
 input's shape and dtype (also when ``dtype=`` made the output wider).
 
@@ -26,9 +31,50 @@ Conventions:
   otherwise :func:`cumprod_grad`, exact with zeros: an element after a
   slice's first zero gets 0, the first zero the sum of ``dy`` times the
   products that skip it.
+- ``nanmax``, ``nanmin``: as ``max`` and ``min`` among the elements that
+  are not NaN; NaN elements, and all-NaN slices, get 0.
+- ``ptp`` (``max - min``): ``max``'s gradient minus ``min``'s, ties split
+  evenly as there; a constant slice gets 0.
 - ``std`` where it is 0 (a constant slice): gradient 0, as ``abs`` at 0.
-- ``nansum``, ``nanmean``: NaN elements get 0; ``nanmean`` of an all-NaN
-  slice gives its elements 0.
+- ``nansum``, ``nanmean``, ``nanprod``, ``nanvar``, ``nanstd``,
+  ``nancumsum``, ``nancumprod``: NaN elements get 0 (they count as 0 in
+  sums, as 1 in products); ``nanmean`` of an all-NaN slice gives its
+  elements 0; ``nanvar`` and ``nanstd`` are ``var`` and ``std`` of the
+  elements that are not NaN (``nan`` where their count is at most
+  ``ddof``, as for ``var``; 0 where ``nanstd`` is 0).
+- ``average(a, axis, weights, returned, keepdims)``: with ``W`` the sum
+  of a slice's weights, ``a`` gets ``dy * w / W`` and ``weights`` gets
+  ``dy * (a - average) / W``, summed over the axes along which NumPy
+  broadcast them (1-d weights, or weights of the shape of ``a`` along a
+  tuple of axes); the returned sum of weights (``returned=True``, a pair
+  whose cotangent items may be ``None``) adds its cotangent to every
+  weight of the slice. Without weights it is ``mean``. ``keepdims`` is
+  keyword-only in NumPy, a parameter of the rule.
+- ``median``, ``quantile``, ``percentile`` and their ``nan`` versions,
+  with any ``method``: NumPy takes ``(1 - g) s[j] + g s[j + 1]`` of the
+  sorted values ``s`` of a slice (of those that are not NaN for the
+  ``nan`` versions), so ``s[j]`` gets ``(1 - g) dy`` and ``s[j + 1]``
+  gets ``g dy``: the middle element of an odd count gets all of ``dy``
+  for ``median``, the two middle ones of an even count half each. Ties:
+  each order statistic's share is split evenly among the elements of the
+  slice equal to it (so a median equal to three elements gives each a
+  third), as ``max`` does. A slice whose result is NaN (a NaN in it,
+  without ``nan``; only NaN, with it) gets 0. ``q`` gets
+  ``dy * (s[j + 1] - s[j])`` times the slope of ``j + g`` in ``q``:
+  ``n - 1`` for ``'linear'`` (``n`` values in the slice), ``n + 1 -
+  alpha - beta`` for the other continuous methods (0 where ``j + g`` is
+  clipped to the first or last value), 0 for the piecewise constant ones
+  (``'lower'``, ``'nearest'``...); where ``j + g`` is an integer it is the
+  slope to the right (0 at ``q == 1``). ``percentile``'s ``q`` is in
+  percent, its gradient a hundredth. ``overwrite_input=True`` is not
+  passed on (the pullback reads ``a``; the result is the same). NumPy
+  (2.4) lays out ``nanquantile`` and ``nanpercentile`` of a ``q`` with two
+  or more dimensions over several axes wrongly (not ``q``'s shape first):
+  asking for the gradient of such a call raises ``NoDerivativeRule``.
+- ``cumulative_sum(x, axis, dtype, out, include_initial)``: ``cumsum``'s
+  gradient; the leading 0 of ``include_initial=True`` depends on nothing.
+  Its parameters after ``x`` are keyword-only in NumPy, parameters of the
+  rule.
 - ``linalg.norm``: the vector norms (``ord`` None, 2, 1, ``inf``,
   ``-inf``, 0, any other ``p``) and the matrix norms (``'fro'``,
   ``'nuc'``, 2, -2, 1, -1, ``inf``, ``-inf``) over one or two axes, as
@@ -39,11 +85,14 @@ Conventions:
   and ``'nuc'`` is ``U @ Vh`` of the reduced SVD (any subgradient where
   singular values repeat or vanish). ``ord=0`` (a count) gets 0.
 
-Complex inputs: ``sum``, ``mean``, ``cumsum``, ``var``, ``std``, ``prod``,
-``cumprod`` and ``linalg.norm`` follow the convention of
+Complex inputs: ``sum``, ``mean``, ``cumsum``, ``cumulative_sum``,
+``var``, ``std``, ``nanvar``, ``nanstd``, ``prod``, ``nanprod``,
+``cumprod``, ``nancumprod`` and ``linalg.norm`` follow the convention of
 :mod:`.numpy_elementwise` (``dy * conj(f'(z))`` for holomorphic parts).
 """
 import numpy as np
+
+from zygote_py import errors, runtime
 
 # The rules below call this module's helpers by their qualified names, so
 # that the compiler can inline the rules.
@@ -52,7 +101,7 @@ from zygote_py.rules import numpy_reductions
 from .registry import adjoint, nondifferentiable
 
 nondifferentiable(
-    np.argmax, np.argmin, np.argsort, np.count_nonzero, np.any, np.all,
+    np.argmax, np.argmin, np.nanargmax, np.nanargmin, np.argsort, np.count_nonzero, np.any, np.all,
     np.ndarray.argmax, np.ndarray.argmin, np.ndarray.argsort, np.ndarray.any, np.ndarray.all,
 )
 
@@ -235,6 +284,187 @@ def norm(x, ord=None, axis=None, keepdims=False):
     return y, back
 
 
+@adjoint(np.nanmax)
+def nanmax(a, axis=None, out=None, keepdims=False):
+    y = np.nanmax(a, axis, out, keepdims)
+
+    def back(dy):
+        return (numpy_reductions.extremum_grad(dy, a, y, axis, keepdims), None, None, None)
+    return y, back
+
+
+@adjoint(np.nanmin)
+def nanmin(a, axis=None, out=None, keepdims=False):
+    y = np.nanmin(a, axis, out, keepdims)
+
+    def back(dy):
+        return (numpy_reductions.extremum_grad(dy, a, y, axis, keepdims), None, None, None)
+    return y, back
+
+
+@adjoint(np.ptp)
+def ptp(a, axis=None, out=None, keepdims=False):
+    y = np.ptp(a, axis, out, keepdims)
+
+    def back(dy):
+        hi = np.max(a, axis, keepdims=keepdims)
+        lo = np.min(a, axis, keepdims=keepdims)
+        return (
+            numpy_reductions.extremum_grad(dy, a, hi, axis, keepdims)
+            - numpy_reductions.extremum_grad(dy, a, lo, axis, keepdims),
+            None,
+            None,
+            None,
+        )
+    return y, back
+
+
+@adjoint(np.nanprod)
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    y = np.nanprod(a, axis, dtype, out, keepdims)
+
+    def back(dy):
+        missing = np.isnan(a)
+        filled = np.where(missing, 1, a)  # a NaN counts as the factor 1
+        if dtype is not None or y.dtype.kind != "f" or not y.all():
+            g = numpy_reductions.prod_grad(dy, filled, axis, keepdims)
+        elif axis is None or keepdims:
+            g = dy * y / filled
+        else:
+            g = np.expand_dims(dy * y, axis) / filled
+        return (np.where(missing, 0, g).astype(numpy_reductions.dtype_of(a), copy=False), None, None, None, None)
+    return y, back
+
+
+@adjoint(np.nanvar)
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    y = np.nanvar(a, axis, dtype, out, ddof, keepdims)
+
+    def back(dy):
+        return (numpy_reductions.nanvar_grad(dy, a, axis, ddof, keepdims, None), None, None, None, None, None)
+    return y, back
+
+
+@adjoint(np.nanstd)
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    y = np.nanstd(a, axis, dtype, out, ddof, keepdims)
+
+    def back(dy):
+        return (numpy_reductions.nanvar_grad(dy, a, axis, ddof, keepdims, y), None, None, None, None, None)
+    return y, back
+
+
+@adjoint(np.average)
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    y = np.average(a, axis, weights, returned, keepdims=keepdims)
+
+    def back(dy):
+        g = numpy_reductions.average_grads(dy, a, axis, weights, returned, keepdims, y)
+        return (g[0], None, g[1], None, None)
+    return y, back
+
+
+# The order statistics: the rules never pass overwrite_input=True on, since
+# the pullback reads a (the result is the same).
+
+
+@adjoint(np.median)
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    y = np.median(a, axis, out, False, keepdims)
+
+    def back(dy):
+        g = numpy_reductions.quantile_grads(dy, a, 0.5, axis, "linear", keepdims, y, False)
+        return (g[0], None, None, None, None)
+    return y, back
+
+
+@adjoint(np.nanmedian)
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    y = np.nanmedian(a, axis, out, False, keepdims)
+
+    def back(dy):
+        g = numpy_reductions.quantile_grads(dy, a, 0.5, axis, "linear", keepdims, y, True)
+        return (g[0], None, None, None, None)
+    return y, back
+
+
+@adjoint(np.quantile)
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    y = np.quantile(a, q, axis, out, False, method, keepdims)
+
+    def back(dy):
+        g = numpy_reductions.quantile_grads(dy, a, q, axis, method, keepdims, y, False)
+        return (g[0], runtime.unbroadcast(g[1], q), None, None, None, None, None)
+    return y, back
+
+
+@adjoint(np.nanquantile)
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    y = np.nanquantile(a, q, axis, out, False, method, keepdims)
+
+    def back(dy):
+        g = numpy_reductions.quantile_grads(dy, a, q, axis, method, keepdims, y, True)
+        return (g[0], runtime.unbroadcast(g[1], q), None, None, None, None, None)
+    return y, back
+
+
+@adjoint(np.percentile)
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    y = np.percentile(a, q, axis, out, False, method, keepdims)
+
+    def back(dy):
+        g = numpy_reductions.quantile_grads(dy, a, np.true_divide(q, 100), axis, method, keepdims, y, False)
+        return (g[0], runtime.unbroadcast(g[1] / 100, q), None, None, None, None, None)
+    return y, back
+
+
+@adjoint(np.nanpercentile)
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    y = np.nanpercentile(a, q, axis, out, False, method, keepdims)
+
+    def back(dy):
+        g = numpy_reductions.quantile_grads(dy, a, np.true_divide(q, 100), axis, method, keepdims, y, True)
+        return (g[0], runtime.unbroadcast(g[1] / 100, q), None, None, None, None, None)
+    return y, back
+
+
+@adjoint(np.nancumsum)
+def nancumsum(a, axis=None, dtype=None, out=None):
+    def back(dy):
+        g = np.flip(np.cumsum(np.flip(dy, axis), axis), axis).reshape(np.shape(a))
+        return (np.where(np.isnan(a), 0, g).astype(numpy_reductions.dtype_of(a), copy=False), None, None, None)
+    return np.nancumsum(a, axis, dtype, out), back
+
+
+@adjoint(np.nancumprod)
+def nancumprod(a, axis=None, dtype=None, out=None):
+    y = np.nancumprod(a, axis, dtype, out)
+
+    def back(dy):
+        missing = np.isnan(a)
+        g = numpy_reductions.cumprod_grad(dy, np.where(missing, 1, a), axis, y)  # a NaN counts as 1
+        return (np.where(missing, 0, g).astype(numpy_reductions.dtype_of(a), copy=False), None, None, None)
+    return y, back
+
+
+def cumulative_sum(x, axis=None, dtype=None, out=None, include_initial=False):
+    """``np.cumulative_sum`` (NumPy 2.1), whose parameters after ``x`` are
+    keyword-only: the rule takes them by position too, so that it can be
+    inlined."""
+    def back(dy):
+        g = np.flip(np.cumsum(np.flip(dy, axis), axis), axis)
+        if include_initial:  # the leading 0 of the output depends on nothing
+            g = np.delete(g, 0, axis)
+        if dtype is None:
+            return (g.reshape(np.shape(x)), None, None, None, None)
+        return (g.reshape(np.shape(x)).astype(numpy_reductions.dtype_of(x)), None, None, None, None)
+    return np.cumulative_sum(x, axis=axis, dtype=dtype, out=out, include_initial=include_initial), back
+
+
+if hasattr(np, "cumulative_sum"):
+    adjoint(np.cumulative_sum)(cumulative_sum)
+
+
 adjoint(np.ndarray.sum)(sum_)
 adjoint(np.ndarray.mean)(mean)
 adjoint(np.ndarray.prod)(prod)
@@ -244,6 +474,8 @@ adjoint(np.ndarray.var)(var)
 adjoint(np.ndarray.std)(std)
 adjoint(np.ndarray.cumsum)(cumsum)
 adjoint(np.ndarray.cumprod)(cumprod)
+if hasattr(np.ndarray, "ptp"):  # NumPy 1 only
+    adjoint(np.ndarray.ptp)(ptp)
 
 
 # -- helpers ------------------------------------------------------------------
@@ -389,3 +621,140 @@ def norm_grad(dy, x, ord, axis, keepdims, y):
     else:
         g = _matrix_norm_grad(xa, ord, axes, kept_y, kept_dy)
     return g.astype(xa.dtype, copy=False)
+
+
+def nanvar_grad(dy, a, axis, ddof, keepdims, std):
+    """The gradient of ``np.nanvar(a, axis, ddof=ddof, keepdims=keepdims)``
+    for the cotangent ``dy``, or of ``np.nanstd`` when its result ``std``
+    is given: ``2 (a - mean) / (count - ddof)`` over the elements that are
+    not NaN (divided by ``2 std`` for ``nanstd``, 0 where ``std`` is 0),
+    0 at NaN elements, ``nan`` in a slice with ``count <= ddof``."""
+    x = np.asarray(a)
+    axes = _axes(axis, x.ndim)
+    valid = ~np.isnan(x)
+    count = np.sum(valid, axis=axes, keepdims=True)
+    centred = x - np.nansum(x, axis=axes, keepdims=True) / np.maximum(count, 1)
+    enough = count > ddof
+    scale = np.where(enough, 2.0 / np.where(enough, count - ddof, 1), np.nan)
+    d = np.asarray(dy) if keepdims else _kept(dy, axes)
+    if std is not None:
+        s = np.asarray(std) if keepdims else _kept(std, axes)
+        d = d / (2 * np.where(s == 0, 1, s))  # a constant slice: centred is 0 there
+    g = np.where(valid, centred * (scale * d), 0)
+    return g.astype(x.dtype if x.dtype.kind in "fc" else np.dtype(float), copy=False)
+
+
+def average_grads(dy, a, axis, weights, returned, keepdims, y):
+    """The gradients of ``a`` and ``weights`` for ``y = np.average(a, axis,
+    weights, returned, keepdims=keepdims)``: with ``W`` the sum of the
+    weights of a slice and ``avg`` its average, ``d avg / d a = w / W``,
+    ``d avg / d w = (a - avg) / W``, and the returned sum of weights has
+    slope 1 in each weight (without weights it is a constant count)."""
+    davg, dsw = dy if returned else (dy, None)
+    avg = y[0] if returned else y
+    x = np.asarray(a)
+    dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(float)
+    axes = _axes(axis, x.ndim)
+
+    def kept(v):
+        return np.asarray(v) if keepdims else _kept(v, axes)
+
+    if weights is None:
+        if davg is None:
+            return None, None
+        share = kept(davg) / (x.size / max(np.size(avg), 1))
+        return np.broadcast_to(share, x.shape).astype(dtype), None
+    w = np.asarray(weights)
+    if w.shape == x.shape:
+        wb = w
+    else:  # weights along the axes: NumPy lines them up with them
+        order = np.argsort(axes)
+        wb = np.transpose(w, order).reshape(tuple(n if i in axes else 1 for i, n in enumerate(x.shape)))
+    total = np.sum(wb, axis=axes, keepdims=True)
+    da = None
+    dw = np.zeros(x.shape, np.result_type(x, wb, 1.0))
+    if davg is not None:
+        share = kept(davg) / total
+        da = np.broadcast_to(share * wb, x.shape).astype(dtype)
+        dw = dw + share * (x - kept(avg))
+    if dsw is not None:
+        dw = dw + kept(dsw)
+    dw = runtime.unbroadcast(dw, wb)
+    if wb is not w:
+        dw = np.transpose(dw.reshape(np.transpose(w, order).shape), np.argsort(order))
+    return da, dw
+
+
+_SLOPES_IN_Q = {
+    "linear": 2, "weibull": 0, "hazen": 1, "median_unbiased": 2 / 3, "normal_unbiased": 3 / 4,
+    "interpolated_inverted_cdf": 1,
+}
+"""For NumPy's continuous quantile methods, ``alpha + beta``: the index
+into the ``n`` sorted values is ``n q + alpha + q (1 - alpha - beta) - 1``,
+of slope ``n + 1 - alpha - beta`` in ``q``. The other methods are
+piecewise constant in ``q``."""
+
+
+def quantile_grads(dy, a, q, axis, method, keepdims, y, skip_nan):
+    """The gradients of ``a`` and ``q`` for ``y = np.quantile(a, q, axis,
+    method=method, keepdims=keepdims)`` (``np.nanquantile`` when
+    ``skip_nan``); see the module's conventions.
+
+    Every method takes ``(1 - g) s[j] + g s[j + 1]`` of the sorted values
+    ``s`` of a slice, with ``j`` and ``g`` that depend on ``q`` and the
+    number of values only, so the quantile of the ranks ``0, 1, ..., n -
+    1`` is ``j + g``: that gives them for any method (for ``'linear'``
+    they are ``q (n - 1)`` directly).
+    """
+    x = np.asarray(a)
+    axes = _axes(axis, x.ndim)
+    if skip_nan and np.ndim(q) > 1 and isinstance(axis, tuple) and len(axis) > 1:
+        raise errors.NoDerivativeRule(
+            "no gradient for nanquantile or nanpercentile of a q with two or more dimensions over several "
+            "axes: NumPy lays out that result in an order its gradient cannot follow",
+            hint="reduce over one axis, or take the quantiles one q row at a time",
+        )
+    rest = tuple(i for i in range(x.ndim) if i not in axes)
+    order = rest + axes
+    moved = np.transpose(x, order)
+    rows = moved.reshape(moved.shape[:len(rest)] + (-1,))
+    n = rows.shape[-1]
+    qs = np.asarray(q, dtype=float)
+    per_q = qs.reshape(qs.shape + (1,) * len(rest))
+    ordered = np.sort(rows, axis=-1)  # NaN last
+    count = np.sum(~np.isnan(rows), axis=-1) if skip_nan else n
+    if method == "linear":
+        index = per_q * (np.asarray(count) - 1)
+    elif skip_nan:
+        # a slice of only NaN (whose result is NaN, and has no gradient) gets ranks too
+        ranks = np.where(np.isnan(ordered) & (np.asarray(count) > 0)[..., None], np.nan, np.arange(n, dtype=float))
+        index = np.nanquantile(ranks, qs, axis=-1, method=method)
+    else:
+        index = np.quantile(np.arange(n, dtype=float), qs, method=method).reshape(per_q.shape)
+    j = np.floor(index)
+    frac = (index - j)[..., None]
+    lo_at = np.clip(j, 0, max(n - 1, 0)).astype(np.intp)[..., None]
+    hi_at = np.minimum(lo_at + 1, max(n - 1, 0))
+    lead = (1,) * qs.ndim
+    lo = np.take_along_axis(ordered.reshape(lead + ordered.shape), lo_at, axis=-1)
+    hi = np.take_along_axis(ordered.reshape(lead + ordered.shape), hi_at, axis=-1)
+    values = rows.reshape(lead + rows.shape)
+    on_lo, on_hi = values == lo, values == hi
+    # each order statistic's weight shared evenly among the elements equal to it
+    weights = (
+        (1 - frac) * on_lo / np.maximum(np.sum(on_lo, axis=-1, keepdims=True), 1)
+        + frac * on_hi / np.maximum(np.sum(on_hi, axis=-1, keepdims=True), 1)
+    )
+    out_shape = qs.shape + rows.shape[:-1]
+    dys = np.where(np.isnan(np.reshape(y, out_shape)), 0, np.reshape(dy, out_shape))  # a NaN result: none
+    g = np.sum(dys[..., None] * weights, axis=tuple(range(qs.ndim)))
+    da = np.transpose(g.reshape(moved.shape), np.argsort(order))
+    da = da.astype(x.dtype if x.dtype.kind in "fc" else np.dtype(float), copy=False)
+    if method not in _SLOPES_IN_Q:
+        return da, np.zeros(qs.shape)
+    gap = (hi - lo)[..., 0]
+    slope = np.asarray(count) + 1 - _SLOPES_IN_Q[method]
+    if method != "linear":  # flat where the index is clipped to the first or last value
+        slope = np.where((index > 0) & (index < np.asarray(count) - 1), slope, 0)
+    dq = np.sum(dys * np.where(np.isnan(gap), 0, gap) * slope, axis=tuple(range(qs.ndim, len(out_shape))))
+    return da, dq
