@@ -216,6 +216,11 @@ def unbroadcast(dy: Any, x: Any) -> Any:
     if dy is None:
         return None
     if isinstance(x, (list, tuple)):  # a sequence NumPy read as an array
+        if isinstance(dy, (list, tuple)):
+            raise NoDerivativeRule(
+                "no rule for the gradient of joining or repeating sequences with + or *",
+                hint="build the sequence with a display instead, e.g. [*a, *b] or [x, y]",
+            )
         g = unbroadcast(dy, np.asarray(x))
         return type(x)(g.tolist()) if np.ndim(g) else g.item()
     shape = getattr(x, "shape", None)

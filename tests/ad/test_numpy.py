@@ -393,3 +393,4 @@ def two_outputs(x):
 
 def test_functions_with_two_outputs_unpack():
     check(two_outputs, np.array([0.3, 1.9, 2.6, 5.2, 0.45]))
+

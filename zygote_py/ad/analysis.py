@@ -312,10 +312,10 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     while changed:
         changed = False
         for s in stmts:
-            if (
-                s.var in num and not item_of_sequence(s) and not _array_valued(facts.callee(s))
-                and not item_of_array(s)
+            if s.var in num and (
+                not item_of_sequence(s) and not _array_valued(facts.callee(s)) and not item_of_array(s)
                 and not any(is_num(v) for v in _operands(s))
+                or not item_of_sequence(s) and any(v in seqs for v in _operands(s))  # (x, 1.0) * 2 repeats a tuple
             ):
                 num.discard(s.var)
                 changed = True

@@ -2,11 +2,17 @@
 the intrinsics of :mod:`zygote_py.ir.ops` that build and take apart tuples,
 lists and dicts.
 
-Arithmetic rules are for real numbers: ``int``, ``float``,
-``fractions.Fraction``, and ``decimal.Decimal`` where its operations exist.
-They never coerce: gradients are built from ``dy`` and the operands by the
-same operators, so a ``Fraction`` computation with an integer or
-``Fraction`` ``dy`` gets exact ``Fraction`` gradients.
+Arithmetic has two rules per operator. The rule for numbers (``@scalar``),
+used when the compiler knows every operand is a number and not an array,
+is the derivative alone: ``(dy * b, dy * a)``. The rule for anything else
+(``@adjoint``, also what the run-time ``J`` calls) reduces a broadcast
+operand's gradient to its shape (``runtime.unbroadcast``) and conjugates
+(the complex convention: ``dy * conj(b)``, a no-op for real values); a
+first operand known to be an array gets NumPy's rules for ``**`` and
+``abs``, and ``x[k]`` gets :func:`getitem_array`. Rules never coerce:
+gradients are built from ``dy`` and the operands by the same operators, so
+a ``Fraction`` computation with an integer or ``Fraction`` ``dy`` gets
+exact ``Fraction`` gradients.
 
 Conventions:
 
@@ -22,18 +28,19 @@ Conventions:
 - ``abs(x)`` at ``x == 0`` has gradient ``0``, as in JAX and PyTorch
   (``sign(0) == 0``); at ``nan`` it is ``nan``.
 - In-place operators (``iadd``...) have the rules of their plain versions,
-  which is right for numbers (immutable); an array updated in place would
-  need its old value kept, which is for NumPy's rules.
+  which is right for numbers (immutable); on a differentiated array they
+  raise ``UnsupportedSyntax`` until mutation is supported.
+- ``a @ b`` is :func:`zygote_py.rules.numpy_linalg.matmul`'s rule.
 - Containers: a tuple or list gets a tuple or list gradient of its own
   length (``None`` for items that get none), a dict a dict of the keys that
   get one.
 
 Not covered here:
 
-- sequence concatenation and repetition with ``+`` and ``*``: the rules of
-  ``add`` and ``mul`` treat their operands as numbers, so a list operand
-  would get a gradient of the wrong length;
-- ``@``, and broadcasting between arrays and numbers: NumPy's rules;
+- sequence concatenation and repetition with ``+`` and ``*``: the gradient
+  of such a value is refused with ``NoDerivativeRule`` (by
+  ``runtime.unbroadcast``), as the rules treat their operands as numbers
+  or arrays;
 - ``&``, ``|``, ``^`` (on sets and dicts too) and ``build_set``: no entry,
   so a gradient reaching them is reported by the AD's run-time ``J``.
 """
