@@ -56,10 +56,13 @@ def kind(x: Any) -> int:
         return FLOAT
     if isinstance(x, (complex, np.complexfloating)):
         return 0  # not a number for the rules of numbers, which do not conjugate
-    if isinstance(x, np.ndarray):
+    if type(x) is np.ndarray:  # (not a subclass, whose methods may differ)
         if x.dtype.kind == "c":
             return COMPLEX_ARRAY
-        return VECTOR if x.ndim == 1 else ARRAY
+        if x.dtype.kind in "biuf":
+            return VECTOR if x.ndim == 1 else ARRAY
+    if isinstance(x, np.ndarray):
+        return 0  # an object array, a subclass: nothing assumed
     if is_number(x):
         return NUMBER
     if isinstance(x, (tuple, list)) and x and all(is_number(v) and not isinstance(v, np.ndarray) for v in x):
