@@ -20,3 +20,23 @@ def test_joining_sequences_is_refused_not_wrong(f, args):
     """Earlier, [x] + [y] gave y the gradient of x: now it is an error."""
     with pytest.raises(zpy.NoDerivativeRule, match="joining or repeating sequences"):
         zpy.gradient(f, *args)
+
+
+def generator_of_differentiated_values(x, y):
+    return sum(x * k + y for k in range(3))
+
+
+def generator_of_constants(x):
+    return sum(k * k for k in range(4)) * x
+
+
+def test_a_generator_expression_over_differentiated_values_is_refused_not_dropped():
+    """Its items are computed inside sum(), out of the gradient's reach:
+    this used to give (None, None) in silence."""
+    with pytest.raises(zpy.UnsupportedSyntax, match="generator expression") as info:
+        zpy.gradient(generator_of_differentiated_values, 1.5, 2.0)
+    assert info.value.function == "generator_of_differentiated_values" and info.value.line is not None
+
+
+def test_a_generator_expression_of_constants_is_fine():
+    assert zpy.gradient(generator_of_constants, 2.0) == (14.0,)

@@ -232,6 +232,9 @@ def activity(
                 fn = facts.callee(s)
                 if fn is ops.load_deref and self_active and s.args[0].value in ir.freevars:
                     on = True
+                elif fn is ops.make_scope:  # a generator expression reads the enclosing variables
+                    names = free_names(s.args[0].value)
+                    on = s.args[1] in active or any(v in active for v, n in ir.names.items() if n in names)
                 elif fn is ops.make_function:
                     on = any(
                         isinstance(cells.get(n), Var) and cells[n] in active

@@ -327,6 +327,13 @@ class _Reverse:
                 out.append(s)
                 continue
             fn = self.facts.callee(s)
+            if fn is ops.make_scope:
+                raise UnsupportedSyntax(
+                    "differentiating through a generator expression is not supported yet: its items are "
+                    "computed where it is consumed, out of the gradient's reach",
+                    function=self.f.name, filename=self.f.filename, line=s.line,
+                    hint="write the loop out (s = 0.0; for k in ...: s += ...)",
+                )
             if fn is not analysis._MISSING:
                 self._guard(s.callee)
                 if fn is ops.load_deref:
