@@ -244,7 +244,10 @@ class _Reverse:
                 elif fn is ops.load_deref:
                     loads.setdefault(st.args[0].value, []).append((bid, i, st))
         values: dict[str, Operand] = {}
+        self.rebound_inside = _rebound_by_nested_functions(f)
         for c in f.cellvars:
+            if c in self.rebound_inside:
+                continue  # a nested function assigns it (nonlocal): not one value
             defs = stores.get(c, [])
             if not defs and c in params:
                 values[c] = params[c]
@@ -267,6 +270,11 @@ class _Reverse:
     def _check_cells(self) -> None:
         """Differentiated values in cells we could not promote would lose
         their gradient: say so instead."""
+        params = dict(zip(self.f.signature.names(), self.f.entry.args))
+        for c in sorted(self.rebound_inside):
+            if c in params and params[c] in self.facts.active:
+                self._unsupported(f"a differentiated argument that a nested function assigns ({c!r}, nonlocal)",
+                                  self.f.firstline)
         for b in self.f.blocks.values():
             for st in b.stmts:
                 fn = st.callee.value if isinstance(st.callee, Const) else None
@@ -1007,4 +1015,19 @@ def _uses(ir: IR, callee_apart: bool = False) -> tuple[dict[Var, int], dict[Var,
         for n in ("value", "exc", "cause", "cond"):
             count(other, getattr(b.term, n, None))
     return first, other
+
+
+def _rebound_by_nested_functions(f: IR) -> set[str]:
+    """The names that a nested function or lambda of ``f`` declares
+    ``nonlocal`` (and so may assign)."""
+    import gast
+
+    out: set[str] = set()
+    for b in f.blocks.values():
+        for st in b.stmts:
+            if isinstance(st.callee, Const) and st.callee.value in (ops.make_function, ops.make_scope):
+                for node in gast.walk(st.args[0].value):
+                    if isinstance(node, gast.Nonlocal):
+                        out.update(node.names)
+    return out
 

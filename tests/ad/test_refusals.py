@@ -1,5 +1,7 @@
-"""Gradients through Python sequences built by operators: what is not
-differentiated yet says so instead of returning a wrong gradient."""
+"""What is not differentiated yet says so (an error at the user's line)
+instead of returning a wrong gradient: sequences joined by operators,
+generator expressions over differentiated values, values a nested function
+reassigns. Each of these once gave a wrong gradient in silence."""
 import pytest
 
 import zygote_py as zpy
@@ -40,3 +42,29 @@ def test_a_generator_expression_over_differentiated_values_is_refused_not_droppe
 
 def test_a_generator_expression_of_constants_is_fine():
     assert zpy.gradient(generator_of_constants, 2.0) == (14.0,)
+
+
+def doubled_by_a_nested_function(x):
+    def inner():
+        nonlocal x
+        x = x * 2
+    inner()
+    return x
+
+
+def local_doubled_by_a_nested_function(a):
+    x = a * 1.0
+
+    def inner():
+        nonlocal x
+        x = x * 2
+    inner()
+    return x
+
+
+@pytest.mark.parametrize("f", [doubled_by_a_nested_function, local_doubled_by_a_nested_function])
+def test_a_value_a_nested_function_reassigns_is_refused_not_wrong(f):
+    """The gradient used to be 1.0 (the value before inner() doubled it),
+    in silence; the right one is 2.0."""
+    with pytest.raises(zpy.UnsupportedSyntax, match="nested function"):
+        zpy.gradient(f, 1.5)
