@@ -299,7 +299,33 @@ def items_with_early_exit(x):
     return s + x[0]
 
 
+def items_and_a_whole_array_read_each_iteration(x):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + x[i] * np.sum(x)
+    return s
+
+
+def items_of_a_matrix_in_nested_loops(A):
+    s = 0.0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            s += A[i, j] * A[j, i]
+    return s
+
+
+def items_of_an_intermediate_array(x):
+    y = np.tanh(x)
+    s = 0.0
+    for i in range(len(y)):
+        s += y[i] ** 2
+    return s + np.sum(y)
+
+
 ITEM_PROGRAMS = [
+    (items_and_a_whole_array_read_each_iteration, (RNG.standard_normal(5),)),
+    (items_of_a_matrix_in_nested_loops, (RNG.standard_normal((3, 3)),)),
+    (items_of_an_intermediate_array, (RNG.standard_normal(5),)),
     (items_and_whole_array, (RNG.standard_normal(5),)),
     (items_in_branches_and_nested_loops, (RNG.standard_normal(6), RNG.standard_normal(6))),
     (items_with_early_exit, (RNG.uniform(1.5, 3.0, 6),)),
