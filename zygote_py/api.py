@@ -151,7 +151,9 @@ def _array_kinds(args: tuple) -> tuple:
 
 def _run(hit: tuple, args: tuple) -> tuple[Any, tuple]:
     y, grads = hit[0](*args)
-    return y, (grads if hit[4] is None else _array_zeros(args, runtime.dense(grads)))
+    if hit[4] is None or all(type(g) is np.ndarray or g is None for g in grads):
+        return y, grads
+    return y, _array_zeros(args, runtime.dense(grads))
 
 
 def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
