@@ -563,6 +563,7 @@ class _Plan:
                           and (v == exits[0] or not s.small_terminal(v))]
         else:
             candidates = [v for v in roots if not s.small_terminal(v)]
+        candidates = [v for v in candidates if self._ends(v)]
         if not candidates:
             return None
         parent = an.loop_parent[h]
@@ -572,6 +573,24 @@ class _Plan:
             self.subtree_weight[v],
             -an.index[v],
         ))
+
+    def _ends(self, v: int) -> bool:
+        """Whether control can leave the function from ``v`` (by a return, a
+        raise or an exception edge): a node that only loops forever is no
+        place for a loop's breaks to meet."""
+        g = self.an.g
+        seen = {v}
+        stack = [v]
+        while stack:
+            u = stack.pop()
+            node = g.nodes[u]
+            if not node.succ or node.handler is not None:
+                return True
+            for w in g.successors(u):
+                if w not in seen:
+                    seen.add(w)
+                    stack.append(w)
+        return False
 
     def _reach_outside(self, start: int, body: set[int]) -> set[int]:
         seen = {start}
