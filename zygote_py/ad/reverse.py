@@ -425,22 +425,7 @@ class _Reverse:
     # -- records --------------------------------------------------------------------
 
     def _liveness(self) -> None:
-        f = self.f
-
-        def defs_uses(bid):
-            return [(s.var, {v for v in s.operands() if isinstance(v, Var)}) for s in f.blocks[bid].stmts]
-
-        def at_end(bid):
-            b = f.blocks[bid]
-            used = {v for j in b.jumps() for v in j.args if isinstance(v, Var)}
-            t = b.term
-            for n in ("cond", "value", "exc", "cause"):
-                v = getattr(t, n, None)
-                if isinstance(v, Var):
-                    used.add(v)
-            return used
-
-        live_in, live_out = live_sets(f, self.order, at_end, defs_uses, lambda bid: set())
+        live_in, live_out = _live_sets(self.f, self.order)
         act = self.facts.active
         key = lambda v: v.id  # noqa: E731
         self.live_in = live_in
@@ -848,8 +833,7 @@ def _fuse_scatter_adds(a: IR) -> None:
     ``add_to`` when ``g`` is read nowhere else, which may update ``g`` in
     place (it checks at run time that no other reference to it exists).
     Not pure, so that no pass moves or merges it."""
-    as_operand, elsewhere = _uses(a)
-    uses = {v: as_operand.get(v, 0) + elsewhere.get(v, 0) for v in {*as_operand, *elsewhere}}
+    uses, _ = _uses(a)
     defs = {st.var: st for b in a.blocks.values() for st in b.stmts}
     for b in a.blocks.values():
         for st in b.stmts:
@@ -869,32 +853,35 @@ def _update_in_place(a: IR) -> None:
     """``add_at(g, ...)`` where ``g`` is dead afterwards (read by nothing
     later on any path) becomes ``add_to``, which may update ``g`` in place."""
     order = reverse_postorder(a)
-
-    def operand_vars(ops_: list) -> set[Var]:
-        return {v for v in ops_ if isinstance(v, Var)}
-
-    def at_end(bid: int) -> set[Var]:
-        b = a.blocks[bid]
-        used = operand_vars([getattr(b.term, n, None) for n in ("value", "exc", "cause", "cond")])
-        for j in b.jumps():
-            used |= operand_vars(j.args)
-        return used
-
-    def defs_uses(bid: int) -> list:
-        return [(st.var, operand_vars(st.operands())) for st in a.blocks[bid].stmts]
-
-    def at_entry(bid: int) -> set[Var]:
-        h = a.blocks[bid].handler
-        return operand_vars(h.args) if h else set()
-
-    _, live_out = live_sets(a, order, at_end, defs_uses, at_entry)
+    _, live_out = _live_sets(a, order)
     for bid in order:
-        live = set(live_out[bid]) | at_end(bid)
+        live = set(live_out[bid]) | _read_at_end(a.blocks[bid])
         for st in reversed(a.blocks[bid].stmts):
             if isinstance(st.callee, Const) and st.callee.value is runtime.add_at and st.args[0] not in live:
                 st.callee = Const(runtime.add_to)
             live.discard(st.var)
-            live |= operand_vars(st.operands())
+            live |= _vars(st.operands())
+
+
+def _vars(ops_: list) -> set[Var]:
+    return {v for v in ops_ if isinstance(v, Var)}
+
+
+def _read_at_end(b: Block) -> set[Var]:
+    """The values a block's terminator and jumps read."""
+    return _vars(b.term_operands() + [v for j in b.jumps() for v in j.args])
+
+
+def _live_sets(ir: IR, order: list[int]) -> tuple[dict[int, set[Var]], dict[int, set[Var]]]:
+    """Live-in and live-out values of every block of ``ir``."""
+    def at_entry(bid: int) -> set[Var]:
+        h = ir.blocks[bid].handler
+        return _vars(h.args) if h else set()
+
+    return live_sets(
+        ir, order, lambda bid: _read_at_end(ir.blocks[bid]),
+        lambda bid: [(st.var, _vars(st.operands())) for st in ir.blocks[bid].stmts], at_entry,
+    )
 
 
 _ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.mod, operator.pow}
@@ -965,13 +952,13 @@ def _call_array_methods(f: IR, facts: Facts) -> bool:
     Only where the method is read for that call alone. Whether anything
     changed."""
     defs = {st.var: st for b in f.blocks.values() for st in b.stmts}
-    callee_uses, other_uses = _uses(f, callee_apart=True)
+    uses, callee_uses = _uses(f)
     methods: dict[Var, tuple[Operand, Any]] = {}
     for v, st in defs.items():
         if (
             facts.callee(st) is getattr and len(st.args) == 2 and st.args[0] in facts.arrays
             and isinstance(st.args[1], Const) and isinstance(st.args[1].value, str)
-            and callee_uses.get(v) == 1 and not other_uses.get(v)
+            and callee_uses.get(v) == 1 and uses[v] == 1
         ):
             method = getattr(np.ndarray, st.args[1].value, None)
             if method is not None and (registry.lookup(method) is not None or registry.is_nondifferentiable(method)):
@@ -992,29 +979,21 @@ def _call_array_methods(f: IR, facts: Facts) -> bool:
     return True
 
 
-def _uses(ir: IR, callee_apart: bool = False) -> tuple[dict[Var, int], dict[Var, int]]:
-    """How many times each value is read: by statements (as callee, when
-    ``callee_apart``, else with the arguments), and elsewhere (as an
-    argument, a jump's value or a terminator's operand)."""
-    first: dict[Var, int] = {}
-    other: dict[Var, int] = {}
-
-    def count(table: dict[Var, int], v: Any) -> None:
-        v = v.value if isinstance(v, Starred) else v
-        if isinstance(v, Var):
-            table[v] = table.get(v, 0) + 1
-
+def _uses(ir: IR) -> tuple[dict[Var, int], dict[Var, int]]:
+    """How many times each value is read (by statements, jumps and
+    terminators), and how many of those reads call it."""
+    total: dict[Var, int] = {}
+    as_callee: dict[Var, int] = {}
     for b in ir.blocks.values():
+        reads = [v for st in b.stmts for v in st.operands()] + b.term_operands()
+        reads += [v for j in b.jumps() for v in j.args]
+        for v in reads:
+            if isinstance(v, Var):
+                total[v] = total.get(v, 0) + 1
         for st in b.stmts:
-            count(first, st.callee)
-            for v in [*st.args, *(v for _, v in st.kwargs)]:
-                count(other if callee_apart else first, v)
-        for j in b.jumps():
-            for v in j.args:
-                count(other, v)
-        for n in ("value", "exc", "cause", "cond"):
-            count(other, getattr(b.term, n, None))
-    return first, other
+            if isinstance(st.callee, Var):
+                as_callee[st.callee] = as_callee.get(st.callee, 0) + 1
+    return total, as_callee
 
 
 def _rebound_by_nested_functions(f: IR) -> set[str]:

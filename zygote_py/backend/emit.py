@@ -153,7 +153,7 @@ class FunctionEmitter:
                 self.defs[s.var] = s
                 self.home[s.var] = bid
                 self.uses.update(v for v in s.operands() if isinstance(v, Var))
-            self.uses.update(v for v in self._term_operands(b) if isinstance(v, Var))
+            self.uses.update(v for v in b.term_operands() if isinstance(v, Var))
             for j in b.jumps() + ([b.handler] if b.handler else []):
                 self.uses.update(v for v in j.args if isinstance(v, Var))
         self.skip: set[int] = set()  # id() of statements rendered elsewhere
@@ -167,7 +167,7 @@ class FunctionEmitter:
             for st in b.stmts:
                 for v in st.operands():
                     used_in.setdefault(v, bid) if isinstance(v, Var) else None
-            for v in self._term_operands(b) + [a for j in b.jumps() for a in j.args]:
+            for v in b.term_operands() + [a for j in b.jumps() for a in j.args]:
                 used_in.setdefault(v, bid) if isinstance(v, Var) else None
         self._find_unpacks()
         for st in self.defs.values():
@@ -192,17 +192,6 @@ class FunctionEmitter:
         self._name_values()
 
     # -- analysis ---------------------------------------------------------
-
-    @staticmethod
-    def _term_operands(b) -> list[Operand]:
-        t = b.term
-        if isinstance(t, Branch):
-            return [t.cond]
-        if isinstance(t, Return):
-            return [t.value]
-        if isinstance(t, Raise):
-            return [t.exc] + ([t.cause] if t.cause is not None else [])
-        return []
 
     def _find_unpacks(self) -> None:
         for bid in self.order:
@@ -280,7 +269,7 @@ class FunctionEmitter:
     def _fold_block(self, bid: int) -> None:
         b = self.ir.blocks[bid]
         stmts = [s for s in b.stmts if id(s) not in self.skip]
-        ends = self._term_operands(b)
+        ends = b.term_operands()
         if isinstance(b.term, Jump):
             ends = list(b.term.args)
         maker = self.makers.get(bid)
@@ -411,7 +400,7 @@ class FunctionEmitter:
 
         def at_end(bid):
             b = ir.blocks[bid]
-            used = self._leaves(self._term_operands(b))
+            used = self._leaves(b.term_operands())
             if bid in self.makers:  # the for statement evaluates the iterable after the block
                 used |= self._leaves(self.makers[bid].operands())
             for j in b.jumps():

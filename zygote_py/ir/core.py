@@ -149,6 +149,17 @@ class Block:
             return [t.then, t.orelse]
         return []
 
+    def term_operands(self) -> list[Operand]:
+        """The values the terminator reads itself (not its jumps' values)."""
+        t = self.term
+        if isinstance(t, Branch):
+            return [t.cond]
+        if isinstance(t, Return):
+            return [t.value]
+        if isinstance(t, Raise):
+            return [t.exc] + ([t.cause] if t.cause is not None else [])
+        return []
+
     def successors(self) -> list[int]:
         """Targets of every outgoing edge, exception edge last."""
         out = [j.target for j in self.jumps()]

@@ -329,11 +329,7 @@ def _live_values(ir: IR) -> set[Var]:
                 sources.setdefault(s.var, []).extend(operands)
             else:
                 work += operands
-        t = b.term
-        for name in ("value", "exc", "cause", "cond"):
-            v = getattr(t, name, None)
-            if isinstance(v, Var):
-                work.append(v)
+        work += [v for v in b.term_operands() if isinstance(v, Var)]
     while work:
         v = work.pop()
         if v in live:
@@ -392,7 +388,7 @@ def _readers(ir: IR) -> dict[Var, set[tuple[str, int]]]:
     out: dict[Var, set[tuple[str, int]]] = {}
     for b in ir.blocks.values():
         ops_ = [v for s in b.stmts for v in s.operands()]
-        ops_ += [getattr(b.term, n, None) for n in ("value", "exc", "cause", "cond")]
+        ops_ += b.term_operands()
         if b.handler is not None:
             ops_ += b.handler.args
         for v in ops_:

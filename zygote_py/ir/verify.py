@@ -93,11 +93,8 @@ def verify(ir: IR) -> None:
             for _, v in s.kwargs:
                 use(v, f"statement {s.var!r}")
             seen.add(s.var)
-        t = b.term
-        for name in ("value", "exc", "cause", "cond"):
-            op = getattr(t, name, None)
-            if op is not None:
-                use(op, type(t).__name__.lower())
+        for op in b.term_operands():
+            use(op, type(b.term).__name__.lower())
         for j in b.jumps():
             for a in j.args:
                 use(a, f"jump to {j.target}")
