@@ -34,6 +34,7 @@ import gast
 from ..ir import ops
 from ..ir.cfg import reverse_postorder
 from ..ir.core import IR, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
+from ..ir.passes import same_operands
 from . import naming
 
 BINOPS = {
@@ -106,15 +107,6 @@ def _free_names(node: gast.AST) -> set[str]:
     if isinstance(node, gast.FunctionDef):
         used.add(node.name)
     return used - bound
-
-
-def _same(xs: list, ys: list) -> bool:
-    """Operand lists that read the same values (constants by value)."""
-    return len(xs) == len(ys) and all(
-        x == y if isinstance(x, Var) or isinstance(y, Var)
-        else isinstance(x, Const) and isinstance(y, Const) and type(x.value) is type(y.value) and x.value == y.value
-        for x, y in zip(xs, ys)
-    )
 
 
 def at_line(nodes: list, line: Optional[int]) -> list:
@@ -638,16 +630,16 @@ class FunctionEmitter:
             return [self._with_defaults(a[0].value, s)]
         if fn is operator.setitem and len(a) == 3 and not s.kwargs:
             target = gast.Subscript(value=self.expr(a[0]), slice=self.key(a[1]), ctx=gast.Store())
-            return [self._assign_or_aug(target, a[2], lambda g: _callee(g) is operator.getitem and _same(g.args, a[:2]))]
+            return [self._assign_or_aug(target, a[2], lambda g: _callee(g) is operator.getitem and same_operands(g.args, a[:2]))]
         if fn is setattr and len(a) == 3 and self._attr_name(a[1]):
             target = gast.Attribute(value=self.expr(a[0]), attr=a[1].value, ctx=gast.Store())
-            return [self._assign_or_aug(target, a[2], lambda g: _callee(g) is getattr and _same(g.args, a[:2]))]
+            return [self._assign_or_aug(target, a[2], lambda g: _callee(g) is getattr and same_operands(g.args, a[:2]))]
         if fn is operator.delitem and len(a) == 2:
             return [gast.Delete(targets=[gast.Subscript(value=self.expr(a[0]), slice=self.key(a[1]), ctx=gast.Del())])]
         if fn is delattr and len(a) == 2 and self._attr_name(a[1]):
             return [gast.Delete(targets=[gast.Attribute(value=self.expr(a[0]), attr=a[1].value, ctx=gast.Del())])]
         if fn in STORES:
-            return [self._assign_or_aug(name(a[0].value, gast.Store()), a[1], lambda g: _callee(g) in LOADS and _same(g.args[:1], a[:1]))]
+            return [self._assign_or_aug(name(a[0].value, gast.Store()), a[1], lambda g: _callee(g) in LOADS and same_operands(g.args[:1], a[:1]))]
         if fn in DELETES:
             return [gast.Delete(targets=[name(a[0].value, gast.Del())])]
         if self.uses[s.var] == 0:

@@ -148,7 +148,7 @@ def fold_constants(ir: IR) -> None:
         t = b.term
         if isinstance(t, Branch) and isinstance(t.cond, Const) and _is_literal(t.cond.value):
             b.term = t.then if t.cond.value else t.orelse
-        elif isinstance(t, Branch) and t.then.target == t.orelse.target and _same_args(t.then.args, t.orelse.args):
+        elif isinstance(t, Branch) and t.then.target == t.orelse.target and same_operands(t.then.args, t.orelse.args):
             b.term = t.then  # both ways lead to the same place with the same values
 
 
@@ -192,10 +192,27 @@ def propagate_none(ir: IR) -> None:
     substitute(ir, env)
 
 
-def _same_args(xs: list, ys: list) -> bool:
+def same_operands(xs: list, ys: list) -> bool:
+    """Operand lists that read the same values: the same variables, and
+    constants that are one object or equal values of one type (``-0.0``
+    is not ``0.0``)."""
     return len(xs) == len(ys) and all(
-        x == y if isinstance(x, Var) or isinstance(y, Var) else x.value is y.value for x, y in zip(xs, ys)
+        x == y if isinstance(x, Var) or isinstance(y, Var)
+        else isinstance(x, Const) and isinstance(y, Const) and _same_constant(x.value, y.value)
+        for x, y in zip(xs, ys)
     )
+
+
+def _same_constant(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    try:
+        equal = a == b
+    except Exception:
+        return False
+    return equal is True and repr(a) == repr(b)
 
 
 def _is_type_spec(value: Any) -> bool:
