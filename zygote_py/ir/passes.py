@@ -91,8 +91,10 @@ def _small(value: Any) -> bool:
     ``"ab" * 10**6`` stay computations)."""
     if isinstance(value, int):
         return value.bit_length() <= 128
-    if isinstance(value, (str, bytes, tuple)):
-        return len(value) <= 256 and all(_small(v) for v in value) if isinstance(value, tuple) else len(value) <= 256
+    if isinstance(value, (str, bytes)):
+        return len(value) <= 256
+    if isinstance(value, tuple):
+        return len(value) <= 256 and all(_small(v) for v in value)
     return True
 
 
