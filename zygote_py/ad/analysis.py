@@ -23,6 +23,7 @@ import math
 import numbers
 import operator
 import types
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -96,6 +97,14 @@ _LINEAR_VIEWS = {"T", "mT", "real", "imag"}
 
 def _array_valued(fn: Any) -> bool:
     return isinstance(fn, np.ufunc) and fn.nout == 1 or member(fn, ARRAY_VALUED)
+
+
+def _is_view(s: Statement, facts: Facts) -> bool:
+    """``x.T``, ``x.real`` and the like: a linear view of a value."""
+    return (
+        facts.callee(s) is getattr and len(s.args) == 2
+        and isinstance(s.args[1], Const) and s.args[1].value in _LINEAR_VIEWS
+    )
 
 
 def is_math_function(fn: Any) -> bool:
@@ -283,18 +292,13 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
         return op in num
 
     for s in stmts:  # a NumPy function's value, an array's view; changes nothing below
-        fn = facts.callee(s)
-        if _array_valued(fn) or fn is getattr and len(s.args) == 2 and s.args[0] in facts.arrays and (
-            isinstance(s.args[1], Const) and s.args[1].value in _LINEAR_VIEWS
-        ):
+        if _array_valued(facts.callee(s)) or s.args and s.args[0] in facts.arrays and _is_view(s, facts):
             facts.arrays.add(s.var)
 
     def item_of_array(s: Statement) -> bool:
         """An item, slice or linear view (``x.T``) of an array."""
-        fn = facts.callee(s)
         return len(s.args) == 2 and s.args[0] in facts.arrays and (
-            fn is operator.getitem
-            or fn is getattr and isinstance(s.args[1], Const) and s.args[1].value in _LINEAR_VIEWS
+            facts.callee(s) is operator.getitem or _is_view(s, facts)
         )
 
     def item_of_sequence(s: Statement) -> bool:
@@ -332,9 +336,11 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             if not all(is_num(v) or v == p for v in incoming[p]):
                 num.discard(p)
                 changed = True
-    facts.scalars.update(s.var for s in stmts if s.args and s.args[0] in vectors and item_of_array(s)
-                         and _integer(s.args[1], facts, stmts))
-    _scalars(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE)], facts, incoming, stmts)
+    defs = {s.var: s for s in stmts}
+    items = {s.var for s in stmts if s.args and s.args[0] in vectors and item_of_array(s)
+             and _integer(s.args[1], facts, defs)}
+    _scalars(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE)], items,
+             facts, incoming, stmts)
     _real(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE, ARRAY, VECTOR)],
           facts, incoming, stmts)
 
@@ -343,8 +349,38 @@ _REAL_PRESERVING = {
     operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg,
     operator.pos, operator.mod, operator.matmul, operator.getitem,
 }
-"""Operations whose value is real when their operands are (with ufuncs and
-NumPy's array-valued functions called without a ``dtype``)."""
+
+
+def preserves_real(fn: Any) -> bool:
+    """Whether ``fn``'s value is real when its operands are: arithmetic,
+    ufuncs, :mod:`math`, NumPy's array-valued functions (called without a
+    ``dtype`` keyword: a complex ``dtype`` is an operand that is not real)."""
+    return (
+        member(fn, _REAL_PRESERVING) or isinstance(fn, np.ufunc) and fn.nout == 1 or _is_math_number(fn)
+        or member(fn, ARRAY_VALUED) and fn not in (np.array, np.asarray)
+    )
+
+
+def real_constant(value: Any) -> bool:
+    """Whether a constant operand is no complex number, nor names a complex
+    dtype (``"complex128"``, ``np.complex64``)."""
+    if isinstance(value, (bool, int, float, slice, type(None), type(Ellipsis))):
+        return True
+    if isinstance(value, str):
+        with warnings.catch_warnings():  # ("a" is a deprecated dtype name)
+            warnings.simplefilter("ignore")
+            try:
+                return np.dtype(value).kind != "c"
+            except (TypeError, ValueError):  # not a dtype's name
+                return True
+    if isinstance(value, tuple):
+        return all(real_constant(v) for v in value)
+    return isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
+
+
+def is_real(op: Operand, facts: Facts) -> bool:
+    """Whether an operand is known not to be complex."""
+    return real_constant(op.value) if isinstance(op, Const) else op in facts.real
 
 
 def _real(ir: IR, real_args: list[Var], facts: Facts, incoming: dict, stmts: list[Statement]) -> None:
@@ -355,26 +391,12 @@ def _real(ir: IR, real_args: list[Var], facts: Facts, incoming: dict, stmts: lis
     real.update(real_args)
 
     def preserving(s: Statement) -> bool:
-        fn = facts.callee(s)
-        if any(k == "dtype" for k, _ in s.kwargs):
-            return False
-        return (
-            member(fn, _REAL_PRESERVING) or isinstance(fn, np.ufunc) and fn.nout == 1 or _is_math_number(fn)
-            or member(fn, ARRAY_VALUED) and fn not in (np.array, np.asarray)
-            or fn is getattr and isinstance(s.args[1], Const) and s.args[1].value in _LINEAR_VIEWS
-        )
-
-    def is_real(op) -> bool:
-        if isinstance(op, Const):
-            return isinstance(op.value, (int, float, str, type(None))) or (
-                isinstance(op.value, np.ndarray) and op.value.dtype.kind in "biuf"
-            )
-        return op in real
+        return not any(k == "dtype" for k, _ in s.kwargs) and (preserves_real(facts.callee(s)) or _is_view(s, facts))
 
     real.update(s.var for s in stmts if s.var in facts.numeric and preserving(s))
     real.update(p for p in incoming if p in facts.numeric and p not in ir.entry.args)
-    _shrink(real, stmts, incoming, is_real,
-            lambda s: s.var in real_args or preserving(s) and all(is_real(v) for v in _operands(s)))
+    _shrink(real, stmts, incoming, lambda op: is_real(op, facts),
+            lambda s: s.var in real_args or preserving(s) and all(is_real(v, facts) for v in _operands(s)))
 
 
 def _shrink(facts: set, stmts: list[Statement], incoming: dict, holds: Callable[[Operand], bool],
@@ -395,14 +417,13 @@ def _shrink(facts: set, stmts: list[Statement], incoming: dict, holds: Callable[
                 changed = True
 
 
-def _integer(op: Any, facts: Facts, stmts: list[Statement]) -> bool:
+def _integer(op: Any, facts: Facts, defs: dict[Var, Statement]) -> bool:
     """Whether an operand is an integer: a constant, or the variable of a
     ``for`` loop over a ``range``."""
     if isinstance(op, Const):
         return type(op.value) is int
     if op in facts.indices:
         return True
-    defs = {s.var: s for s in stmts}
     s = defs.get(op)
     if s is None or facts.callee(s) is not ops.iternext:
         return False
@@ -413,14 +434,15 @@ def _integer(op: Any, facts: Facts, stmts: list[Statement]) -> bool:
     return made is not None and facts.callee(made) is range
 
 
-def _scalars(ir: IR, scalar_args: list[Var], facts: Facts, incoming: dict, stmts: list[Statement]) -> None:
+def _scalars(ir: IR, scalar_args: list[Var], items: set[Var], facts: Facts, incoming: dict,
+             stmts: list[Statement]) -> None:
     """Fill ``facts.scalars``: the numbers that are not arrays (arithmetic
-    on such numbers, :mod:`math`, items of sequences of them), a greatest
-    fixed point like :func:`numeric`'s. (Sequence arguments are in it, so
-    that their items are.)"""
+    on such numbers, :mod:`math`, items of sequences of them, ``items``: the
+    items of one-dimensional arrays), a greatest fixed point like
+    :func:`numeric`'s. (Sequence arguments are in it, so that their items
+    are.)"""
     sc = facts.scalars
-    items = set(sc)  # items of vectors, numbers whatever their operands
-    sc.update(scalar_args)
+    sc.update(scalar_args, items)
     sc.update(s.var for s in stmts if s.var in facts.numeric and s.var not in facts.arrays)
     sc.update(p for p in incoming if p in facts.numeric and p not in ir.entry.args)
 

@@ -25,8 +25,6 @@ import types
 from dataclasses import dataclass
 from typing import Any, Optional
 
-import numpy as np
-
 from .. import runtime
 from ..backend.naming import clean
 from ..errors import ZygoteError
@@ -36,6 +34,7 @@ from ..ir import ops
 from ..ir.cfg import back_edges
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
 from ..ir.passes import optimize, substitute
+from .analysis import preserves_real, real_constant
 
 _MISSING = object()
 
@@ -375,16 +374,10 @@ def grad_name(name: Optional[str]) -> Optional[str]:
     return None if not name else "d" + clean(name, "t")
 
 
-_REAL_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg}
-
-
 def _keeps_real(fn: Any, s: Statement, reals: set[Var]) -> bool:
     """Whether a rule's statement makes a real value from real ones."""
-    if not (fn in _REAL_ARITHMETIC or isinstance(fn, np.ufunc) and fn.nout == 1
-            or getattr(fn, "__module__", None) == "math"):
-        return False
-    return not s.kwargs and all(
-        a in reals if isinstance(a, Var) else isinstance(a.value, (int, float)) for a in s.args
+    return preserves_real(fn) and not s.kwargs and all(
+        a in reals if isinstance(a, Var) else real_constant(a.value) for a in s.args
     )
 
 

@@ -752,7 +752,7 @@ class _Reverse:
             _, r, captured, args = info
             env = {n: self._alpha(v, popped) for n, v in captured.items() if n in r.captured}
             start = cur
-            real = frozenset(n for n, v in captured.items() if _real(v, self.facts))
+            real = frozenset(n for n, v in captured.items() if analysis.is_real(v, self.facts))
             cur, outs = Inliner(a, s.line).back(r, dy, env, cur, _same_shape(r, args), real,
                                                 s.var in self.facts.real)
             for arg, g in zip(args, outs):
@@ -898,12 +898,6 @@ def _same_shape(r: RuleIR, args: list[Operand]) -> frozenset[str]:
     if number[0] != number[1]:
         return frozenset({r.params[number[0]]})
     return frozenset()
-
-
-def _real(op: Operand, facts: Facts) -> bool:
-    if isinstance(op, Const):
-        return isinstance(op.value, (int, float, str, type(None)))
-    return op in facts.real
 
 
 _CHANGES_NOTHING = {
