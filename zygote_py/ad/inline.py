@@ -51,6 +51,7 @@ class RuleIR:
     captured: list[str]  # names ``back`` reads from the rule's scope
     arity: int  # gradients ``back`` returns
     method_calls: frozenset[Var]  # calls of methods that change nothing (``v.conjugate()``)
+    param_of: dict[Var, str]  # forward values that are a parameter (the argument or its cell's read)
     passes_all: frozenset[Var]  # calls that pass every parameter in order
 
 
@@ -153,8 +154,14 @@ def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
     if arity != len(params):
         return None
     defaults = dict(zip(params[len(params) - len(rule.__defaults__ or ()):], rule.__defaults__ or ()))
+    block = fwd.entry
+    param_of = dict(zip(block.args, params))
+    param_of.update((x.var, x.args[0].value) for x in block.stmts if _calls(x, ops.load_deref))
+    passes_all = frozenset(
+        s.var for s in block.stmts if not s.kwargs and [param_of.get(a) for a in s.args] == params
+    )
     return RuleIR(target, fwd, back, params, defaults, list(back.freevars), arity,
-                  _method_calls(fwd) | _method_calls(back), _passing_all(fwd, params))
+                  _method_calls(fwd) | _method_calls(back), param_of, passes_all)
 
 
 _MUTATORS = {"fill", "sort", "put", "itemset", "resize", "setflags", "partition", "append", "extend",
@@ -170,18 +177,6 @@ def _method_calls(ir: IR) -> frozenset[Var]:
              if _calls(s, getattr) and len(s.args) == 2 and isinstance(s.args[1], Const)}
     return frozenset(s.var for b in ir.blocks.values() for s in b.stmts
                      if isinstance(s.callee, Var) and s.callee in names and names[s.callee] not in _MUTATORS)
-
-
-def _passing_all(fwd: IR, params: list[str]) -> frozenset[Var]:
-    """The forward statements that call something with every parameter of
-    the rule, positionally and in order (read directly or from cells)."""
-    block = fwd.entry
-    reads = {x.var: x.args[0].value for x in block.stmts if _calls(x, ops.load_deref)}
-    names = dict(zip(block.args, params))
-    return frozenset(
-        s.var for s in block.stmts
-        if not s.kwargs and [reads.get(a, names.get(a)) for a in s.args] == params
-    )
 
 
 def bind_arguments(r: RuleIR, s: Statement) -> Optional[list[Operand]]:
@@ -275,14 +270,10 @@ class Inliner:
         rule's parameters, positionally in order or by their own names (read
         directly or from their cells): then the user's call, whose
         arguments bind to the same parameters, computes the same value."""
-        if not (isinstance(s.callee, Const) and s.callee.value is r.target):
+        if not _calls(s, r.target):
             return False
-        block = r.forward.entry
-        reads = {x.var: x.args[0].value for x in block.stmts
-                 if isinstance(x.callee, Const) and x.callee.value is ops.load_deref}
-        names = dict(zip(block.args, r.params))
-        passed = [reads.get(a, names.get(a)) for a in s.args]
-        passed += [k for k, v in s.kwargs if k is not None and reads.get(v, names.get(v)) == k]
+        passed = [r.param_of.get(a) for a in s.args]
+        passed += [k for k, v in s.kwargs if k is not None and r.param_of.get(v) == k]
         return passed == r.params
 
     def back(self, r: RuleIR, dy: Operand, captured: dict[str, Operand], block: Block,
