@@ -265,10 +265,11 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
         dtype = np.dtype(float)
     if np.iscomplexobj(dy) and dtype.kind != "c":
         dy = np.real(dy)  # a real input's gradient is real (the complex convention)
-    if _basic(key) and np.size(dy) * 4 <= np.prod(shape):
+    basic = _basic(key)
+    if basic and np.size(dy) * 4 <= np.prod(shape):
         return Scatter(shape, dtype, [(key, dy)], 1)
     g = np.zeros(shape, dtype)
-    if _basic(key) or _mask(key):
+    if basic or _mask(key):
         g[key] = dy  # no index repeats: assignment is the sum, and much faster than add.at
     else:
         np.add.at(g, key, dy)
@@ -276,19 +277,21 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
 
 
 def _mask(key: Any) -> bool:
-    """A boolean mask, alone or among basic indices (no index repeats)."""
+    """One boolean mask, alone or among basic indices (no index repeats)."""
     parts = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(k, np.ndarray) and k.dtype == bool for k in parts) and all(
-        isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis
-        or isinstance(k, np.ndarray) and k.dtype == bool for k in parts
-    ) and sum(isinstance(k, np.ndarray) for k in parts) == 1
+    masks = [k for k in parts if isinstance(k, np.ndarray) and k.dtype == bool]
+    return len(masks) == 1 and all(_basic_part(k) for k in parts if k is not masks[0])
 
 
 def _basic(key: Any) -> bool:
     """A NumPy basic index: integers and slices (no arrays, masks, lists)."""
     if isinstance(key, tuple):
-        return all(isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis for k in key)
+        return all(_basic_part(k) for k in key)
     return isinstance(key, (int, np.integer, slice))
+
+
+def _basic_part(k: Any) -> bool:
+    return isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis
 
 
 class _Lazy:
@@ -317,7 +320,7 @@ class _Lazy:
         return getattr(ufunc, method)(*inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        return func(*_densified(args), **_densified(kwargs))
+        return func(*dense(args), **dense(kwargs))
 
     def __add__(self, other: Any) -> Any:
         if isinstance(other, (int, float)) and other == 0:
@@ -480,20 +483,17 @@ def _unshared() -> int:
 _UNSHARED = _unshared()
 
 
-def _densified(value: Any) -> Any:
-    if isinstance(value, _Lazy):
-        return value.dense()
-    if isinstance(value, (tuple, list)):
-        return type(value)(_densified(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _densified(v) for k, v in value.items()}
-    return value
-
-
 def dense(grads: Any) -> Any:
-    """Gradients as the user gets them: every :class:`Scatter` made dense
-    (inside tuples, lists and dicts too)."""
-    return _densified(grads)
+    """Gradients as the user gets them: every lazy cotangent (a
+    :class:`Scatter`, an :class:`Items`) made dense, inside tuples, lists
+    and dicts too."""
+    if isinstance(grads, _Lazy):
+        return grads.dense()
+    if isinstance(grads, (tuple, list)):
+        return type(grads)(dense(v) for v in grads)
+    if isinstance(grads, dict):
+        return {k: dense(v) for k, v in grads.items()}
+    return grads
 
 
 def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
