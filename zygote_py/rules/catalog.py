@@ -61,14 +61,10 @@ def markdown() -> str:
     """The rules table as Markdown (deterministic: sorted by section and
     name)."""
     rows: dict[str, list[tuple[str, str, str]]] = {}
-    for key, entry in [*registry._builtin.items()]:
+    for key, entry in registry._builtin.items():
         fn = key.obj if isinstance(key, registry._ByIdentity) else key
-        section = _section(fn)
-        if entry is registry.NONDIFFERENTIABLE:
-            rows.setdefault(section, []).append((registry.display_name(fn), "—", "no gradient"))
-            continue
-        params, how = _treatment(entry, fn)
-        rows.setdefault(section, []).append((registry.display_name(fn), params, how))
+        params, how = ("—", "no gradient") if entry is registry.NONDIFFERENTIABLE else _treatment(entry, fn)
+        rows.setdefault(_section(fn), []).append((registry.display_name(fn), params, how))
     order = ["Python builtins", "Operators and the IR's intrinsics", "math", "NumPy", "NumPy array methods"]
     out = [
         "# Derivative rules",
