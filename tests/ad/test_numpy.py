@@ -420,3 +420,18 @@ def two_outputs(x):
 def test_functions_with_two_outputs_unpack():
     check(two_outputs, np.array([0.3, 1.9, 2.6, 5.2, 0.45]))
 
+
+
+def complex_by_a_dtype_name(x):
+    y = np.sum(x, None, "complex128") * 1j
+    return np.real(y * np.conj(y))
+
+
+def test_a_dtype_named_by_a_string_is_not_taken_for_real():
+    """``"complex128"`` makes the sum complex: the conjugates that follow
+    must stay (|i s|² = s², gradient 2 s per item)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        check(complex_by_a_dtype_name, np.array([0.5, 1.5]))
