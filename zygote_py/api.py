@@ -146,14 +146,16 @@ def _array_kinds(args: tuple) -> tuple:
     """What the compiled code depends on in array arguments: the kind of
     each one's dtype (float, complex, integer...), and whether it is
     one-dimensional."""
-    return tuple((a.dtype.kind, a.ndim == 1) for a in args if type(a) is np.ndarray)
+    return tuple([(a.dtype.kind, a.ndim == 1) for a in args if type(a) is np.ndarray])
 
 
 def _run(hit: tuple, args: tuple) -> tuple[Any, tuple]:
     y, grads = hit[0](*args)
-    if hit[4] is None or all(type(g) is np.ndarray or g is None for g in grads):
-        return y, grads
-    return y, _array_zeros(args, runtime.dense(grads))
+    if hit[4] is not None:
+        for g in grads:
+            if type(g) is not np.ndarray and g is not None:  # a lazy or a zero gradient
+                return y, _array_zeros(args, runtime.dense(grads))
+    return y, grads
 
 
 def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:

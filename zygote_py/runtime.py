@@ -213,8 +213,15 @@ def unbroadcast(dy: Any, x: Any) -> Any:
     broadcast to the shape of ``dy``, and given ``x``'s floating dtype (a
     float32 input gets a float32 gradient). A Python number ``x`` gets a
     Python number. (``None``, no gradient, stays ``None``.)"""
+    if type(x) is np.ndarray and type(dy) is np.ndarray and dy.shape == x.shape and dy.dtype is x.dtype:
+        return dy  # the common case: no broadcast, no cast
+    if type(dy) is float and type(x) in (float, np.float64):
+        return dy
     if dy is None:
         return None
+    if isinstance(x, np.generic) and type(dy) is np.ndarray and x.dtype.kind == "f":
+        dy = dy.sum()  # a NumPy scalar broadcast to an array
+        return dy if dy.dtype is x.dtype else x.dtype.type(dy)
     if isinstance(x, (list, tuple)):  # a sequence NumPy read as an array
         if isinstance(dy, (list, tuple)):
             raise NoDerivativeRule(

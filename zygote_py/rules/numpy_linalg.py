@@ -138,12 +138,12 @@ def diagonal_view(x):
     return np.einsum("...ii->...i", x)
 
 
-def real_matrices(dy, x1, x2):
-    """Whether ``x1 @ x2`` multiplies two 2-d arrays of one real dtype,
-    ``dy``'s too: then its gradients are just ``dy @ x2.T`` and
-    ``x1.T @ dy``."""
+def real_matrices(dy, x1, x2, least=2):
+    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
+    too, with ``least`` to 2 dimensions each: for two matrices its
+    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
     return (
-        type(x1) is np.ndarray and type(x2) is np.ndarray and x1.ndim == 2 and x2.ndim == 2
+        type(x1) is np.ndarray and type(x2) is np.ndarray and least <= x1.ndim <= 2 and least <= x2.ndim <= 2
         and x1.dtype is x2.dtype and x1.dtype.kind == "f" and getattr(dy, "dtype", None) is x1.dtype
     )
 
@@ -153,6 +153,12 @@ def matmul_grad(dy, x1, x2, wrt):
     (``wrt == 0``) or ``x2`` (``wrt == 1``): a 1-d ``x1`` is promoted to a
     row, a 1-d ``x2`` to a column, and batch dimensions are summed where the
     operand was broadcast."""
+    if real_matrices(dy, x1, x2, 1):  # a matrix and a vector, or two vectors
+        if x1.ndim == 1 and x2.ndim == 1:
+            return dy * (x2 if wrt == 0 else x1)
+        if wrt == 0:
+            return np.multiply.outer(dy, x2) if x1.ndim == 2 else x2 @ dy
+        return np.multiply.outer(x1, dy) if x2.ndim == 2 else dy @ x1
     a, b, g = np.asarray(x1), np.asarray(x2), np.asarray(dy)
     if a.ndim == 1 and b.ndim == 1:
         return fit(g * conj(b), x1) if wrt == 0 else fit(g * conj(a), x2)

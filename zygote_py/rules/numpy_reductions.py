@@ -150,6 +150,13 @@ def extremum_grad(dy, a, y, axis, keepdims):
     """The gradient of ``a`` for ``y = max(a, axis)`` (or min): ``dy`` goes to
     the elements equal to the result, shared evenly among ties (a NaN
     result equals no element, so its slice gets none)."""
+    if axis is None and not keepdims and type(a) is np.ndarray and a.dtype.kind == "f":
+        hit = a == y
+        n = int(np.count_nonzero(hit))
+        g = hit.astype(a.dtype)
+        if n != 1 or dy != 1:
+            g *= dy / max(n, 1)
+        return g
     if axis is None or keepdims:
         hit = np.equal(a, y)
         share = dy
