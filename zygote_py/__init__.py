@@ -5,11 +5,12 @@ from .api import (
     Differentiable, adjoint, differentiable, gradient, ir, pullback, roundtrip, value_and_gradient,
 )
 from .errors import NoDerivativeRule, NonScalarOutput, SourceNotFound, UnsupportedSyntax, ZygoteError
+from .tangent import Tangent
 
 __version__ = "0.1.0"
 
 __all__ = [
     "gradient", "pullback", "value_and_gradient", "differentiable", "Differentiable", "adjoint",
-    "roundtrip", "ir",
+    "roundtrip", "ir", "Tangent",
     "ZygoteError", "UnsupportedSyntax", "SourceNotFound", "NoDerivativeRule", "NonScalarOutput",
 ]

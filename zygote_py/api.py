@@ -91,8 +91,8 @@ def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
         b = state.pop("back", None)
         if b is None:  # stacks were consumed by the first call: record again
             _, b = forward(*full)
-        grads = pipeline.call_grads(sig, len(full), [], runtime.dense(b(dy)))
-        return _array_zeros(args, grads[skip:])
+        grads = pipeline.call_grads(sig, len(full), [], b(dy))
+        return _user_gradients(args, grads[skip:])
 
     return y, back_user
 
@@ -154,7 +154,7 @@ def _run(hit: tuple, args: tuple) -> tuple[Any, tuple]:
     if hit[4] is not None:
         for g in grads:
             if type(g) is not np.ndarray and g is not None:  # a lazy or a zero gradient
-                return y, _array_zeros(args, runtime.dense(grads))
+                return y, _user_gradients(args, grads)
     return y, grads
 
 
@@ -202,18 +202,15 @@ def _value_and_gradient(f: Callable, args: tuple) -> tuple[Any, tuple]:
             _FAST.clear()
         arrays = _array_kinds(args) or None
         _FAST[(f, *map(type, args))] = (g, fn.__globals__, checks, entry.generation, arrays)
-        return y, (grads if arrays is None else _array_zeros(args, runtime.dense(grads)))
+        return y, (grads if arrays is None else _user_gradients(args, grads))
     skip = len(full) - len(args)
-    return y, _array_zeros(args, pipeline.call_grads(sig, len(full), [], runtime.dense(grads))[skip:])
+    return y, _user_gradients(args, pipeline.call_grads(sig, len(full), [], grads)[skip:])
 
 
-def _array_zeros(args: tuple, grads: list) -> tuple:
-    """The gradients, with an array argument that a gradient could reach but
-    this run's path did not given an array of zeros (not the number 0)."""
-    return tuple(
-        np.zeros_like(a) if isinstance(a, np.ndarray) and isinstance(g, (int, float)) and g == 0 else g
-        for a, g in zip(args, grads)
-    )
+def _user_gradients(args: tuple, grads: list) -> tuple:
+    """The gradients as the user gets them (see
+    :func:`runtime.user_gradient`): dense, shaped like the arguments."""
+    return tuple(map(runtime.user_gradient, args, grads))
 
 
 class Differentiable:

@@ -1,6 +1,8 @@
 """What emitted gradient code calls at run time."""
 from __future__ import annotations
 
+import functools
+import dataclasses
 import inspect
 import operator
 import sys
@@ -11,8 +13,10 @@ import numbers
 
 import numpy as np
 
+from . import tangent
 from .errors import NoDerivativeRule, NonScalarOutput
 from .rules import registry
+from .tangent import Tangent
 
 
 def accum(a: Any, b: Any) -> Any:
@@ -20,11 +24,13 @@ def accum(a: Any, b: Any) -> Any:
 
     ``accum(None, b) is b`` and ``accum(a, None) is a``. Tuples and lists add
     item by item (recursively, ``None`` items allowed) and must have the
-    same length; the result has ``a``'s kind (tuple or list). Dicts (the
-    gradients of dicts and of objects' fields) add by key over the union of
-    their keys. Anything else adds with ``+``: numbers, and NumPy arrays,
-    for which ``+`` makes a new array, so a gradient that is shared — the
-    same ``dy`` handed to several arguments — is never changed in place.
+    same length; the result has ``a``'s kind (tuple or list), or is the
+    namedtuple either one is (a namedtuple's gradient read by index is a
+    plain tuple). Dicts (the gradients of dicts) add by key over the union
+    of their keys, tangents (of objects) by field. Anything else
+    adds with ``+``: numbers, and NumPy arrays, for which ``+`` makes a new
+    array, so a gradient that is shared — the same ``dy`` handed to several
+    arguments — is never changed in place.
     """
     if a is None:
         return b
@@ -36,12 +42,22 @@ def accum(a: Any, b: Any) -> Any:
                 f"accum: gradients of lengths {len(a)} and {len(b)} for the same value"
             )
         items = [accum(x, y) for x, y in zip(a, b)]
-        return tuple(items) if isinstance(a, tuple) else items
+        if isinstance(a, list):
+            return items
+        kind = type(a) if hasattr(a, "_fields") else type(b)
+        return kind(*items) if hasattr(kind, "_fields") else tuple(items)
     if isinstance(a, dict):
         total = dict(a)
         for key, value in b.items():
             total[key] = accum(total.get(key), value)
         return total
+    if isinstance(a, Tangent):
+        if not isinstance(b, Tangent):
+            raise TypeError(f"accum: the gradient of an object (a Tangent) and a {type(b).__name__}")
+        total = dict(tangent.values(a))
+        for key, value in tangent.values(b).items():
+            total[key] = accum(total.get(key), value)
+        return Tangent(**total)
     return a + b
 
 
@@ -78,12 +94,26 @@ def accum_item(grads: dict, key: Any, g: Any) -> None:
 
 def field(grad: Any, name: str) -> Any:
     """The gradient of one field (or captured variable) in an object's or
-    closure's structural gradient; ``None`` when there is none."""
+    closure's structural gradient (a :class:`Tangent`, or the dict a
+    pullback builds its closure's gradient in); ``None`` when there is
+    none."""
     if grad is None:
         return None
+    if isinstance(grad, Tangent):
+        return tangent.get(grad, name)
     if isinstance(grad, dict):
         return grad.get(name)
     return getattr(grad, name, None)
+
+
+def without_field(grad: Any, name: str) -> Any:
+    """An object's or closure's structural gradient with ``name``'s entry
+    removed (the field was overwritten: its old value has no gradient)."""
+    if isinstance(grad, Tangent):
+        return Tangent(**{**tangent.values(grad), name: None})
+    if isinstance(grad, dict):
+        return {k: v for k, v in grad.items() if k != name} or None
+    return grad
 
 
 def call_pullback(back: Any, dy: Any) -> Any:
@@ -112,8 +142,50 @@ def differentiable_callable(fn: Any) -> bool:
         fn = fn.__func__
     if isinstance(fn, types.FunctionType):
         return True
+    if type(fn) is functools.partial:  # J calls its function
+        return registry.lookup(fn.func) is not None or registry.is_nondifferentiable(fn.func) or (
+            differentiable_callable(fn.func))
+    if isinstance(fn, type) and field_constructor(fn) is not None:
+        return True
     call = getattr(type(fn), "__call__", None)
     return isinstance(call, types.FunctionType)
+
+
+def field_constructor(cls: type) -> Optional[tuple[str, ...]]:
+    """The parameters of ``cls`` when calling it only stores its arguments
+    in the fields of these names: a namedtuple, or a dataclass with the
+    ``__init__`` that ``@dataclass`` writes and no ``__post_init__``."""
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        owner = _owner(cls, "__new__")
+        return cls._fields if "_fields" in owner.__dict__ and _generated(cls.__new__) else None
+    if dataclasses.is_dataclass(cls) and not hasattr(cls, "__post_init__") and cls.__new__ is object.__new__:
+        if dataclasses.is_dataclass(_owner(cls, "__init__")) and _generated(cls.__init__):
+            return tuple(inspect.signature(cls).parameters)
+    return None
+
+
+def _owner(cls: type, name: str) -> type:
+    """The class in ``cls``'s MRO that defines ``name``."""
+    return next(c for c in cls.__mro__ if name in c.__dict__)
+
+
+def _generated(fn: Any) -> bool:
+    """A function that ``dataclasses`` or ``namedtuple`` wrote (from a
+    string), not the user."""
+    return isinstance(fn, types.FunctionType) and fn.__code__.co_filename == "<string>"
+
+
+def _construct(cls: type, names: tuple[str, ...], args: tuple, kwargs: dict) -> tuple[Any, Callable]:
+    """``cls(*args, **kwargs)`` for a :func:`field_constructor` class, and
+    its pullback in ``J``'s convention: each argument gets the gradient of
+    the field it was stored in."""
+    named = [*names[:len(args)], *kwargs]
+
+    def pullback(dy):
+        if isinstance(dy, tuple):  # a namedtuple's gradient
+            dy = dict(zip(cls._fields, dy))
+        return (None, *(field(dy, n) for n in named))
+    return cls(*args, **kwargs), pullback
 
 
 def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
@@ -123,6 +195,11 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
     positional argument, then one per keyword argument in call order."""
     from .ad import pipeline
 
+    overloaded = OVERLOADS.get(f) if type(f) is types.BuiltinFunctionType else None
+    if overloaded is not None:
+        done = overloaded(*args)
+        if done is not None:
+            return done
     rule = registry.lookup(f)
     if rule is not None:
         y, back = _apply(rule, f, args, kwargs)
@@ -145,6 +222,11 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
             return y, lambda dy: pb(dy)[1:]  # (the method's gradient: x's, then its arguments')
     if isinstance(f, types.FunctionType):
         return pipeline.call_forward(f, args, kwargs)
+    names = field_constructor(f) if isinstance(f, type) else None
+    if names is not None:
+        return _construct(f, names, args, kwargs)
+    if type(f) is functools.partial:
+        return _call_partial(f, args, kwargs)
     call = getattr(type(f), "__call__", None)
     if isinstance(call, types.FunctionType):
         y, back = J(call, f, *args, **kwargs)
@@ -159,6 +241,98 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
             hint=f"register one with @zpy.adjoint({name}), or keep it out of the differentiated path",
         )
     return f(*args, **kwargs), _no_pullback
+
+
+def python_method(cls: type, name: str) -> Optional[types.FunctionType]:
+    """``cls``'s method ``name`` when it is a Python function that
+    :func:`J` differentiates by its source: not a number type's (those of
+    :mod:`numbers`, such as ``Fraction``, have rules)."""
+    method = getattr(cls, name, None)
+    if isinstance(method, types.FunctionType) and not issubclass(cls, numbers.Number):
+        return method
+    return None
+
+
+def _binary(name: str, rname: str) -> Callable:
+    """The run-time dispatch of a binary operator to the operands' Python
+    methods (``a + b``: ``a.__add__(b)``, then ``b.__radd__(a)``; the
+    reflected one first when ``b``'s class is a subclass of ``a``'s that
+    overrides it), differentiated with :func:`J`. ``None`` when no operand
+    has a Python method for it, or a method that is not one (a built-in
+    type's) gave the value: the operator's rule applies."""
+
+    def dispatch(a: Any, b: Any) -> Optional[tuple]:
+        ta, tb = type(a), type(b)
+        if python_method(ta, name) is None and python_method(tb, rname) is None:
+            return None
+        order = [(a, name, b, False), (b, rname, a, True)]
+        if tb is not ta and issubclass(tb, ta) and getattr(tb, rname, None) is not getattr(ta, rname, None):
+            order.reverse()
+        for obj, method_name, other, swapped in order:
+            if swapped and ta is tb:
+                continue
+            method = python_method(type(obj), method_name)
+            if method is None:
+                builtin = getattr(type(obj), method_name, None)
+                if builtin is not None and builtin(obj, other) is not NotImplemented:
+                    return None
+                continue
+            y, back = J(method, obj, other)
+            if y is NotImplemented:
+                continue
+            if swapped:
+                return y, lambda dy: (None, *back(dy)[2:0:-1])
+            return y, lambda dy: (None, *back(dy)[1:])
+        return None
+    return dispatch
+
+
+def _unary(name: str) -> Callable:
+    """The run-time dispatch of ``-a``, ``a[k]`` and the like to ``a``'s
+    Python method (see :func:`_binary`)."""
+
+    def dispatch(a: Any, *rest: Any) -> Optional[tuple]:
+        method = python_method(type(a), name)
+        if method is None:
+            return None
+        y, back = J(method, a, *rest)
+        return y, lambda dy: (None, *back(dy)[1:])
+    return dispatch
+
+
+def _in_place(name: str, binary: Callable) -> Callable:
+    """The run-time dispatch of ``a += b`` and the like: ``a.__iadd__(b)``
+    when ``a``'s class has it in Python, else as ``a + b`` (as Python
+    falls back)."""
+
+    def dispatch(a: Any, b: Any) -> Optional[tuple]:
+        method = python_method(type(a), name)
+        if method is not None:
+            y, back = J(method, a, b)
+            if y is not NotImplemented:
+                return y, lambda dy: (None, *back(dy)[1:])
+        return binary(a, b)
+    return dispatch
+
+
+_BINARY = [
+    (operator.add, operator.iadd, "add"), (operator.sub, operator.isub, "sub"),
+    (operator.mul, operator.imul, "mul"), (operator.truediv, operator.itruediv, "truediv"),
+    (operator.floordiv, operator.ifloordiv, "floordiv"), (operator.mod, operator.imod, "mod"),
+    (operator.pow, operator.ipow, "pow"), (operator.matmul, operator.imatmul, "matmul"),
+]
+OVERLOADS: dict[Any, Callable] = {
+    **{op: _binary(f"__{n}__", f"__r{n}__") for op, _, n in _BINARY},
+    **{iop: _in_place(f"__i{n}__", _binary(f"__{n}__", f"__r{n}__")) for _, iop, n in _BINARY},
+    **{op: _unary(f"__{n}__") for op, n in [
+        (operator.neg, "neg"), (operator.pos, "pos"), (operator.abs, "abs"), (abs, "abs"),
+        (operator.getitem, "getitem"),
+    ]},
+}
+"""Python's operators that a user class can define (``__add__`` ...): on
+its instances, :func:`J` differentiates the class's method instead of
+applying the operator's rule, as Python calls the method instead of the
+built-in operation."""
 
 
 def _apply(rule: Callable, f: Any, args: tuple, kwargs: dict) -> tuple[Any, Callable]:
@@ -272,7 +446,7 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
         dtype = np.dtype(float)
     if np.iscomplexobj(dy) and dtype.kind != "c":
         dy = np.real(dy)  # a real input's gradient is real (the complex convention)
-    basic = _basic(key)
+    basic = basic_index(key)
     if basic and np.size(dy) * 4 <= np.prod(shape):
         return Scatter(shape, dtype, [(key, dy)], 1)
     g = np.zeros(shape, dtype)
@@ -290,7 +464,7 @@ def _mask(key: Any) -> bool:
     return len(masks) == 1 and all(_basic_part(k) for k in parts if k is not masks[0])
 
 
-def _basic(key: Any) -> bool:
+def basic_index(key: Any) -> bool:
     """A NumPy basic index: integers and slices (no arrays, masks, lists)."""
     if isinstance(key, tuple):
         return all(_basic_part(k) for k in key)
@@ -490,24 +664,84 @@ def _unshared() -> int:
 _UNSHARED = _unshared()
 
 
+def sole_reference(g: Any) -> bool:
+    """Whether only the caller's variable refers to ``g`` (called as
+    ``sole_reference(g)`` from a function whose own caller passed ``g``)."""
+    return _getrefcount(g) <= _UNSHARED + 1
+
+
 def dense(grads: Any) -> Any:
-    """Gradients as the user gets them: every lazy cotangent (a
-    :class:`Scatter`, an :class:`Items`) made dense, inside tuples, lists
-    and dicts too."""
+    """Gradients with every lazy cotangent (a :class:`Scatter`, an
+    :class:`Items`) made dense, inside tuples, lists, dicts and tangents
+    too."""
     if isinstance(grads, _Lazy):
         return grads.dense()
     if isinstance(grads, (tuple, list)):
-        return type(grads)(dense(v) for v in grads)
+        items = [dense(v) for v in grads]
+        return type(grads)(*items) if hasattr(grads, "_fields") else type(grads)(items)
     if isinstance(grads, dict):
         return {k: dense(v) for k, v in grads.items()}
+    if isinstance(grads, Tangent):
+        return Tangent(**{k: dense(v) for k, v in tangent.values(grads).items()})
     return grads
+
+
+def user_gradient(x: Any, g: Any) -> Any:
+    """The gradient ``g`` of an argument ``x`` as the user gets it: made
+    dense, and shaped like ``x`` — the same namedtuple for a namedtuple
+    (one read by index has a plain tuple), a dict with ``x``'s keys, a
+    tangent with every field of ``x``, an array of zeros for an array a
+    gradient could reach but this run's path did not (the number 0)."""
+    if g is None:
+        return None
+    if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and g == 0:
+        return np.zeros_like(x)
+    if isinstance(x, (tuple, list)) and isinstance(g, (tuple, list)) and len(x) == len(g):
+        items = [user_gradient(a, b) for a, b in zip(x, g)]
+        return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)
+    if isinstance(x, dict) and isinstance(g, dict):
+        return {k: user_gradient(v, g.get(k)) for k, v in x.items()}
+    if isinstance(g, Tangent):
+        if isinstance(x, types.MethodType):
+            x = x.__self__  # a bound method's gradient is its object's
+        names = tangent.fields(x)
+        return Tangent(names, **{
+            k: user_gradient(tangent.value(x, k) if k in names else None, v) for k, v in tangent.values(g).items()
+        })
+    return dense(g)
+
+
+def attribute(obj: Any, name: str) -> tuple[Any, Optional[Callable]]:
+    """``getattr(obj, name)``, and when it is a property, the pullback of
+    its getter (differentiated with :func:`J`); ``None`` for any other
+    attribute, whose gradient is :func:`attribute_gradient`."""
+    found = _class_attribute(type(obj), name)
+    if isinstance(found, property) and found.fget is not None:
+        return J(found.fget, obj)
+    return getattr(obj, name), None
+
+
+_MISSING = object()
+
+
+def _class_attribute(cls: type, name: str) -> Any:
+    """What ``cls`` or a base class defines under ``name`` (a method, a
+    property, a constant), as stored; ``_MISSING`` if none does."""
+    for c in cls.__mro__:
+        if name in c.__dict__:
+            return c.__dict__[name]
+    return _MISSING
 
 
 def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
     """The gradient of ``obj`` for a gradient ``dy`` of ``obj.name``. An
     array's ``T``, ``mT``, ``real`` and ``imag`` are linear in it; a bound
-    method's gradient is its object's (``x.sum()``: see ``J``). Any other
-    object gets a field → gradient mapping."""
+    method's gradient is its object's (``x.sum()``, ``p.norm()``: see
+    ``J``). A field of a namedtuple gives the same namedtuple; a field of
+    another object (a dataclass's, one in ``__dict__`` or ``__slots__``) a
+    :class:`Tangent`. A class's constant is no part of the object: no
+    gradient. Anything else (an attribute computed by a descriptor or
+    ``__getattr__``) is refused."""
     if isinstance(obj, np.ndarray):
         if name == "T":
             return dy.T
@@ -522,16 +756,128 @@ def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
         raise NoDerivativeRule(f"no rule for the gradient of an array's {name!r} attribute")
     if isinstance(obj, (int, float, complex, np.number)) and name in ("real", "imag"):
         return dy if name == "real" else 1j * dy  # z = x + iy gets dL/dx + i dL/dy
-    return {name: dy}
+    if isinstance(obj, tuple) and name in getattr(obj, "_fields", ()):
+        return type(obj)(*(dy if f == name else None for f in obj._fields))
+    names = tangent.fields(obj)
+    if name in names:
+        return Tangent(names, **{name: dy})
+    if getattr(getattr(obj, name), "__self__", None) is obj:
+        return dy
+    found = _class_attribute(type(obj), name)
+    if found is not _MISSING and (not hasattr(type(found), "__get__") or isinstance(found, (staticmethod, classmethod))):
+        return None
+    raise NoDerivativeRule(
+        f"no rule for the gradient of the attribute {name!r} of a {type(obj).__name__}, which is no field of it "
+        "(a descriptor or __getattr__ computes it)",
+        hint="read the fields it is computed from instead, make it a @property, or register a rule for a "
+        "function that reads it with @zpy.adjoint",
+    )
 
 
-def like_iterable(iterable: Any, grads: list) -> Any:
-    """Gradients of an iterable's items, one per item in iteration order,
-    as the iterable's gradient: a tuple for a tuple, an array for an array
-    (``None`` items as zeros), a list otherwise."""
+class EagerIterator:
+    """An iterator over items computed in advance: what the rules of
+    ``map``, ``filter``, ``zip``, ``enumerate``, ``reversed`` and ``iter``
+    return in place of Python's lazy iterators, since each item's pullback
+    must be taken when the item is made. Like those it is exhausted once
+    iterated over, and has no ``len``. Its gradient is a list with one
+    gradient per item (``None`` for an item that gets none)."""
+
+    __slots__ = ("items", "position")
+
+    def __init__(self, items: list):
+        self.items = items
+        self.position = 0  # how many items it has yielded
+
+    def __iter__(self) -> "EagerIterator":
+        return self
+
+    def __next__(self) -> Any:
+        if self.position == len(self.items):
+            raise StopIteration
+        self.position += 1
+        return self.items[self.position - 1]
+
+    def __bool__(self) -> bool:
+        return True  # as Python's iterators are, not by __len__
+
+    def __len__(self) -> int:
+        raise _NotASequence(
+            "an iterator (from map, filter, zip, enumerate, reversed or iter) has no len(); a for loop "
+            "over one that zygote_py cannot trace to the call that made it also ends up here",
+            hint="make it a list first: for v in list(it)",
+        )
+
+    def __repr__(self) -> str:
+        return f"EagerIterator({self.position} of {len(self.items)} items taken)"
+
+
+class _NotASequence(NoDerivativeRule, TypeError):
+    """``len()`` of an :class:`EagerIterator`: a ``TypeError``, as for
+    Python's iterators (which ``list()`` and the like rely on), that says
+    what to do."""
+
+
+def position(iterable: Any) -> int:
+    """Where the next item of ``iterable`` is among the items of its
+    gradient: the items an :class:`EagerIterator` has yielded; 0 for
+    anything else (a tuple, list or array is iterated from its start)."""
+    return iterable.position if type(iterable) is EagerIterator else 0
+
+
+def take(iterable: Any) -> tuple[Any, int]:
+    """The items a rule reads from ``iterable``: the tuple or list itself,
+    else a list of all the items it yields (which exhausts an iterator),
+    and the :func:`position` of the first of them."""
+    start = position(iterable)
+    return (iterable if isinstance(iterable, (tuple, list)) else list(iterable)), start
+
+
+def like_iterable(iterable: Any, grads: list, start: int = 0) -> Any:
+    """The gradient of ``iterable`` from the gradients of the items it
+    yielded, in iteration order, the first being its item ``start`` (see
+    :func:`position`): a tuple for a tuple, an array for an array (``None``
+    items as zeros), a list for a list or an :class:`EagerIterator`, with
+    ``None`` for the items before and after these; for anything else, the
+    list ``grads``."""
+    if isinstance(iterable, (tuple, list, np.ndarray, EagerIterator)):
+        n = len(iterable.items) if type(iterable) is EagerIterator else len(iterable)
+        grads = [None] * start + list(grads) + [None] * (n - start - len(grads))
     if isinstance(iterable, tuple):
         return tuple(grads)
     if isinstance(iterable, np.ndarray):
         zero = np.zeros(iterable.shape[1:], iterable.dtype)
         return np.array([zero if g is None else g for g in grads], dtype=iterable.dtype).reshape(iterable.shape)
     return grads
+
+
+def iterator_gradient(dy: Any, iterator: EagerIterator) -> Any:
+    """``dy``, the gradient of ``iterator``, checked to have one item per
+    item of it: unpacking (``a, b = it``) gives a partly consumed iterator
+    a gradient of its last items only."""
+    if len(dy) != len(iterator.items):
+        raise NoDerivativeRule(
+            f"a gradient of {len(dy)} items for an iterator of {len(iterator.items)}: unpacking an "
+            "iterator (from map, filter, zip, enumerate or reversed) after taking some of its items "
+            "is not differentiated",
+            hint="make it a list first (list(it)) and unpack that",
+        )
+    return dy
+
+
+def _call_partial(f: functools.partial, args: tuple, kwargs: dict) -> tuple[Any, Callable[[Any], tuple]]:
+    """:func:`J` of a ``functools.partial`` object: its function called
+    with the bound arguments and the call's. The partial's own gradient is
+    a dict of its fields: ``func`` (the function's gradient), ``args`` (a
+    tuple, one per bound argument) and ``keywords`` (a dict, one per bound
+    keyword the call does not override)."""
+    keywords = {**f.keywords, **kwargs}
+    y, back = J(f.func, *f.args, *args, **keywords)
+    n = len(f.args)
+
+    def pullback(dy):
+        grads = back(dy)  # (indexed, not sliced: it may be the endless run of None)
+        by_name = {k: grads[1 + n + len(args) + i] for i, k in enumerate(keywords)}
+        own = {"func": grads[0], "args": tuple(grads[1 + i] for i in range(n)),
+               "keywords": {k: by_name[k] for k in f.keywords if k not in kwargs}}
+        return (own, *(grads[1 + n + i] for i in range(len(args))), *(by_name[k] for k in kwargs))
+    return y, pullback

@@ -25,14 +25,15 @@ import operator
 import types
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
+from .. import runtime
 from ..ir import ops
 from ..ir.core import IR, Const, Operand, Starred, Statement, Var
 from ..ir.passes import member
-from ..rules import registry
+from ..rules import mutation, registry
 
 _MISSING = object()
 
@@ -99,6 +100,45 @@ def _array_valued(fn: Any) -> bool:
     return isinstance(fn, np.ufunc) and fn.nout == 1 or member(fn, ARRAY_VALUED)
 
 
+_NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
+               np.arange, np.linspace, np.eye, np.identity}
+"""Array constructors (not differentiable, but their values are arrays)."""
+
+KEEPS_KIND = {mutation.store_item, mutation.delete_item, mutation.update_in_place, mutation.snapshot}
+"""Changes made in place (see :mod:`zygote_py.ad.mutation`), whose value is
+their first argument changed, and copies: of an array, an array."""
+
+
+def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Statement]) -> None:
+    """Add to ``facts.arrays`` a NumPy function's value, an array's view,
+    an array changed in place, and a block argument that only arrays reach
+    (the greatest fixed point: a loop-carried array stays one)."""
+    given = set(facts.arrays)
+    params = {p for p in incoming if p not in ir.entry.args}
+    while True:
+        arrays = facts.arrays
+        arrays.clear()
+        arrays |= given | params
+        for s in stmts:
+            fn = facts.callee(s)
+            if (_array_valued(fn) and not may_overload(s, facts, lambda v: v in arrays or v in facts.numeric) or member(fn, _NEW_ARRAYS)
+                    or s.args and s.args[0] in arrays and (_is_view(s, facts) or member(fn, KEEPS_KIND))):
+                arrays.add(s.var)
+        wrong = {p for p in params if not all(v in arrays or v == p for v in incoming[p])}
+        if not wrong:
+            return
+        params -= wrong
+
+
+def may_overload(s: Statement, facts: Facts, known: Callable[[Var], bool]) -> bool:
+    """An operator (``v * 2.0``, ``a @ b``) with an operand not ``known``
+    to be a number or an array: that operand may be an object whose class
+    defines the operator in Python, and the value anything."""
+    return member(facts.callee(s), runtime.OVERLOADS) and not all(
+        known(v) if isinstance(v, Var) else isinstance(v.value, (int, float, complex)) for v in _operands(s)
+    )
+
+
 def _is_view(s: Statement, facts: Facts) -> bool:
     """``x.T``, ``x.real`` and the like: a linear view of a value."""
     return (
@@ -122,19 +162,31 @@ def _is_math_number(fn: Any) -> bool:
 
 
 def is_number(x: Any) -> bool:
-    """Whether a run-time value gets a numeric gradient (added with ``+``)."""
+    """Whether a run-time value gets a numeric gradient (added with ``+``):
+    numbers, arrays, and objects of a number type written in C. An object
+    whose operators are Python methods is a structure: its operators are
+    differentiated through those methods, and its gradient is a
+    ``Tangent``."""
     if isinstance(x, (bool, str, bytes, tuple, list, dict, set, frozenset)) or x is None:
         return False
     if isinstance(x, (numbers.Number, np.ndarray, np.generic)):
         return True
     t = type(x)
-    return hasattr(t, "__add__") and hasattr(t, "__mul__") and not callable(x)
+    return (
+        hasattr(t, "__add__") and hasattr(t, "__mul__") and not callable(x)
+        and runtime.python_method(t, "__add__") is None and runtime.python_method(t, "__mul__") is None
+    )
 
 
 def is_differentiable_value(x: Any) -> bool:
     """Whether a run-time value can carry a gradient: real or complex
     numbers other than int and bool, float arrays, and containers or objects
-    holding them."""
+    holding them; a function (a closure) whose captured variables hold
+    them."""
+    return _differentiable(x, set())
+
+
+def _differentiable(x: Any, seen: set[int]) -> bool:
     if isinstance(x, (bool, int, str, bytes)) or x is None:
         return False
     if isinstance(x, np.ndarray):
@@ -142,12 +194,25 @@ def is_differentiable_value(x: Any) -> bool:
     if isinstance(x, (np.integer, np.bool_)):
         return False
     if isinstance(x, (tuple, list)):
-        return any(is_differentiable_value(v) for v in x)
+        return any(_differentiable(v, seen) for v in x)
     if isinstance(x, dict):
-        return any(is_differentiable_value(v) for v in x.values())
-    if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType)):
+        return any(_differentiable(v, seen) for v in x.values())
+    if isinstance(x, types.FunctionType):
+        if id(x) in seen:  # a recursive nested function captures itself
+            return False
+        seen.add(id(x))
+        return any(_differentiable(cell_value(c), seen) for c in x.__closure__ or ())
+    if isinstance(x, (types.BuiltinFunctionType, type, types.ModuleType)):
         return False
     return True
+
+
+def cell_value(cell: Any) -> Any:
+    """A closure cell's value; ``None`` while it is unbound."""
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return None
 
 
 @dataclass
@@ -175,10 +240,15 @@ def _callee_fn(s: Statement) -> Any:
 
 def static_values(ir: IR, globals_: dict, cells: dict[str, Any], facts: Facts) -> None:
     """Fill ``facts.static``/``facts.origin`` for loads of globals and free
-    variables and attribute reads of modules and classes."""
+    variables and attribute reads of modules and classes. A global the
+    function assigns itself is read at call time: no static value."""
+    assigned = {s.args[0].value for b in ir.blocks.values() for s in b.stmts
+                if _callee_fn(s) in (ops.store_global, ops.delete_global)}
     for b in ir.blocks.values():
         for s in b.stmts:
             fn = _callee_fn(s)
+            if fn is ops.load_global and s.args[0].value in assigned:
+                continue
             if fn is ops.load_global:
                 n = s.args[0].value
                 v = globals_.get(n, _MISSING)
@@ -260,11 +330,20 @@ def activity(
                 if on:
                     active.add(s.var)
                     changed = True
-            for j in b.jumps():
-                for p, v in zip(ir.blocks[j.target].args, j.args):
-                    if p not in active and isinstance(v, Var) and v in active:
-                        active.add(p)
-                        changed = True
+        for p, v in edge_values(ir):
+            if p not in active and isinstance(v, Var) and v in active:
+                active.add(p)
+                changed = True
+
+
+def edge_values(ir: IR) -> Iterator[tuple[Var, Operand]]:
+    """``(parameter, value)`` for every edge of ``ir``, exception edges
+    included (whose first parameter, the exception, has no value here)."""
+    for b in ir.blocks.values():
+        for j in b.jumps():
+            yield from zip(ir.blocks[j.target].args, j.args)
+        if b.handler is not None:
+            yield from zip(ir.blocks[b.handler.target].args[1:], b.handler.args)
 
 
 def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
@@ -280,10 +359,8 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     vectors = {a for a, k in zip(entry.args, numeric_args) if k == VECTOR}
     seqs.update(a for a, k in zip(entry.args, numeric_args) if k == SEQUENCE)
     incoming: dict[Var, list] = {}
-    for b in ir.blocks.values():
-        for j in b.jumps():
-            for p, v in zip(ir.blocks[j.target].args, j.args):
-                incoming.setdefault(p, []).append(v)
+    for p, v in edge_values(ir):
+        incoming.setdefault(p, []).append(v)
     stmts = [s for b in ir.blocks.values() for s in b.stmts]
 
     def is_num(op) -> bool:
@@ -291,9 +368,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             return isinstance(op.value, (int, float, complex)) and not isinstance(op.value, bool)
         return op in num
 
-    for s in stmts:  # a NumPy function's value, an array's view; changes nothing below
-        if _array_valued(facts.callee(s)) or s.args and s.args[0] in facts.arrays and _is_view(s, facts):
-            facts.arrays.add(s.var)
+    _arrays(ir, facts, incoming, stmts)
 
     def item_of_array(s: Statement) -> bool:
         """An item, slice or linear view (``x.T``) of an array."""
@@ -311,21 +386,26 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
         fn = facts.callee(s)
         if (
             member(fn, NUMERIC_CALLEES) or _is_math_number(fn) or item_of_sequence(s) or _array_valued(fn)
-            or item_of_array(s)
+            or item_of_array(s) or s.var in facts.arrays
         ):
             num.add(s.var)
         elif fn in (ops.build_tuple, ops.build_list) and s.args and not any(isinstance(a, Starred) for a in s.args):
             seqs.add(s.var)
     candidates = {p for p in incoming if p not in entry.args}
     num |= candidates
+
+    def overloadable(s: Statement) -> bool:
+        return not item_of_sequence(s) and not item_of_array(s) and may_overload(s, facts, num.__contains__)
+
     changed = True
     while changed:
         changed = False
         for s in stmts:
-            if s.var in num and (
+            if s.var in num and s.var not in facts.arrays and (
                 not item_of_sequence(s) and not _array_valued(facts.callee(s)) and not item_of_array(s)
                 and not any(is_num(v) for v in _operands(s))
                 or not item_of_sequence(s) and any(v in seqs for v in _operands(s))  # (x, 1.0) * 2 repeats a tuple
+                or overloadable(s)
             ):
                 num.discard(s.var)
                 changed = True

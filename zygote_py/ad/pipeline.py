@@ -3,9 +3,9 @@
 Two functions are emitted from one reverse transform, each on first use:
 ``f_forward(*args) -> (y, pullback)``, whose ``pullback(dy)`` returns one
 gradient per parameter (preceded by the gradient of the function's
-captured variables when those are differentiated), and the fused
-``f_gradient(*args) -> (y, gradients)``, the forward pass followed by the
-pullback's body. Compiled once per function code, activity pattern and kind
+captured variables, a dict by name, when those are differentiated),
+and the fused ``f_gradient(*args) -> (y, gradients)``, the forward pass
+followed by the pullback's body. Compiled once per function code, activity pattern and kind
 of argument, and cached; a compilation is dropped when a global or captured
 value it specialised on is rebound, or a rule is registered or removed.
 """
@@ -20,16 +20,18 @@ from typing import Any, Callable, Optional
 import gast
 
 from ..backend.compile import compile_def, function_def, instantiate, source_of
+from ..errors import UnsupportedSyntax
 from ..frontend.lower import lower
 from ..frontend.source import get_source
 from ..ir import ops
 from ..ir.core import IR, Branch, Const, Jump, Raise, Return, Signature, Starred, Statement, Var
 from ..ir.passes import optimize
 from ..ir.verify import checked
-from .. import runtime
+from .. import runtime, tangent
 from ..rules import registry
+from ..tangent import Tangent
 from . import reverse
-from .analysis import is_differentiable_value, kind
+from .analysis import cell_value, is_differentiable_value, kind
 
 
 def fuse(forward: IR, pullback: IR) -> IR:
@@ -93,6 +95,7 @@ class Compiled:
         self.pullback_ir = t.pullback
         self.signature = t.forward.signature
         self.guards = t.guards
+        self.changed_params = t.changed_params
         self.generation = generation  # of the rule registry, whose rules it inlined
         self._globals = [(k, v) for kind, k, v in self.guards if kind == "global"]
         self._cells = [(k, v) for kind, k, v in self.guards if kind == "cell"]
@@ -261,10 +264,15 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple[Any
     """For the run-time ``J``: ``fn(*args, **kwargs)`` and a pullback in
     ``J``'s convention (callee's gradient, positional, keyword)."""
     active, numeric = masks(fn, args, kwargs)
-    self_active = any(
-        is_differentiable_value(_cell_value(c)) for c in (fn.__closure__ or ())
-    )
+    self_active = is_differentiable_value(fn)  # a closure whose captured variables are differentiated
     entry = compiled(fn, active, numeric, self_active)
+    if entry.changed_params:
+        raise UnsupportedSyntax(
+            f"{fn.__qualname__} changes its differentiated argument {entry.changed_params[0]!r} in place, "
+            "and its caller's later reads of it would not be differentiated",
+            function=fn.__qualname__, filename=fn.__code__.co_filename, line=fn.__code__.co_firstlineno,
+            hint=f"return the changed value and assign it in the caller, or change a copy inside {fn.__name__}",
+        )
     forward = entry.forward_function(fn)
     y, back = forward(*args, **kwargs)
     sig = entry.signature
@@ -273,17 +281,21 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple[Any
         grads = back(dy)
         dself = None
         if self_active:
-            dself, grads = grads[0], grads[1:]
+            dself, grads = closure_gradient(fn, grads[0]), grads[1:]
         return (dself, *call_grads(sig, len(args), list(kwargs), grads))
 
     return y, pullback
 
 
-def _cell_value(cell) -> Any:
-    try:
-        return cell.cell_contents
-    except ValueError:
-        return None
+def closure_gradient(fn: types.FunctionType, grads: dict[str, Any]) -> Tangent:
+    """The gradient of the closure ``fn`` from its captured variables'
+    gradients, by name. A nested function that calls itself captures
+    itself: the gradient of that capture is the function's own, added in
+    (its captured variables are the same cells)."""
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+        if grads.get(name) is not None and cell_value(cell) is fn:
+            grads = runtime.accum(grads, dict(tangent.values(grads.pop(name))))
+    return Tangent(fn.__code__.co_freevars, **grads)
 
 
 def call_grads(sig: Signature, nargs: int, keywords: list[str], grads: tuple) -> list[Any]:

@@ -16,7 +16,10 @@ graph, each block's statements reversed:
   count* (a counter in a cell, pushed on exit when the loop is itself inside
   a loop), and its adjoint is ``for _ in range(trip)``. Any other block with
   several predecessors records which one branched to it (a cell, or a
-  stack inside loops); its adjoint branches back on that record.
+  stack inside loops); its adjoint branches back on that record. An
+  exception handler is such a merge block, whose protected predecessors
+  pass their numbers on the exception edge; a block that raised is undone
+  from its entry, as if it had not run (:meth:`_Reverse._exception_edges`).
 - **Gradients.** The gradients of the active values live across a block
   travel as the adjoint block's arguments; a value used several times sums
   its contributions; ``None`` is the gradient that never arrived. Values
@@ -39,9 +42,10 @@ from ..errors import NoDerivativeRule, UnsupportedSyntax
 from ..ir import ops
 from ..ir import passes
 from ..ir.cfg import natural_loops, predecessors, reverse_postorder
-from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Return, Signature, Starred, Statement, Var
-from ..rules import registry
-from . import analysis
+from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
+from ..rules import higher_order, registry
+from ..rules import mutation as mutation_rules
+from . import analysis, mutation
 from .analysis import Facts
 from .inline import Inliner, RuleIR, bind_arguments, rule_ir
 
@@ -57,6 +61,8 @@ class Transformed:
     forward: IR
     pullback: IR
     guards: list[tuple] = field(default_factory=list)
+    changed_params: list[str] = field(default_factory=list)
+    """Differentiated parameters the function changes in place."""
 
 
 def transform(
@@ -64,7 +70,31 @@ def transform(
 ) -> Transformed:
     """Differentiate ``primal`` (the IR of ``fn``) with respect to the
     parameters flagged in ``active``."""
+    if not any(isinstance(b.term, Return) for b in primal.blocks.values()):
+        return _never_returns(primal, fn, self_active)
     return _Reverse(primal, fn, active, numeric, self_active).run()
+
+
+def _never_returns(primal: IR, fn: Any, self_active: bool) -> Transformed:
+    """A function with no ``return`` only ever raises: its forward calls it
+    as it is, so that what it raises leaves ``gradient`` unchanged; its
+    pullback (never called) gives no gradients."""
+    sig = primal.signature
+    f = IR(f"{primal.name}_forward", primal.filename, primal.firstline, sig)
+    entry = f.new_block()
+    entry.args = [f.new_var(n) for n in sig.names()]
+    params = dict(zip(sig.names(), entry.args))
+    args: list = [params[n] for n in sig.posonly + sig.args]
+    args += [Starred(params[sig.vararg])] if sig.vararg else []
+    kwargs = [(n, params[n]) for n in sig.kwonly] + ([(None, params[sig.kwarg])] if sig.kwarg else [])
+    y = f.new_var("y")
+    entry.stmts.append(Statement(y, Const(fn), args, kwargs, primal.firstline))
+    entry.term = Return(y, primal.firstline)
+    a = IR(f"{primal.name}_pullback", primal.filename, primal.firstline, Signature(args=["dy"]))
+    back = a.new_block()
+    back.args = [a.new_var("dy")]
+    back.term = Return(_call(a, back, ops.build_tuple, *[NONE] * (len(entry.args) + self_active)))
+    return Transformed(f, a)
 
 
 def _call(ir: IR, block: Block, callee: Any, *args, name: Optional[str] = None, pure: bool = False,
@@ -86,11 +116,14 @@ class _Reverse:
         self.indices: set[Var] = set()
         self.cell_values = self._promote_cells()
         self._analyse(active)
-        if self._index_active_loops():
+        self.changed_params = self._version_mutations(active, numeric)
+        if self._index_active_loops() | self._promote_globals():
             self._analyse(active)
         self._canonicalise()
         self._analyse(active)
         self._check_cells()
+        self._check_globals()
+        self._check_exceptions()
         analysis.numeric(self.f, numeric, self.facts)
         while _call_array_methods(self.f, self.facts):  # x.sum(0).mean(): one link at a time
             self._analyse(active)
@@ -116,10 +149,36 @@ class _Reverse:
         analysis.activity(self.f, active, self.self_active, self.facts, self.cell_values)
         self.facts.indices = self.indices
 
+    def _version_mutations(self, active: list[bool], numeric: list[int]) -> list[str]:
+        """Changes made in place become new values (:mod:`.mutation`), one
+        at a time, each seen by the activity analysis before the next.
+        Returns the names of the parameters changed."""
+        frontend = {a for b in self.f.blocks.values() for a in b.args}
+        made: set[Var] = set()
+        changed: set[Var] = set()
+
+        def refuse(message: str, line: Optional[int], hint: str) -> UnsupportedSyntax:
+            return UnsupportedSyntax(message, function=self.f.name, filename=self.f.filename, line=line, hint=hint)
+
+        while True:
+            analysis.numeric(self.f, numeric, self.facts)
+            got = mutation.version_mutation(self.f, self.facts.active, self.facts.callee, self.facts.arrays,
+                                            frontend, made, refuse)
+            if got is None:
+                break
+            changed |= got
+            self._analyse(active)
+        if made:
+            mutation.snapshot_reads(self.f, self.facts.active, self.facts.callee)
+            self._analyse(active)
+        return [self.f.names[p] for p in self.f.entry.args if p in changed]
+
     def _index_active_loops(self) -> bool:
         """``for c in xs`` over a differentiated ``xs`` becomes
         ``for k in range(len(xs)): c = xs[k]``, so that each item's gradient
-        goes back to its position through the rule of indexing."""
+        goes back to its position through the rule of indexing. An ``xs``
+        made by ``map``, ``zip``... is an iterator, which has neither: the
+        loop is over ``list(xs)``."""
         f = self.f
         defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
         changed = False
@@ -136,6 +195,11 @@ class _Reverse:
             if not (isinstance(maker.callee, Const) and maker.callee.value is iter and len(maker.args) == 1):
                 continue
             xs = maker.args[0]
+            made_by = self.facts.callee(defs[xs][1]) if isinstance(xs, Var) and xs in defs else None
+            if passes.member(made_by, higher_order.ITERATORS):
+                items = f.new_var()
+                pre.stmts.insert(pre.stmts.index(maker), Statement(items, Const(list), [xs], [], maker.line))
+                xs = items
             n, r = f.new_var(), f.new_var()
             at = pre.stmts.index(maker)
             pre.stmts[at:at] = [Statement(n, Const(len), [xs], [], maker.line),
@@ -155,11 +219,9 @@ class _Reverse:
 
     def _canonicalise(self) -> None:
         f = self.f
-        for b in f.blocks.values():
-            if b.handler is not None:
-                self._unsupported("try/except/finally and with", None)
+        self.quiet: set[int] = set()  # blocks made here, which cannot raise
         returns = [b for b in f.blocks.values() if isinstance(b.term, Return)]
-        if len(returns) > 1:
+        if len(returns) > 1 or returns[0].handler is not None:  # no handler may catch the pullback's errors
             ret = f.new_block()
             v = f.new_var()
             ret.args = [v]
@@ -222,6 +284,59 @@ class _Reverse:
         self.order = reverse_postorder(f)
         self.preds = preds
         self.params = {bid: list(b.args) for bid, b in f.blocks.items()}
+        self._exception_edges()
+
+    def _exception_edges(self) -> None:
+        """Which protected blocks may raise into each handler, and which
+        blocks have no adjoint statements.
+
+        A protected block that raises is, to the gradient, a block that did
+        not run (as in the IR: no value it made reaches its handler): its
+        records are made at its end, after every statement that may raise,
+        and a handler's adjoint goes back to the adjoint of the raising
+        block's *entry*, skipping its statements. A handler with several
+        such predecessors is a merge block like any other, except that its
+        predecessors cannot record themselves on an edge that has no code:
+        each passes its number as an extra handler argument, which the
+        handler records. The blocks made here on edges (``quiet``) cannot
+        raise and are left out. A block that ends in ``raise``, or from
+        which no ``return`` can be reached, is left as it is: none of its
+        statements' values reaches the output."""
+        f = self.f
+        self.handlers = {b.handler.target for b in f.blocks.values() if b.handler is not None}
+        raisers: dict[int, list[int]] = {h: [] for h in self.handlers}
+        for bid in self.order:
+            h = f.blocks[bid].handler
+            if h is not None and bid not in self.quiet:
+                raisers[h.target].append(bid)
+        self.sources = {bid: raisers.get(bid) or self.preds[bid] for bid in self.order}
+        returning = {self.ret.id}
+        work = [self.ret.id]
+        while work:
+            for p in self.preds[work.pop()]:
+                if p not in returning:
+                    returning.add(p)
+                    work.append(p)
+        self.inert = {bid for bid in self.order if bid not in returning or isinstance(f.blocks[bid].term, Raise)}
+        self.raising = {p for h in self.handlers for p in self.sources[h]}
+
+    def _check_exceptions(self) -> None:
+        """What the gradient cannot follow from a raising block to its
+        handler: the exception carrying a differentiated value, or leaving
+        a loop that runs inside another loop (whose trip count the exit
+        would have to push)."""
+        f = self.f
+        for bid in sorted(self.raising):
+            b = f.blocks[bid]
+            if b.handler.target in self.inert:
+                continue  # the exception ends the call
+            line = next((s.line for s in b.stmts if s.line), getattr(b.term, "line", None))
+            if isinstance(b.term, Raise) and any(isinstance(v, Var) and v in self.facts.active for v in b.term_operands()):
+                self._unsupported("catching an exception that carries a differentiated value", line)
+            h = b.handler.target
+            left = [lp for lp in self.nest[bid] if lp not in self.nest[h]]
+            if any(len(self.nest[lp]) > 1 for lp in left):
+                self._unsupported("an exception caught outside a loop that runs inside another loop", line)
 
     def _promote_cells(self) -> dict[str, Operand]:
         """A cell variable (a local a nested function captures) defined once
@@ -285,11 +400,56 @@ class _Reverse:
                         f"a variable captured by a nested function and assigned more than once "
                         f"({st.args[0].value!r})", st.line)
 
+    def _promote_globals(self) -> bool:
+        """``global g; g = v`` followed in the same block by reads of ``g``
+        with nothing between that could rebind it: those reads are ``v``,
+        so that gradients flow through them (the store stays). Whether
+        any read changed."""
+        env: dict[Var, Operand] = {}
+        for b in self.f.blocks.values():
+            stored: dict[str, Operand] = {}
+            for st in b.stmts:
+                fn = self.facts.callee(st)
+                if fn is ops.store_global:
+                    v = st.args[1]
+                    stored[st.args[0].value] = env.get(v, v) if isinstance(v, Var) else v
+                elif fn is ops.load_global and st.args[0].value in stored:
+                    env[st.var] = stored[st.args[0].value]
+                elif not _changes_nothing(st, fn):
+                    stored.clear()
+        for b in self.f.blocks.values():
+            b.stmts = [st for st in b.stmts if st.var not in env]
+        passes.substitute(self.f, env)
+        return bool(env)
+
+    def _check_globals(self) -> None:
+        """A read of a global holding a differentiated value that could not
+        be promoted would lose its gradient: say so instead."""
+        calls = [(st, self.facts.callee(st)) for b in self.f.blocks.values() for st in b.stmts]
+        held = {st.args[0].value for st, fn in calls if fn is ops.store_global and st.args[1] in self.facts.active}
+        for st, fn in calls:
+            if fn is ops.load_global and st.args[0].value in held:
+                self._unsupported(
+                    f"a read of the global {st.args[0].value!r}, assigned a differentiated value, that is not "
+                    "in the same block as the assignment (a loop, a branch or a call may come between)", st.line)
+
     def _split(self, j: Jump) -> Jump:
         """A new block on the edge ``j``; returns the edge into it."""
         s = self.f.new_block()
         s.term = Jump(j.target, list(j.args))
+        self._protect_like_target(s)
         return Jump(s.id, [])
+
+    def _protect_like_target(self, b: Block) -> None:
+        """A block made on edges into ``t`` is the start of ``t``'s code:
+        protected by the same handler (its arguments read at ``t``'s
+        entry), so that every ``try`` region keeps one entry. It cannot
+        raise."""
+        t = self.f.blocks[b.term.target]
+        if t.handler is not None:
+            env = dict(zip(t.args, b.term.args))
+            b.handler = Jump(t.handler.target, [env.get(v, v) for v in t.handler.args])
+        self.quiet.add(b.id)
 
     def _funnel(self, target: int, sources: list[int]) -> None:
         """Route the edges from ``sources`` to ``target`` through one new
@@ -299,6 +459,7 @@ class _Reverse:
         m = f.new_block()
         m.args = [f.new_var(f.names.get(a)) for a in t.args]
         m.term = Jump(target, list(m.args))
+        self._protect_like_target(m)
         for p in sources:
             for j in f.blocks[p].jumps():
                 if j.target == target:
@@ -324,9 +485,11 @@ class _Reverse:
         self._adjoint()
         self.f.cellvars = sorted(set(self.f.cellvars) | set(self.forward_cells))
         self.a.freevars = sorted(self.forward_cells_used)
-        return Transformed(self.f, self.a, list(self.guards.values()))
+        return Transformed(self.f, self.a, list(self.guards.values()), self.changed_params)
 
     def _forward_block(self, b: Block) -> None:
+        if b.id in self.inert:
+            return
         out: list[Statement] = []
         for s in b.stmts:
             if self._is_module_read(s):
@@ -348,7 +511,7 @@ class _Reverse:
                     self.adj[s.var] = ("self", s.args[0].value)
                     out.append(s)
                     continue
-                if fn is ops.store_deref:  # the value's gradient flows through the promoted cell
+                if fn in (ops.store_deref, ops.store_global):  # the gradient flows through the promoted reads
                     out.append(s)
                     continue
                 if fn is ops.make_function:
@@ -477,10 +640,15 @@ class _Reverse:
         for v, name in self.cell_of.items():
             if v in params:
                 continue
-            b = f.blocks[home[v]]
-            store = Statement(f.new_var(), Const(ops.store_deref), [Const(name), v])
-            idx = next((i + 1 for i, s in enumerate(b.stmts) if s.var == v), 0)
-            b.stmts.insert(idx, store)
+            h = home[v]
+            # A loop-carried value is read after the loop: kept once, where
+            # the loop is left, so the header stays a plain loop header.
+            at = [e for e, left in self.exits.items() if h in left] if v in f.blocks[h].args and h in self.loops else []
+            for bid in at or [h]:
+                b = f.blocks[bid]
+                store = Statement(f.new_var(), Const(ops.store_deref), [Const(name), v])
+                idx = self._record_at(b, next((i + 1 for i, s in enumerate(b.stmts) if s.var == v), 0))
+                b.stmts.insert(idx, store)
         entry = f.entry
         inits = []
         for (v, bid), name in self.stack_of.items():
@@ -490,8 +658,16 @@ class _Reverse:
             at = next((i + 1 for i, s in enumerate(b.stmts) if s.var == v), None)
             if at is None:
                 at = next((i for i, s in enumerate(b.stmts) if v in s.operands()), len(b.stmts))
+            at = self._record_at(b, at)
             b.stmts[at:at] = self._push(name, v)
         entry.stmts[0:0] = inits
+
+    @staticmethod
+    def _record_at(b: Block, at: int) -> int:
+        """Where in ``b`` a record goes that would go at ``at``: at the end
+        of a protected block, so that it is made only if no statement of
+        the block raised (see :meth:`_exception_edges`)."""
+        return len(b.stmts) if b.handler is not None else at
 
     def _new_stack(self, name: str) -> list[Statement]:
         f = self.f
@@ -534,7 +710,7 @@ class _Reverse:
                     b.stmts += self._push(self.trip_stack[h], k)
         self.came: dict[int, tuple[str, bool]] = {}
         for bid in self.order:
-            ps = self.preds[bid]
+            ps = self.sources[bid]
             if len(ps) < 2 or bid in self.loops:
                 continue
             stacked = bool(self.nest[bid])
@@ -542,9 +718,18 @@ class _Reverse:
             if stacked:
                 f.entry.stmts[0:0] = self._new_stack(name)
             self.came[bid] = (name, stacked)
+            record = lambda v: self._push(name, v) if stacked else [  # noqa: E731
+                Statement(f.new_var(), Const(ops.store_deref), [Const(name), v])]
+            if bid in self.handlers:  # see _exception_edges
+                b = f.blocks[bid]
+                came = f.new_var("raised_in")
+                b.args.append(came)
+                for p in self.preds[bid]:
+                    f.blocks[p].handler.args.append(Const(ps.index(p) if p in ps else 0))
+                b.stmts[0:0] = record(came)
+                continue
             for i, p in enumerate(ps):
-                f.blocks[p].stmts += self._push(name, Const(i)) if stacked else [
-                    Statement(f.new_var(), Const(ops.store_deref), [Const(name), Const(i)])]
+                f.blocks[p].stmts += record(Const(i))
 
     # -- adjoint -------------------------------------------------------------------------
 
@@ -569,6 +754,11 @@ class _Reverse:
             self.bar[bid] = b
             self.slots[bid] = [a.new_var(self._dname(v)) for v in self.gout[bid]]
             b.args = list(self.slots[bid]) + [a.new_var("it") for _ in self.nest[bid]]
+        self.xbar: dict[int, Block] = {}  # the adjoint of a raising block's entry, see _exception_edges
+        for bid in reversed(self.order):
+            if bid in self.raising:
+                x = self.xbar[bid] = a.new_block()
+                x.args = [a.new_var(self._dname(v)) for v in self.gin[bid]] + [a.new_var("it") for _ in self.nest[bid]]
         if self.self_active:
             self.dself = _call(a, entry, ops.build_dict)
         for bid in reversed(self.order):
@@ -686,10 +876,7 @@ class _Reverse:
         for v in reversed(self.needs[bid]):
             if (v, bid) in self.stack_of:
                 popped[v] = self._pop(cur, self.stack_of[(v, bid)], f.names.get(v))
-        flag = None
-        if bid in self.came:
-            name, stacked = self.came[bid]
-            flag = self._pop(cur, name, "path") if stacked else self._load(name)
+        flag = self._came(cur, bid) if bid not in self.xbar else None
         for s in reversed(B.stmts):
             info = self.adj.get(s.var)
             if info is None:
@@ -698,6 +885,14 @@ class _Reverse:
             if isinstance(dy, Const) and dy.value is None:
                 continue
             cur = self._adjoint_stmt(cur, bid, s, info, dy, grads, popped)
+        if bid in self.xbar:
+            x = self.xbar[bid]
+            gin = self.gin[bid]
+            cur.term = Jump(x.id, [grads.get(v, NONE) for v in gin] + [iters[h] for h in self.nest[bid]])
+            cur, grads, iters = x, dict(zip(gin, x.args)), dict(zip(self.nest[bid], x.args[len(gin):]))
+            for v, slot in grads.items():
+                (self.zero_ok if v in self.facts.numeric else self.maybe_adj).add(slot)
+            flag = self._came(cur, bid)
         if bid == f.entry.id:
             out = [grads.get(p, NONE) if p in self.facts.active else NONE for p in f.entry.args]
             if self.dself is not None:
@@ -708,7 +903,7 @@ class _Reverse:
         if bid in self.loops:
             self._adjoint_header(cur, bid, grads, iters)
             return
-        preds = self.preds[bid]
+        preds = self.sources[bid]
         if len(preds) == 1:
             cur.term = self._edge(cur, bid, preds[0], grads, iters)
             return
@@ -720,6 +915,14 @@ class _Reverse:
             cur.term = Branch(c, self._edge_block(bid, p, grads, iters), Jump(rest.id))
             cur = rest
         cur.term = self._edge(cur, bid, targets[0][1], grads, iters)
+
+    def _came(self, block: Block, bid: int) -> Optional[Var]:
+        """Which predecessor branched to ``bid``, as recorded (``None`` if
+        nothing is)."""
+        if bid not in self.came:
+            return None
+        name, stacked = self.came[bid]
+        return self._pop(block, name, "path") if stacked else self._load(name)
 
     def _pop(self, block: Block, stack: str, hint: Optional[str]) -> Var:
         s = self._load(stack)
@@ -796,7 +999,28 @@ class _Reverse:
         return out + [iters[h] for h in self.nest[p]]
 
     def _edge(self, block: Block, bid: int, p: int, grads, iters) -> Jump:
+        if bid in self.handlers:
+            return Jump(self.xbar[p].id, self._raise_edge_values(block, bid, p, grads, iters))
         return Jump(self.bar[p].id, self._edge_values(block, bid, p, grads, iters))
+
+    def _raise_edge_values(self, block: Block, h: int, p: int, grads: dict[Var, Operand],
+                           iters: dict[int, Operand]) -> list[Operand]:
+        """The gradients of the values live at the entry of ``p``, which
+        raised into its handler ``h``, and the iterators of the loops it
+        was in (those the exception left replay their completed
+        iterations)."""
+        live = self.live_in[h]
+        out = []
+        for v in self.gin[p]:
+            g = grads.get(v, NONE) if v in live else NONE
+            for param, arg in zip(self.params[h][1:], self.f.blocks[p].handler.args):
+                if arg == v and param in self.facts.active:
+                    g = self._accum(block, v, g, grads.get(param, NONE))
+            out.append(g)
+        for lp in self.nest[p]:
+            if lp not in iters:
+                iters = {**iters, lp: _call(self.a, block, iter, _call(self.a, block, range, self._load(self.trip[lp])))}
+        return out + [iters[lp] for lp in self.nest[p]]
 
     def _edge_block(self, bid: int, p: int, grads, iters) -> Jump:
         e = self.a.new_block()
@@ -849,16 +1073,24 @@ def _fuse_scatter_adds(a: IR) -> None:
     _update_in_place(a)
 
 
+_IN_PLACE_FORMS = {runtime.add_at: runtime.add_to, mutation_rules.take_item: mutation_rules.take_item_owned}
+"""Gradient updates and the forms of them that may change their first
+argument in place (checking at run time that nothing else refers to it)."""
+
+
 def _update_in_place(a: IR) -> None:
-    """``add_at(g, ...)`` where ``g`` is dead afterwards (read by nothing
-    later on any path) becomes ``add_to``, which may update ``g`` in place."""
+    """``add_at(g, ...)`` (and the others of :data:`_IN_PLACE_FORMS`) where
+    ``g`` is dead afterwards (read by nothing later on any path) becomes
+    ``add_to``, which may update ``g`` in place."""
     order = reverse_postorder(a)
     _, live_out = _live_sets(a, order)
     for bid in order:
         live = set(live_out[bid]) | _read_at_end(a.blocks[bid])
         for st in reversed(a.blocks[bid].stmts):
-            if isinstance(st.callee, Const) and st.callee.value is runtime.add_at and st.args[0] not in live:
-                st.callee = Const(runtime.add_to)
+            fn = st.callee.value if isinstance(st.callee, Const) else None
+            if passes.member(fn, _IN_PLACE_FORMS) and st.args[0] not in live:
+                st.callee = Const(_IN_PLACE_FORMS[fn])
+                st.pure = False
             live.discard(st.var)
             live |= _vars(st.operands())
 
@@ -903,10 +1135,16 @@ def _same_shape(r: RuleIR, args: list[Operand]) -> frozenset[str]:
 _CHANGES_NOTHING = {
     operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg,
     operator.pos, operator.abs, operator.mod, operator.lt, operator.le, operator.gt, operator.ge,
-    operator.eq, operator.ne, abs, float, pow,
+    operator.eq, operator.ne, abs, float, pow, ops.load_global, ops.store_global,
 }
-"""Callees that change no array (not the in-place operators: ``x += 1``
-changes ``x``)."""
+"""Callees that change no array and rebind no other global (not the
+in-place operators: ``x += 1`` changes ``x``)."""
+
+
+def _changes_nothing(st: Statement, fn: Any) -> bool:
+    """Whether the statement ``st``, a call of ``fn``, is known to change
+    no array and to rebind no global but the one it may store."""
+    return st.pure or passes.member(fn, _CHANGES_NOTHING) or analysis.is_math_function(fn)
 
 
 def _share_array_reads(f: IR, facts: Facts) -> None:
@@ -932,7 +1170,7 @@ def _share_array_reads(f: IR, facts: Facts) -> None:
                     continue
                 if key is not None:
                     seen[key] = st.var
-            elif not (st.pure or passes.member(fn, _CHANGES_NOTHING) or analysis.is_math_function(fn)):
+            elif not _changes_nothing(st, fn):
                 seen.clear()  # anything else might change an array
             kept.append(st)
         b.stmts = kept

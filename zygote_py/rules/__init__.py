@@ -15,14 +15,17 @@ from .registry import (
 )
 
 with builtin_layer():
-    from . import builtins, operators, pymath
+    from . import builtins, higher_order, operators, pymath
     from . import numpy_elementwise, numpy_linalg, numpy_reductions, numpy_shapes
+    from . import mutation
 
 __all__ = [
     "adjoint",
     "builtins",
+    "higher_order",
     "is_nondifferentiable",
     "lookup",
+    "mutation",
     "nondifferentiable",
     "numpy_elementwise",
     "numpy_linalg",

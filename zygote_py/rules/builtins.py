@@ -18,17 +18,23 @@
   must be positional.
 - ``float(x)`` passes ``dy`` on; ``divmod(a, b)``'s quotient is piecewise
   constant, its remainder has the gradient of ``a % b``.
-- Iterable arguments get a gradient of their type when they are a tuple or a
-  list, else a list in iteration order.
+- Iterable arguments get a gradient of their type when they are a tuple, a
+  list or an array, else a list in iteration order (see
+  :func:`zygote_py.runtime.like_iterable`).
 
 Non-differentiable: ``int round len range isinstance issubclass print bool
 str repr type id hash callable hasattr chr ord format``.
 
-``getattr(obj, name)``: see :func:`zygote_py.runtime.attribute_gradient`.
+``getattr(obj, name)``: a property is differentiated through its getter; a
+field's gradient is the object's structural gradient (a ``Tangent``, the
+same namedtuple), a bound method's its object's: see
+:func:`zygote_py.runtime.attribute` and
+:func:`zygote_py.runtime.attribute_gradient`.
 
-Left out on purpose: iterator builtins
-(``iter``, ``next``, ``enumerate``, ``zip``, ``map``, ``reversed``,
-``sorted``), and containers' constructors.
+``map``, ``filter``, ``zip``, ``enumerate``, ``reversed``, ``sorted``,
+``list`` and ``tuple``: see :mod:`.higher_order`. Left out: ``iter`` and
+``next`` (a ``for`` loop needs neither: see the reverse transform), and the
+other containers' constructors.
 """
 import math
 
@@ -52,7 +58,7 @@ def max_(*args, **kwargs):
         items = args
         y = max(*args, **kwargs)
     else:
-        items = args[0] if isinstance(args[0], (tuple, list)) else list(args[0])
+        items, start = runtime.take(args[0])
         y = max(items, **kwargs)
 
     def back(dy):
@@ -65,7 +71,7 @@ def max_(*args, **kwargs):
                 break
         if len(args) != 1:
             return tuple(grads)
-        return (runtime.like_iterable(args[0], grads),)
+        return (runtime.like_iterable(args[0], grads, start),)
     return y, back
 
 
@@ -75,7 +81,7 @@ def min_(*args, **kwargs):
         items = args
         y = min(*args, **kwargs)
     else:
-        items = args[0] if isinstance(args[0], (tuple, list)) else list(args[0])
+        items, start = runtime.take(args[0])
         y = min(items, **kwargs)
 
     def back(dy):
@@ -88,17 +94,17 @@ def min_(*args, **kwargs):
                 break
         if len(args) != 1:
             return tuple(grads)
-        return (runtime.like_iterable(args[0], grads),)
+        return (runtime.like_iterable(args[0], grads, start),)
     return y, back
 
 
 @adjoint(sum)
 def sum_(iterable, *start):
-    items = iterable if isinstance(iterable, (tuple, list)) else list(iterable)
+    items, first = runtime.take(iterable)
     y = sum(items, *start)
 
     def back(dy):
-        grads = runtime.like_iterable(iterable, [dy] * len(items))
+        grads = runtime.like_iterable(iterable, [dy] * len(items), first)
         return (grads, dy) if start else (grads,)
     return y, back
 
@@ -150,9 +156,13 @@ def divmod_(a, b):
 
 @adjoint(getattr)
 def getattr_(obj, name):
+    y, back_property = runtime.attribute(obj, name)
+
     def back(dy):
+        if back_property is not None:
+            return (back_property(dy)[1], None)
         return (runtime.attribute_gradient(obj, name, dy), None)
-    return getattr(obj, name), back
+    return y, back
 
 
 @array(getattr)

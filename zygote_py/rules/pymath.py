@@ -428,7 +428,7 @@ def nextafter(x, toward):
 
 @adjoint(math.prod)
 def prod(iterable, *, start=1):
-    items = iterable if isinstance(iterable, (tuple, list)) else list(iterable)
+    items, first = runtime.take(iterable)
     y = math.prod(items, start=start)
 
     def back(dy):
@@ -443,14 +443,14 @@ def prod(iterable, *, start=1):
         for i in range(len(items) - 1, -1, -1):
             grads[i] = prefix[i] * suffix
             suffix = suffix * items[i]
-        return (runtime.like_iterable(iterable, grads),)
+        return (runtime.like_iterable(iterable, grads, first),)
     return y, back
 
 
 @adjoint(math.fsum)
 def fsum(iterable):
-    items = iterable if isinstance(iterable, (tuple, list)) else list(iterable)
+    items, first = runtime.take(iterable)
 
     def back(dy):
-        return (runtime.like_iterable(iterable, [dy] * len(items)),)
+        return (runtime.like_iterable(iterable, [dy] * len(items), first),)
     return math.fsum(items), back

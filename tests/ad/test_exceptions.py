@@ -1,0 +1,467 @@
+"""Exceptions, ``try``/``except``/``else``/``finally``, ``with`` and
+``global`` under the reverse transform.
+
+The gradient follows the path the forward took: the statements of a
+protected block that raised part-way contribute nothing, the handler's code
+is differentiated like any other block, and an exception that leaves the
+differentiated function propagates out of ``gradient`` unchanged. Every
+gradient is checked against central finite differences (or an analytic
+value where the function is not smooth enough for them)."""
+from __future__ import annotations
+
+import contextlib
+import math
+
+import numpy as np
+import pytest
+
+import zygote_py as zpy
+
+from .fdcheck import assert_gradient
+
+
+# -- functions that never return ---------------------------------------------------
+
+
+def always_raises(x):
+    raise KeyError("boom")
+
+
+def raises_on_every_path(x):
+    if x > 0:
+        raise ValueError(f"positive: {x}")
+    y = x * x
+    raise ArithmeticError("non-positive", y)
+
+
+def raises_when_negative(x):
+    if x < 0:
+        raise ValueError("negative input")
+    return math.sqrt(x)
+
+
+class _Custom(Exception):
+    pass
+
+
+def raises_custom_from(x):
+    try:
+        return 1.0 / (x - x)
+    except ZeroDivisionError as e:
+        raise _Custom("wrapped") from e
+
+
+@pytest.mark.parametrize("f, error, message", [
+    (always_raises, KeyError, "boom"),
+    (raises_on_every_path, ValueError, "positive: 3.0"),
+])
+def test_a_function_that_never_returns_propagates_its_exception(f, error, message):
+    for entry in (zpy.gradient, zpy.value_and_gradient, zpy.pullback):
+        with pytest.raises(error) as info:
+            entry(f, 3.0)
+        assert type(info.value) is error and message in str(info.value)
+
+
+def test_an_escaping_exception_keeps_its_type_message_and_cause():
+    assert zpy.gradient(raises_when_negative, 4.0) == (0.25,)
+    with pytest.raises(ValueError, match="^negative input$"):
+        zpy.gradient(raises_when_negative, -1.0)
+    with pytest.raises(_Custom, match="wrapped") as info:
+        zpy.gradient(raises_custom_from, 2.0)
+    assert type(info.value.__cause__) is ZeroDivisionError
+
+
+# -- global ----------------------------------------------------------------------------
+
+H = 0.0
+COUNT = 0
+
+
+def global_assigned(x):
+    global H
+    H = x * x
+    return H
+
+
+def global_read_at_call_time(x):
+    return x * H
+
+
+def global_assigned_then_used(x):
+    global H, COUNT
+    H = math.sin(x)
+    COUNT = COUNT + 1
+    return H * x + H
+
+
+def test_global_assignment_is_differentiated():
+    assert_gradient(global_assigned, 3.0)
+    assert zpy.gradient(global_assigned, 3.0) == (6.0,)
+    assert H == 9.0
+
+
+def test_globals_are_read_at_call_time():
+    global H
+    H = 2.0
+    assert zpy.gradient(global_read_at_call_time, 3.0) == (2.0,)
+    H = 5.0
+    assert zpy.gradient(global_read_at_call_time, 3.0) == (5.0,)
+
+
+def test_global_assigned_twice_in_a_call():
+    before = COUNT
+    assert_gradient(global_assigned_then_used, 0.7)
+    assert COUNT > before
+
+
+# -- try / except / else / finally -------------------------------------------------------
+
+
+def raise_and_catch(x):
+    try:
+        y = x * x
+        raise ValueError("no")
+    except ValueError:
+        y = y + x
+    return y
+
+
+def divide_by_zero_caught(x):
+    try:
+        y = 1 / (x - x)
+    except ZeroDivisionError:
+        y = x * x
+    return y
+
+
+def caught_or_not(x):
+    try:
+        y = math.log(x)
+    except ValueError:
+        y = -x * x
+    return y * x
+
+
+def try_else(x):
+    y = x
+    try:
+        y = math.sqrt(x)
+    except ValueError:
+        y = x * 3.0
+    else:
+        y = y * x
+    return y
+
+
+def try_finally(x):
+    y = x
+    try:
+        y = y * x
+    finally:
+        y = y + math.sin(x)
+    return y
+
+
+def finally_on_the_exceptional_path(x):
+    y = x
+    try:
+        try:
+            y = y * x
+            if x > 1:
+                raise KeyError("k")
+            y = y * 2.0
+        finally:
+            y = y + x
+    except KeyError:
+        y = y * x
+    return y
+
+
+def return_in_try_finally(x):
+    y = x * x
+    try:
+        return y * x
+    finally:
+        y = 0.0
+
+
+def return_in_try_caught(x):
+    try:
+        if x > 0:
+            return x * x
+        raise ArithmeticError
+    except ArithmeticError:
+        return -x
+
+
+def nested_try(x):
+    y = x
+    try:
+        try:
+            y = y * x
+            z = 1.0 / (x - 2.0)
+        except ZeroDivisionError:
+            y = y * 3.0
+            z = y / 0.0
+        y = y + z
+    except ZeroDivisionError:
+        y = y - x
+    return y
+
+
+def try_in_loop(x, n):
+    s = 0.0
+    for k in range(n):
+        try:
+            s = s + x * k
+            if k % 2:
+                raise ValueError(k)
+            s = s * x
+        except ValueError:
+            s = s - x
+    return s
+
+
+def try_in_while(x):
+    s = 0.0
+    k = 0
+    while k < 4:
+        k += 1
+        try:
+            s = s + 1.0 / (k - 2) * x
+        except ZeroDivisionError:
+            s = s * x
+    return s
+
+
+def loop_in_try(x, n):
+    s = x
+    try:
+        for k in range(n):
+            s = s * x
+            if k == 2:
+                raise StopIteration
+    except StopIteration:
+        s = s + x
+    return s
+
+
+def caught_by_name(x):
+    try:
+        y = x * x
+        raise ValueError("message")
+    except (KeyError, ValueError) as e:
+        y = y * len(str(e))
+    return y
+
+
+def reraised(x):
+    try:
+        return math.log(x)
+    except ValueError:
+        raise RuntimeError(f"log of {x}")
+
+
+@pytest.mark.parametrize("f, x", [
+    (raise_and_catch, 1.5),
+    (divide_by_zero_caught, 1.5),
+    (caught_or_not, 2.0),
+    (caught_or_not, -2.0),
+    (try_else, 2.0),
+    (try_else, -2.0),
+    (try_finally, 0.7),
+    (finally_on_the_exceptional_path, 0.5),
+    (finally_on_the_exceptional_path, 1.5),
+    (return_in_try_finally, 1.3),
+    (return_in_try_caught, 1.3),
+    (return_in_try_caught, -1.3),
+    (nested_try, 1.0),
+    (try_in_while, 1.3),
+    (caught_by_name, 1.5),
+])
+def test_try_is_differentiated_along_the_path_taken(f, x):
+    assert_gradient(f, x)
+
+
+def test_analytic_values_of_caught_exceptions():
+    assert zpy.gradient(raise_and_catch, 1.5) == (2 * 1.5 + 1,)
+    assert zpy.gradient(divide_by_zero_caught, 1.5) == (3.0,)
+    assert zpy.gradient(nested_try, 2.0) == (2 * 2.0 * 3.0 - 1,)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_try_in_a_loop(n):
+    assert_gradient(try_in_loop, 1.3, n)
+
+
+@pytest.mark.parametrize("n", [0, 2, 3, 6])
+def test_an_exception_leaving_a_loop(n):
+    assert_gradient(loop_in_try, 1.1, n)
+
+
+def test_an_exception_raised_by_a_handler_escapes_unchanged():
+    assert_gradient(reraised, 2.0)
+    with pytest.raises(RuntimeError, match="^log of -2.0$") as info:
+        zpy.gradient(reraised, -2.0)
+    assert type(info.value.__context__) is ValueError
+
+
+def test_pullback_after_a_caught_exception():
+    y, back = zpy.pullback(try_in_loop, 1.3, 5)
+    assert y == try_in_loop(1.3, 5)
+    assert back(1.0) == back(1.0) == zpy.gradient(try_in_loop, 1.3, 5)
+
+
+def test_emitted_source_of_a_try_is_deterministic():
+    from zygote_py.ad import pipeline
+
+    def source():
+        t = pipeline._compile(nested_try, [True], [pipeline.kind(1.0)], False)
+        return t.source, t.gradient_source
+
+    first = source()
+    assert "try:" in first[0] and "except BaseException" in first[0]
+    assert source() == first
+
+
+# -- with ------------------------------------------------------------------------------
+
+
+class Recorder:
+    """A context manager that counts its entries and exits and what ended
+    its block."""
+
+    def __init__(self):
+        self.log = []
+
+    def __enter__(self):
+        self.log.append("enter")
+        return self
+
+    def __exit__(self, kind, value, tb):
+        self.log.append("exit" if kind is None else kind.__name__)
+        return kind is ZeroDivisionError
+
+
+RECORDER = Recorder()
+
+
+def with_errstate(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.log(x) * x
+    return y * 2.0
+
+
+def with_suppress(x):
+    y = x * x
+    with contextlib.suppress(ZeroDivisionError):
+        y = y * x
+        y = y / (x - x)
+    return y + x
+
+
+def with_suppress_nothing_raised(x):
+    y = x * x
+    with contextlib.suppress(ZeroDivisionError):
+        y = y / x
+    return y + x
+
+
+def with_user_manager(x):
+    y = x
+    with RECORDER as r:
+        y = y * math.exp(x)
+        if x > 1:
+            y = y / (x - x)
+        y = y + x
+    return y * len(r.log)
+
+
+def with_in_loop(x, n):
+    s = x
+    for k in range(n):
+        with RECORDER:
+            s = s * x
+            if k == 1:
+                s = s / 0.0
+    return s
+
+
+@pytest.mark.parametrize("f, x", [
+    (with_errstate, 1.7),
+    (with_suppress, 1.7),
+    (with_suppress_nothing_raised, 1.7),
+])
+def test_with_is_differentiated(f, x):
+    assert_gradient(f, x)
+
+
+def test_with_suppress_analytic():
+    # the division raised: y = x**3, then y + x
+    assert zpy.gradient(with_suppress, 2.0) == (3 * 4.0 + 1,)
+
+
+@pytest.mark.parametrize("x", [0.5, 1.5])
+def test_a_user_context_manager_runs_and_is_differentiated(x):
+    RECORDER.log.clear()
+    g, = zpy.gradient(with_user_manager, x)
+    log = list(RECORDER.log)
+    assert log == ["enter", "ZeroDivisionError" if x > 1 else "exit"]
+    RECORDER.log.clear()
+    value = with_user_manager(x)
+    assert RECORDER.log == log
+    n = len(log)
+    # y = x * exp(x) [+ x when nothing raised], times len(log) == 2
+    expected = (math.exp(x) + x * math.exp(x) + (0.0 if x > 1 else 1.0)) * n
+    assert math.isclose(g, expected, rel_tol=1e-12), (g, expected, value)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_with_in_a_loop(n):
+    RECORDER.log.clear()
+    assert_gradient(with_in_loop, 1.2, n)
+
+
+# -- what is refused, at the user's line ---------------------------------------------------
+
+
+def exception_carrying_a_gradient(x):
+    try:
+        raise ValueError(x * x)
+    except ValueError as e:
+        return e.args[0]
+
+
+def exception_leaving_an_inner_loop(x, n):
+    s = x
+    for i in range(n):
+        try:
+            for k in range(n):
+                s = s * x
+                if k == 1:
+                    raise KeyError(k)
+        except KeyError:
+            s = s + x
+    return s
+
+
+def global_read_in_a_loop(x):
+    global H
+    H = x
+    for k in range(3):
+        H = H * x
+    return H
+
+
+@pytest.mark.parametrize("f, args, what, line", [
+    (exception_carrying_a_gradient, (1.5,), "exception that carries a differentiated value", 3),
+    (exception_leaving_an_inner_loop, (1.5, 3), "loop that runs inside another loop", 5),
+    (global_read_in_a_loop, (1.5,), "global 'H'", 5),
+])
+def test_what_cannot_be_differentiated_says_where(f, args, what, line):
+    with pytest.raises(zpy.UnsupportedSyntax, match=what) as info:
+        zpy.gradient(f, *args)
+    message = str(info.value)
+    first = f.__code__.co_firstlineno
+    assert f.__name__ in message and "test_exceptions.py" in message
+    assert f"line {first + line - 1}" in message, message

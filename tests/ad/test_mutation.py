@@ -1,0 +1,466 @@
+"""Mutation: arrays, lists, dicts and objects changed in place, in loops,
+through two names, after a pullback captured them, and as arguments.
+
+Every gradient is checked against central finite differences of the plain
+function, and every call is checked to leave its arguments exactly as the
+plain function leaves them. What is refused raises at the user's line."""
+import copy
+
+import numpy as np
+import pytest
+
+import zygote_py as zpy
+from zygote_py.errors import NoDerivativeRule, UnsupportedSyntax
+
+STEP = 1e-6
+
+
+def leaves(value):
+    """The float positions of a (nested) argument, as index paths."""
+    if isinstance(value, float):
+        return [()]
+    if isinstance(value, np.ndarray):
+        return [(i,) for i in np.ndindex(value.shape)]
+    if isinstance(value, (list, tuple)):
+        return [(i, *p) for i, v in enumerate(value) for p in leaves(v)]
+    if isinstance(value, dict):
+        return [(k, *p) for k, v in value.items() for p in leaves(v)]
+    return []
+
+
+def get(value, path):
+    if not path:
+        return value
+    if isinstance(value, np.ndarray):
+        return value[path[0]]
+    return get(value[path[0]], path[1:])
+
+
+def put(value, path, x):
+    """A copy of ``value`` with ``x`` at ``path``."""
+    if not path:
+        return x
+    value = copy.deepcopy(value)
+    if isinstance(value, np.ndarray):
+        value[path[0]] = x
+        return value
+    inner = put(value[path[0]], path[1:], x)
+    if isinstance(value, tuple):
+        return value[:path[0]] + (inner,) + value[path[0] + 1:]
+    value[path[0]] = inner
+    return value
+
+
+def grad_at(g, path):
+    """The gradient's entry at ``path`` (``None`` anywhere on it is 0)."""
+    for k in path:
+        if g is None:
+            return 0.0
+        g = g[k]
+    return 0.0 if g is None else g
+
+
+def same_state(a, b):
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b)
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(same_state(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_state(a[k], b[k]) for k in a)
+    return a == b
+
+
+def check(f, *args, rtol=1e-6):
+    """``zpy.value_and_gradient(f, *args)`` against the plain ``f``: the
+    same value, the same changes to the arguments, and gradients (with
+    respect to the arguments' values at the call) that agree with central
+    differences along every float in them."""
+    plain = copy.deepcopy(args)
+    expected = f(*plain)
+    ours = copy.deepcopy(args)
+    value, grads = zpy.value_and_gradient(f, *ours)
+    assert value == expected, (value, expected)
+    assert same_state(ours, plain), (ours, plain)
+    for i, a in enumerate(args):
+        for path in leaves(a):
+            x = get(a, path)
+            h = STEP * max(1.0, abs(x))
+            hi = f(*copy.deepcopy(args[:i]), put(a, path, x + h), *copy.deepcopy(args[i + 1:]))
+            lo = f(*copy.deepcopy(args[:i]), put(a, path, x - h), *copy.deepcopy(args[i + 1:]))
+            slope = (hi - lo) / (2 * h)
+            got = grad_at(grads[i], path)
+            assert abs(got - slope) <= rtol * max(1.0, abs(slope)) + 1e-8, (f.__name__, i, path, got, slope)
+    return grads
+
+
+X = np.array([0.7, -1.3, 2.1, 0.4])
+
+
+# -- arrays ---------------------------------------------------------------------
+
+
+def set_items(x):
+    y = np.zeros(3)
+    y[0] = x
+    y[1] = 2.0 * x
+    return np.sum(y * y)
+
+
+def set_slice_of_a_copy(x):
+    y = x.copy()
+    y[1:] = 0.0
+    return np.sum(y * x)
+
+
+def set_slice_from_expression(x):
+    y = np.ones(4)
+    y[:3] = x[1:] * 2.0
+    return np.sum(np.sin(y))
+
+
+def set_negative_index(x):
+    y = x * 1.0
+    y[-1] = x[0] ** 2
+    return np.sum(y * y)
+
+
+def set_with_a_mask(x):
+    y = x.copy()
+    y[x > 0.5] = 0.0
+    return np.sum(y * x)
+
+
+def set_with_an_index_array(x, v):
+    y = np.zeros(4)
+    y[[0, 2]] = v * x[1]
+    return np.sum(y ** 2)
+
+
+def overwrite_twice(x):
+    y = np.zeros(2)
+    y[0] = 3.0 * x
+    y[0] = x * x  # the first value's gradient vanishes
+    return y[0] + y[1]
+
+
+def add_in_place(x):
+    y = x * 1.0
+    y += x
+    return np.sum(y)
+
+
+def multiply_in_place(x):
+    y = x * 1.0
+    y *= x
+    y -= 0.5 * x
+    y /= 2.0 + x * x
+    return np.sum(y)
+
+
+def add_to_an_item(x, k):
+    y = x.copy()
+    y[1] += x[0] * k
+    y[2] *= k
+    return np.sum(y * y)
+
+
+def fill_in_a_loop(x):
+    y = np.empty(len(x))
+    for i in range(len(x)):
+        y[i] = x[i] ** 2
+    return np.sum(y * x)
+
+
+def recurrence(x, a):
+    y = np.zeros(5)
+    y[0] = x
+    for i in range(1, 5):
+        y[i] = y[i - 1] * a + 1.0
+    return np.sum(y)
+
+
+def change_in_a_branch(x, c):
+    y = np.zeros(2)
+    if c > 0:
+        y[0] = x
+    else:
+        y[1] = 2.0 * x
+    return np.sum(y) * x
+
+
+def alias(x):
+    y = np.zeros(2)
+    z = y
+    z[0] = x
+    return y[0] * x
+
+
+def change_after_capture(x):
+    y = x * 2.0
+    s = np.sum(y * y)  # its pullback captured y before the change
+    y[0] = 0.0
+    return s + np.sum(y * x)
+
+
+def change_after_capture_in_a_loop(x):
+    y = x.copy()
+    s = 0.0
+    for i in range(len(x)):
+        s = s + np.sum(np.sin(y))
+        y[i] = y[i] * 3.0
+    return s
+
+
+def change_the_argument(x):
+    x[0] = x[0] * 2.0
+    x *= 3.0
+    return np.sum(x * x)
+
+
+def change_a_float32_array(x):
+    y = x.copy()
+    y[0] = y[1] * y[2]
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("f, args", [
+    (set_items, (1.5,)),
+    (set_slice_of_a_copy, (X,)),
+    (set_slice_from_expression, (X,)),
+    (set_negative_index, (X,)),
+    (set_with_a_mask, (X,)),
+    (set_with_an_index_array, (X, np.array([0.3, -0.8]))),
+    (overwrite_twice, (1.5,)),
+    (add_in_place, (X,)),
+    (multiply_in_place, (X,)),
+    (add_to_an_item, (X, 0.6)),
+    (fill_in_a_loop, (X,)),
+    (recurrence, (0.8, 1.3)),
+    (change_in_a_branch, (1.5, 1)),
+    (change_in_a_branch, (1.5, -1)),
+    (alias, (1.5,)),
+    (change_after_capture, (X,)),
+    (change_after_capture_in_a_loop, (X,)),
+    (change_the_argument, (X,)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_array_mutation(f, args):
+    check(f, *args)
+
+
+def test_overwritten_value_has_no_gradient():
+    assert zpy.gradient(overwrite_twice, 1.5) == (3.0,)
+
+
+def test_a_changed_argument_ends_as_plain_python_leaves_it():
+    x = X.copy()
+    (g,) = zpy.gradient(change_the_argument, x)
+    expected = X.copy()
+    change_the_argument(expected)
+    np.testing.assert_array_equal(x, expected)
+    np.testing.assert_allclose(g, 2 * 9.0 * X * np.array([4.0, 1, 1, 1]))  # the value at the call
+
+
+def test_float32_array_changed_in_place_keeps_float32():
+    (g,) = zpy.gradient(change_a_float32_array, X.astype(np.float32))
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g, [0.0, 1 + X[2], 1 + X[1], 1.0], rtol=1e-6)
+
+
+# -- lists ----------------------------------------------------------------------
+
+
+def append_in_a_loop(x, n):
+    out = []
+    for i in range(n):
+        out.append(x ** (i + 1))
+    return sum(out)
+
+
+def extend_and_insert(x, y):
+    out = [x]
+    out.extend([y, x * y])
+    out.insert(0, y * y)
+    return out[0] * out[1] + out[2] - out[3]
+
+
+def pop_items(x, y):
+    out = [x, y, x * y]
+    last = out.pop()
+    first = out.pop(0)
+    return last * first + out[0]
+
+
+def overwrite_a_list_item(xs):
+    ys = list(xs)
+    ys[0] = ys[1] * ys[2]
+    return ys[0] + ys[1] * 2.0
+
+
+def delete_a_list_item(xs):
+    ys = list(xs)
+    del ys[1]
+    return ys[0] * ys[1]
+
+
+def comprehension(xs):
+    return sum([v * v for v in xs])
+
+
+def nested_comprehension(xs):
+    pairs = [a * b for a in xs for b in xs]
+    return sum(pairs)
+
+
+def clear_then_append(x):
+    out = [x, x]
+    out.clear()
+    out.append(x * 3.0)
+    return out[0]
+
+
+def change_a_list_argument(xs):
+    xs[0] = xs[0] * 2.0
+    xs.append(xs[1] * xs[0])
+    return xs[2] + xs[0]
+
+
+def list_after_capture(x):
+    out = [x, 2.0 * x]
+    s = sum(out)
+    out[0] = 0.0
+    return s * out[1] + out[0]
+
+
+@pytest.mark.parametrize("f, args", [
+    (append_in_a_loop, (1.3, 4)),
+    (extend_and_insert, (1.3, -0.4)),
+    (pop_items, (1.3, -0.4)),
+    (overwrite_a_list_item, ([1.3, -0.4, 2.0],)),
+    (delete_a_list_item, ([1.3, -0.4, 2.0],)),
+    (comprehension, ([1.3, -0.4, 2.0],)),
+    (nested_comprehension, ([1.3, -0.4],)),
+    (clear_then_append, (1.3,)),
+    (change_a_list_argument, ([1.3, -0.4],)),
+    (list_after_capture, (1.3,)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_list_mutation(f, args):
+    check(f, *args)
+
+
+def test_comprehension_gradient_is_a_list():
+    assert zpy.gradient(comprehension, [1.0, 2.0]) == ([2.0, 4.0],)
+
+
+# -- dicts ----------------------------------------------------------------------
+
+
+def fill_a_dict_in_a_loop(x):
+    d = {}
+    for i in range(3):
+        d[i] = x * (i + 1)
+    return d[0] * d[1] + d[2]
+
+
+def update_a_dict(x, y):
+    d = {"a": x}
+    d.update({"b": y, "a": x * y})
+    return d["a"] + d["b"] * 3.0
+
+
+def pop_from_a_dict(x, y):
+    d = {"a": x, "b": y}
+    a = d.pop("a")
+    c = d.pop("c", y * y)
+    return a * c + d["b"]
+
+
+def set_default(x, y):
+    d = {"a": x}
+    a = d.setdefault("a", y)
+    b = d.setdefault("b", y * 2.0)
+    return a * b + d["b"]
+
+
+def delete_a_key(x, y):
+    d = {"a": x, "b": y}
+    del d["a"]
+    d["c"] = x * y
+    return d["b"] + d["c"]
+
+
+@pytest.mark.parametrize("f, args", [
+    (fill_a_dict_in_a_loop, (1.3,)),
+    (update_a_dict, (1.3, -0.4)),
+    (pop_from_a_dict, (1.3, -0.4)),
+    (set_default, (1.3, -0.4)),
+    (delete_a_key, (1.3, -0.4)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_dict_mutation(f, args):
+    check(f, *args)
+
+
+# -- objects --------------------------------------------------------------------
+
+
+class Box:
+    pass
+
+
+def set_attributes(x):
+    o = Box()
+    o.a = x
+    o.b = 1.0
+    o.b = o.a * 3.0
+    o.a = 2.0  # overwritten: x reaches the output through b only
+    return o.a * o.b
+
+
+@pytest.mark.parametrize("f, args", [(set_attributes, (1.3,))], ids=lambda v: getattr(v, "__name__", None))
+def test_attribute_mutation(f, args):
+    check(f, *args)
+
+
+# -- what is refused ------------------------------------------------------------
+
+G = np.zeros(3)
+
+
+def write_into_a_view(x):
+    y = np.zeros(4)
+    t = y[1:]
+    t[0] = x
+    return np.sum(y)
+
+
+def write_into_a_global(x):
+    G[0] = x
+    return np.sum(G)
+
+
+def repeated_index(x):
+    y = np.zeros(3)
+    y[[0, 0]] = np.array([x, 2.0 * x])
+    return np.sum(y)
+
+
+def changes_its_argument(y, x):
+    y[0] = x
+    return 0.0
+
+
+def calls_a_function_that_changes_its_argument(x):
+    y = np.zeros(2)
+    changes_its_argument(y, x)
+    return y[0]
+
+
+@pytest.mark.parametrize("f, error, match", [
+    (write_into_a_view, UnsupportedSyntax, "may share its memory"),
+    (write_into_a_global, UnsupportedSyntax, "may share its memory"),
+    (repeated_index, NoDerivativeRule, "repeats a position"),
+    (calls_a_function_that_changes_its_argument, UnsupportedSyntax, "changes its differentiated argument"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_refused_changes_say_so_at_the_users_line(f, error, match):
+    with pytest.raises(error, match=match) as info:
+        zpy.gradient(f, 1.5)
+    assert info.value.line is not None and info.value.filename == __file__

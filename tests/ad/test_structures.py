@@ -1,0 +1,522 @@
+"""Structural gradients (issue 5, items 1–3): the gradient of a tuple is a
+tuple, of a list a list, of a dict a dict, of a namedtuple the same
+namedtuple, and of any other object (a dataclass, a ``__slots__`` class, a
+plain object, a closure) a :class:`zpy.Tangent` with one entry per field.
+
+Every gradient is checked against central finite differences of the plain
+function, perturbing one float leaf of the structure at a time
+(:func:`assert_structural`), or against a closed form. The functions under
+test are at module level: the compiler reads their source.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import types
+from collections import namedtuple
+from typing import Any, Iterator
+
+import numpy as np
+import pytest
+
+import zygote_py as zpy
+from zygote_py.errors import NoDerivativeRule
+
+from .fdcheck import STEP, close
+
+Point = namedtuple("Point", "x y")
+
+
+@dataclasses.dataclass
+class Pair:
+    a: float
+    b: float
+    c: float = 0.0
+
+    def product(self):
+        return self.a * self.b
+
+    def scaled(self, k):
+        return k * self.product()
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    a: float
+    b: float
+
+
+class Slotted:
+    __slots__ = ("u", "v")
+
+    def __init__(self, u, v):
+        self.u = u
+        self.v = v
+
+
+class Plain:
+    def __init__(self, w, items):
+        self.w = w
+        self.items = items
+
+
+class Vec:
+    """A number-like user class: its operators are Python methods."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __add__(self, other):
+        return Pair(self.x + other.x, 0.0)
+
+    def __mul__(self, other):
+        if isinstance(other, Vec):
+            return self.x * other.x
+        return self.x * other
+
+    def __rmul__(self, other):
+        return other * self.x * 2.0
+
+    def __sub__(self, other):
+        return self.x - other.x
+
+    def __neg__(self):
+        return -self.x * self.x
+
+    def __matmul__(self, other):
+        return self.x * other.x + 1.0
+
+    def __getitem__(self, k):
+        return self.x ** k
+
+    def __call__(self, t):
+        return self.x * t
+
+    @property
+    def sq(self):
+        return self.x * self.x
+
+
+class Base:
+    def __init__(self, p):
+        self.p = p
+
+    def energy(self):
+        return self.p * self.p
+
+    @property
+    def half(self):
+        return self.p / 2.0
+
+
+class Derived(Base):
+    def __init__(self, p, q):
+        Base.__init__(self, p)
+        self.q = q
+
+    def total(self):
+        return self.energy() + self.q * self.half
+
+
+# the oracle -----------------------------------------------------------------
+
+
+def leaves(x: Any, path: tuple = ()) -> Iterator[tuple]:
+    """The paths to the float leaves of a structure: items of tuples, lists
+    and dicts, fields of namedtuples and objects, closures' captured
+    variables."""
+    if isinstance(x, float):
+        yield path
+    elif isinstance(x, tuple) and hasattr(x, "_fields"):
+        for name, v in zip(x._fields, x):
+            yield from leaves(v, path + (("attr", name),))
+    elif isinstance(x, (tuple, list)):
+        for i, v in enumerate(x):
+            yield from leaves(v, path + (("item", i),))
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            yield from leaves(v, path + (("item", k),))
+    elif isinstance(x, types.FunctionType):
+        for name, cell in zip(x.__code__.co_freevars, x.__closure__ or ()):
+            if cell.cell_contents is not x:  # (a recursive function captures itself)
+                yield from leaves(cell.cell_contents, path + (("attr", name),))
+    elif hasattr(x, "__dict__") or hasattr(x, "__slots__"):
+        names = list(getattr(x, "__dict__", {})) + [s for c in type(x).__mro__ for s in getattr(c, "__slots__", ())]
+        for name in names:
+            yield from leaves(getattr(x, name), path + (("attr", name),))
+
+
+def get(x: Any, path: tuple) -> Any:
+    """The entry of a structure (or of its gradient) at ``path``; ``None``
+    once a gradient has no entry there."""
+    for how, key in path:
+        if x is None:
+            return None
+        if isinstance(x, types.FunctionType):
+            x = x.__closure__[x.__code__.co_freevars.index(key)].cell_contents
+        else:
+            x = getattr(x, key) if how == "attr" else x[key]
+    return x
+
+
+def replace(x: Any, path: tuple, value: float) -> Any:
+    """A copy of ``x`` with the leaf at ``path`` set to ``value`` (the
+    original is not changed)."""
+    if not path:
+        return value
+    (how, key), rest = path[0], path[1:]
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return x._replace(**{key: replace(getattr(x, key), rest, value)})
+    if isinstance(x, (tuple, list)):
+        items = list(x)
+        items[key] = replace(x[key], rest, value)
+        return type(x)(items)
+    if isinstance(x, dict):
+        return {**x, key: replace(x[key], rest, value)}
+    if isinstance(x, types.FunctionType):
+        cells = tuple(
+            types.CellType(replace(c.cell_contents, rest, value) if n == key else c.cell_contents)
+            for n, c in zip(x.__code__.co_freevars, x.__closure__)
+        )
+        y = types.FunctionType(x.__code__, x.__globals__, x.__name__, x.__defaults__, cells)
+        for cell in cells:
+            if cell.cell_contents is x:  # a recursive function calls the new one
+                cell.cell_contents = y
+        return y
+    y = copy.copy(x)
+    object.__setattr__(y, key, replace(getattr(x, key), rest, value))
+    return y
+
+
+def assert_structural(f, *args, rtol: float = 1e-6) -> tuple:
+    """``zpy.value_and_gradient(f, *args)`` against central differences of
+    ``f`` along every float leaf of every argument (an absent gradient
+    counting as 0); at least one leaf must get a nonzero gradient."""
+    value, grads = zpy.value_and_gradient(f, *args)
+    assert value == f(*args)
+    assert len(grads) == len(args)
+    nonzero = False
+    for i, arg in enumerate(args):
+        for path in leaves(arg):
+            x = get(arg, path)
+            h = STEP * max(1.0, abs(x))
+            hi = f(*args[:i], replace(arg, path, x + h), *args[i + 1:])
+            lo = f(*args[:i], replace(arg, path, x - h), *args[i + 1:])
+            slope = (hi - lo) / (2 * h)
+            rounding = 4e-16 * (abs(hi) + abs(lo) + abs(value)) / h
+            got = get(grads[i], path)
+            assert close(got, slope, rounding, rtol), (f.__name__, i, path, got, slope)
+            nonzero = nonzero or got not in (None, 0)
+    assert nonzero, (f.__name__, grads)
+    return grads
+
+
+# containers --------------------------------------------------------------------
+
+
+def tuple_product(t):
+    return t[0] * t[1] + t[1]
+
+
+def list_of_pairs(xs):
+    return xs[0][0] * xs[1][1] - xs[1][0]
+
+
+def dict_of_tuples(d):
+    return d["a"][0] * d["b"][1] + d["a"][1]
+
+
+def point_norm(p):
+    return math.sqrt(p.x * p.x + p.y * p.y)
+
+
+def point_first(p):
+    return p[0] * 3.0
+
+
+def test_tuple_gradient_is_a_tuple():
+    g = assert_structural(tuple_product, (2.0, 3.0))
+    assert g == ((3.0, 3.0),)
+
+
+def test_list_gradient_is_a_list():
+    (g,) = assert_structural(list_of_pairs, [(1.0, 2.0), (3.0, 4.0)])
+    assert type(g) is list and g[0] == (4.0, None) and g[1] == (-1.0, 1.0)
+
+
+def test_dict_of_tuples_gets_a_dict_of_tuples():
+    (g,) = assert_structural(dict_of_tuples, {"a": (1.0, 2.0), "b": (3.0, 4.0), "c": 5.0})
+    assert g == {"a": (4.0, 1.0), "b": (None, 1.0), "c": None}  # the same keys
+
+
+def test_namedtuple_gradient_is_the_same_namedtuple():
+    (g,) = assert_structural(point_norm, Point(3.0, 4.0))
+    assert type(g) is Point and g == pytest.approx(Point(0.6, 0.8), rel=1e-15)
+
+
+def test_namedtuple_read_by_index_still_gets_a_namedtuple():
+    (g,) = assert_structural(point_first, Point(3.0, 4.0))
+    assert type(g) is Point and g.x == 3.0 and g.y is None
+
+
+# objects -----------------------------------------------------------------------
+
+
+def pair_fields(p):
+    return p.a * p.a * p.b
+
+
+def frozen_fields(p):
+    return p.a / p.b
+
+
+def slotted_fields(s):
+    return s.u * math.sin(s.v)
+
+
+def plain_nested(o):
+    return o.w * o.items[0].a + o.items[1].product()
+
+
+def test_dataclass_gets_a_tangent():
+    (g,) = assert_structural(pair_fields, Pair(3.0, 2.0))
+    assert isinstance(g, zpy.Tangent)
+    assert g == zpy.Tangent(a=12.0, b=9.0)
+    assert g.a == g["a"] == 12.0
+    assert g.c is None and g["c"] is None  # a field no gradient reached
+    with pytest.raises(AttributeError):
+        g.d
+    with pytest.raises(KeyError):
+        g["d"]
+    assert repr(g) == "Tangent(a=12.0, b=9.0)"
+
+
+def test_frozen_dataclass():
+    (g,) = assert_structural(frozen_fields, Frozen(3.0, 2.0))
+    assert g == zpy.Tangent(a=0.5, b=-0.75)
+
+
+def test_slots_class():
+    (g,) = assert_structural(slotted_fields, Slotted(2.0, 0.5))
+    assert g.u == pytest.approx(math.sin(0.5)) and g.v == pytest.approx(2.0 * math.cos(0.5))
+
+
+def test_object_holding_a_list_of_objects_gets_tangents_in_a_list():
+    (g,) = assert_structural(plain_nested, Plain(2.0, [Pair(3.0, 4.0), Pair(5.0, 6.0)]))
+    assert g == zpy.Tangent(w=3.0, items=[zpy.Tangent(a=2.0), zpy.Tangent(a=6.0, b=5.0)])
+
+
+def test_tangent_equality_and_repr():
+    assert zpy.Tangent(a=1.0, b=None) == zpy.Tangent(a=1.0)  # None is no gradient
+    assert zpy.Tangent(a=1.0) != zpy.Tangent(a=2.0)
+    assert zpy.Tangent(a=np.array([1.0, 2.0])) == zpy.Tangent(a=np.array([1.0, 2.0]))
+    assert zpy.Tangent(a=np.array([1.0, 2.0])) != zpy.Tangent(a=np.array([1.0, 3.0]))
+    assert repr(zpy.Tangent(x=[zpy.Tangent(y=1.5)])) == "Tangent(x=[Tangent(y=1.5)])"
+
+
+def array_field(p):
+    return np.sum(p.a * p.b)
+
+
+def test_array_fields_get_dense_array_gradients():
+    a, b = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    (g,) = zpy.gradient(array_field, Pair(a, b))
+    assert type(g.a) is np.ndarray and np.array_equal(g.a, b) and np.array_equal(g.b, a)
+
+
+# methods, properties, inheritance ------------------------------------------------
+
+
+def call_method(p):
+    return p.product()
+
+
+def call_method_with_argument(p, k):
+    return p.scaled(k)
+
+
+def read_property(v):
+    return v.sq + v.x
+
+
+def derived_total(d):
+    return d.total() + d.half
+
+
+def test_method_call_gets_the_objects_gradient():
+    (g,) = assert_structural(call_method, Pair(3.0, 2.0))
+    assert g == zpy.Tangent(a=2.0, b=3.0)
+
+
+def test_bound_method_differentiated_directly():
+    p = Pair(3.0, 2.0)
+    assert zpy.gradient(p.scaled, 5.0) == (6.0,)
+
+
+def test_method_with_argument():
+    g = assert_structural(call_method_with_argument, Pair(3.0, 2.0), 5.0)
+    assert g == (zpy.Tangent(a=10.0, b=15.0), 6.0)
+
+
+def test_property_is_differentiated():
+    (g,) = assert_structural(read_property, Vec(3.0))
+    assert g == zpy.Tangent(x=7.0)
+
+
+def test_inherited_fields_methods_and_properties():
+    (g,) = assert_structural(derived_total, Derived(3.0, 4.0))
+    assert g == zpy.Tangent(p=8.5, q=1.5)  # d/dp (p² + q p/2 + p/2) = 2p + q/2 + 1/2, d/dq = p/2
+
+
+# operator overloads --------------------------------------------------------------
+
+
+def overloads(a, b):
+    return (a * b) + (a - b) + (-a) + (a @ b) + a[3] + a(2.0) + (2.0 * a) + (a * 3.0)
+
+
+def overload_returning_object(a, b):
+    return (a + b).a
+
+
+def test_operators_dispatch_to_python_methods():
+    g = assert_structural(overloads, Vec(1.5), Vec(0.5))
+    x, y = 1.5, 0.5
+    assert g[0].x == pytest.approx(y + 1 - 2 * x + y + 3 * x * x + 2.0 + 4.0 + 3.0)
+    assert g[1].x == pytest.approx(x - 1 + x)
+
+
+def test_operator_returning_an_object():
+    g = assert_structural(overload_returning_object, Vec(1.5), Vec(0.5))
+    assert g == (zpy.Tangent(x=1.0), zpy.Tangent(x=1.0))
+
+
+# closures ------------------------------------------------------------------------
+
+
+def make_scaler(a):
+    return lambda x: a * x
+
+
+def make_poly(a, b):
+    def poly(x):
+        return a * x * x + b
+    return poly
+
+
+def call_at_five(f):
+    return f(5.0)
+
+
+def call_twice(f, x):
+    return f(x) * f(2.0)
+
+
+def scaler_applied(a, x):
+    f = make_scaler(a)
+    return f(x) + f(1.0)
+
+
+def test_closure_argument_gets_a_tangent_of_its_captures():
+    (g,) = assert_structural(call_at_five, make_scaler(4.0))
+    assert g == zpy.Tangent(a=5.0)
+
+
+def test_closure_argument_with_two_captures():
+    g = assert_structural(call_twice, make_poly(2.0, 3.0), 1.5)
+    assert isinstance(g[0], zpy.Tangent)
+
+
+def test_closure_returned_from_a_function():
+    g = assert_structural(scaler_applied, 4.0, 3.0)
+    assert g == (4.0, 4.0)
+
+
+def test_function_without_differentiated_captures_gets_none():
+    assert zpy.gradient(call_at_five, math.sin) == (None,)
+    assert zpy.gradient(call_at_five, make_scaler(2)) == (None,)  # an int capture
+
+
+# pullback with structured cotangents -----------------------------------------------
+
+
+def swap_scale(p, k):
+    return Point(p.y * k, p.x), {"s": p.x + p.y}
+
+
+def test_pullback_with_a_structured_output_cotangent():
+    y, back = zpy.pullback(swap_scale, Point(1.0, 2.0), 3.0)
+    assert y == (Point(6.0, 1.0), {"s": 3.0})
+    dp, dk = back((Point(1.0, 10.0), {"s": 100.0}))
+    # d/dp of <(y k, x), (1, 10)> + 100 (x + y) = (10 + 100, k + 100)
+    assert type(dp) is Point and dp == Point(110.0, 103.0)
+    assert dk == 2.0
+
+
+def test_pullback_with_a_tangent_cotangent():
+    y, back = zpy.pullback(lambda p: Pair(p.b, p.a, 0.0), Pair(1.0, 2.0))
+    assert y == Pair(2.0, 1.0)
+    assert back(zpy.Tangent(a=5.0, b=7.0)) == (zpy.Tangent(a=7.0, b=5.0),)
+
+
+# what is refused -------------------------------------------------------------------
+
+
+class Described:
+    """A custom data descriptor: its value is no field of the object."""
+
+    def __get__(self, obj, owner=None):
+        return obj.t * 2.0
+
+    def __set__(self, obj, value):
+        raise AttributeError
+
+
+class WithDescriptor:
+    twice = Described()
+
+    def __init__(self, t):
+        self.t = t
+
+
+def read_descriptor(o):
+    return o.twice
+
+
+def test_custom_descriptor_is_refused_not_mistaken_for_a_field():
+    with pytest.raises(NoDerivativeRule, match="twice"):
+        zpy.gradient(read_descriptor, WithDescriptor(1.0))
+
+
+def make_power(a):
+    def power(n):
+        if n == 0:
+            return 1.0
+        return a * power(n - 1)
+    return power
+
+
+def call_power(f):
+    return f(3)
+
+
+def test_recursive_closure_folds_its_own_gradient_into_one_tangent():
+    (g,) = assert_structural(call_power, make_power(1.5))
+    assert g.a == pytest.approx(3 * 1.5 ** 2) and g.power is None
+
+
+def test_pullback_of_a_function_returning_a_closure():
+    f, back = zpy.pullback(make_poly, 2.0, 3.0)
+    assert f(1.5) == 2.0 * 1.5 * 1.5 + 3.0
+    assert back(zpy.Tangent(a=10.0, b=1.0)) == (10.0, 1.0)
+
+
+def add_in_place(a, b):
+    a += b
+    return a.a * a.a
+
+
+def test_augmented_assignment_falls_back_to_the_python_operator():
+    g = assert_structural(add_in_place, Vec(1.5), Vec(0.5))
+    assert g == (zpy.Tangent(x=4.0), zpy.Tangent(x=4.0))

@@ -1,0 +1,393 @@
+"""Mutation as new values: the pass that lets the reverse transform
+differentiate code that changes arrays, lists, dicts and objects in place.
+
+SSA values never change, but ``y[k] = v`` changes the object ``y`` names.
+This pass gives each change a new value: the statement becomes
+``y_1 = mutation.store_item(y, k, v)`` (the same change, on the same
+object, which the operation returns), and every later read of ``y`` reads
+``y_1``. Later reads are found as in SSA construction (Braun et al., "Simple
+and Efficient Construction of Static Single Assignment Form", 2013): the
+object is a variable whose definitions are its first value and each change;
+a read takes the definition that reaches it, through new block arguments
+where definitions meet. Two names for one object (``z = y``) are one SSA
+value, so a change through either reaches reads through both.
+
+Each change then has a derivative rule (:mod:`zygote_py.rules.mutation`):
+the gradient of the new value splits into the old value's and the written
+value's, so an overwritten item's gradient vanishes.
+
+Pullbacks that captured the object before a change must see its old
+contents: a value that a change consumes and that a differentiated
+statement also reads (other than by indexing, whose rule needs only the
+shape) is copied where it is defined, and those statements read the copy
+(``runtime.snapshot``). The emitted code still changes the object in place,
+so arguments and aliases end up exactly as plain Python leaves them.
+
+What the pass cannot see it refuses, at the user's line: changing a value
+that may share memory or items with another one (a view ``y[1:]``, an item
+of a container, a function's result, a global), and changing an object
+that reaches a name the pass does not track.
+"""
+from __future__ import annotations
+
+import copy
+import operator
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from ..errors import UnsupportedSyntax
+from ..ir import ops
+from ..ir.cfg import predecessors, reverse_postorder
+from ..ir.core import IR, Block, Const, Starred, Statement, Var
+from ..ir.passes import member, remove_trivial_args, substitute
+from ..rules import mutation as mut
+
+_ITEM_CHANGES = {operator.setitem: mut.store_item, operator.delitem: mut.delete_item, setattr: mut.store_attr}
+_METHODS = {
+    "append": mut.append, "extend": mut.extend, "insert": mut.insert, "pop": mut.pop, "clear": mut.clear,
+    "update": mut.update, "setdefault": mut.setdefault,
+}
+_PAIRS = {mut.pop, mut.setdefault}  # they return the object and a value
+_IN_PLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ipow}
+_FRESH = {
+    np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
+    np.array, np.copy, np.ndarray.copy, np.arange, np.linspace, np.eye, np.identity,
+    ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy, mut.snapshot,
+}
+"""Callees whose result is a new object that nothing else refers to."""
+_FRESH_ARRAYS = _FRESH - {ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy}
+"""…and is an array (so ``a += b`` changes it in place)."""
+_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.matmul}
+_VERSIONED = {*_ITEM_CHANGES.values(), *_METHODS.values(), mut.update_in_place}
+
+
+def version_mutation(f: IR, active: set[Var], callee: Callable[[Statement], Any], arrays: set[Var],
+                     frontend: set[Var], made: set[Var],
+                     where: Callable[[str, Optional[int], str], UnsupportedSyntax]) -> Optional[set[Var]]:
+    """Rewrite the first change to a differentiated object in ``f`` as a
+    new value (see the module docstring); ``None`` when there is none.
+    Call again, after the activity analysis has seen the new value, until
+    then. ``callee`` gives a statement's callee when it is known; ``arrays``
+    are values known to be arrays; ``frontend`` the block arguments the
+    program had before the first call and ``made`` those made since (it is
+    updated); ``where`` builds the error for a change that is refused.
+    Returns the parameters changed (empty, or the changed one)."""
+    defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
+    found = next(
+        ((b, s, c) for b in f.blocks.values() for s in b.stmts
+         if (c := _as_change(s, defs, callee, arrays)) is not None
+         and any(isinstance(o, Var) and o in active for o in s.operands())),
+        None,
+    )
+    if found is None:
+        return None
+    b, s, (root, op, args, pair) = found
+    _check_fresh(f, root, defs, callee, made, where, s.line)
+    version = _rewrite(f, b, s, op, args, pair)
+    made.add(version)
+    made |= _rename(f, root, version, b.id, frontend, where, s.line)
+    remove_trivial_args(f)
+    return {root} & set(f.entry.args)
+
+
+def snapshot_reads(f: IR, active: set[Var], callee: Callable[[Statement], Any]) -> None:
+    """A value that a change consumes, and that differentiated statements
+    read before it (on a path that then reaches the change), is copied
+    before they read it, and they read the copy: their pullbacks run after
+    the change and must see the value as it was. Indexing reads only the
+    shape (its pullback scatters), so it reads the original."""
+    defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
+    reach = _reachable(f)
+    resized = _resized_objects(f, defs, callee)
+    for b in list(f.blocks.values()):
+        for st in list(b.stmts):
+            fn = callee(st)
+            if not member(fn, _VERSIONED):
+                continue
+            v = st.args[0]
+            readers = [
+                (bb, r) for bb in f.blocks.values() for r in bb.stmts
+                if r is not st and r.var in active and v in list(r.operands())
+                and not (_shape_read(r, v, callee) and v not in resized)
+                and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
+            ]
+            if not readers:
+                continue
+            copy_ = f.new_var(f.names.get(v))
+            made = Statement(copy_, Const(mut.snapshot), [v], [], st.line)
+            blocks = {bb.id for bb, _ in readers}
+            if len(blocks) == 1:  # just before the first reader
+                bb = readers[0][0]
+                bb.stmts.insert(min(bb.stmts.index(r) for _, r in readers), made)
+            elif v in defs:
+                home, d = defs[v]
+                home.stmts.insert(home.stmts.index(d) + 1, made)
+            else:
+                next(bb for bb in f.blocks.values() if v in bb.args).stmts.insert(0, made)
+            for _, r in readers:
+                _substitute_in(r, v, copy_)
+
+
+def _reachable(f: IR) -> dict[int, set[int]]:
+    """The blocks reachable from each block by one or more edges."""
+    succ = {bid: {j.target for j in b.jumps()} | ({b.handler.target} if b.handler else set())
+            for bid, b in f.blocks.items()}
+    out: dict[int, set[int]] = {}
+    for bid in f.blocks:
+        seen: set[int] = set()
+        todo = list(succ[bid])
+        while todo:
+            n = todo.pop()
+            if n not in seen:
+                seen.add(n)
+                todo += succ[n]
+        out[bid] = seen
+    return out
+
+
+def _resized_objects(f: IR, defs: dict, callee: Callable) -> set[Var]:
+    """The values (every version) of the objects that some change may
+    resize: a list's indexing pullback reads its length."""
+    parent: dict[Var, Var] = {}
+
+    def find(v: Var) -> Var:
+        while parent.get(v, v) != v:
+            v = parent[v]
+        return v
+
+    def union(a: Any, b: Any) -> None:
+        if isinstance(a, Var) and isinstance(b, Var):
+            parent[find(a)] = find(b)
+
+    resizing: list[Var] = []
+    for b in f.blocks.values():
+        for st in b.stmts:
+            fn = callee(st)
+            if member(fn, _VERSIONED):
+                obj = st.args[0]
+                union(st.var, obj)
+                if not _keeps_length(st, defs, callee):
+                    resizing.append(obj)
+            elif fn is operator.getitem and st.args[0] in defs and member(callee(defs[st.args[0]][1]), _PAIRS):
+                union(st.var, st.args[0])
+        for j in b.jumps():
+            for p, a in zip(f.blocks[j.target].args, j.args):
+                union(p, a)
+    roots = {find(v) for v in resizing}
+    return {v for v in set(parent) | set(parent.values()) if find(v) in roots}
+
+
+def _keeps_length(st: Statement, defs: dict, callee: Callable) -> bool:
+    """Whether the change ``st`` keeps its object's length."""
+    fn = callee(st)
+    if fn is mut.store_item:
+        key = st.args[1]
+        if isinstance(key, Const):
+            return not isinstance(key.value, slice)
+        return key in defs and callee(defs[key][1]) is not slice
+    return fn in (mut.update_in_place, mut.store_attr)
+
+
+def _shape_read(r: Statement, v: Var, callee: Callable) -> bool:
+    """``r`` reads ``v`` only for its shape: indexing it, or changing it."""
+    fn = callee(r)
+    return fn is operator.getitem and r.args[0] == v and v not in r.args[1:] or member(fn, _VERSIONED)
+
+
+def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var]) -> Optional[tuple]:
+    """``(object, operation, arguments, returns a pair)`` when ``s``
+    changes an object in place (and is not yet a versioned change), else
+    ``None``."""
+    fn = callee(s)
+    if member(fn, _ITEM_CHANGES) and s.args and isinstance(s.args[0], Var) and not s.kwargs:
+        return s.args[0], _ITEM_CHANGES[fn], list(s.args), False
+    if member(fn, _IN_PLACE) and len(s.args) == 2 and isinstance(s.args[0], Var) and _is_array(s.args[0], defs, callee, arrays):
+        return s.args[0], mut.update_in_place, [*s.args, Const(fn)], False
+    if isinstance(s.callee, Var) and s.callee in defs and not s.kwargs:
+        m = defs[s.callee][1]
+        if (callee(m) is getattr and len(m.args) == 2 and isinstance(m.args[0], Var)
+                and isinstance(m.args[1], Const) and m.args[1].value in _METHODS):
+            op = _METHODS[m.args[1].value]
+            return m.args[0], op, [m.args[0], *s.args], op in _PAIRS
+    return None
+
+
+def _is_array(v: Var, defs: dict, callee: Callable, arrays: set[Var]) -> bool:
+    """Whether ``v`` is known to be an array (not a number, which ``+=``
+    replaces instead of changing)."""
+    while v in defs and member(callee(defs[v][1]), _VERSIONED):  # a changed array is still one
+        st = defs[v][1]
+        v = st.args[0]
+        if not isinstance(v, Var):
+            return False
+    if v in arrays:
+        return True
+    fn = callee(defs[v][1]) if v in defs else None
+    if member(fn, _ARITHMETIC):  # x * 1.0 of an array x is a new array
+        return any(isinstance(a, Var) and _is_array(a, defs, callee, arrays) for a in defs[v][1].args)
+    return member(fn, _FRESH_ARRAYS) or isinstance(fn, np.ufunc) or fn is not None and _copy_method(v, defs, callee) and \
+        _is_array(defs[defs[v][1].callee][1].args[0], defs, callee, arrays)
+
+
+def _made_by(v: Var, defs: dict, callee: Callable) -> Any:
+    return callee(defs[v][1]) if v in defs else None
+
+
+def _check_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var], where: Callable,
+                 line: Optional[int]) -> None:
+    """A change must be to a parameter, a new object, a changed one, or a
+    block argument that only such values reach (and nothing else reads)."""
+    uses = _uses(f)
+    seen: set[Var] = set()
+
+    def fresh(v: Var) -> bool:
+        if v in seen or v in f.entry.args or v in made:
+            return True
+        seen.add(v)
+        fn = _made_by(v, defs, callee)
+        if (member(fn, _FRESH) or member(fn, _VERSIONED) or member(fn, _ARITHMETIC) or isinstance(fn, (type, np.ufunc))
+                or _copy_method(v, defs, callee)):
+            return True
+        if fn is operator.getitem and member(_made_by(defs[v][1].args[0], defs, callee), _PAIRS):
+            return _is_const(defs[v][1].args[1], 0)  # the object out of an (object, value) pair
+        if v in defs:
+            return False
+        incoming = [j.args[b.args.index(v)] for b in f.blocks.values() if v in b.args
+                    for p in f.blocks.values() for j in p.jumps() if j.target == b.id]
+        return all(isinstance(a, Var) and uses.get(a, 0) == 1 and fresh(a) for a in incoming)
+
+    if fresh(root):
+        return
+    name = f.names.get(root)
+    raise where(
+        f"changing {'`' + name + '`' if name else 'a value'} in place, which may share its memory or items with "
+        "another value (a view such as y[1:], an item of a container, a function's result, or a global)",
+        line,
+        "change a copy made in this function (y = y.copy(), l = list(l)), or index the original directly "
+        "(y[1 + i] = v rather than t = y[1:]; t[i] = v)",
+    )
+
+
+def _copy_method(v: Var, defs: dict, callee: Callable) -> bool:
+    """``v = obj.copy()``: a new object (of an array, a list, a dict)."""
+    if v not in defs or not isinstance(defs[v][1].callee, Var) or defs[v][1].args or defs[v][1].kwargs:
+        return False
+    m = defs.get(defs[v][1].callee)
+    return m is not None and callee(m[1]) is getattr and len(m[1].args) == 2 and _is_const(m[1].args[1], "copy")
+
+
+def _is_const(op: Any, value: Any) -> bool:
+    return isinstance(op, Const) and type(op.value) is type(value) and op.value == value
+
+
+def _uses(f: IR) -> dict[Var, int]:
+    n: dict[Var, int] = {}
+    for b in f.blocks.values():
+        ops_ = [o for s in b.stmts for o in s.operands()] + b.term_operands() + [a for j in b.jumps() for a in j.args]
+        for o in ops_:
+            o = o.value if isinstance(o, Starred) else o
+            if isinstance(o, Var):
+                n[o] = n.get(o, 0) + 1
+    return n
+
+
+def _rewrite(f: IR, b: Block, s: Statement, op: Any, args: list, pair: bool) -> Var:
+    """Replace ``s`` by the versioned change; returns the new version."""
+    at = b.stmts.index(s)
+    name = f.names.get(args[0]) if isinstance(args[0], Var) else None
+    if op is mut.update_in_place:
+        s.callee, s.args = Const(op), args
+        return s.var
+    if isinstance(s.callee, Var):  # obj.append(v): the bound method is read for nothing now
+        method = next(st for st in b.stmts if st.var == s.callee) if _uses(f).get(s.callee) == 1 else None
+        if method is not None:
+            b.stmts.remove(method)
+            at = b.stmts.index(s)
+    if not pair:
+        new = f.new_var(name)
+        b.stmts[at] = Statement(new, Const(op), args, [], s.line)
+        substitute(f, {s.var: Const(None)})
+        return new
+    both, new = f.new_var(), f.new_var(name)
+    b.stmts[at:at + 1] = [
+        Statement(both, Const(op), args, [], s.line),
+        Statement(new, Const(operator.getitem), [both, Const(0)], [], s.line),
+        Statement(s.var, Const(operator.getitem), [both, Const(1)], [], s.line),
+    ]
+    return new
+
+
+def _rename(f: IR, root: Var, version: Var, where_changed: int, frontend: set[Var],
+            error: Callable, line: Optional[int]) -> set[Var]:
+    """Every read of ``root`` that the change reaches reads ``version``
+    instead, through new block arguments where the two meet. Returns the
+    block arguments made. ``root`` passed on to a block argument of the
+    program's own (``frontend``: another name, assigned on several paths)
+    is refused: that name could be read after the change."""
+    preds = predecessors(f)
+    home = next(b.id for b in f.blocks.values() if root in b.args or any(s.var == root for s in b.stmts))
+    made: set[Var] = set()
+    at_entry: dict[int, Var] = {}
+
+    def read_end(bid: int) -> Var:
+        if bid == where_changed:
+            return version
+        return root if bid == home else read_entry(bid)
+
+    def read_entry(bid: int) -> Var:
+        if bid == home:
+            return root
+        if bid not in at_entry:
+            ps = preds[bid]
+            if len(ps) == 1:
+                at_entry[bid] = read_end(ps[0])
+            else:
+                phi = f.new_var(f.names.get(root))
+                at_entry[bid] = phi
+                f.blocks[bid].args.append(phi)
+                made.add(phi)
+                for p in ps:
+                    v = read_end(p)
+                    for j in f.blocks[p].jumps():
+                        if j.target == bid:
+                            j.args.append(v)
+        return at_entry[bid]
+
+    for b in list(f.blocks.values()):
+        here = b.id == where_changed
+        after = False
+        for st in b.stmts:
+            if root in list(st.operands()):
+                v = version if here and after else read_entry(b.id)
+                if v != root:
+                    _substitute_in(st, root, v)
+            if st.var == version:
+                after = True
+        t = b.term
+        for attr in ("value", "exc", "cause", "cond"):
+            if getattr(t, attr, None) == root:
+                setattr(t, attr, version if here else read_entry(b.id))
+        for j in b.jumps():
+            if root not in j.args:
+                continue
+            target = f.blocks[j.target]
+            if any(a == root and p in frontend for a, p in zip(j.args, target.args)):
+                raise error(
+                    f"changing `{f.names.get(root, 'a value')}` in place when another name may refer to it "
+                    "(a variable assigned it on one of several paths)",
+                    line, "change a copy (y = y.copy()) and use one name for it",
+                )
+            v = version if here else read_entry(b.id)
+            j.args = [v if a == root else a for a in j.args]
+    return made
+
+
+def _substitute_in(st: Statement, old: Var, new: Var) -> None:
+    def sub(o):
+        if isinstance(o, Starred):
+            return Starred(sub(o.value))
+        return new if o == old else o
+    st.callee = sub(st.callee)
+    st.args = [sub(a) for a in st.args]
+    st.kwargs = [(k, sub(a)) for k, a in st.kwargs]

@@ -1,0 +1,202 @@
+"""Rules for the builtins that take functions or iterables: ``map``,
+``filter``, ``zip``, ``enumerate``, ``reversed``, ``sorted``, ``list``,
+``tuple``, and :func:`functools.reduce` and :func:`functools.partial`.
+
+Iterators are computed eagerly. ``map``, ``filter``, ``zip``, ``enumerate``
+and ``reversed`` compute all their items when called and return a
+:class:`zygote_py.runtime.EagerIterator` over them: each item's pullback
+(for ``map``, that of the function's call on it) has to be taken where the
+item is made, and a lazy iterator would make its items where it is
+consumed, out of the gradient's reach. The iterator behaves as Python's
+does (it is exhausted once iterated over and has no ``len``), but the
+laziness is lost: functions run when ``map`` or ``filter`` is called, on
+every item, including those that nothing ever reads, so their side
+effects and errors happen then, and an infinite iterable (``map(f,
+itertools.count())``) never returns (``zip`` or ``map`` with a finite
+iterable among several stops where Python's would).
+
+Gradients:
+
+- An iterator's gradient is a list with one gradient per item, ``None`` for
+  an item that gets none.
+- An iterable argument gets a gradient of its own kind (a tuple for a
+  tuple, a list for a list, an array for an array, a list for an iterator),
+  one per item, ``None`` (zeros in an array) for the items the call did
+  not read: see :func:`zygote_py.runtime.like_iterable`.
+- A function argument of ``map`` and ``reduce`` is called through
+  :func:`zygote_py.runtime.J`; it gets the sum over its calls of its own
+  gradient (a closure's captured variables; ``None`` for a plain
+  function). ``filter``'s predicate and ``sorted``'s ``key`` only choose
+  and order items: they are called plainly and get no gradient, nor do
+  ``enumerate``'s ``start``, ``sorted``'s ``reverse`` and ``zip``'s
+  ``strict``.
+- ``functools.partial(func, *args, **keywords)``: calling the partial
+  object calls ``func`` with the bound arguments (see ``runtime.J``), and
+  the object's gradient is a dict of its fields: ``func``, ``args`` (a
+  tuple) and ``keywords`` (a dict). Building it passes those on to
+  ``func`` and ``args``; a gradient that reaches a bound keyword argument
+  raises ``NoDerivativeRule``, as the rule contract gives keyword
+  arguments none.
+"""
+import functools
+
+from zygote_py import errors, runtime
+
+from .registry import adjoint
+
+ITERATORS = (map, filter, zip, enumerate, reversed)
+"""The functions whose rules return an iterator (see above)."""
+
+
+@adjoint(map)
+def map_(function, *iterables):
+    if not iterables:
+        raise TypeError("map() must have at least two arguments.")
+    starts = [runtime.position(it) for it in iterables]
+    calls = [runtime.J(function, *row) for row in zip(*iterables)]
+    y = runtime.EagerIterator([value for value, _ in calls])
+
+    def back(dy):
+        dfunction = None
+        columns = [[] for _ in iterables]
+        for (_, pullback), d in zip(calls, runtime.iterator_gradient(dy, y)):
+            grads = runtime.call_pullback(pullback, d)
+            dfunction = runtime.accum(dfunction, grads[0])
+            for j, column in enumerate(columns):
+                column.append(grads[1 + j])
+        return (dfunction, *(runtime.like_iterable(it, column, start)
+                             for it, column, start in zip(iterables, columns, starts)))
+    return y, back
+
+
+@adjoint(filter)
+def filter_(function, iterable):
+    items, start = runtime.take(iterable)
+    test = bool if function is None else function
+    kept = [i for i, v in enumerate(items) if test(v)]
+    y = runtime.EagerIterator([items[i] for i in kept])
+
+    def back(dy):
+        grads = [None] * len(items)
+        for i, d in zip(kept, runtime.iterator_gradient(dy, y)):
+            grads[i] = d
+        return (None, runtime.like_iterable(iterable, grads, start))
+    return y, back
+
+
+@adjoint(zip)
+def zip_(*iterables, strict=False):
+    starts = [runtime.position(it) for it in iterables]
+    y = runtime.EagerIterator(list(zip(*iterables, strict=strict)))
+
+    def back(dy):
+        rows = runtime.iterator_gradient(dy, y)
+        columns = [[None if d is None else d[j] for d in rows] for j in range(len(iterables))]
+        return tuple(runtime.like_iterable(it, column, start)
+                     for it, column, start in zip(iterables, columns, starts))
+    return y, back
+
+
+@adjoint(enumerate)
+def enumerate_(iterable, start=0):
+    items, first = runtime.take(iterable)
+    y = runtime.EagerIterator(list(enumerate(items, start)))
+
+    def back(dy):
+        grads = [None if d is None else d[1] for d in runtime.iterator_gradient(dy, y)]
+        return (runtime.like_iterable(iterable, grads, first), None)
+    return y, back
+
+
+@adjoint(reversed)
+def reversed_(sequence):
+    y = runtime.EagerIterator(list(reversed(sequence)))
+
+    def back(dy):
+        return (runtime.like_iterable(sequence, list(runtime.iterator_gradient(dy, y))[::-1]),)
+    return y, back
+
+
+@adjoint(sorted)
+def sorted_(iterable, /, *, key=None, reverse=False):
+    items, start = runtime.take(iterable)
+    # the permutation Python's sort makes (stable, also when reversed)
+    order = sorted(range(len(items)), key=lambda i: items[i] if key is None else key(items[i]), reverse=reverse)
+
+    def back(dy):
+        grads = [None] * len(items)
+        for j, i in enumerate(order):
+            grads[i] = dy[j]
+        return (runtime.like_iterable(iterable, grads, start), None, None)
+    return [items[i] for i in order], back
+
+
+@adjoint(list)
+def list_(iterable=(), /):
+    items, start = runtime.take(iterable)
+
+    def back(dy):
+        return (runtime.like_iterable(iterable, list(dy), start),)
+    return list(items), back
+
+
+@adjoint(tuple)
+def tuple_(iterable=(), /):
+    items, start = runtime.take(iterable)
+
+    def back(dy):
+        return (runtime.like_iterable(iterable, list(dy), start),)
+    return tuple(items), back
+
+
+@adjoint(functools.reduce)
+def reduce_(function, iterable, *initial):
+    if len(initial) > 1:
+        raise TypeError(f"reduce expected at most 3 arguments, got {2 + len(initial)}")
+    items, start = runtime.take(iterable)
+    if not items and not initial:
+        raise TypeError("reduce() of empty iterable with no initial value")
+    first = 0 if initial else 1  # the first item to be combined with the running value
+    value = initial[0] if initial else items[0]
+    calls = []
+    for v in items[first:]:
+        value, pullback = runtime.J(function, value, v)
+        calls.append(pullback)
+
+    def back(dy):
+        dfunction = None
+        grads = [None] * len(items)
+        dvalue = dy
+        for i in range(len(calls) - 1, -1, -1):
+            g = runtime.call_pullback(calls[i], dvalue)
+            dfunction = runtime.accum(dfunction, g[0])
+            dvalue = g[1]
+            grads[first + i] = g[2]
+        if initial:
+            return (dfunction, runtime.like_iterable(iterable, grads, start), dvalue)
+        grads[0] = dvalue
+        return (dfunction, runtime.like_iterable(iterable, grads, start))
+    return value, back
+
+
+@adjoint(functools.partial)
+def partial_(func, /, *args, **keywords):
+    y = functools.partial(func, *args, **keywords)
+    # partial(partial(f, a), b) is partial(f, a, b): the first arguments
+    # are then the inner partial's
+    inner = len(y.args) - len(args)
+
+    def back(dy):
+        dargs = runtime.field(dy, "args") or (None,) * len(y.args)
+        dkeywords = runtime.field(dy, "keywords") or {}
+        if any(dkeywords.get(k) is not None for k in keywords):
+            raise errors.NoDerivativeRule(
+                "no gradient for a keyword argument bound by functools.partial",
+                hint="bind that argument positionally, or capture it in a lambda or nested function",
+            )
+        dfunc = runtime.field(dy, "func")
+        if y.func is not func:
+            dfunc = {"func": dfunc, "args": tuple(dargs[:inner]),
+                     "keywords": {k: v for k, v in dkeywords.items() if k not in keywords}}
+        return (dfunc, *dargs[inner:])
+    return y, back

@@ -1,0 +1,398 @@
+"""Changes made in place, as operations that return the changed object.
+
+The pass :mod:`zygote_py.ad.mutation` rewrites ``y[k] = v`` into
+``y_1 = mutation.store_item(y, k, v)``: the same change, made in place on
+the same object, which the reverse transform can then treat as a function
+from the old value to the new one. Each operation's rule says how the
+gradient of the new value splits into the gradient of the old value and of
+what was written:
+
+- ``store_item(obj, key, value)`` (``obj[key] = value`` on an array, a list
+  or a dict): ``value`` gets the gradient at ``key``; the old value gets the
+  rest (its items at ``key`` were overwritten, so their gradient is zero).
+  An integer-array key that repeats an index is refused (which write wins is
+  NumPy's business, not a derivative).
+- ``delete_item(obj, key)`` (``del l[k]``, ``del d[k]``): the deleted item's
+  gradient is zero.
+- ``store_attr(obj, name, value)`` (``obj.name = value``): the same for a
+  field.
+- ``append extend insert pop clear`` on lists, ``update pop setdefault`` on
+  dicts (``pop`` and ``setdefault`` return the object and the value they
+  read, as a pair). Other types' methods of these names are refused.
+- ``snapshot(obj)``: a copy, whose gradient is the original's.
+- ``update_in_place(a, b, op)`` (``a += b`` and the other in-place operators on an
+  array): the rule of the plain operator at the old value of ``a``; the
+  result is written back into ``a``.
+
+An operation whose object's gradient is a lazy cotangent (a scatter of
+items) makes it dense first.
+"""
+from __future__ import annotations
+
+import copy
+import operator
+from typing import Any
+
+import numpy as np
+
+from zygote_py import errors, runtime
+
+from .registry import adjoint, array
+from . import registry
+
+
+def dense_or_none(d: Any) -> Any:
+    """``d`` as a value that can be indexed, or ``None`` for no gradient."""
+    if d is None or isinstance(d, (int, float)) and not isinstance(d, bool) and d == 0:
+        return None
+    return runtime.dense(d)
+
+
+def check_unique(obj: Any, key: Any) -> None:
+    """An integer-array index that assigns a position twice is refused."""
+    if type(key) is not int and isinstance(obj, np.ndarray) and not runtime.basic_index(key):
+        index = np.asarray(key) if not isinstance(key, tuple) else None
+        if index is not None and index.dtype.kind in "iu" and np.unique(index).size != index.size:
+            raise errors.NoDerivativeRule(
+                "no rule for the gradient of an assignment whose integer index repeats a position",
+                hint="assign each position once (which repeated write wins is not a derivative)",
+            )
+
+
+def snapshot(obj: Any) -> Any:
+    """A copy of ``obj`` as it is now, for the pullbacks that read it
+    before it is changed in place: an array's copy, a list's or dict's
+    shallow copy, an object's ``copy.copy``."""
+    if isinstance(obj, np.ndarray):
+        return obj.copy()
+    if isinstance(obj, (list, dict)):
+        return type(obj)(obj) if type(obj) in (list, dict) else copy.copy(obj)
+    return copy.copy(obj)
+
+
+from zygote_py.rules import mutation  # noqa: E402  (the rules below name their helpers through it)
+
+
+@adjoint(snapshot)
+def snapshot_(obj):
+    def back(dy):
+        return (dy,)
+    return mutation.snapshot(obj), back
+
+
+def take_item(d: Any, obj: np.ndarray, key: Any) -> tuple[Any, Any]:
+    """For the gradient ``d`` of an array ``obj`` after ``obj[key] = value``:
+    the gradient of ``value`` (``d[key]``, a copy) and of the array before
+    (``d`` with zeros at ``key``, a new array). A zero ``d`` gives zeros."""
+    d = runtime.dense(d)
+    if d is None or isinstance(d, (int, float)) and d == 0:
+        return np.zeros_like(obj[key]), d
+    part = d[key]
+    d = np.array(d, copy=True)
+    d[key] = 0
+    return part, d
+
+
+def take_item_owned(d: Any, obj: np.ndarray, key: Any) -> tuple[Any, Any]:
+    """:func:`take_item` where the compiler knows that the variable holding
+    ``d`` is not read again: an array nothing else refers to (its reference
+    count says so) gets its zeros in place, so that filling an array item
+    by item in a loop has a gradient that costs O(1) per item."""
+    if type(d) is np.ndarray and runtime.sole_reference(d) and d.flags.writeable:
+        part = d[key]
+        if isinstance(part, np.ndarray):
+            part = part.copy()
+        d[key] = 0
+        return part, d
+    return take_item(d, obj, key)
+
+
+def store_item(obj: Any, key: Any, value: Any) -> Any:
+    """``obj[key] = value``, then ``obj``."""
+    if type(key) is not int:
+        check_unique(obj, key)
+    obj[key] = value
+    return obj
+
+
+@adjoint(store_item)
+def store_item_(obj, key, value):
+    n = len(obj) if isinstance(obj, list) else None
+    mutation.store_item(obj, key, value)
+    if n is not None and len(obj) != n:
+        raise errors.NoDerivativeRule(
+            "no rule for the gradient of a slice assignment that changes a list's length",
+            hint="assign as many items as the slice holds, or build a new list",
+        )
+
+    def back(dy):
+        d = mutation.dense_or_none(dy)
+        if d is None:
+            return (None, None, None)
+        if isinstance(obj, np.ndarray):
+            dvalue, dobj = mutation.take_item(d, obj, key)
+            return (dobj, None, runtime.unbroadcast(dvalue, value))
+        if isinstance(obj, dict):
+            return ({k: v for k, v in d.items() if k != key}, None, d.get(key))
+        dobj = list(d)
+        dvalue = dobj[key]
+        if isinstance(key, slice):
+            dobj[key] = [None] * len(dvalue)
+            dvalue = type(value)(dvalue) if isinstance(value, (tuple, list)) else dvalue
+        else:
+            dobj[key] = None
+        return (dobj, None, dvalue)
+    return obj, back
+
+
+@array(store_item)
+def store_item_array(obj, key, value):
+    def back(dy):
+        dvalue, dobj = mutation.take_item(dy, obj, key)
+        return (dobj, None, runtime.unbroadcast(dvalue, value))
+    return mutation.store_item(obj, key, value), back
+
+
+def delete_item(obj: Any, key: Any) -> Any:
+    """``del obj[key]``, then ``obj``."""
+    del obj[key]
+    return obj
+
+
+@adjoint(delete_item)
+def delete_item_(obj, key):
+    if isinstance(obj, list):
+        positions = list(range(len(obj)))
+        del positions[key]
+        n = len(obj)
+    del obj[key]
+
+    def back(dy):
+        d = mutation.dense_or_none(dy)
+        if d is None or isinstance(obj, dict):
+            return (d, None)
+        dobj = [None] * n
+        for i, g in zip(positions, d):
+            dobj[i] = g
+        return (dobj, None)
+    return obj, back
+
+
+def store_attr(obj: Any, name: str, value: Any) -> Any:
+    """``obj.name = value``, then ``obj``."""
+    setattr(obj, name, value)
+    return obj
+
+
+@adjoint(store_attr)
+def store_attr_(obj, name, value):
+    setattr(obj, name, value)
+
+    def back(dy):
+        if dy is None:
+            return (None, None, None)
+        return (runtime.without_field(dy, name), None, runtime.field(dy, name))
+    return obj, back
+
+
+def check_list(obj: Any, method: str) -> None:
+    if type(obj) is not list:
+        raise errors.NoDerivativeRule(
+            f"no rule for the gradient of {type(obj).__name__}.{method}, which changes its object",
+            hint="only lists (append, extend, insert, pop, clear) and dicts (update, pop, setdefault) "
+            "are differentiated when changed in place",
+        )
+
+
+def check_dict(obj: Any, method: str) -> None:
+    if type(obj) is not dict:
+        check_list(None, method)
+
+
+def append(obj: list, value: Any) -> list:
+    """``obj.append(value)``, then ``obj``."""
+    obj.append(value)
+    return obj
+
+
+@adjoint(append)
+def append_(obj, value):
+    mutation.check_list(obj, "append")
+    obj.append(value)
+
+    def back(dy):
+        d = mutation.dense_or_none(dy)
+        return (None, None) if d is None else (list(d[:-1]), d[-1])
+    return obj, back
+
+
+def extend(obj: list, items: Any) -> list:
+    """``obj.extend(items)`` (and ``obj += items``), then ``obj``."""
+    obj.extend(items)
+    return obj
+
+
+@adjoint(extend)
+def extend_(obj, items):
+    mutation.check_list(obj, "extend")
+    n = len(obj)
+    obj.extend(items)
+
+    def back(dy):
+        d = mutation.dense_or_none(dy)
+        if d is None:
+            return (None, None)
+        return (list(d[:n]), runtime.like_iterable(items, list(d[n:])))
+    return obj, back
+
+
+def insert(obj: list, index: int, value: Any) -> list:
+    """``obj.insert(index, value)``, then ``obj``."""
+    obj.insert(index, value)
+    return obj
+
+
+@adjoint(insert)
+def insert_(obj, index, value):
+    mutation.check_list(obj, "insert")
+    n = len(obj)
+    at = max(0, min(n, index + n if index < 0 else index))  # where list.insert puts it
+    obj.insert(index, value)
+
+    def back(dy):
+        d = mutation.dense_or_none(dy)
+        if d is None:
+            return (None, None, None)
+        d = list(d)
+        dvalue = d.pop(at)
+        return (d, None, dvalue)
+    return obj, back
+
+
+def pop(obj: Any, *key: Any) -> tuple[Any, Any]:
+    """``obj.pop(*key)``: the object and the value removed."""
+    return obj, obj.pop(*key)
+
+
+@adjoint(pop)
+def pop_(obj, *key):
+    in_dict = type(obj) is dict
+    if not in_dict:
+        mutation.check_list(obj, "pop")
+    n = len(obj)
+    found = in_dict and bool(key) and key[0] in obj
+    at = None if in_dict else (key[0] + n if key[0] < 0 else key[0]) if key else n - 1
+    value = obj.pop(*key)
+
+    def back(dy):
+        dobj, dvalue = (None, None) if dy is None else dy
+        dobj = mutation.dense_or_none(dobj)
+        if in_dict:  # the popped value's gradient goes back to its key, or to the default
+            ddefault = (None,) if len(key) == 2 else ()
+            if found:
+                return (mutation.with_item(dobj, key[0], dvalue), None, *ddefault)
+            return (dobj, None, *(dvalue,)[:len(ddefault)])
+        if dobj is None and dvalue is None:
+            return (None, *(None,) * len(key))
+        grads = [None] * (n - 1) if dobj is None else list(dobj)
+        grads.insert(at, dvalue)
+        return (grads, *(None,) * len(key))
+    return (obj, value), back
+
+
+def with_item(grads: Any, key: Any, g: Any) -> Any:
+    """A dict's gradient with ``g`` at ``key`` (nothing changes for ``None``)."""
+    if g is None:
+        return grads
+    out = dict(grads or {})
+    out[key] = g
+    return out
+
+
+def clear(obj: Any) -> Any:
+    """``obj.clear()``, then ``obj``."""
+    obj.clear()
+    return obj
+
+
+@adjoint(clear)
+def clear_(obj):
+    if type(obj) is not dict:
+        mutation.check_list(obj, "clear")
+    obj.clear()
+
+    def back(dy):
+        return (None,)  # every item was removed: none has a gradient
+    return obj, back
+
+
+def update(obj: dict, *others: Any, **items: Any) -> dict:
+    """``obj.update(...)``, then ``obj``."""
+    obj.update(*others, **items)
+    return obj
+
+
+@adjoint(update)
+def update_(obj, *others):
+    mutation.check_dict(obj, "update")
+    written = [dict(o) for o in others]
+    obj.update(*others)
+
+    def back(dy):
+        d = mutation.dense_or_none(dy)
+        if d is None:
+            return (None, *(None,) * len(others))
+        keys = set().union(*written)
+        dobj = {k: v for k, v in d.items() if k not in keys}
+        # a key written twice: the last write is the one that stays
+        dothers = []
+        for i, w in enumerate(written):
+            later = set().union(*written[i + 1:])
+            dothers.append({k: d.get(k) for k in w if k not in later})
+        return (dobj, *dothers)
+    return obj, back
+
+
+def setdefault(obj: dict, key: Any, default: Any = None) -> tuple[dict, Any]:
+    """``obj.setdefault(key, default)``: the object and the value it returns."""
+    return obj, obj.setdefault(key, default)
+
+
+@adjoint(setdefault)
+def setdefault_(obj, key, default=None):
+    mutation.check_dict(obj, "setdefault")
+    found = key in obj
+    value = obj.setdefault(key, default)
+
+    def back(dy):
+        dobj, dvalue = (None, None) if dy is None else dy
+        dobj = mutation.dense_or_none(dobj)
+        if found:  # a read: the item's gradient gains the value's
+            return (runtime.accum(dobj, None if dvalue is None else {key: dvalue}), None, None)
+        return (None if dobj is None else {k: v for k, v in dobj.items() if k != key}, None,
+                runtime.accum(dvalue, None if dobj is None else dobj.get(key)))
+    return (obj, value), back
+
+
+def update_in_place(a: np.ndarray, b: Any, op: Any) -> np.ndarray:
+    """``a += b`` (``op`` is ``operator.iadd``; the others alike) on an
+    array, then ``a``."""
+    return op(a, b)
+
+
+PLAIN = {
+    operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
+    operator.itruediv: operator.truediv, operator.ipow: operator.pow, operator.imatmul: operator.matmul,
+}
+
+
+@adjoint(update_in_place)
+def update_in_place_(a, b, op):
+    changed = isinstance(a, np.ndarray)  # numbers are immutable: the plain operator
+    y, plain_back = registry.lookup(mutation.PLAIN[op])(a.copy() if changed else a, b)  # the old value, kept
+    if changed:
+        np.copyto(a, y, casting="same_kind")
+
+    def back(dy):
+        return (*plain_back(dy), None)
+    return (a if changed else y), back

@@ -1,0 +1,105 @@
+"""The gradient of an object: :class:`Tangent`, and the fields it has.
+
+Zygote calls these *structural gradients*: the gradient of an object is a
+record with one entry per field of the object (``nothing`` in Zygote,
+``None`` here, for a field no gradient reached). A dataclass instance, an
+object with a ``__dict__`` or ``__slots__``, and a closure (whose fields
+are its captured variables) get one. Tuples, lists, dicts and namedtuples
+get a gradient of their own kind instead.
+"""
+from __future__ import annotations
+
+import dataclasses
+import types
+from typing import Any, Iterable
+
+import numpy as np
+
+
+class Tangent:
+    """The gradient of an object: ``g.a`` (or ``g["a"]``) is the gradient of
+    its field ``a``, ``None`` when no gradient reached it. A name that is
+    no field of the object raises ``AttributeError`` (``KeyError`` for
+    ``g["name"]``).
+
+    ``Tangent(a=3.0, b=2.0)`` makes one by hand (for a cotangent passed to
+    a pullback, or to compare against); ``Tangent(("a", "b", "c"), a=3.0)``
+    also declares fields that have no gradient. Two tangents are equal when
+    the same fields have gradients, and equal ones (``None`` is no
+    gradient). Tangents are immutable; :func:`zygote_py.runtime.accum` adds
+    two of them field by field."""
+
+    __slots__ = ("_zpy_values",)
+
+    def __init__(self, fields: Iterable[str] = (), /, **values: Any):
+        object.__setattr__(self, "_zpy_values", {**dict.fromkeys(fields), **values})
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._zpy_values[name]
+        except KeyError:
+            raise AttributeError(f"the object of this Tangent has no field {name!r}") from None
+
+    def __getitem__(self, name: str) -> Any:
+        return self._zpy_values[name]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a Tangent is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Tangent):
+            return NotImplemented
+        return _same(entries(self), entries(other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Tangent(" + ", ".join(f"{k}={v!r}" for k, v in entries(self).items()) + ")"
+
+
+def entries(t: Tangent) -> dict[str, Any]:
+    """The fields of ``t`` that have a gradient, and their gradients."""
+    return {k: v for k, v in t._zpy_values.items() if v is not None}
+
+
+def values(t: Tangent) -> dict[str, Any]:
+    """Every field of ``t`` (``None`` for those with no gradient)."""
+    return t._zpy_values
+
+
+def get(t: Tangent, name: str) -> Any:
+    """The gradient of the field ``name``; ``None`` when it has none."""
+    return t._zpy_values.get(name)
+
+
+def fields(obj: Any) -> list[str]:
+    """The fields of an object: a dataclass's fields, its ``__dict__``'s
+    keys, the ``__slots__`` of its classes; a function's captured
+    variables."""
+    if isinstance(obj, types.FunctionType):
+        return list(obj.__code__.co_freevars)
+    names = [f.name for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj) else []
+    names += getattr(obj, "__dict__", ())
+    for cls in type(obj).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        names += [slots] if isinstance(slots, str) else slots
+    return list(dict.fromkeys(n for n in names if n not in ("__dict__", "__weakref__")))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality of gradients, arrays compared item by item."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.shape(a) == np.shape(b) and bool(np.all(a == b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def value(obj: Any, name: str) -> Any:
+    """The value of the field ``name`` of ``obj`` (a function's captured
+    variable's)."""
+    if isinstance(obj, types.FunctionType):
+        return obj.__closure__[obj.__code__.co_freevars.index(name)].cell_contents
+    return getattr(obj, name)
