@@ -190,9 +190,12 @@ def _construct(cls: type, names: tuple[str, ...], args: tuple, kwargs: dict) -> 
 
 def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
     """``f(*args, **kwargs)`` and its pullback, for a callee known only at
-    run time. The pullback returns the gradient of ``f`` itself (its
-    captured variables; ``None`` for a plain function), then one per
-    positional argument, then one per keyword argument in call order."""
+    run time. The pullback returns the gradient of ``f`` itself (a
+    ``Tangent`` of its captured variables; ``None`` for a plain function),
+    then one per positional argument, then one per keyword argument in call
+    order. An operator on an object whose class defines it in Python
+    (``__add__``...) differentiates that method; a namedtuple or plain
+    dataclass constructor passes each field's gradient to its argument."""
     from .ad import pipeline
 
     overloaded = OVERLOADS.get(f) if type(f) is types.BuiltinFunctionType else None
@@ -699,8 +702,8 @@ def user_gradient(x: Any, g: Any) -> Any:
     if isinstance(x, (tuple, list)) and isinstance(g, (tuple, list)) and len(x) == len(g):
         items = [user_gradient(a, b) for a, b in zip(x, g)]
         return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)
-    if isinstance(x, dict) and isinstance(g, dict):
-        return {k: user_gradient(v, g.get(k)) for k, v in x.items()}
+    if isinstance(x, dict) and isinstance(g, dict):  # (keys the function removed from x keep theirs)
+        return {k: user_gradient(x.get(k), g.get(k)) for k in [*x, *(k for k in g if k not in x)]}
     if isinstance(g, Tangent):
         if isinstance(x, types.MethodType):
             x = x.__self__  # a bound method's gradient is its object's
@@ -764,7 +767,8 @@ def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
     if getattr(getattr(obj, name), "__self__", None) is obj:
         return dy
     found = _class_attribute(type(obj), name)
-    if found is not _MISSING and (not hasattr(type(found), "__get__") or isinstance(found, (staticmethod, classmethod))):
+    constant = not hasattr(type(found), "__get__") or isinstance(found, (staticmethod, classmethod))
+    if found is not _MISSING and constant:
         return None
     raise NoDerivativeRule(
         f"no rule for the gradient of the attribute {name!r} of a {type(obj).__name__}, which is no field of it "

@@ -223,7 +223,32 @@ def change_a_float32_array(x):
     return np.sum(y)
 
 
+def add_at_repeated_indices(x, v):
+    y = x.copy()
+    np.add.at(y, [0, 0, 3], v * x[1])
+    return np.sum(y * y)
+
+
+def ufunc_out(x):
+    y = np.zeros(4)
+    np.multiply(x, 2.0, out=y)
+    r = np.sin(x, out=np.empty(4))
+    return np.sum(y * x) + np.sum(r)
+
+
+def change_in_a_nested_loop(x):
+    y = np.zeros((3, 2))
+    for i in range(3):
+        for j in range(2):
+            y[i, j] = x[i] * (j + 1.0)
+        y[i] += x[i + 1]
+    return np.sum(y ** 2)
+
+
 @pytest.mark.parametrize("f, args", [
+    (add_at_repeated_indices, (X, np.array([0.3, -0.8, 1.1]))),
+    (ufunc_out, (X,)),
+    (change_in_a_nested_loop, (X,)),
     (set_items, (1.5,)),
     (set_slice_of_a_copy, (X,)),
     (set_slice_from_expression, (X,)),
@@ -318,6 +343,12 @@ def clear_then_append(x):
     return out[0]
 
 
+def change_a_dict_argument(d):
+    d["a"] = d["a"] * d["b"]
+    d.pop("b")
+    return d["a"] * 2.0
+
+
 def change_a_list_argument(xs):
     xs[0] = xs[0] * 2.0
     xs.append(xs[1] * xs[0])
@@ -342,6 +373,7 @@ def list_after_capture(x):
     (clear_then_append, (1.3,)),
     (change_a_list_argument, ([1.3, -0.4],)),
     (list_after_capture, (1.3,)),
+    (change_a_dict_argument, ({"a": 1.3, "b": -0.4},)),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_list_mutation(f, args):
     check(f, *args)
@@ -454,8 +486,22 @@ def calls_a_function_that_changes_its_argument(x):
     return y[0]
 
 
+def write_into_an_item_of_a_list(x):
+    rows = [np.zeros(2), np.zeros(2)]
+    rows[0][1] = x
+    return np.sum(rows[0])
+
+
+def two_names_from_two_paths(x, c):
+    y = np.zeros(2)
+    z = y if c > 0 else np.ones(2)
+    y[0] = x
+    return z[0] * x
+
+
 @pytest.mark.parametrize("f, error, match", [
     (write_into_a_view, UnsupportedSyntax, "may share its memory"),
+    (write_into_an_item_of_a_list, UnsupportedSyntax, "may share its memory"),
     (write_into_a_global, UnsupportedSyntax, "may share its memory"),
     (repeated_index, NoDerivativeRule, "repeats a position"),
     (calls_a_function_that_changes_its_argument, UnsupportedSyntax, "changes its differentiated argument"),
@@ -464,3 +510,18 @@ def test_refused_changes_say_so_at_the_users_line(f, error, match):
     with pytest.raises(error, match=match) as info:
         zpy.gradient(f, 1.5)
     assert info.value.line is not None and info.value.filename == __file__
+
+
+def test_a_change_another_name_may_see_is_refused():
+    with pytest.raises(UnsupportedSyntax, match="another name may refer to it") as info:
+        zpy.gradient(two_names_from_two_paths, 1.5, 1)
+    assert info.value.function == "two_names_from_two_paths" and info.value.line is not None
+
+
+def test_filling_an_array_costs_one_gradient_array_not_one_per_item():
+    """The gradient of ``y`` before each ``y[i] = ...`` is ``y``'s own gradient
+    with a zero written in (no copy per item): the emitted pullback zeroes it
+    in place (``take_item_owned``)."""
+    fill = zpy.differentiable(fill_in_a_loop)
+    fill.gradient(X)
+    assert "mutation.take_item_owned(dy" in fill.source

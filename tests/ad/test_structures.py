@@ -520,3 +520,20 @@ def add_in_place(a, b):
 def test_augmented_assignment_falls_back_to_the_python_operator():
     g = assert_structural(add_in_place, Vec(1.5), Vec(0.5))
     assert g == (zpy.Tangent(x=4.0), zpy.Tangent(x=4.0))
+
+
+class Built:
+    def __init__(self, x):
+        self.x = x
+
+    def __mul__(self, other):
+        return Built(self.x * other.x)
+
+
+def square_built(b):
+    return (b * b).x
+
+
+def test_constructing_a_plain_class_is_refused_until_attribute_assignment_is_differentiated():
+    with pytest.raises(NoDerivativeRule, match="Built"):
+        zpy.gradient(square_built, Built(3.0))

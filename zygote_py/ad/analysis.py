@@ -104,7 +104,7 @@ _NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like
                np.arange, np.linspace, np.eye, np.identity}
 """Array constructors (not differentiable, but their values are arrays)."""
 
-KEEPS_KIND = {mutation.store_item, mutation.delete_item, mutation.update_in_place, mutation.snapshot}
+KEEPS_KIND = {mutation.store_item, mutation.delete_item, mutation.update_in_place, mutation.add_at, mutation.snapshot}
 """Changes made in place (see :mod:`zygote_py.ad.mutation`), whose value is
 their first argument changed, and copies: of an array, an array."""
 
@@ -121,7 +121,8 @@ def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Stateme
         arrays |= given | params
         for s in stmts:
             fn = facts.callee(s)
-            if (_array_valued(fn) and not may_overload(s, facts, lambda v: v in arrays or v in facts.numeric) or member(fn, _NEW_ARRAYS)
+            if (_array_valued(fn) and not may_overload(s, facts, lambda v: v in arrays or v in facts.numeric)
+                    or member(fn, _NEW_ARRAYS)
                     or s.args and s.args[0] in arrays and (_is_view(s, facts) or member(fn, KEEPS_KIND))):
                 arrays.add(s.var)
         wrong = {p for p in params if not all(v in arrays or v == p for v in incoming[p])}

@@ -37,6 +37,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ..errors import UnsupportedSyntax
+from .analysis import _MISSING, Facts
 from ..ir import ops
 from ..ir.cfg import predecessors, reverse_postorder
 from ..ir.core import IR, Block, Const, Starred, Statement, Var
@@ -49,7 +50,7 @@ _METHODS = {
     "update": mut.update, "setdefault": mut.setdefault,
 }
 _PAIRS = {mut.pop, mut.setdefault}  # they return the object and a value
-_IN_PLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ipow}
+_IN_PLACE = set(mut.PLAIN)
 _FRESH = {
     np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
     np.array, np.copy, np.ndarray.copy, np.arange, np.linspace, np.eye, np.identity,
@@ -58,21 +59,34 @@ _FRESH = {
 """Callees whose result is a new object that nothing else refers to."""
 _FRESH_ARRAYS = _FRESH - {ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy}
 """…and is an array (so ``a += b`` changes it in place)."""
+_OUT = object()
+"""The change a ufunc's ``out=`` argument makes."""
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.matmul}
-_VERSIONED = {*_ITEM_CHANGES.values(), *_METHODS.values(), mut.update_in_place}
+_VERSIONED = {*_ITEM_CHANGES.values(), *_METHODS.values(), mut.update_in_place, mut.add_at}
 
 
-def version_mutation(f: IR, active: set[Var], callee: Callable[[Statement], Any], arrays: set[Var],
-                     frontend: set[Var], made: set[Var],
+def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
                      where: Callable[[str, Optional[int], str], UnsupportedSyntax]) -> Optional[set[Var]]:
     """Rewrite the first change to a differentiated object in ``f`` as a
     new value (see the module docstring); ``None`` when there is none.
-    Call again, after the activity analysis has seen the new value, until
-    then. ``callee`` gives a statement's callee when it is known; ``arrays``
-    are values known to be arrays; ``frontend`` the block arguments the
-    program had before the first call and ``made`` those made since (it is
-    updated); ``where`` builds the error for a change that is refused.
-    Returns the parameters changed (empty, or the changed one)."""
+    Call again, with ``facts`` (the analyses' results) brought up to date
+    with the new value, until then. ``frontend`` are the block arguments
+    the program had before the first call and ``made`` those made since
+    (it is updated); ``where`` builds the error for a change that is
+    refused. Returns the parameters changed (empty, or the changed one)."""
+    active, arrays = facts.active, facts.arrays
+
+    def callee(s: Statement) -> Any:
+        """The callee, known statically or (``np.add.at``) a known object's method."""
+        fn = facts.callee(s)
+        if fn is _MISSING and isinstance(s.callee, Var) and s.callee in defs:
+            m = defs[s.callee][1]
+            if facts.callee(m) is getattr and len(m.args) == 2 and isinstance(m.args[1], Const):
+                base = facts.static.get(m.args[0], _MISSING) if isinstance(m.args[0], Var) else m.args[0].value
+                if base is np.add and m.args[1].value == "at":
+                    return np.add.at
+        return fn
+
     defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
     found = next(
         ((b, s, c) for b in f.blocks.values() for s in b.stmts
@@ -91,12 +105,42 @@ def version_mutation(f: IR, active: set[Var], callee: Callable[[Statement], Any]
     return {root} & set(f.entry.args)
 
 
-def snapshot_reads(f: IR, active: set[Var], callee: Callable[[Statement], Any]) -> None:
+def plain_item_updates(f: IR, facts: Facts) -> None:
+    """``y[k] += v`` reads ``t = y[k]``, updates ``t`` in place when it is
+    an array (a view into ``y``), and stores it back: the same as storing
+    ``t + v``, which changes nothing behind the store's back. So an
+    in-place operator whose operand is read from an item or attribute and
+    whose value is stored straight back there becomes the plain operator."""
+    uses = _uses(f)
+    for b in f.blocks.values():
+        defs = {s.var: s for s in b.stmts}
+        for s in b.stmts:
+            fn = facts.callee(s)
+            read, store = (operator.getitem, operator.setitem) if fn is not setattr else (getattr, setattr)
+            if fn not in (operator.setitem, setattr) or len(s.args) != 3 or s.args[2] not in defs:
+                continue
+            update = defs[s.args[2]]
+            if not (member(facts.callee(update), _IN_PLACE) and uses.get(update.var) == 1
+                    and update.args[0] in defs and uses.get(update.args[0]) == 1):
+                continue
+            cur = defs[update.args[0]]
+            if facts.callee(cur) is read and _same_operands(cur.args, s.args[:2]):
+                update.callee = Const(mut.PLAIN[facts.callee(update)])
+
+
+def _same_operands(xs: list, ys: list) -> bool:
+    return len(xs) == len(ys) and all(
+        x == y if isinstance(x, Var) else isinstance(y, Const) and x.value is y.value for x, y in zip(xs, ys)
+    )
+
+
+def snapshot_reads(f: IR, facts: Facts) -> None:
     """A value that a change consumes, and that differentiated statements
     read before it (on a path that then reaches the change), is copied
     before they read it, and they read the copy: their pullbacks run after
     the change and must see the value as it was. Indexing reads only the
     shape (its pullback scatters), so it reads the original."""
+    active, callee = facts.active, facts.callee
     defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
     reach = _reachable(f)
     resized = _resized_objects(f, defs, callee)
@@ -202,6 +246,11 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var]) -> 
     fn = callee(s)
     if member(fn, _ITEM_CHANGES) and s.args and isinstance(s.args[0], Var) and not s.kwargs:
         return s.args[0], _ITEM_CHANGES[fn], list(s.args), False
+    if _is_add_at(fn) and len(s.args) == 3 and isinstance(s.args[0], Var) and not s.kwargs:
+        return s.args[0], mut.add_at, list(s.args), False
+    out = [v for k, v in s.kwargs if k == "out"]
+    if isinstance(fn, np.ufunc) and fn.nout == 1 and out and isinstance(out[0], Var):
+        return out[0], _OUT, [out[0]], False
     if member(fn, _IN_PLACE) and len(s.args) == 2 and isinstance(s.args[0], Var) and _is_array(s.args[0], defs, callee, arrays):
         return s.args[0], mut.update_in_place, [*s.args, Const(fn)], False
     if isinstance(s.callee, Var) and s.callee in defs and not s.kwargs:
@@ -211,6 +260,11 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var]) -> 
             op = _METHODS[m.args[1].value]
             return m.args[0], op, [m.args[0], *s.args], op in _PAIRS
     return None
+
+
+def _is_add_at(fn: Any) -> bool:
+    """``np.add.at`` (a new bound method each time it is read)."""
+    return getattr(fn, "__self__", None) is np.add and getattr(fn, "__name__", None) == "at"
 
 
 def _is_array(v: Var, defs: dict, callee: Callable, arrays: set[Var]) -> bool:
@@ -299,6 +353,14 @@ def _rewrite(f: IR, b: Block, s: Statement, op: Any, args: list, pair: bool) -> 
     if op is mut.update_in_place:
         s.callee, s.args = Const(op), args
         return s.var
+    if op is _OUT:  # np.multiply(a, b, out=y): the product, then y[...] = it
+        y = next(v for k, v in s.kwargs if k == "out")
+        s.kwargs = [(k, v) for k, v in s.kwargs if k != "out"]
+        result, new = s.var, f.new_var(name)
+        s.var = f.new_var()
+        b.stmts.insert(at + 1, Statement(new, Const(mut.store_item), [y, Const(Ellipsis), s.var], [], s.line))
+        substitute(f, {result: new})
+        return new
     if isinstance(s.callee, Var):  # obj.append(v): the bound method is read for nothing now
         method = next(st for st in b.stmts if st.var == s.callee) if _uses(f).get(s.callee) == 1 else None
         if method is not None:

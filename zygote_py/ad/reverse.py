@@ -160,16 +160,16 @@ class _Reverse:
         def refuse(message: str, line: Optional[int], hint: str) -> UnsupportedSyntax:
             return UnsupportedSyntax(message, function=self.f.name, filename=self.f.filename, line=line, hint=hint)
 
+        mutation.plain_item_updates(self.f, self.facts)
         while True:
             analysis.numeric(self.f, numeric, self.facts)
-            got = mutation.version_mutation(self.f, self.facts.active, self.facts.callee, self.facts.arrays,
-                                            frontend, made, refuse)
+            got = mutation.version_mutation(self.f, self.facts, frontend, made, refuse)
             if got is None:
                 break
             changed |= got
             self._analyse(active)
         if made:
-            mutation.snapshot_reads(self.f, self.facts.active, self.facts.callee)
+            mutation.snapshot_reads(self.f, self.facts)
             self._analyse(active)
         return [self.f.names[p] for p in self.f.entry.args if p in changed]
 

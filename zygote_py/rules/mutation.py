@@ -12,6 +12,9 @@ what was written:
   rest (its items at ``key`` were overwritten, so their gradient is zero).
   An integer-array key that repeats an index is refused (which write wins is
   NumPy's business, not a derivative).
+- ``add_at(obj, key, value)`` (``np.add.at``): the array's gradient passes
+  through; each of ``value``'s items gets the gradient at its index.
+- A ufunc's ``out=y``: the ufunc's value, then ``store_item(y, ..., it)``.
 - ``delete_item(obj, key)`` (``del l[k]``, ``del d[k]``): the deleted item's
   gradient is zero.
 - ``store_attr(obj, name, value)`` (``obj.name = value``): the same for a
@@ -151,6 +154,23 @@ def store_item_array(obj, key, value):
         dvalue, dobj = mutation.take_item(dy, obj, key)
         return (dobj, None, runtime.unbroadcast(dvalue, value))
     return mutation.store_item(obj, key, value), back
+
+
+def add_at(obj: np.ndarray, key: Any, value: Any) -> np.ndarray:
+    """``np.add.at(obj, key, value)``, then ``obj``."""
+    np.add.at(obj, key, value)
+    return obj
+
+
+@adjoint(add_at)
+def add_at_(obj, key, value):
+    def back(dy):
+        d = runtime.dense(dy)
+        if d is None:
+            return (None, None, None)
+        # each occurrence of an index adds its value: each gets that item's gradient
+        return (d, None, runtime.unbroadcast(np.asarray(d)[key], value))
+    return mutation.add_at(obj, key, value), back
 
 
 def delete_item(obj: Any, key: Any) -> Any:
