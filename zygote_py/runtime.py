@@ -145,7 +145,7 @@ def differentiable_callable(fn: Any) -> bool:
     if type(fn) is functools.partial:  # J calls its function
         return registry.lookup(fn.func) is not None or registry.is_nondifferentiable(fn.func) or (
             differentiable_callable(fn.func))
-    if isinstance(fn, type) and field_constructor(fn) is not None:
+    if isinstance(fn, type) and (field_constructor(fn) is not None or python_init(fn)):
         return True
     call = getattr(type(fn), "__call__", None)
     return isinstance(call, types.FunctionType)
@@ -162,6 +162,21 @@ def field_constructor(cls: type) -> Optional[tuple[str, ...]]:
         if dataclasses.is_dataclass(_owner(cls, "__init__")) and _generated(cls.__init__):
             return tuple(inspect.signature(cls).parameters)
     return None
+
+
+def initialise(init: types.FunctionType, obj: Any, args: tuple) -> tuple[Any, Callable]:
+    """``init(obj, *args)``, an ``__init__`` filling in ``obj``, and its
+    pullback in ``J``'s convention from the gradient of the object it
+    leaves (see :func:`zygote_py.ad.pipeline.construct`)."""
+    from .ad import pipeline
+
+    return pipeline.call_forward(init, (obj, *args), {}, returns_self=True)
+
+
+def python_init(cls: type) -> bool:
+    """Whether calling ``cls`` makes a plain object and runs an ``__init__``
+    written in Python (which the compiler can read)."""
+    return cls.__new__ is object.__new__ and isinstance(cls.__init__, types.FunctionType) and not _generated(cls.__init__)
 
 
 def _owner(cls: type, name: str) -> type:
@@ -228,6 +243,8 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
     names = field_constructor(f) if isinstance(f, type) else None
     if names is not None:
         return _construct(f, names, args, kwargs)
+    if isinstance(f, type) and python_init(f):
+        return pipeline.construct(f, args, kwargs)
     if type(f) is functools.partial:
         return _call_partial(f, args, kwargs)
     call = getattr(type(f), "__call__", None)
@@ -761,7 +778,9 @@ def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
         return dy if name == "real" else 1j * dy  # z = x + iy gets dL/dx + i dL/dy
     if isinstance(obj, tuple) and name in getattr(obj, "_fields", ()):
         return type(obj)(*(dy if f == name else None for f in obj._fields))
-    names = tangent.fields(obj)
+    if isinstance(obj, super) and getattr(getattr(obj, name), "__self__", None) is obj.__self__:
+        return dy  # super().method: a method bound to the object itself
+    names = [] if isinstance(obj, super) else tangent.fields(obj)
     if name in names:
         return Tangent(names, **{name: dy})
     if getattr(getattr(obj, name), "__self__", None) is obj:

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import zygote_py as zpy
-from zygote_py.errors import NoDerivativeRule
+from zygote_py.errors import NoDerivativeRule, UnsupportedSyntax
 
 from .fdcheck import STEP, close
 
@@ -534,6 +534,87 @@ def square_built(b):
     return (b * b).x
 
 
-def test_constructing_a_plain_class_is_refused_until_attribute_assignment_is_differentiated():
-    with pytest.raises(NoDerivativeRule, match="Built"):
-        zpy.gradient(square_built, Built(3.0))
+def test_constructing_a_plain_class_differentiates_its_init():
+    g = assert_structural(square_built, Built(3.0))
+    assert g == (zpy.Tangent(x=6.0),)
+
+
+class Scaled(Built):
+    def __init__(self, x, k):
+        self.k = k
+        self.x = x * k  # computed, then overwritten below when k is negative
+        if k < 0:
+            self.x = -self.x
+
+
+def build_inside(x, k):
+    s = Scaled(x, k)
+    return s.x * s.k + s.x
+
+
+def test_an_init_that_computes_and_overwrites_fields():
+    assert_structural(build_inside, 1.5, 0.5)
+    assert_structural(build_inside, 1.5, -2.0)
+
+
+class Child(Built):
+    def __init__(self, x):
+        super().__init__(x)
+
+
+def build_through_super(x):
+    return Child(x).x
+
+
+class GrandChild(Child):
+    def __init__(self, x, y):
+        self.y = y * x
+        Child.__init__(self, x + y)
+
+
+def build_through_bases(x, y):
+    g = GrandChild(x, y)
+    return g.x * g.y
+
+
+class Doubled(Built):
+    def twice(self):
+        return 2.0 * self.x
+
+    def value(self):
+        return Built.__mul__(self, self).x
+
+
+class Tripled(Doubled):
+    def twice(self):
+        return super().twice() * 1.5 + super().value()
+
+
+def method_through_super(b):
+    return b.twice()
+
+
+def test_a_method_called_through_super():
+    assert assert_structural(method_through_super, Tripled(1.5)) == (zpy.Tangent(x=3.0 + 3.0),)
+
+
+def test_an_init_that_fills_its_object_through_super_or_a_base():
+    assert assert_structural(build_through_super, 1.5) == (1.0,)
+    assert_structural(build_through_bases, 1.5, -0.7)
+
+
+class Resettable(Built):
+    def reset(self, x):
+        Built.__init__(self, x)
+        return self.x
+
+
+def reset_through_a_method(b, x):
+    return b.reset(x) * 2.0
+
+
+def test_a_method_that_refills_its_object_is_refused():
+    """A plain method that changes its object: the caller would not see
+    the change (only an ``__init__`` called to make an object may)."""
+    with pytest.raises(UnsupportedSyntax, match="changes its differentiated argument 'self'"):
+        zpy.gradient(reset_through_a_method, Resettable(1.0), 1.5)

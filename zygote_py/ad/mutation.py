@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import operator
+import types
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -62,7 +63,7 @@ _FRESH_ARRAYS = _FRESH - {ops.build_list, ops.build_dict, ops.build_set, list, d
 _OUT = object()
 """The change a ufunc's ``out=`` argument makes."""
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.matmul}
-_VERSIONED = {*_ITEM_CHANGES.values(), *_METHODS.values(), mut.update_in_place, mut.add_at}
+_VERSIONED = {*_ITEM_CHANGES.values(), *_METHODS.values(), mut.update_in_place, mut.add_at, mut.init_object}
 
 
 def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
@@ -253,13 +254,24 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var]) -> 
         return out[0], _OUT, [out[0]], False
     if member(fn, _IN_PLACE) and len(s.args) == 2 and isinstance(s.args[0], Var) and _is_array(s.args[0], defs, callee, arrays):
         return s.args[0], mut.update_in_place, [*s.args, Const(fn)], False
+    if _is_init(fn) and s.args and isinstance(s.args[0], Var) and not s.kwargs:  # Base.__init__(self, ...)
+        return s.args[0], mut.init_object, [s.args[0], s.callee, *s.args[1:]], False
     if isinstance(s.callee, Var) and s.callee in defs and not s.kwargs:
         m = defs[s.callee][1]
+        sup = defs.get(m.args[0])[1] if m.args and m.args[0] in defs else None
+        if (callee(m) is getattr and _is_const(m.args[1], "__init__") and sup is not None
+                and callee(sup) is super and len(sup.args) == 2 and isinstance(sup.args[1], Var)):
+            return sup.args[1], mut.init_object, [sup.args[1], s.callee, *s.args], False  # super().__init__(...)
         if (callee(m) is getattr and len(m.args) == 2 and isinstance(m.args[0], Var)
                 and isinstance(m.args[1], Const) and m.args[1].value in _METHODS):
             op = _METHODS[m.args[1].value]
             return m.args[0], op, [m.args[0], *s.args], op in _PAIRS
     return None
+
+
+def _is_init(fn: Any) -> bool:
+    """A class's ``__init__`` written in Python, called as a function."""
+    return isinstance(fn, types.FunctionType) and fn.__name__ == "__init__"
 
 
 def _is_add_at(fn: Any) -> bool:
@@ -361,7 +373,7 @@ def _rewrite(f: IR, b: Block, s: Statement, op: Any, args: list, pair: bool) -> 
         b.stmts.insert(at + 1, Statement(new, Const(mut.store_item), [y, Const(Ellipsis), s.var], [], s.line))
         substitute(f, {result: new})
         return new
-    if isinstance(s.callee, Var):  # obj.append(v): the bound method is read for nothing now
+    if isinstance(s.callee, Var) and s.callee not in args:  # obj.append(v): the bound method is read for nothing now
         method = next(st for st in b.stmts if st.var == s.callee) if _uses(f).get(s.callee) == 1 else None
         if method is not None:
             b.stmts.remove(method)

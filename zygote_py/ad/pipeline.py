@@ -229,8 +229,13 @@ def param_values(sig: Signature, fn: types.FunctionType, args: tuple, kwargs: di
     return out
 
 
-def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active: bool) -> Compiled:
-    key = (active, numeric, self_active)
+def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active: bool,
+             returns_self: bool = False) -> Compiled:
+    """The gradient of ``fn`` specialised on which parameters are
+    differentiated and their kinds (compiled once, cached per code
+    object). ``returns_self``: ``fn`` is an ``__init__``, differentiated as
+    the function from its arguments to the object it fills in."""
+    key = (active, numeric, self_active, returns_self)
     table = _FORWARDS.get(fn.__code__)
     entry = table.get(key) if table is not None else None
     if entry is not None and entry.valid(fn):
@@ -239,14 +244,15 @@ def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active:
         table = _FORWARDS.setdefault(fn.__code__, {})
         entry = table.get(key)
         if entry is None or not entry.valid(fn):
-            entry = _compile(fn, list(active), list(numeric), self_active)
+            entry = _compile(fn, list(active), list(numeric), self_active, returns_self)
             table[key] = entry
     return entry
 
 
-def _compile(fn: types.FunctionType, active: list[bool], numeric: list[bool], self_active: bool) -> Compiled:
+def _compile(fn: types.FunctionType, active: list[bool], numeric: list[bool], self_active: bool,
+             returns_self: bool = False) -> Compiled:
     generation = registry.generation()
-    t = reverse.transform(primal_ir(fn), fn, active, numeric, self_active)
+    t = reverse.transform(primal_ir(fn), fn, active, numeric, self_active, returns_self)
     checked(t.forward, "the reverse transform (forward)")
     checked(t.pullback, "the reverse transform (pullback)")
     return Compiled(fn, t, generation)
@@ -260,15 +266,20 @@ def masks(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple[tuple, tup
     )
 
 
-def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple[Any, Callable]:
+def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
+                 returns_self: bool = False) -> tuple[Any, Callable]:
     """For the run-time ``J``: ``fn(*args, **kwargs)`` and a pullback in
-    ``J``'s convention (callee's gradient, positional, keyword)."""
+    ``J``'s convention (callee's gradient, positional, keyword). A function
+    that changes a differentiated argument in place is refused: its
+    caller's later reads of the argument would not know (an ``__init__``,
+    ``returns_self``, may change its first one: see :func:`construct`)."""
     active, numeric = masks(fn, args, kwargs)
     self_active = is_differentiable_value(fn)  # a closure whose captured variables are differentiated
-    entry = compiled(fn, active, numeric, self_active)
-    if entry.changed_params:
+    entry = compiled(fn, active, numeric, self_active, returns_self)
+    changed = entry.changed_params[1:] if returns_self else entry.changed_params
+    if changed:
         raise UnsupportedSyntax(
-            f"{fn.__qualname__} changes its differentiated argument {entry.changed_params[0]!r} in place, "
+            f"{fn.__qualname__} changes its differentiated argument {changed[0]!r} in place, "
             "and its caller's later reads of it would not be differentiated",
             function=fn.__qualname__, filename=fn.__code__.co_filename, line=fn.__code__.co_firstlineno,
             hint=f"return the changed value and assign it in the caller, or change a copy inside {fn.__name__}",
@@ -284,6 +295,21 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple[Any
             dself, grads = closure_gradient(fn, grads[0]), grads[1:]
         return (dself, *call_grads(sig, len(args), list(kwargs), grads))
 
+    return y, pullback
+
+
+def construct(cls: type, args: tuple, kwargs: dict) -> tuple[Any, Callable]:
+    """For the run-time ``J``: ``cls(*args, **kwargs)`` for a class whose
+    ``__init__`` is Python code, and its pullback in ``J``'s convention. The
+    ``__init__`` is differentiated as a function from its arguments to the
+    object it fills in (its fields' assignments are changes made in place:
+    see :mod:`.mutation`), so the object's gradient (a ``Tangent``) goes
+    back to the arguments stored in, or computed into, its fields."""
+    obj = cls.__new__(cls)
+    y, back = call_forward(cls.__init__, (obj, *args), kwargs, returns_self=True)
+
+    def pullback(dy):
+        return (None, *back(dy)[2:])  # no gradient for the class, nor for the empty object
     return y, pullback
 
 

@@ -66,12 +66,20 @@ class Transformed:
 
 
 def transform(
-    primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool = False
+    primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool = False,
+    returns_self: bool = False,
 ) -> Transformed:
     """Differentiate ``primal`` (the IR of ``fn``) with respect to the
-    parameters flagged in ``active``."""
+    parameters flagged in ``active``. ``returns_self``: differentiate it as
+    if each ``return`` returned its first parameter (an ``__init__``, as the
+    function that makes the object it fills in)."""
     if not any(isinstance(b.term, Return) for b in primal.blocks.values()):
         return _never_returns(primal, fn, self_active)
+    if returns_self:
+        primal = primal.copy()
+        for b in primal.blocks.values():
+            if isinstance(b.term, Return):
+                b.term.value = primal.entry.args[0]
     return _Reverse(primal, fn, active, numeric, self_active).run()
 
 

@@ -154,6 +154,13 @@ def divmod_(a, b):
     return y, back
 
 
+@adjoint(super)
+def super_(*args):
+    def back(dy):
+        return (None, dy)[-len(args):]  # the proxy's gradient is its object's
+    return super(*args), back
+
+
 @adjoint(getattr)
 def getattr_(obj, name):
     y, back_property = runtime.attribute(obj, name)

@@ -15,6 +15,10 @@ what was written:
 - ``add_at(obj, key, value)`` (``np.add.at``): the array's gradient passes
   through; each of ``value``'s items gets the gradient at its index.
 - A ufunc's ``out=y``: the ufunc's value, then ``store_item(y, ..., it)``.
+- ``init_object(obj, init, *args)`` (``super().__init__(...)`` or
+  ``Base.__init__(self, ...)`` in an ``__init__``): the base's ``__init__``
+  differentiated as the function that fills in ``obj`` (see
+  :func:`zygote_py.ad.pipeline.construct`).
 - ``delete_item(obj, key)`` (``del l[k]``, ``del d[k]``): the deleted item's
   gradient is zero.
 - ``store_attr(obj, name, value)`` (``obj.name = value``): the same for a
@@ -171,6 +175,24 @@ def add_at_(obj, key, value):
         # each occurrence of an index adds its value: each gets that item's gradient
         return (d, None, runtime.unbroadcast(np.asarray(d)[key], value))
     return mutation.add_at(obj, key, value), back
+
+
+def init_object(obj: Any, init: Any, *args: Any) -> Any:
+    """``init(obj, *args)`` — ``Base.__init__(self, ...)`` or, with ``init``
+    the bound ``super().__init__``, ``super().__init__(...)`` — then
+    ``obj``."""
+    getattr(init, "__func__", init)(obj, *args)
+    return obj
+
+
+@adjoint(init_object)
+def init_object_(obj, init, *args):
+    y, init_back = runtime.initialise(getattr(init, "__func__", init), obj, args)
+
+    def back(dy):
+        grads = init_back(dy)  # (the function's, obj's before, the arguments')
+        return (grads[1], None, *grads[2:])
+    return y, back
 
 
 def delete_item(obj: Any, key: Any) -> Any:
