@@ -173,6 +173,36 @@ def initialise(init: types.FunctionType, obj: Any, args: tuple) -> tuple[Any, Ca
     return pipeline.call_forward(init, (obj, *args), {}, returns_self=True)
 
 
+def spread_positional(starred: tuple, *pieces: Any) -> tuple:
+    """The positional arguments of a call ``f(a, *xs, b)``: ``pieces`` are
+    ``a, xs, b`` and ``starred`` says which are spread (``*xs``)."""
+    items: list = []
+    for spread, piece in zip(starred, pieces):
+        if spread:
+            items.extend(piece)
+        else:
+            items.append(piece)
+    return tuple(items)
+
+
+def spread_keywords(keys: tuple, *values: Any) -> dict:
+    """The keyword arguments of a call ``f(k=v, **m)``: ``keys`` are the
+    keywords, ``None`` for a mapping to spread (``**m``). A keyword given
+    twice is Python's ``TypeError``."""
+    out: dict = {}
+    for key, value in zip(keys, values):
+        for k, v in (value.items() if key is None else [(key, value)]):
+            if k in out:
+                raise TypeError(f"got multiple values for keyword argument {k!r}")
+            out[k] = v
+    return out
+
+
+def call_spread(f: Any, args: tuple, kwargs: dict) -> Any:
+    """``f(*args, **kwargs)``."""
+    return f(*args, **kwargs)
+
+
 def python_init(cls: type) -> bool:
     """Whether calling ``cls`` makes a plain object and runs an ``__init__``
     written in Python (which the compiler can read)."""
@@ -227,10 +257,10 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
     if isinstance(f, types.MethodType):
         y, back = J(f.__func__, f.__self__, *args, **kwargs)
         return y, lambda dy: back(dy)[1:]
-    if isinstance(f, types.BuiltinMethodType) and isinstance(f.__self__, np.ndarray):
-        # x.sum(axis=1): the rule of ndarray.sum, with x's gradient as the
-        # bound method's own (getattr's rule passes it on to x)
-        method = getattr(np.ndarray, f.__name__, None)
+    if isinstance(f, types.BuiltinMethodType) and type(f.__self__) in (np.ndarray, dict):
+        # x.sum(axis=1), d.get(k): the rule of ndarray.sum, dict.get, with
+        # x's gradient as the bound method's own (getattr's rule passes it on to x)
+        method = getattr(type(f.__self__), f.__name__, None)
         if registry.is_nondifferentiable(method):
             return f(*args, **kwargs), _no_pullback
         rule = registry.lookup(method)

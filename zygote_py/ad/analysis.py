@@ -302,6 +302,21 @@ def activity(
     cells = cells or {}
     active = facts.active
     active.update(a for a, on in zip(ir.entry.args, active_args) if on)
+    params = dict(zip(ir.signature.names(), ir.entry.args))
+    stored: dict[str, list[Operand]] = {}
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            if _callee_fn(s) is ops.store_deref:
+                stored.setdefault(s.args[0].value, []).append(s.args[1])
+
+    def may_be_active(name: str) -> bool:
+        """Whether a variable a generator expression reads (a cell or free
+        variable) may hold a differentiated value: as a parameter, as the
+        one value of a cell, as any value stored in it, as a free variable
+        of a differentiated closure."""
+        held = [params.get(name), cells.get(name), *stored.get(name, ())]
+        return any(isinstance(v, Var) and v in active for v in held) or self_active and name in ir.freevars
+
     changed = True
     while changed:
         changed = False
@@ -313,8 +328,7 @@ def activity(
                 if fn is ops.load_deref and self_active and s.args[0].value in ir.freevars:
                     on = True
                 elif fn is ops.make_scope:  # a generator expression reads the enclosing variables
-                    names = free_names(s.args[0].value)
-                    on = s.args[1] in active or any(v in active for v, n in ir.names.items() if n in names)
+                    on = s.args[1] in active or any(may_be_active(n) for n in free_names(s.args[0].value))
                 elif fn is ops.make_function:
                     on = any(
                         isinstance(cells.get(n), Var) and cells[n] in active

@@ -45,7 +45,8 @@ from ..ir.core import IR, Block, Const, Starred, Statement, Var
 from ..ir.passes import member, remove_trivial_args, substitute
 from ..rules import mutation as mut
 
-_ITEM_CHANGES = {operator.setitem: mut.store_item, operator.delitem: mut.delete_item, setattr: mut.store_attr}
+_ITEM_CHANGES = {operator.setitem: mut.store_item, operator.delitem: mut.delete_item, setattr: mut.store_attr,
+                 ops.merge_dict: mut.update}
 _METHODS = {
     "append": mut.append, "extend": mut.extend, "insert": mut.insert, "pop": mut.pop, "clear": mut.clear,
     "update": mut.update, "setdefault": mut.setdefault,

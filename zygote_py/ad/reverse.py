@@ -75,12 +75,7 @@ def transform(
     function that makes the object it fills in)."""
     if not any(isinstance(b.term, Return) for b in primal.blocks.values()):
         return _never_returns(primal, fn, self_active)
-    if returns_self:
-        primal = primal.copy()
-        for b in primal.blocks.values():
-            if isinstance(b.term, Return):
-                b.term.value = primal.entry.args[0]
-    return _Reverse(primal, fn, active, numeric, self_active).run()
+    return _Reverse(primal, fn, active, numeric, self_active, returns_self).run()
 
 
 def _never_returns(primal: IR, fn: Any, self_active: bool) -> Transformed:
@@ -113,10 +108,13 @@ def _call(ir: IR, block: Block, callee: Any, *args, name: Optional[str] = None, 
 
 
 class _Reverse:
-    def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool):
+    def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool,
+                 returns_self: bool):
         self.fn = fn
-        self.f = primal.copy()
+        self.returns_self = returns_self
+        self.f = self._working_copy(primal)
         self.self_active = self_active
+        self.guards: dict[Any, tuple] = {}
         # the zero a gradient starts from: 0.0 when every differentiated
         # argument is a float (so gradients stay floats), else the exact 0
         floats = [k == analysis.FLOAT for k, on in zip(numeric, active) if on and k]
@@ -124,7 +122,15 @@ class _Reverse:
         self.indices: set[Var] = set()
         self.cell_values = self._promote_cells()
         self._analyse(active)
+        eager = self._consume_generators()
+        if eager is not None:
+            primal = eager
+            self.f = self._working_copy(primal)
+            self.cell_values = self._promote_cells()
+            self._analyse(active)
         self.changed_params = self._version_mutations(active, numeric)
+        if self._spread_calls():
+            self._analyse(active)
         if self._index_active_loops() | self._promote_globals():
             self._analyse(active)
         self._canonicalise()
@@ -137,7 +143,6 @@ class _Reverse:
             self._analyse(active)
             analysis.numeric(self.f, numeric, self.facts)
         _share_array_reads(self.f, self.facts)
-        self.guards: dict[Any, tuple] = {}
         rv = self.ret.term.value
         seed = "d" + clean(self.f.names.get(rv), "y") if isinstance(rv, Var) and rv in self.f.names else "dy"
         if seed == "dy" and "y" in set(primal.names.values()) | set(primal.signature.names()):
@@ -180,6 +185,31 @@ class _Reverse:
             mutation.snapshot_reads(self.f, self.facts)
             self._analyse(active)
         return [self.f.names[p] for p in self.f.entry.args if p in changed]
+
+    def _spread_calls(self) -> bool:
+        """``f(a, *xs, k=v, **m)`` with differentiated values among the
+        spread ones becomes ``call_spread(f, spread_positional(...),
+        spread_keywords(...))``: three calls with rules, which send the
+        gradients of the call's arguments back to the pieces they came
+        from."""
+        changed = False
+        for b in self.f.blocks.values():
+            out = []
+            for s in b.stmts:
+                spread = [a.value for a in s.args if isinstance(a, Starred)] + [v for k, v in s.kwargs if k is None]
+                if not any(isinstance(v, Var) and v in self.facts.active for v in spread):
+                    out.append(s)
+                    continue
+                args, kwargs = self.f.new_var(), self.f.new_var()
+                out.append(Statement(args, Const(runtime.spread_positional),
+                                     [Const(tuple(isinstance(a, Starred) for a in s.args)),
+                                      *(a.value if isinstance(a, Starred) else a for a in s.args)], [], s.line))
+                out.append(Statement(kwargs, Const(runtime.spread_keywords),
+                                     [Const(tuple(k for k, _ in s.kwargs)), *(v for _, v in s.kwargs)], [], s.line))
+                out.append(Statement(s.var, Const(runtime.call_spread), [s.callee, args, kwargs], [], s.line))
+                changed = True
+            b.stmts = out
+        return changed
 
     def _index_active_loops(self) -> bool:
         """``for c in xs`` over a differentiated ``xs`` becomes
@@ -539,10 +569,6 @@ class _Reverse:
                 self.needs[b.id] += [captured[n] for n in r.captured if isinstance(captured[n], Var)]
                 continue
             self._check_callable(s, fn)
-            if any(isinstance(a, Starred) and a.value in self.facts.active for a in s.args) or any(
-                k is None and v in self.facts.active for k, v in s.kwargs
-            ):
-                self._unsupported("a call with *args or **kwargs holding differentiated values", s.line)
             pair = self.f.new_var()
             out.append(Statement(pair, Const(runtime.J), [s.callee, *s.args], list(s.kwargs), s.line))
             t = self.f.new_var()

@@ -147,18 +147,70 @@ def lower(
     filename: str,
     name: str,
     freevars: Collection[str] = (),
+    consumers: Collection[str] = (),
 ) -> IR:
     """Lower one function's gast node (line numbers already the file's) to
     SSA IR.
 
-    ``freevars`` are the function's free variables (``co_freevars``). Raises
+    ``freevars`` are the function's free variables (``co_freevars``).
+    ``consumers`` name globals called on a generator expression that they
+    read to the end before returning (the AD passes the builtins ``sum``,
+    ``max``... it found, and guards on them): such a generator expression is
+    lowered as the list comprehension it is then equivalent to (see
+    :func:`_consumed_as_lists`). Raises
     :class:`~zygote_py.errors.UnsupportedSyntax` naming the construct, the
     function, the file and the line for what cannot be lowered (generators,
     ``async``, ``class`` and ``import`` statements inside the function,
     ``match``, ``try/except*``, a bare ``raise`` outside an ``except``
     clause).
     """
+    if consumers:
+        scope = analyze(node, freevars, function=name, filename=filename)
+        node = _consumed_as_lists(node, {c for c in consumers if scope.kind(c) == "global"})
     return _Lowerer(node, filename=filename, name=name, freevars=freevars).run()
+
+
+def _consumed_as_lists(node: Union[gast.FunctionDef, gast.Lambda], consumers: set[str]) -> gast.AST:
+    """A copy of ``node`` in which each call ``c(<generator expression>)``
+    of its own scope, ``c`` a global in ``consumers`` and the generator
+    expression its only argument, is ``c(<list comprehension>)``: the same
+    items, computed in the same order, all before ``c`` starts rather than
+    as it asks for them. For a callee that reads every item before it
+    returns, only the interleaving of its own work (adding, comparing,
+    hashing items) with the items' computation changes, and a
+    ``StopIteration`` raised by an item propagates as itself rather than as
+    the ``RuntimeError`` a generator makes of it. A name some comprehension
+    of the function binds as its own variable is left alone (it may not be
+    the global there); so are nested functions, which are emitted as
+    written."""
+    shadowed = {n for c in gast.walk(node) if isinstance(c, gast.comprehension) for n in _target_names(c.target)}
+    rewrite = _ConsumedAsLists(consumers - shadowed)
+    node = copy.deepcopy(node)
+    for part in [node.body] if isinstance(node, gast.Lambda) else node.body:
+        rewrite.visit(part)
+    return node
+
+
+class _ConsumedAsLists(gast.NodeVisitor):
+    """Changes the calls in place (see :func:`_consumed_as_lists`), inner
+    ones first."""
+
+    def __init__(self, consumers: set[str]):
+        self.consumers = consumers
+
+    def visit_Call(self, node: gast.Call) -> None:
+        self.generic_visit(node)
+        gen = node.args[0] if len(node.args) == 1 else None
+        if (
+            isinstance(gen, gast.GeneratorExp) and not node.keywords
+            and isinstance(node.func, gast.Name) and node.func.id in self.consumers
+        ):
+            node.args[0] = gast.copy_location(gast.ListComp(elt=gen.elt, generators=gen.generators), gen)
+
+    def visit_FunctionDef(self, node: gast.AST) -> None:
+        pass  # a nested function: its names are its own
+
+    visit_Lambda = visit_FunctionDef
 
 
 # -- SSA construction (Braun et al. 2013) --------------------------------------

@@ -154,6 +154,32 @@ def divmod_(a, b):
     return y, back
 
 
+@adjoint(dict.get)
+def dict_get(d, key, default=None):
+    found = key in d
+
+    def back(dy):
+        return ({key: dy} if found else None, None, None if found else dy)
+    return d.get(key, default), back
+
+
+@adjoint(dict.values)
+def dict_values(d):
+    def back(dy):
+        return (dict(zip(d, dy)),)
+    return list(d.values()), back
+
+
+@adjoint(dict.items)
+def dict_items(d):
+    def back(dy):
+        return ({k: None if g is None else g[1] for k, g in zip(d, dy)},)
+    return list(d.items()), back
+
+
+nondifferentiable(dict.keys)
+
+
 @adjoint(super)
 def super_(*args):
     def back(dy):

@@ -336,6 +336,42 @@ def getitem_array(x, key):
     return x[key], back
 
 
+@adjoint(runtime.spread_positional)
+def spread_positional(starred, *pieces):
+    parts = [list(p) if spread else [p] for spread, p in zip(starred, pieces)]  # (iterators read once)
+
+    def back(dy):
+        grads = [None] * len(pieces)
+        i = 0
+        for k, (spread, piece) in enumerate(zip(starred, pieces)):
+            n = len(parts[k])
+            if dy is not None:
+                grads[k] = runtime.like_iterable(piece, list(dy[i:i + n])) if spread else dy[i]
+            i += n
+        return (None, *grads)
+    return runtime.spread_positional((True,) * len(parts), *parts), back
+
+
+@adjoint(runtime.spread_keywords)
+def spread_keywords(keys, *values):
+    def back(dy):
+        if dy is None:
+            return (None,) * (1 + len(values))
+        return (None, *(dy.get(k) if k is not None else {n: dy.get(n) for n in v} for k, v in zip(keys, values)))
+    return runtime.spread_keywords(keys, *values), back
+
+
+@adjoint(runtime.call_spread)
+def call_spread(f, args, kwargs):
+    y, pullback = runtime.J(f, *args, **kwargs)
+
+    def back(dy):
+        grads = runtime.call_pullback(pullback, dy)
+        return (grads[0], tuple(grads[1 + i] for i in range(len(args))),
+                {k: grads[1 + len(args) + i] for i, k in enumerate(kwargs)})
+    return y, back
+
+
 @adjoint(ops.build_tuple)
 def build_tuple(*items):
     def back(dy):
