@@ -36,13 +36,18 @@ from typing import Any, Optional
 
 import numpy as np
 
+import gast
+
 from .. import runtime
 from ..backend.naming import clean, live_sets
 from ..errors import NoDerivativeRule, UnsupportedSyntax
+from ..frontend.lower import lower
+from ..frontend.source import get_source
 from ..ir import ops
 from ..ir import passes
 from ..ir.cfg import natural_loops, predecessors, reverse_postorder
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
+from ..ir.verify import checked
 from ..rules import higher_order, registry
 from ..rules import mutation as mutation_rules
 from . import analysis, mutation
@@ -50,6 +55,13 @@ from .analysis import Facts
 from .inline import Inliner, RuleIR, bind_arguments, rule_ir
 
 NONE = Const(None)
+
+CONSUMERS = {sum, min, max, list, tuple, sorted, set, frozenset, dict}
+"""Builtins that read every item of their one argument before they return:
+a generator expression passed to one of them gives the same result as the
+list comprehension with the same items (``any`` and ``all`` are not here:
+they stop at the first item that decides, where a list would compute the
+rest, which may raise)."""
 
 
 def _none(op: Operand) -> bool:
@@ -153,6 +165,44 @@ class _Reverse:
                             if isinstance(s.callee, Const) and s.callee.value in (ops.load_global, ops.store_global)}
         self.cell_names |= set(primal.cellvars) | set(primal.freevars)
         self.forward_cells: list[str] = []
+
+    def _working_copy(self, primal: IR) -> IR:
+        """The copy of ``primal`` the transform changes: for
+        ``returns_self``, each ``return`` returns the first parameter."""
+        f = primal.copy()
+        if self.returns_self:
+            for b in f.blocks.values():
+                if isinstance(b.term, Return):
+                    b.term.value = f.entry.args[0]
+        return f
+
+    def _consume_generators(self) -> Optional[IR]:
+        """A differentiated generator expression that is the one argument of
+        a global naming a builtin of :data:`CONSUMERS` (``sum(x * k for k in
+        r)``) is evaluated as the list comprehension it is then equivalent
+        to, whose items the gradient reaches like those of any loop: returns
+        the primal lowered again with every such call of those names so
+        (see ``consumers`` in :func:`~zygote_py.frontend.lower.lower`), or
+        None when there is none. The compilation is guarded on those names
+        holding those builtins: rebound, the function is compiled again."""
+        calls = [s for b in self.f.blocks.values() for s in b.stmts]
+        consumers: set[str] = set()
+        for s in calls:
+            if not (self.facts.callee(s) is ops.make_scope and s.var in self.facts.active
+                    and isinstance(s.args[0].value, gast.GeneratorExp)):
+                continue
+            for c in calls:
+                origin = self.facts.origin.get(c.callee) if isinstance(c.callee, Var) else None
+                if (c.args == [s.var] and not c.kwargs and origin is not None and origin[0] == "global"
+                        and passes.member(origin[2], CONSUMERS)):
+                    consumers.add(origin[1])
+                    self._guard(c.callee)
+        if not consumers:
+            return None
+        src = get_source(self.fn)
+        ir = lower(src.node, filename=src.filename, name=self.fn.__name__, freevars=self.fn.__code__.co_freevars,
+                   consumers=consumers)
+        return passes.optimize(checked(ir, "lowering"))
 
     def _analyse(self, active: list[bool]) -> None:
         self.facts = Facts()
@@ -536,12 +586,13 @@ class _Reverse:
                 out.append(s)
                 continue
             fn = self.facts.callee(s)
-            if fn is ops.make_scope:
+            if fn is ops.make_scope:  # (not the one argument of a builtin of CONSUMERS)
                 raise UnsupportedSyntax(
                     "differentiating through a generator expression is not supported yet: its items are "
                     "computed where it is consumed, out of the gradient's reach",
                     function=self.f.name, filename=self.f.filename, line=s.line,
-                    hint="write the loop out (s = 0.0; for k in ...: s += ...)",
+                    hint="pass it straight to sum(), min(), max(), sorted(), list(), tuple(), set() or dict(), "
+                         "or build a list with [... for ...] instead",
                 )
             if fn is not analysis._MISSING:
                 self._guard(s.callee)
