@@ -1,5 +1,5 @@
-"""Exceptions, ``try``/``except``/``else``/``finally``, ``with`` and
-``global`` under the reverse transform.
+"""Exceptions, ``try``/``except``/``else``/``finally`` and ``with`` under
+the reverse transform.
 
 The gradient follows the path the forward took: the statements of a
 protected block that raised part-way contribute nothing, the handler's code
@@ -69,49 +69,6 @@ def test_an_escaping_exception_keeps_its_type_message_and_cause():
     with pytest.raises(_Custom, match="wrapped") as info:
         zpy.gradient(raises_custom_from, 2.0)
     assert type(info.value.__cause__) is ZeroDivisionError
-
-
-# -- global ----------------------------------------------------------------------------
-
-H = 0.0
-COUNT = 0
-
-
-def global_assigned(x):
-    global H
-    H = x * x
-    return H
-
-
-def global_read_at_call_time(x):
-    return x * H
-
-
-def global_assigned_then_used(x):
-    global H, COUNT
-    H = math.sin(x)
-    COUNT = COUNT + 1
-    return H * x + H
-
-
-def test_global_assignment_is_differentiated():
-    assert_gradient(global_assigned, 3.0)
-    assert zpy.gradient(global_assigned, 3.0) == (6.0,)
-    assert H == 9.0
-
-
-def test_globals_are_read_at_call_time():
-    global H
-    H = 2.0
-    assert zpy.gradient(global_read_at_call_time, 3.0) == (2.0,)
-    H = 5.0
-    assert zpy.gradient(global_read_at_call_time, 3.0) == (5.0,)
-
-
-def test_global_assigned_twice_in_a_call():
-    before = COUNT
-    assert_gradient(global_assigned_then_used, 0.7)
-    assert COUNT > before
 
 
 # -- try / except / else / finally -------------------------------------------------------
