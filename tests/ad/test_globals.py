@@ -63,3 +63,28 @@ def test_a_global_array_rebound_between_calls():
     np.testing.assert_allclose(zpy.gradient(uses_a_global_array, x)[0], 2 * SCALE * x)
     SCALE = np.array([3.0, -1.0])
     np.testing.assert_allclose(zpy.gradient(uses_a_global_array, x)[0], 2 * SCALE * x)
+
+
+FACTOR = 2.0
+
+
+class Half:
+    def __mul__(self, x):
+        return 0.5 * x
+
+
+def scaled(x):
+    return FACTOR * x
+
+
+def test_code_specialised_on_a_global_number_is_redone_when_it_is_rebound():
+    """The compiled gradient treats FACTOR as a number while it is one; bound
+    to an object with a Python operator, the next call differentiates that."""
+    global FACTOR
+    FACTOR = 2.0
+    assert zpy.gradient(scaled, 3.0) == (2.0,)
+    FACTOR = Half()
+    try:
+        assert zpy.gradient(scaled, 3.0) == (0.5,)
+    finally:
+        FACTOR = 2.0

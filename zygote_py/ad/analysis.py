@@ -227,6 +227,7 @@ class Facts:
     real: set[Var] = field(default_factory=set)  # numbers and arrays known not to be complex
     sequences: set[Var] = field(default_factory=set)  # tuples and lists of numbers
     indices: set[Var] = field(default_factory=set)  # loop indices from range()
+    constants: set[Var] = field(default_factory=set)  # globals and free variables holding numbers or arrays
 
     def callee(self, s: Statement) -> Any:
         """The statement's callee if known at compile time, else _MISSING."""
@@ -377,6 +378,14 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     for p, v in edge_values(ir):
         incoming.setdefault(p, []).append(v)
     stmts = [s for b in ir.blocks.values() for s in b.stmts]
+    for s in stmts:  # a global or free variable holding a number or an array now (guarded)
+        if s.var in facts.static and facts.callee(s) in (ops.load_global, ops.load_deref):
+            k = kind(facts.static[s.var])
+            if k in (NUMBER, FLOAT, ARRAY, VECTOR):
+                facts.constants.add(s.var)
+                num.add(s.var)
+                if k in (ARRAY, VECTOR):
+                    facts.arrays.add(s.var)
 
     def is_num(op) -> bool:
         if isinstance(op, Const):
@@ -416,7 +425,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     while changed:
         changed = False
         for s in stmts:
-            if s.var in num and s.var not in facts.arrays and (
+            if s.var in num and s.var not in facts.arrays and s.var not in facts.constants and (
                 not item_of_sequence(s) and not _array_valued(facts.callee(s)) and not item_of_array(s)
                 and not any(is_num(v) for v in _operands(s))
                 or not item_of_sequence(s) and any(v in seqs for v in _operands(s))  # (x, 1.0) * 2 repeats a tuple

@@ -155,6 +155,8 @@ class _Reverse:
             self._analyse(active)
             analysis.numeric(self.f, numeric, self.facts)
         _share_array_reads(self.f, self.facts)
+        for v in self.facts.constants:  # the code is specialised on their kinds
+            self._guard(v)
         rv = self.ret.term.value
         seed = "d" + clean(self.f.names.get(rv), "y") if isinstance(rv, Var) and rv in self.f.names else "dy"
         if seed == "dy" and "y" in set(primal.names.values()) | set(primal.signature.names()):
@@ -586,7 +588,7 @@ class _Reverse:
                 out.append(s)
                 continue
             fn = self.facts.callee(s)
-            if fn is ops.make_scope:  # (not the one argument of a builtin of CONSUMERS)
+            if fn is ops.make_scope:  # one that _consume_generators could not make a list
                 raise UnsupportedSyntax(
                     "differentiating through a generator expression is not supported yet: its items are "
                     "computed where it is consumed, out of the gradient's reach",
