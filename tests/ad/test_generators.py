@@ -105,10 +105,6 @@ def test_a_generator_consumed_by_a_builtin_is_differentiated(f, args):
     assert_gradient(f, *args)
 
 
-@pytest.mark.xfail(raises=StopIteration, strict=True,
-                   reason="the mutation pass (mutation._rewrite) looks for a list's bound append method in the "
-                          "block of its call; a comprehension inside a comprehension reads it in another block. "
-                          "Same failure for sum([sum([...]) for a in ...])")
 def test_a_generator_inside_a_generator():
     assert_gradient(nested_generators, 1.5, -0.5)
 

@@ -336,6 +336,10 @@ def nested_comprehension(xs):
     return sum(pairs)
 
 
+def comprehension_in_a_comprehension(xs):
+    return sum([sum([a * b for b in xs]) for a in xs])
+
+
 def clear_then_append(x):
     out = [x, x]
     out.clear()
@@ -370,6 +374,7 @@ def list_after_capture(x):
     (delete_a_list_item, ([1.3, -0.4, 2.0],)),
     (comprehension, ([1.3, -0.4, 2.0],)),
     (nested_comprehension, ([1.3, -0.4],)),
+    (comprehension_in_a_comprehension, ([1.3, -0.4, 0.8],)),
     (clear_then_append, (1.3,)),
     (change_a_list_argument, ([1.3, -0.4],)),
     (list_after_capture, (1.3,)),

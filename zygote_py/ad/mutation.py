@@ -375,9 +375,9 @@ def _rewrite(f: IR, b: Block, s: Statement, op: Any, args: list, pair: bool) -> 
         substitute(f, {result: new})
         return new
     if isinstance(s.callee, Var) and s.callee not in args:  # obj.append(v): the bound method is read for nothing now
-        method = next(st for st in b.stmts if st.var == s.callee) if _uses(f).get(s.callee) == 1 else None
-        if method is not None:
-            b.stmts.remove(method)
+        if _uses(f).get(s.callee) == 1:
+            home = next(bb for bb in f.blocks.values() if any(st.var == s.callee for st in bb.stmts))
+            home.stmts = [st for st in home.stmts if st.var != s.callee]
             at = b.stmts.index(s)
     if not pair:
         new = f.new_var(name)
