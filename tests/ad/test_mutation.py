@@ -530,3 +530,31 @@ def test_filling_an_array_costs_one_gradient_array_not_one_per_item():
     fill = zpy.differentiable(fill_in_a_loop)
     fill.gradient(X)
     assert "mutation.take_item_owned(dy" in fill.source
+
+
+class Stack:
+    def __init__(self, items):
+        self.items = items
+
+    def pop(self):
+        return self.items[-1]  # a method named like a list's change that changes nothing
+
+    def append(self, v):
+        self.items = self.items + [v]
+
+
+def pop_from_a_user_class(x):
+    s = Stack([x, 2.0 * x])
+    return s.pop() * x
+
+
+def append_to_a_user_class(x):
+    s = Stack([])
+    s.append(x)
+    return s.items[0]
+
+
+def test_a_method_named_like_a_list_change_of_another_type_is_its_own():
+    check(pop_from_a_user_class, 1.5)
+    with pytest.raises(UnsupportedSyntax, match="changes its differentiated argument 'self'"):
+        zpy.gradient(append_to_a_user_class, 1.5)

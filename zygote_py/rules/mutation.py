@@ -237,18 +237,18 @@ def store_attr_(obj, name, value):
     return obj, back
 
 
-def check_list(obj: Any, method: str) -> None:
-    if type(obj) is not list:
-        raise errors.NoDerivativeRule(
-            f"no rule for the gradient of {type(obj).__name__}.{method}, which changes its object",
-            hint="only lists (append, extend, insert, pop, clear) and dicts (update, pop, setdefault) "
-            "are differentiated when changed in place",
-        )
+def other_method(obj: Any, method: str, args: tuple, pair: bool) -> tuple[Any, Any]:
+    """The rule of ``obj.method(*args)`` when ``obj`` is no list or dict
+    (a user's class with a method of that name): the method differentiated
+    through :func:`zygote_py.runtime.J` (which refuses one that changes its
+    object). Returns the operation's value and its pullback."""
+    value, pullback = runtime.J(getattr(obj, method), *args)
 
-
-def check_dict(obj: Any, method: str) -> None:
-    if type(obj) is not dict:
-        check_list(None, method)
+    def back(dy):
+        dobj, dvalue = (None, None) if dy is None else dy if pair else (dy, None)
+        grads = runtime.call_pullback(pullback, dvalue)  # (the object's, the arguments')
+        return (runtime.accum(dobj, grads[0]), *(grads[1 + i] for i in range(len(args))))
+    return ((obj, value) if pair else obj), back
 
 
 def append(obj: list, value: Any) -> list:
@@ -259,7 +259,8 @@ def append(obj: list, value: Any) -> list:
 
 @adjoint(append)
 def append_(obj, value):
-    mutation.check_list(obj, "append")
+    if type(obj) is not list:
+        return mutation.other_method(obj, "append", (value,), False)
     obj.append(value)
 
     def back(dy):
@@ -276,7 +277,8 @@ def extend(obj: list, items: Any) -> list:
 
 @adjoint(extend)
 def extend_(obj, items):
-    mutation.check_list(obj, "extend")
+    if type(obj) is not list:
+        return mutation.other_method(obj, "extend", (items,), False)
     n = len(obj)
     obj.extend(items)
 
@@ -296,7 +298,8 @@ def insert(obj: list, index: int, value: Any) -> list:
 
 @adjoint(insert)
 def insert_(obj, index, value):
-    mutation.check_list(obj, "insert")
+    if type(obj) is not list:
+        return mutation.other_method(obj, "insert", (index, value), False)
     n = len(obj)
     at = max(0, min(n, index + n if index < 0 else index))  # where list.insert puts it
     obj.insert(index, value)
@@ -318,9 +321,9 @@ def pop(obj: Any, *key: Any) -> tuple[Any, Any]:
 
 @adjoint(pop)
 def pop_(obj, *key):
+    if type(obj) not in (list, dict):
+        return mutation.other_method(obj, "pop", key, True)
     in_dict = type(obj) is dict
-    if not in_dict:
-        mutation.check_list(obj, "pop")
     n = len(obj)
     found = in_dict and bool(key) and key[0] in obj
     at = None if in_dict else (key[0] + n if key[0] < 0 else key[0]) if key else n - 1
@@ -359,8 +362,8 @@ def clear(obj: Any) -> Any:
 
 @adjoint(clear)
 def clear_(obj):
-    if type(obj) is not dict:
-        mutation.check_list(obj, "clear")
+    if type(obj) not in (list, dict):
+        return mutation.other_method(obj, "clear", (), False)
     obj.clear()
 
     def back(dy):
@@ -376,7 +379,8 @@ def update(obj: dict, *others: Any, **items: Any) -> dict:
 
 @adjoint(update)
 def update_(obj, *others):
-    mutation.check_dict(obj, "update")
+    if type(obj) is not dict:
+        return mutation.other_method(obj, "update", others, False)
     written = [dict(o) for o in others]
     obj.update(*others)
 
@@ -402,7 +406,8 @@ def setdefault(obj: dict, key: Any, default: Any = None) -> tuple[dict, Any]:
 
 @adjoint(setdefault)
 def setdefault_(obj, key, default=None):
-    mutation.check_dict(obj, "setdefault")
+    if type(obj) is not dict:
+        return mutation.other_method(obj, "setdefault", (key, default), True)
     found = key in obj
     value = obj.setdefault(key, default)
 
