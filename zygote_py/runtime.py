@@ -203,6 +203,25 @@ def call_spread(f: Any, args: tuple, kwargs: dict) -> Any:
     return f(*args, **kwargs)
 
 
+def call_with_cells(f: Any, shared: tuple, written: tuple, values: tuple, *args: Any) -> tuple[Any, tuple]:
+    """``f(*args)`` for a nested function ``f`` that shares the cells
+    ``shared`` with its caller (whose values at the call are ``values``),
+    and the values it left in those it assigns, ``written`` (see
+    :mod:`zygote_py.ad.cells`)."""
+    y = f(*args)
+    cells = dict(zip(f.__code__.co_freevars, f.__closure__))
+    return y, tuple(cells[name].cell_contents for name in written)
+
+
+def forward_with_cells(f: Any, written: tuple, args: tuple) -> tuple[Any, Callable]:
+    """:func:`call_with_cells`'s call and its pullback in ``J``'s convention,
+    from the gradients of its value and of the values it left in the cells
+    ``written``."""
+    from .ad import pipeline
+
+    return pipeline.call_forward(f, args, {}, cells_out=written)
+
+
 def python_init(cls: type) -> bool:
     """Whether calling ``cls`` makes a plain object and runs an ``__init__``
     written in Python (which the compiler can read)."""

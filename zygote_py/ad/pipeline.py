@@ -230,12 +230,15 @@ def param_values(sig: Signature, fn: types.FunctionType, args: tuple, kwargs: di
 
 
 def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active: bool,
-             returns_self: bool = False) -> Compiled:
+             returns_self: bool = False, cells_out: tuple = ()) -> Compiled:
     """The gradient of ``fn`` specialised on which parameters are
     differentiated and their kinds (compiled once, cached per code
     object). ``returns_self``: ``fn`` is an ``__init__``, differentiated as
-    the function from its arguments to the object it fills in."""
-    key = (active, numeric, self_active, returns_self)
+    the function from its arguments to the object it fills in.
+    ``cells_out``: ``fn`` is a nested function that assigns these cells of
+    its caller's, differentiated as returning their values too (see
+    :mod:`.cells`)."""
+    key = (active, numeric, self_active, returns_self, cells_out)
     table = _FORWARDS.get(fn.__code__)
     entry = table.get(key) if table is not None else None
     if entry is not None and entry.valid(fn):
@@ -244,15 +247,15 @@ def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active:
         table = _FORWARDS.setdefault(fn.__code__, {})
         entry = table.get(key)
         if entry is None or not entry.valid(fn):
-            entry = _compile(fn, list(active), list(numeric), self_active, returns_self)
+            entry = _compile(fn, list(active), list(numeric), self_active, returns_self, cells_out)
             table[key] = entry
     return entry
 
 
 def _compile(fn: types.FunctionType, active: list[bool], numeric: list[bool], self_active: bool,
-             returns_self: bool = False) -> Compiled:
+             returns_self: bool = False, cells_out: tuple = ()) -> Compiled:
     generation = registry.generation()
-    t = reverse.transform(primal_ir(fn), fn, active, numeric, self_active, returns_self)
+    t = reverse.transform(primal_ir(fn), fn, active, numeric, self_active, returns_self, cells_out)
     checked(t.forward, "the reverse transform (forward)")
     checked(t.pullback, "the reverse transform (pullback)")
     return Compiled(fn, t, generation)
@@ -267,7 +270,7 @@ def masks(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple[tuple, tup
 
 
 def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
-                 returns_self: bool = False) -> tuple[Any, Callable]:
+                 returns_self: bool = False, cells_out: tuple = ()) -> tuple[Any, Callable]:
     """For the run-time ``J``: ``fn(*args, **kwargs)`` and a pullback in
     ``J``'s convention (callee's gradient, positional, keyword). A function
     that changes a differentiated argument in place is refused: its
@@ -275,7 +278,7 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
     ``returns_self``, may change its first one: see :func:`construct`)."""
     active, numeric = masks(fn, args, kwargs)
     self_active = is_differentiable_value(fn)  # a closure whose captured variables are differentiated
-    entry = compiled(fn, active, numeric, self_active, returns_self)
+    entry = compiled(fn, active, numeric, self_active, returns_self, cells_out)
     changed = entry.changed_params[1:] if returns_self else entry.changed_params
     if changed:
         raise UnsupportedSyntax(

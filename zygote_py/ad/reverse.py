@@ -50,7 +50,7 @@ from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Si
 from ..ir.verify import checked
 from ..rules import higher_order, registry
 from ..rules import mutation as mutation_rules
-from . import analysis, mutation
+from . import analysis, cells, mutation
 from .analysis import Facts
 from .inline import Inliner, RuleIR, bind_arguments, rule_ir
 
@@ -79,15 +79,17 @@ class Transformed:
 
 def transform(
     primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool = False,
-    returns_self: bool = False,
+    returns_self: bool = False, cells_out: tuple = (),
 ) -> Transformed:
     """Differentiate ``primal`` (the IR of ``fn``) with respect to the
     parameters flagged in ``active``. ``returns_self``: differentiate it as
     if each ``return`` returned its first parameter (an ``__init__``, as the
-    function that makes the object it fills in)."""
+    function that makes the object it fills in). ``cells_out``: as if each
+    ``return v`` returned ``v`` and the values of these cells, which ``fn``
+    assigns (``nonlocal``) for its caller (see :mod:`.cells`)."""
     if not any(isinstance(b.term, Return) for b in primal.blocks.values()):
         return _never_returns(primal, fn, self_active)
-    return _Reverse(primal, fn, active, numeric, self_active, returns_self).run()
+    return _Reverse(primal, fn, active, numeric, self_active, returns_self, cells_out).run()
 
 
 def _never_returns(primal: IR, fn: Any, self_active: bool) -> Transformed:
@@ -121,9 +123,10 @@ def _call(ir: IR, block: Block, callee: Any, *args, name: Optional[str] = None, 
 
 class _Reverse:
     def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool,
-                 returns_self: bool):
+                 returns_self: bool, cells_out: tuple = ()):
         self.fn = fn
         self.returns_self = returns_self
+        self.cells_out = cells_out
         self.f = self._working_copy(primal)
         self.self_active = self_active
         self.guards: dict[Any, tuple] = {}
@@ -140,6 +143,7 @@ class _Reverse:
             self.f = self._working_copy(primal)
             self.cell_values = self._promote_cells()
             self._analyse(active)
+        self.shared = self._share_cells(active)
         self.changed_params = self._version_mutations(active, numeric)
         if self._spread_calls():
             self._analyse(active)
@@ -176,7 +180,31 @@ class _Reverse:
             for b in f.blocks.values():
                 if isinstance(b.term, Return):
                     b.term.value = f.entry.args[0]
+        if self.cells_out:
+            cells.cells_out(f, self.cells_out)
         return f
+
+    def _share_cells(self, active: list[bool]) -> set[str]:
+        """Cells that are not one value (assigned more than once, or by a
+        nested function) and hold differentiated values become SSA values
+        here, and calls of the nested functions that share them pass them
+        explicitly (see :mod:`.cells`). Returns their names."""
+        f = self.f
+        unpromoted = set(f.cellvars) - set(self.cell_values)
+        stored = {st.args[0].value for b in f.blocks.values() for st in b.stmts
+                  if isinstance(st.callee, Const) and st.callee.value is ops.store_deref
+                  and any(isinstance(v, Var) and v in self.facts.active for v in st.args[1:])}
+        shared = unpromoted & (stored | self.rebound_inside)
+
+        def refuse(what: str, line: Optional[int]) -> UnsupportedSyntax:
+            return UnsupportedSyntax(f"differentiating through {what} is not supported yet",
+                                     function=f.name, filename=f.filename, line=line,
+                                     hint="call the nested function where it is defined, or pass the "
+                                     "variables to it as arguments and return their new values")
+
+        if shared and cells.share_cells(f, shared, self.facts.callee, refuse):
+            self._analyse(active)
+        return shared
 
     def _consume_generators(self) -> Optional[IR]:
         """A differentiated generator expression that is the one argument of
@@ -476,14 +504,16 @@ class _Reverse:
         """Differentiated values in cells we could not promote would lose
         their gradient: say so instead."""
         params = dict(zip(self.f.signature.names(), self.f.entry.args))
-        for c in sorted(self.rebound_inside):
+        for c in sorted(self.rebound_inside - self.shared):
             if c in params and params[c] in self.facts.active:
                 self._unsupported(f"a differentiated argument that a nested function assigns ({c!r}, nonlocal)",
                                   self.f.firstline)
         for b in self.f.blocks.values():
             for st in b.stmts:
                 fn = st.callee.value if isinstance(st.callee, Const) else None
-                if fn is ops.store_deref and st.args[0].value not in self.cell_values and any(
+                if fn is ops.store_deref and st.args[0].value not in self.cell_values and (
+                    st.args[0].value not in self.shared and st.args[0].value not in self.cells_out
+                ) and any(
                     isinstance(v, Var) and v in self.facts.active for v in st.args[1:]
                 ):
                     self._unsupported(

@@ -195,6 +195,23 @@ def init_object_(obj, init, *args):
     return y, back
 
 
+@adjoint(runtime.call_with_cells)
+def call_with_cells_(f, shared, written, values, *args):
+    y, pullback = runtime.forward_with_cells(f, written, args)
+
+    def back(dy):
+        dvalue, dcells = (None, None) if dy is None else dy
+        if written:  # the call's cotangent: its value's, and the cells' it left
+            dvalue = (dvalue, (None,) * len(written) if dcells is None else dcells)
+        grads = runtime.call_pullback(pullback, dvalue)
+        dclosure = grads[0]  # the closure's, whose shared cells' entries go to their values at the call
+        dvalues = tuple(runtime.field(dclosure, name) for name in shared)
+        for name in shared:
+            dclosure = runtime.without_field(dclosure, name)
+        return (dclosure, None, None, dvalues, *(grads[1 + i] for i in range(len(args))))
+    return (y if written else (y, ())), back
+
+
 def delete_item(obj: Any, key: Any) -> Any:
     """``del obj[key]``, then ``obj``."""
     del obj[key]

@@ -1,0 +1,206 @@
+"""Variables shared with nested functions, as SSA values: the pass that
+lets the reverse transform differentiate ``nonlocal`` and cells assigned
+more than once.
+
+A local that a nested function captures lives in a cell: the function
+reads it with ``load_deref`` and assigns it with ``store_deref``, and so
+may a nested function that declares it ``nonlocal``. The cell keeps those
+operations (the nested functions need them at run time); this pass gives
+the gradient what they mean, in SSA form (reads take the value of the
+assignment that reaches them, as in Braun et al. 2013):
+
+- In the function that owns the cell, a call of a nested function that
+  captures it becomes ``runtime.call_with_cells(g, names, values, ...)``:
+  it passes the cells' values at the call (so that the closure's gradient
+  for them reaches those values) and returns, with the call's value, the
+  values the call left in the cells (a new assignment of each, for the
+  reads after it). A nested function that escapes (returned, stored,
+  passed on) while capturing such a cell is refused.
+- In the nested function, compiled for such a call (``cells_out``), the
+  cells it assigns are read once at its entry (the closure's own
+  gradient), assigned as locals, and returned with its value.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Optional
+
+import gast
+
+from ..errors import UnsupportedSyntax
+from ..ir import ops
+from ..ir.cfg import predecessors
+from ..ir.core import IR, Const, Return, Statement, Var
+from ..ir.passes import remove_trivial_args, substitute
+from .. import runtime
+
+
+def captured_names(node: Any) -> set[str]:
+    """The names a nested function or lambda reads or assigns from outside
+    (``nonlocal`` ones included)."""
+    bound, used, nonlocal_ = set(), set(), set()
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name):
+            (bound if isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)) else used).add(n.id)
+        elif isinstance(n, gast.Nonlocal):
+            nonlocal_.update(n.names)
+    return (used - bound) | nonlocal_
+
+
+def assigned_names(node: Any) -> set[str]:
+    """The names a nested function declares ``nonlocal`` (and may assign)."""
+    return {name for n in gast.walk(node) if isinstance(n, gast.Nonlocal) for name in n.names}
+
+
+def share_cells(f: IR, cells: set[str], callee: Callable[[Statement], Any],
+                refuse: Callable[[str, Optional[int]], UnsupportedSyntax]) -> bool:
+    """In the function that owns ``cells`` (cell variables that are not one
+    value), rewrite the calls of nested functions that capture them, then
+    make every read of them in ``f`` an SSA value. Returns whether it
+    changed anything."""
+    if not cells:
+        return False
+    defs = {s.var: s for b in f.blocks.values() for s in b.stmts}
+    makers = {v: s for v, s in defs.items() if callee(s) is ops.make_function
+              and captured_names(s.args[0].value) & cells}
+    params = {c: a for c, a in zip(f.signature.names(), f.entry.args) if c in cells}  # a parameter's cell starts with it
+    if not makers:
+        return _ssa(f, cells, {}, params)
+    calls = {}
+    for b in f.blocks.values():
+        for s in b.stmts:
+            for o in s.operands():
+                if o in makers and not (o is s.callee and s.callee in makers):
+                    raise refuse(f"a nested function that shares variables assigned more than once "
+                                 f"({', '.join(sorted(captured_names(makers[o].args[0].value) & cells))}) "
+                                 "and is passed on, returned or stored", s.line)
+            if s.callee in makers:
+                calls[id(s)] = makers[s.callee]
+        for v in b.term_operands() + [a for j in b.jumps() for a in j.args]:
+            if v in makers:
+                raise refuse("a nested function that shares variables assigned more than once and is "
+                             "returned or passed on", None)
+    new_defs: dict[int, dict[str, Var]] = {}
+    for b in f.blocks.values():
+        out = []
+        for s in b.stmts:
+            maker = calls.get(id(s))
+            if maker is None:
+                out.append(s)
+                continue
+            node = maker.args[0].value
+            shared = sorted(captured_names(node) & cells)
+            written = sorted(assigned_names(node) & cells)
+            now = []
+            for name in shared:
+                v = f.new_var(name)
+                out.append(Statement(v, Const(ops.load_deref), [Const(name)], [], s.line))
+                now.append(v)
+            values = f.new_var()
+            out.append(Statement(values, Const(ops.build_tuple), now, [], s.line))
+            pair, after = f.new_var(), f.new_var()
+            out.append(Statement(pair, Const(runtime.call_with_cells),
+                                 [s.callee, Const(tuple(shared)), Const(tuple(written)), values, *s.args],
+                                 list(s.kwargs), s.line))
+            out.append(Statement(s.var, Const(operator.getitem), [pair, Const(0)], [], s.line))
+            out.append(Statement(after, Const(operator.getitem), [pair, Const(1)], [], s.line))
+            made = {}
+            for k, name in enumerate(written):
+                v = f.new_var(name)
+                out.append(Statement(v, Const(operator.getitem), [after, Const(k)], [], s.line))
+                made[name] = v
+            if made:
+                new_defs[id(out[-1])] = made
+        b.stmts = out
+    return _ssa(f, cells, new_defs, params)
+
+
+def _ssa(f: IR, cells: set[str], call_defs: dict[int, dict[str, Var]],
+         entry: Optional[dict[str, Var]] = None) -> bool:
+    """Replace each ``load_deref`` of a name in ``cells`` by the value of
+    the assignment that reaches it: a ``store_deref``, an entry of
+    ``call_defs`` (the statement after which names have new values) or of
+    ``entry`` (values at the function's start). A read that no assignment
+    reaches on some path stays a read of the cell."""
+    preds = predecessors(f)
+
+    def assigns(s: Statement) -> dict[str, Any]:
+        fn = s.callee.value if isinstance(s.callee, Const) else None
+        if fn is ops.store_deref and s.args[0].value in cells:
+            return {s.args[0].value: s.args[1]}
+        return call_defs.get(id(s), {})
+
+    last: dict[tuple[int, str], Any] = {}
+    for b in f.blocks.values():
+        for s in b.stmts:
+            for name, v in assigns(s).items():
+                last[(b.id, name)] = v
+    at_entry: dict[tuple[int, str], Any] = {}
+    undefined = object()
+
+    def read_end(bid: int, name: str) -> Any:
+        return last[(bid, name)] if (bid, name) in last else read_entry(bid, name)
+
+    def read_entry(bid: int, name: str) -> Any:
+        if bid == f.entry.id:
+            return (entry or {}).get(name, undefined)
+        key = (bid, name)
+        if key not in at_entry:
+            ps = preds[bid]
+            if len(ps) == 1:
+                at_entry[key] = read_end(ps[0], name)
+            else:
+                phi = f.new_var(name)
+                at_entry[key] = phi
+                incoming = [read_end(p, name) for p in ps]
+                if any(v is undefined for v in incoming):
+                    at_entry[key] = undefined
+                else:
+                    f.blocks[bid].args.append(phi)
+                    for p, v in zip(ps, incoming):
+                        for j in f.blocks[p].jumps():
+                            if j.target == bid:
+                                j.args.append(v)
+        return at_entry[key]
+
+    env: dict[Var, Any] = {}
+    for b in f.blocks.values():
+        cur: dict[str, Any] = {}
+        for s in b.stmts:
+            fn = s.callee.value if isinstance(s.callee, Const) else None
+            if fn is ops.load_deref and s.args[0].value in cells:
+                name = s.args[0].value
+                v = cur[name] if name in cur else read_entry(b.id, name)
+                if v is not undefined and v != s.var:
+                    env[s.var] = v
+            cur.update(assigns(s))
+    for b in f.blocks.values():
+        b.stmts = [s for s in b.stmts if s.var not in env]
+    substitute(f, env)
+    remove_trivial_args(f)
+    return bool(env)
+
+
+def cells_out(f: IR, names: tuple[str, ...]) -> None:
+    """The nested function ``f``, for a call that wants back the values it
+    leaves in the cells ``names`` (which it assigns, ``nonlocal``): each is
+    read once at its start (the gradient of that read is the closure's
+    own), its other reads become SSA values, and each ``return v`` returns
+    ``(v, (values of names...))``."""
+    first: dict[str, Var] = {}
+    for name in reversed(names):
+        v = f.new_var(name)
+        f.entry.stmts.insert(0, Statement(v, Const(ops.load_deref), [Const(name)]))
+        first[name] = v
+    for b in f.blocks.values():
+        if isinstance(b.term, Return):
+            values = []
+            for name in names:
+                v = f.new_var(name)
+                b.stmts.append(Statement(v, Const(ops.load_deref), [Const(name)]))
+                values.append(v)
+            inner, outer = f.new_var(), f.new_var()
+            b.stmts.append(Statement(inner, Const(ops.build_tuple), values))
+            b.stmts.append(Statement(outer, Const(ops.build_tuple), [b.term.value, inner]))
+            b.term.value = outer
+    _ssa(f, set(names), {}, first)
