@@ -193,14 +193,19 @@ _FORWARDS: "weakref.WeakKeyDictionary[types.CodeType, dict]" = weakref.WeakKeyDi
 _LOCK = threading.RLock()
 
 
-def primal_ir(fn: types.FunctionType) -> IR:
-    """The optimised SSA IR of ``fn`` (cached per code object)."""
-    ir = _PRIMALS.get(fn.__code__)
+def primal_ir(fn: types.FunctionType, consumers: frozenset = frozenset()) -> IR:
+    """The optimised SSA IR of ``fn`` (cached per code object), or, for the
+    reverse transform, with the generator expressions passed to the global
+    builtins named in ``consumers`` lowered as list comprehensions (see
+    ``consumers`` in :func:`~zygote_py.frontend.lower.lower`; not cached)."""
+    ir = None if consumers else _PRIMALS.get(fn.__code__)
     if ir is None:
         src = get_source(fn)
-        ir = lower(src.node, filename=src.filename, name=fn.__name__, freevars=fn.__code__.co_freevars)
+        ir = lower(src.node, filename=src.filename, name=fn.__name__, freevars=fn.__code__.co_freevars,
+                   consumers=consumers)
         ir = optimize(checked(ir, "lowering"))
-        _PRIMALS[fn.__code__] = ir
+        if not consumers:
+            _PRIMALS[fn.__code__] = ir
     return ir
 
 

@@ -41,13 +41,10 @@ import gast
 from .. import runtime
 from ..backend.naming import clean, live_sets
 from ..errors import NoDerivativeRule, UnsupportedSyntax
-from ..frontend.lower import lower
-from ..frontend.source import get_source
 from ..ir import ops
 from ..ir import passes
 from ..ir.cfg import natural_loops, predecessors, reverse_postorder
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
-from ..ir.verify import checked
 from ..rules import higher_order, registry
 from ..rules import mutation as mutation_rules
 from . import analysis, cells, mutation
@@ -229,10 +226,9 @@ class _Reverse:
                     self._guard(c.callee)
         if not consumers:
             return None
-        src = get_source(self.fn)
-        ir = lower(src.node, filename=src.filename, name=self.fn.__name__, freevars=self.fn.__code__.co_freevars,
-                   consumers=consumers)
-        return passes.optimize(checked(ir, "lowering"))
+        from .pipeline import primal_ir  # (pipeline builds on this module)
+
+        return primal_ir(self.fn, frozenset(consumers))
 
     def _analyse(self, active: list[bool]) -> None:
         self.facts = Facts()
