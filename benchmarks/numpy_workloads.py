@@ -192,3 +192,32 @@ def index_loop_in(m):
             s += x[i] * x[i]
         return s
     return index_loop
+
+
+# --------------------------------------------------------------------------
+# An array filled item by item in a Python loop (mutation), n = 1,000 and
+# 10,000: the gradient of each y[i] = ... must cost O(1), not a copy of y
+# --------------------------------------------------------------------------
+
+FILL_X_1K = np.random.default_rng(7).standard_normal(1_000)
+FILL_X_10K = np.random.default_rng(8).standard_normal(10_000)
+
+
+def fill_loop(x):
+    y = np.empty(len(x))
+    for i in range(len(x)):
+        y[i] = x[i] * x[i]
+    return np.sum(y * x)
+
+
+def fill_loop_hand(x):
+    return 3.0 * x * x
+
+
+def fill_loop_in(m):
+    def fill_loop(x):
+        y = m.zeros(len(x), dtype=x.dtype) if _is_torch(m) else m.zeros(len(x))
+        for i in range(len(x)):
+            y[i] = x[i] * x[i]
+        return m.sum(y * x)
+    return fill_loop

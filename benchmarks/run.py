@@ -188,6 +188,7 @@ class Workload:
     skip: tuple[tuple[str, str], ...] = ()
 
 
+_ASSIGN = "its arrays do not support item assignment (y[i] = v)"
 _UNROLL = "jit unrolls the Python loop at trace time (20,000 indexing operations to compile)"
 
 WORKLOADS = [
@@ -213,6 +214,12 @@ WORKLOADS = [
     Workload("index_10k", "s += x[i] * x[i] for i in range(len(x)), x: 10,000",
              nw.index_loop, (nw.INDEX_X_10K,), nw.index_loop_hand, None, nw.index_loop_in,
              ("forward", 3.0), skip=(("jax.jit", _UNROLL),)),
+    Workload("fill_1k", "y[i] = x[i] * x[i] for i in range(len(x)); np.sum(y * x), x: 1,000",
+             nw.fill_loop, (nw.FILL_X_1K,), nw.fill_loop_hand, None, nw.fill_loop_in,
+             ("forward", 3.0), skip=(("autograd", _ASSIGN), ("jax", _ASSIGN), ("jax.jit", _ASSIGN))),
+    Workload("fill_10k", "y[i] = x[i] * x[i] for i in range(len(x)); np.sum(y * x), x: 10,000",
+             nw.fill_loop, (nw.FILL_X_10K,), nw.fill_loop_hand, None, nw.fill_loop_in,
+             ("forward", 3.0), skip=(("autograd", _ASSIGN), ("jax", _ASSIGN), ("jax.jit", _ASSIGN))),
 ]
 
 # The first-compile benchmark: 30 lines with arithmetic, math calls, an

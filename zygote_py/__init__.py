@@ -4,6 +4,7 @@ from . import rules  # noqa: F401  (registers the built-in rules)
 from .api import (
     Differentiable, adjoint, differentiable, gradient, ir, pullback, roundtrip, value_and_gradient,
 )
+from .hooks import checkpoint, hook, non_differentiable, stop_gradient
 from .errors import NoDerivativeRule, NonScalarOutput, SourceNotFound, UnsupportedSyntax, ZygoteError
 from .tangent import Tangent
 
@@ -11,6 +12,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "gradient", "pullback", "value_and_gradient", "differentiable", "Differentiable", "adjoint",
-    "roundtrip", "ir", "Tangent",
+    "roundtrip", "ir", "Tangent", "stop_gradient", "hook", "checkpoint", "non_differentiable",
     "ZygoteError", "UnsupportedSyntax", "SourceNotFound", "NoDerivativeRule", "NonScalarOutput",
 ]

@@ -75,10 +75,14 @@ def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
     """``(y, back)``: ``y = f(*args)`` and ``back(dy)``, the gradients of
     the positional arguments (``None`` where no gradient flows) for an
     output cotangent ``dy``. ``back`` may be called more than once. A
-    function with a registered rule (``@zpy.adjoint``) uses it."""
-    rule = registry.lookup(f.__wrapped__ if isinstance(f, Differentiable) else f)
+    function with a registered rule (``@zpy.adjoint``) uses it; one
+    registered non-differentiable gives no gradients."""
+    plain = f.__wrapped__ if isinstance(f, Differentiable) else f
+    rule = registry.lookup(plain)
     if rule is not None:
         return rule(*args)
+    if registry.is_nondifferentiable(plain):
+        return plain(*args), lambda dy: (None,) * len(args)
     fn, full = _target(f, args)
     entry = _compiled(fn, full)
     forward = entry.forward_function(fn)
@@ -184,7 +188,8 @@ def _value_and_gradient(f: Callable, args: tuple) -> tuple[Any, tuple]:
     """The general path: compile (or find) the gradient function, and
     remember it for calls with arguments of the same types when those types
     alone decide what is differentiated."""
-    if registry.lookup(f.__wrapped__ if isinstance(f, Differentiable) else f) is not None:
+    plain = f.__wrapped__ if isinstance(f, Differentiable) else f
+    if registry.lookup(plain) is not None or registry.is_nondifferentiable(plain):
         y, back = pullback(f, *args)
         return y, back(runtime.seed(y))
     fn, full = _target(f, args)

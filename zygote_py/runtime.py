@@ -69,9 +69,15 @@ def seed(y: Any) -> Any:
     if type(y) is float:
         return 1.0
     if isinstance(y, (bool, complex, np.complexfloating)) or not isinstance(y, (numbers.Real, np.generic, np.ndarray)):
-        kind = "complex" if isinstance(y, (complex, np.complexfloating)) else type(y).__name__
+        if isinstance(y, (complex, np.complexfloating)):
+            raise NonScalarOutput(
+                "gradient needs a real scalar output, not a complex value",
+                hint="use zpy.pullback(f, *args): back(dy) is the gradient of Re(conj(dy) * y), so back(1) "
+                "and back(1j) are those of y.real and y.imag, the two columns of the Jacobian; or return "
+                "a real loss such as abs(y) ** 2",
+            )
         raise NonScalarOutput(
-            f"gradient needs a real scalar output, not a {kind} value",
+            f"gradient needs a real scalar output, not a {type(y).__name__} value",
             hint="use zpy.pullback(f, *args) and call back(dy) with a cotangent shaped like the output",
         )
     if isinstance(y, np.ndarray):
@@ -276,9 +282,10 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
     if isinstance(f, types.MethodType):
         y, back = J(f.__func__, f.__self__, *args, **kwargs)
         return y, lambda dy: back(dy)[1:]
-    if isinstance(f, types.BuiltinMethodType) and type(f.__self__) in (np.ndarray, dict):
-        # x.sum(axis=1), d.get(k): the rule of ndarray.sum, dict.get, with
-        # x's gradient as the bound method's own (getattr's rule passes it on to x)
+    if isinstance(f, types.BuiltinMethodType) and type(f.__self__) in (np.ndarray, dict, complex, float):
+        # x.sum(axis=1), d.get(k), z.conjugate(): the rule of ndarray.sum,
+        # dict.get, complex.conjugate, with x's gradient as the bound
+        # method's own (getattr's rule passes it on to x)
         method = getattr(type(f.__self__), f.__name__, None)
         if registry.is_nondifferentiable(method):
             return f(*args, **kwargs), _no_pullback
@@ -458,7 +465,7 @@ def unbroadcast(dy: Any, x: Any) -> Any:
     Python number. (``None``, no gradient, stays ``None``.)"""
     if type(x) is np.ndarray and type(dy) is np.ndarray and dy.shape == x.shape and dy.dtype is x.dtype:
         return dy  # the common case: no broadcast, no cast
-    if type(dy) is float and type(x) in (float, np.float64):
+    if type(dy) is float and type(x) in (float, np.float64) or type(dy) is type(x) is np.float64:
         return dy
     if dy is None:
         return None
@@ -477,7 +484,9 @@ def unbroadcast(dy: Any, x: Any) -> Any:
     if shape is None:  # a Python number
         if getattr(dy, "ndim", 0):
             dy = dy.sum()
-        return dy.item() if isinstance(dy, (np.generic, np.ndarray)) and isinstance(x, (int, float, complex)) else dy
+        if isinstance(dy, (np.generic, np.ndarray)) and isinstance(x, (int, float, complex)):
+            dy = dy.item()
+        return real_if_real(dy, x)
     dshape = getattr(dy, "shape", ())
     if dshape != shape:
         extra = len(dshape) - len(shape)
@@ -493,8 +502,16 @@ def unbroadcast(dy: Any, x: Any) -> Any:
         dy = dy[()]  # a NumPy scalar's gradient is a NumPy scalar
     dtype = getattr(x, "dtype", None)
     if dtype is not None and dtype.kind in "fc" and getattr(dy, "dtype", dtype) != dtype:
+        dy = real_if_real(dy, x)
         dy = np.asarray(dy).astype(dtype, copy=False) if x.ndim or isinstance(dy, np.ndarray) else dtype.type(dy)
     return dy
+
+
+def real_if_real(g: Any, x: Any) -> Any:
+    """``g`` as the gradient of the number or array ``x``: its real part
+    when ``x`` is real. (The complex convention: ``z = x + iy`` gets
+    ``dL/dx + i dL/dy``, so a real ``x`` gets ``dL/dx`` alone.)"""
+    return g.real if np.iscomplexobj(g) and not np.iscomplexobj(x) else g
 
 
 def scatter(x: Any, key: Any, dy: Any) -> Any:
@@ -701,7 +718,7 @@ def add_to(g: Any, x: Any, key: Any, dy: Any) -> Any:
     ``g`` is not read again: an :class:`Items` that nothing else refers to
     (its reference count says so) is updated in place. The loop ``for i
     ...: s += x[i] * w`` costs one list update per item."""
-    if type(g) is Items and type(key) is int and _getrefcount(g) <= _UNSHARED:
+    if type(g) is Items and type(key) is int and _getrefcount(g) <= UNSHARED:
         g.values[key] += dy
         return g
     if (
@@ -730,13 +747,9 @@ def _unshared() -> int:
     return _references(g)
 
 
-_UNSHARED = _unshared()
-
-
-def sole_reference(g: Any) -> bool:
-    """Whether only the caller's variable refers to ``g`` (called as
-    ``sole_reference(g)`` from a function whose own caller passed ``g``)."""
-    return _getrefcount(g) <= _UNSHARED + 1
+UNSHARED = _unshared()
+"""The reference count a function sees for an argument that only its caller's
+variable holds (see :func:`add_to`)."""
 
 
 def dense(grads: Any) -> Any:
@@ -824,7 +837,9 @@ def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
             return dy
         raise NoDerivativeRule(f"no rule for the gradient of an array's {name!r} attribute")
     if isinstance(obj, (int, float, complex, np.number)) and name in ("real", "imag"):
-        return dy if name == "real" else 1j * dy  # z = x + iy gets dL/dx + i dL/dy
+        if not np.iscomplexobj(obj):
+            return dy if name == "real" else None  # a real number's imag is the constant 0
+        return dy + 0j if name == "real" else 1j * dy  # z = x + iy gets dL/dx + i dL/dy
     if isinstance(obj, tuple) and name in getattr(obj, "_fields", ()):
         return type(obj)(*(dy if f == name else None for f in obj._fields))
     if isinstance(obj, super) and getattr(getattr(obj, name), "__self__", None) is obj.__self__:

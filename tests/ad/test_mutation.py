@@ -558,3 +558,14 @@ def test_a_method_named_like_a_list_change_of_another_type_is_its_own():
     check(pop_from_a_user_class, 1.5)
     with pytest.raises(UnsupportedSyntax, match="changes its differentiated argument 'self'"):
         zpy.gradient(append_to_a_user_class, 1.5)
+
+
+def change_a_stopped_copy(x):
+    items = zpy.stop_gradient([x, x])
+    items.append(x * x)
+    return items[0] + items[2]
+
+
+def test_the_copy_stop_gradient_makes_may_be_changed():
+    """(Not finite differences: stop_gradient hides items[0]'s dependence on x.)"""
+    assert zpy.value_and_gradient(change_a_stopped_copy, 1.5) == (3.75, (3.0,))

@@ -222,7 +222,7 @@ class Facts:
     origin: dict[Var, tuple] = field(default_factory=dict)  # guard a static value rests on
     active: set[Var] = field(default_factory=set)
     numeric: set[Var] = field(default_factory=set)
-    scalars: set[Var] = field(default_factory=set)  # numbers known not to be arrays
+    scalars: set[Var] = field(default_factory=set)  # real numbers known not to be arrays
     arrays: set[Var] = field(default_factory=set)  # known to be arrays (or NumPy scalars)
     real: set[Var] = field(default_factory=set)  # numbers and arrays known not to be complex
     sequences: set[Var] = field(default_factory=set)  # tuples and lists of numbers
@@ -540,7 +540,7 @@ def _integer(op: Any, facts: Facts, defs: dict[Var, Statement]) -> bool:
 
 def _scalars(ir: IR, scalar_args: list[Var], items: set[Var], facts: Facts, incoming: dict,
              stmts: list[Statement]) -> None:
-    """Fill ``facts.scalars``: the numbers that are not arrays (arithmetic
+    """Fill ``facts.scalars``: the real numbers that are not arrays (arithmetic
     on such numbers, :mod:`math`, items of sequences of them, ``items``: the
     items of one-dimensional arrays), a greatest fixed point like
     :func:`numeric`'s. (Sequence arguments are in it, so that their items
@@ -551,8 +551,8 @@ def _scalars(ir: IR, scalar_args: list[Var], items: set[Var], facts: Facts, inco
     sc.update(p for p in incoming if p in facts.numeric and p not in ir.entry.args)
 
     def is_scalar(op) -> bool:
-        if isinstance(op, Const):
-            return isinstance(op.value, (int, float, complex))
+        if isinstance(op, Const):  # (not a complex one: the rules of numbers do not conjugate)
+            return isinstance(op.value, (int, float))
         return op in sc
 
     _shrink(sc, stmts, incoming, is_scalar,

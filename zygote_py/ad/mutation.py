@@ -37,6 +37,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .. import hooks
 from ..errors import UnsupportedSyntax
 from .analysis import _MISSING, Facts
 from ..ir import ops
@@ -57,6 +58,7 @@ _FRESH = {
     np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
     np.array, np.copy, np.ndarray.copy, np.arange, np.linspace, np.eye, np.identity,
     ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy, mut.snapshot,
+    hooks.stop_gradient,
 }
 """Callees whose result is a new object that nothing else refers to."""
 _FRESH_ARRAYS = _FRESH - {ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy}

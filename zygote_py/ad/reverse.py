@@ -661,13 +661,14 @@ class _Reverse:
 
     def _rule(self, s: Statement, fn: Any) -> Any:
         """The rule for the call ``s`` of ``fn``: the one for numbers when
-        every operand is known to be a number, not an array."""
+        every operand is known to be a real number, not an array."""
         if fn is analysis._MISSING:
             return None
         if s.args and s.args[0] in self.facts.arrays:
             return registry.lookup_specialised(registry.ARRAY, fn)
         scalars = self.facts.scalars
-        if s.args and all(isinstance(a, Const) or a in scalars for a in s.args) and not s.kwargs:
+        if s.args and not s.kwargs and all(
+                not isinstance(a.value, complex) if isinstance(a, Const) else a in scalars for a in s.args):
             return registry.lookup_specialised(registry.SCALAR, fn)
         return registry.lookup(fn)
 

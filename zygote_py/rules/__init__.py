@@ -1,5 +1,6 @@
-"""Derivative rules: Python's operators, builtins and :mod:`math`, and the
-registry that holds them (see :mod:`.registry` for the rule contract).
+"""Derivative rules: Python's operators, builtins, :mod:`math` and
+:mod:`cmath`, and the registry that holds them (see :mod:`.registry` for
+the rule contract).
 
 Importing this package registers the built-in rules; rules registered
 afterwards, through :func:`adjoint` and :func:`nondifferentiable`, are the
@@ -15,14 +16,15 @@ from .registry import (
 )
 
 with builtin_layer():
-    from . import builtins, higher_order, operators, pymath
+    from . import builtins, higher_order, operators, pycmath, pymath
     from . import numpy_elementwise, numpy_linalg, numpy_reductions, numpy_shapes
-    from . import mutation
+    from . import hooks, mutation
 
 __all__ = [
     "adjoint",
     "builtins",
     "higher_order",
+    "hooks",
     "is_nondifferentiable",
     "lookup",
     "mutation",
@@ -32,6 +34,7 @@ __all__ = [
     "numpy_reductions",
     "numpy_shapes",
     "operators",
+    "pycmath",
     "pymath",
     "remove",
 ]

@@ -50,8 +50,10 @@ def _section(fn: Any) -> str:
         return "NumPy array methods"
     if name.startswith("np."):
         return "NumPy"
-    if module in ("math",):
-        return "math"
+    if module in ("math", "cmath"):
+        return module
+    if name.startswith("zpy."):
+        return "zygote_py"
     if module in ("_operator", "operator") or name.startswith("(internal)"):
         return "Operators and the IR's intrinsics"
     return "Python builtins"
@@ -65,7 +67,8 @@ def markdown() -> str:
         fn = key.obj if isinstance(key, registry._ByIdentity) else key
         params, how = ("—", "no gradient") if entry is registry.NONDIFFERENTIABLE else _treatment(entry, fn)
         rows.setdefault(_section(fn), []).append((registry.display_name(fn), params, how))
-    order = ["Python builtins", "Operators and the IR's intrinsics", "math", "NumPy", "NumPy array methods"]
+    order = ["Python builtins", "Operators and the IR's intrinsics", "math", "cmath", "NumPy", "NumPy array methods",
+             "zygote_py"]
     out = [
         "# Derivative rules",
         "",

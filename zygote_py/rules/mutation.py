@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import copy
 import operator
+import sys
 from typing import Any
 
 import numpy as np
@@ -87,31 +88,32 @@ def snapshot_(obj):
     return mutation.snapshot(obj), back
 
 
-def take_item(d: Any, obj: np.ndarray, key: Any) -> tuple[Any, Any]:
-    """For the gradient ``d`` of an array ``obj`` after ``obj[key] = value``:
-    the gradient of ``value`` (``d[key]``, a copy) and of the array before
-    (``d`` with zeros at ``key``, a new array). A zero ``d`` gives zeros."""
+def take_item(d: Any, key: Any, value: Any) -> tuple[Any, Any]:
+    """For the gradient ``d`` of an array after ``obj[key] = value``: the
+    gradient of ``value`` (``d[key]``, summed down to ``value``'s shape)
+    and of the array before (``d`` with zeros at ``key``, a new array). A
+    zero ``d`` gives zeros."""
     d = runtime.dense(d)
     if d is None or isinstance(d, (int, float)) and d == 0:
-        return np.zeros_like(obj[key]), d
+        return runtime.unbroadcast(np.zeros(np.shape(value)), value), d
     part = d[key]
     d = np.array(d, copy=True)
     d[key] = 0
-    return part, d
+    return runtime.unbroadcast(part, value), d
 
 
-def take_item_owned(d: Any, obj: np.ndarray, key: Any) -> tuple[Any, Any]:
+def take_item_owned(d: Any, key: Any, value: Any) -> tuple[Any, Any]:
     """:func:`take_item` where the compiler knows that the variable holding
     ``d`` is not read again: an array nothing else refers to (its reference
     count says so) gets its zeros in place, so that filling an array item
     by item in a loop has a gradient that costs O(1) per item."""
-    if type(d) is np.ndarray and runtime.sole_reference(d) and d.flags.writeable:
+    if type(d) is np.ndarray and d.base is None and sys.getrefcount(d) <= runtime.UNSHARED:  # its own data, ours alone
         part = d[key]
         if isinstance(part, np.ndarray):
             part = part.copy()
         d[key] = 0
-        return part, d
-    return take_item(d, obj, key)
+        return runtime.unbroadcast(part, value), d
+    return take_item(d, key, value)
 
 
 def store_item(obj: Any, key: Any, value: Any) -> Any:
@@ -137,8 +139,8 @@ def store_item_(obj, key, value):
         if d is None:
             return (None, None, None)
         if isinstance(obj, np.ndarray):
-            dvalue, dobj = mutation.take_item(d, obj, key)
-            return (dobj, None, runtime.unbroadcast(dvalue, value))
+            dvalue, dobj = mutation.take_item(d, key, value)
+            return (dobj, None, dvalue)
         if isinstance(obj, dict):
             return ({k: v for k, v in d.items() if k != key}, None, d.get(key))
         dobj = list(d)
@@ -155,8 +157,8 @@ def store_item_(obj, key, value):
 @array(store_item)
 def store_item_array(obj, key, value):
     def back(dy):
-        dvalue, dobj = mutation.take_item(dy, obj, key)
-        return (dobj, None, runtime.unbroadcast(dvalue, value))
+        dvalue, dobj = mutation.take_item(dy, key, value)
+        return (dobj, None, dvalue)
     return mutation.store_item(obj, key, value), back
 
 

@@ -27,6 +27,11 @@ Conventions:
   ``d/da`` at ``a == 0`` with ``0 < b < 1`` is ``inf``.
 - ``abs(x)`` at ``x == 0`` has gradient ``0``, as in JAX and PyTorch
   (``sign(0) == 0``); at ``nan`` it is ``nan``.
+- Python ``complex`` operands (see :mod:`.pycmath` for the convention):
+  the rules for numbers are only for real operands, so complex values go
+  through the conjugating rules, where ``**`` and ``abs`` choose
+  :func:`pow_complex` and :func:`abs_complex`; a real operand's gradient is
+  the real part (``runtime.unbroadcast``).
 - In-place operators (``iadd``...) have the rules of their plain versions,
   which is right for numbers (immutable); on a differentiated array they
   raise ``UnsupportedSyntax`` until mutation is supported.
@@ -44,6 +49,7 @@ Not covered here:
 - ``&``, ``|``, ``^`` (on sets and dicts too) and ``build_set``: no entry,
   so a gradient reaching them is reported by the AD's run-time ``J``.
 """
+import cmath
 import math
 import operator
 
@@ -247,6 +253,8 @@ def mod_any(a, b):
 def pow_any(a, b):
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return numpy_elementwise.power(a, b)
+    if isinstance(a, complex) or isinstance(b, complex):
+        return pow_complex(a, b)
     return pow_(a, b)
 
 
@@ -254,7 +262,50 @@ def pow_any(a, b):
 def abs_any(x):
     if isinstance(x, np.ndarray):
         return numpy_elementwise.absolute(x)
+    if isinstance(x, complex):
+        return abs_complex(x)
     return abs_(x)
+
+
+# -- complex numbers --------------------------------------------------------------
+# What the dispatchers above choose for a Python complex operand (or a
+# NumPy complex128 scalar, a subclass): the derivative conjugated, and the
+# real part of the gradient for a real operand.
+
+
+def pow_complex(a, b):
+    """``a ** b`` on the principal branch: ``d/da = b * a ** (b - 1)``,
+    ``d/db = y * log(a)``. At ``a == 0`` (where ``b`` is real and ``>= 0``,
+    or Python raises) ``d/da`` has no limit for ``0 < b < 1``, nor ``d/db``
+    for ``b == 0``: ``nan``."""
+    y = a ** b
+
+    def back(dy):
+        if b == 0:
+            da = dy * 0j  # y is the constant 1, even at a == 0
+        elif a == 0 and b.real < 1:
+            da = dy * math.nan
+        else:
+            da = dy * (b * a ** (b - 1)).conjugate()
+        if isinstance(b, int):
+            return (runtime.real_if_real(da, a), None)
+        if a != 0:
+            db = dy * (y * cmath.log(a)).conjugate()
+        elif b.real > 0:
+            db = dy * 0j
+        else:
+            db = dy * math.nan
+        return (runtime.real_if_real(da, a), runtime.real_if_real(db, b))
+    return y, back
+
+
+def abs_complex(z):
+    """``abs(z)``: ``dy * z / |z|`` (``∂|z|/∂x + i ∂|z|/∂y``), 0 at 0."""
+    y = abs(z)
+
+    def back(dy):
+        return (dy * z / y if y else dy * 0j,)
+    return y, back
 
 
 def _in_place(op, rule):

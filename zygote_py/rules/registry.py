@@ -193,10 +193,12 @@ def remove(fn: Any) -> bool:
 
 def display_name(fn: Any) -> str:
     """How a user writes the function: ``np.linalg.solve``, ``math.sin``,
-    ``operator.add``, ``ndarray.sum``, ``abs``."""
+    ``operator.add``, ``ndarray.sum``, ``abs``, ``zpy.checkpoint``."""
     module = getattr(fn, "__module__", None) or ""
     qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-    if isinstance(fn, (types.MethodDescriptorType, types.GetSetDescriptorType)) or "ndarray." in qual:
+    if isinstance(fn, (types.MethodDescriptorType, types.GetSetDescriptorType)):
+        return f"{fn.__objclass__.__name__}.{fn.__name__}"  # ndarray.sum, dict.get, complex.conjugate
+    if "ndarray." in qual:
         return f"ndarray.{fn.__name__}"
     if module.startswith("numpy"):
         import numpy as np
@@ -209,5 +211,8 @@ def display_name(fn: Any) -> str:
     if module in ("builtins", None, ""):
         return qual
     if module.startswith("zygote_py"):
-        return f"(internal) {qual}"
+        import zygote_py
+
+        public = getattr(zygote_py, getattr(fn, "__name__", ""), None) is fn
+        return f"zpy.{qual}" if public else f"(internal) {qual}"
     return f"{module.lstrip('_')}.{qual}"
