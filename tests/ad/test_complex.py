@@ -292,3 +292,30 @@ def test_gradient_of_a_complex_output_points_to_pullback():
         zpy.gradient(cubic, 0.4 - 0.9j, 1.3)
     message = str(info.value)
     assert "zpy.pullback" in message and "Jacobian" in message
+
+
+def imaginary_part_of_a_root(x):
+    return (x ** 0.5).imag
+
+
+def imaginary_part_of_pow(x):
+    return pow(x, 1.5).imag
+
+
+def size_of_a_power_in_place(x, b):
+    y = x
+    y **= b
+    return abs(y) + (2.0 ** x)
+
+
+@pytest.mark.parametrize("f, args", [
+    (imaginary_part_of_a_root, (-4.0,)),
+    (imaginary_part_of_a_root, (4.0,)),
+    (imaginary_part_of_pow, (-2.0,)),
+    (size_of_a_power_in_place, (-2.0, 1.5)),
+    (size_of_a_power_in_place, (2.0, 1.5)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_negative_number_to_a_fractional_power_is_complex(f, args):
+    """Python's ``(-4.0) ** 0.5`` is complex: the rules for real numbers
+    must not be used for it (they once gave 0.25 + ...j for -0.25)."""
+    check(f, *args)

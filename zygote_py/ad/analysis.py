@@ -455,6 +455,20 @@ _REAL_PRESERVING = {
 }
 
 
+def _complex_power(s: Statement, facts: Facts) -> bool:
+    """``a ** b`` of a number ``a`` that may be negative and an exponent not
+    known to be an integer: Python gives a complex number (NumPy arrays
+    give NaN, and stay real)."""
+    if facts.callee(s) not in (operator.pow, operator.ipow, pow) or len(s.args) != 2:
+        return False
+    a, b = s.args
+    if isinstance(a, Var) and a in facts.arrays or isinstance(a, Const) and isinstance(a.value, (int, float)) and a.value >= 0:
+        return False
+    if isinstance(b, Const):
+        return not isinstance(b.value, int)
+    return b not in facts.indices
+
+
 def preserves_real(fn: Any) -> bool:
     """Whether ``fn``'s value is real when its operands are: arithmetic,
     ufuncs, :mod:`math`, NumPy's array-valued functions (called without a
@@ -495,7 +509,8 @@ def _real(ir: IR, real_args: list[Var], facts: Facts, incoming: dict, stmts: lis
     real.update(real_args)
 
     def preserving(s: Statement) -> bool:
-        return not any(k == "dtype" for k, _ in s.kwargs) and (preserves_real(facts.callee(s)) or _is_view(s, facts))
+        return not any(k == "dtype" for k, _ in s.kwargs) and (
+            preserves_real(facts.callee(s)) and not _complex_power(s, facts) or _is_view(s, facts))
 
     real.update(s.var for s in stmts if s.var in facts.numeric and preserving(s))
     real.update(p for p in incoming if p in facts.numeric and p not in ir.entry.args)
@@ -556,4 +571,5 @@ def _scalars(ir: IR, scalar_args: list[Var], items: set[Var], facts: Facts, inco
         return op in sc
 
     _shrink(sc, stmts, incoming, is_scalar,
-            lambda s: s.var in items or _is_math_number(facts.callee(s)) or all(is_scalar(v) for v in _operands(s)))
+            lambda s: s.var in items or _is_math_number(facts.callee(s))
+            or all(is_scalar(v) for v in _operands(s)) and not _complex_power(s, facts))

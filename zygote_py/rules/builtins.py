@@ -116,6 +116,8 @@ def pow_(base, exp, *mod):
     def back(dy):
         if mod and mod[0] is not None:
             return (None, None, None)
+        if type(y) is complex:  # a negative number to a fractional power: Python's principal branch
+            return operators.pow_complex(base, exp)[1](dy) + (None,) * len(mod)
         if exp == 0:
             dbase = dy * exp  # y is the constant 1, even at base == 0
         elif base == 0 and exp < 1:

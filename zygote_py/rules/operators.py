@@ -152,32 +152,17 @@ def imod(a, b):
     return operator.imod(a, b), back
 
 
+from zygote_py.rules import operators  # noqa: E402  (the rules below name their helpers through it)
+
+
 @scalar(operator.pow)
+@scalar(operator.ipow)
 def pow_(a, b):
     y = a ** b
 
     def back(dy):
-        if b == 0:
-            da = dy * b  # y is the constant 1, even at a == 0
-        elif a == 0 and b < 1:
-            da = dy * math.inf  # the slope of a ** b at 0 when 0 < b < 1
-        else:
-            da = dy * b * a ** (b - 1)
-        if isinstance(b, int):
-            return (da, None)
-        if a > 0:
-            return (da, dy * y * math.log(a))
-        if a == 0 and b > 0:
-            return (da, dy * 0)
-        return (da, dy * math.nan)  # log(a) is undefined
-    return y, back
-
-
-@scalar(operator.ipow)
-def ipow(a, b):
-    y = operator.ipow(a, b)
-
-    def back(dy):
+        if type(y) is complex:  # a negative number to a fractional power: Python's principal branch
+            return operators.pow_complex(a, b)[1](dy)
         if b == 0:
             da = dy * b  # y is the constant 1, even at a == 0
         elif a == 0 and b < 1:
