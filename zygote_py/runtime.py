@@ -10,6 +10,8 @@ import types
 from typing import Any, Callable, Optional
 
 import numbers
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 
@@ -63,12 +65,17 @@ def accum(a: Any, b: Any) -> Any:
 
 def seed(y: Any) -> Any:
     """The cotangent 1 for a real scalar output ``y``, of ``y``'s kind (a
-    float 1.0 for a float; the integer 1 for ints, fractions and decimals,
-    which keeps their gradients exact); anything else raises
+    float 1.0 for a float, ``Fraction(1)`` for a fraction, ``Decimal(1)``
+    for a decimal, which keeps their gradients exact: ``dy / 2`` stays a
+    fraction; the integer 1 for an int); anything else raises
     :class:`NonScalarOutput`."""
     if type(y) is float:
         return 1.0
-    if isinstance(y, (bool, complex, np.complexfloating)) or not isinstance(y, (numbers.Real, np.generic, np.ndarray)):
+    if isinstance(y, (Fraction, Decimal)):
+        return type(y)(1)
+    if isinstance(y, (bool, complex, np.complexfloating)) or not (
+        isinstance(y, (numbers.Real, np.generic, np.ndarray)) or number_type(type(y))
+    ):
         if isinstance(y, (complex, np.complexfloating)):
             raise NonScalarOutput(
                 "gradient needs a real scalar output, not a complex value",
@@ -319,12 +326,25 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
     return f(*args, **kwargs), _no_pullback
 
 
+def number_type(cls: type) -> bool:
+    """Whether values of ``cls`` are numbers to the rules (their arithmetic
+    is differentiated by the rules of numbers, not through their Python
+    methods): the types of :mod:`numbers` (``Fraction``...), ``Decimal``,
+    and the ``uncertainties`` package's numbers with uncertainty, which so
+    carry their uncertainty into gradients (as Measurements.jl does in
+    Zygote's paper)."""
+    if issubclass(cls, (numbers.Number, Decimal)):
+        return True
+    core = sys.modules.get("uncertainties.core")
+    return core is not None and issubclass(cls, core.AffineScalarFunc)
+
+
 def python_method(cls: type, name: str) -> Optional[types.FunctionType]:
     """``cls``'s method ``name`` when it is a Python function that
-    :func:`J` differentiates by its source: not a number type's (those of
-    :mod:`numbers`, such as ``Fraction``, have rules)."""
+    :func:`J` differentiates by its source: not a number type's (see
+    :func:`number_type`), which have rules."""
     method = getattr(cls, name, None)
-    if isinstance(method, types.FunctionType) and not issubclass(cls, numbers.Number):
+    if isinstance(method, types.FunctionType) and not number_type(cls):
         return method
     return None
 

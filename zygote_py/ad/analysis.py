@@ -170,7 +170,7 @@ def is_number(x: Any) -> bool:
     ``Tangent``."""
     if isinstance(x, (bool, str, bytes, tuple, list, dict, set, frozenset)) or x is None:
         return False
-    if isinstance(x, (numbers.Number, np.ndarray, np.generic)):
+    if isinstance(x, (np.ndarray, np.generic)) or runtime.number_type(type(x)):
         return True
     t = type(x)
     return (
