@@ -17,6 +17,7 @@ from zygote_py.errors import NoDerivativeRule, NonScalarOutput, SourceNotFound
 from zygote_py.rules import registry
 
 from . import api_programs as P
+from .fdcheck import assert_gradient
 
 
 # the seeds' examples ------------------------------------------------------
@@ -334,3 +335,27 @@ def test_redefining_a_function_with_exec_style_rebinding(tmp_path):
         assert zpy.gradient(m.f, 2.0) == (pytest.approx(5.0),)
     finally:
         sys.modules.pop("zpy_twice", None)
+
+
+def make_back(x):
+    def back(dy):
+        return (dy * math.cos(x),)
+    return back
+
+
+def calls_a_function_with_a_parameter_named_dy(x, v):
+    return make_back(x)(v)[0]
+
+
+def calls_one_named_dy_and_dout(x, v):
+    def both(dy, dout):
+        return (dy * dout * math.cos(x),)
+    return both(v, 2.0 * v)[0]
+
+
+def test_a_parameter_named_like_the_pullbacks_argument_is_not_hidden_by_it():
+    """The pullback's argument was once named ``dy`` even when a parameter
+    was, and hid it from the pullback, which reads it (here a crash; with a
+    number for an output, a wrong gradient)."""
+    assert_gradient(calls_a_function_with_a_parameter_named_dy, 0.5, 2.0)
+    assert_gradient(calls_one_named_dy_and_dout, 0.5, 2.0)

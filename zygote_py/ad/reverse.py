@@ -160,8 +160,9 @@ class _Reverse:
             self._guard(v)
         rv = self.ret.term.value
         seed = "d" + clean(self.f.names.get(rv), "y") if isinstance(rv, Var) and rv in self.f.names else "dy"
-        if seed == "dy" and "y" in set(primal.names.values()) | set(primal.signature.names()):
-            seed = "dout"
+        taken = set(primal.names.values()) | set(primal.signature.names()) | set(primal.freevars)
+        if seed == "dy" and "y" in taken or seed in taken:  # (the pullback must not hide a forward name)
+            seed = next(n for n in ("dout", "dout_", "d_out") if n not in taken)
         self.a = IR(f"{primal.name}_pullback", primal.filename, primal.firstline, Signature(args=[seed]))
         self.cell_names: set[str] = set(primal.signature.names())
         self.cell_names |= {s.args[0].value for b in primal.blocks.values() for s in b.stmts
