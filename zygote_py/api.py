@@ -18,7 +18,7 @@ from . import runtime
 from .errors import ZygoteError
 from .frontend.source import get_source
 from .ir.core import IR
-from .rules import registry
+from .rules import nested as nested_rules, registry
 from .rules.registry import adjoint  # noqa: F401  (public: @zpy.adjoint)
 
 _ROUNDTRIPS = CodeCache()
@@ -270,3 +270,8 @@ def differentiable(f: Callable) -> Differentiable:
     """Decorator: ``f`` keeps working as before and gains ``.gradient``,
     ``.pullback``, ``.ir``, ``.adjoint_ir`` and ``.source``."""
     return Differentiable(f)
+
+
+with registry.builtin_layer():  # zpy.gradient inside a differentiated function (see rules/nested.py)
+    registry.adjoint(gradient)(nested_rules.gradient)
+    registry.adjoint(value_and_gradient)(nested_rules.value_and_gradient)

@@ -235,6 +235,34 @@ def forward_with_cells(f: Any, written: tuple, args: tuple) -> tuple[Any, Callab
     return pipeline.call_forward(f, args, {}, cells_out=written)
 
 
+def gradient_function(f: Any, args: tuple) -> Callable:
+    """A Python function of ``args`` returning ``(f(*args), gradient of f)``
+    whose source zygote_py can read, so that the gradient is differentiated
+    again (nested differentiation): the emitted gradient function of a
+    Python ``f``, or :func:`rule_gradient` for an ``f`` with a rule."""
+    from .ad import pipeline
+    from .api import Differentiable
+
+    if isinstance(f, Differentiable):
+        f = f.__wrapped__
+    rule = registry.lookup(f)
+    if rule is not None:
+        return functools.partial(rule_gradient, rule)
+    if not isinstance(f, types.FunctionType):
+        raise NoDerivativeRule(
+            f"no rule for differentiating zpy.gradient of {registry.display_name(f)!r} again",
+            hint="differentiate a plain Python function's gradient, or one with a rule",
+        )
+    active, numeric = pipeline.masks(f, args, {})
+    return pipeline.compiled(f, active, numeric, False).gradient_function(f)
+
+
+def rule_gradient(rule: Callable, *args: Any) -> tuple[Any, tuple]:
+    """``(y, gradients)`` of a function through its rule ``rule``."""
+    y, back = rule(*args)
+    return y, back(seed(y))
+
+
 def python_init(cls: type) -> bool:
     """Whether calling ``cls`` makes a plain object and runs an ``__init__``
     written in Python (which the compiler can read)."""

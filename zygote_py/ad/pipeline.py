@@ -22,7 +22,7 @@ import gast
 from ..backend.compile import compile_def, function_def, instantiate, source_of
 from ..errors import UnsupportedSyntax
 from ..frontend.lower import lower
-from ..frontend.source import get_source
+from ..frontend.source import get_source, register_emitted
 from ..ir import ops
 from ..ir.core import IR, Branch, Const, Jump, Raise, Return, Signature, Starred, Statement, Var
 from ..ir.passes import optimize
@@ -181,9 +181,12 @@ class Compiled:
         return instantiate(code, constants, fn, keep_identity=False)
 
     def gradient_function(self, fn: types.FunctionType) -> types.FunctionType:
-        """``f_gradient(*args) -> (y, grads)``, one gradient per parameter."""
-        code, constants, _ = self._emit_fused()
-        return instantiate(code, constants, fn, keep_identity=False)
+        """``f_gradient(*args) -> (y, grads)``, one gradient per parameter
+        (itself differentiable: its source is the emitted one)."""
+        code, constants, fdef = self._emit_fused()
+        g = instantiate(code, constants, fn, keep_identity=False)
+        register_emitted(g.__code__, fdef)
+        return g
 
 
 GONE = _GONE = object()

@@ -691,6 +691,13 @@ class _Reverse:
         error now, at the user's line."""
         if fn is analysis._MISSING or registry.lookup(fn) is not None:
             return
+        if fn in (runtime.J, runtime.call_pullback):  # zygote_py's own gradient code, differentiated again
+            raise NoDerivativeRule(
+                "differentiating a gradient that zygote_py computes through calls known only at run time "
+                "(a gradient of a gradient of a gradient, or of one through such a call) is not supported yet",
+                function=self.f.name, filename=self.f.filename, line=s.line,
+                hint="differentiate to second order, or give the innermost function a rule with @zpy.adjoint",
+            )
         if runtime.differentiable_callable(fn):
             return
         name = registry.display_name(fn)

@@ -21,9 +21,11 @@ to do. Nothing is cached here; callers cache by code object.
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import linecache
 import types
+import weakref
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
@@ -44,6 +46,16 @@ _C_CALLABLES = (
     types.WrapperDescriptorType,
     types.ClassMethodDescriptorType,
 )
+
+
+_EMITTED: "weakref.WeakKeyDictionary[types.CodeType, gast.FunctionDef]" = weakref.WeakKeyDictionary()
+
+
+def register_emitted(code: types.CodeType, node: gast.FunctionDef) -> None:
+    """Make ``node``, the syntax tree zygote_py emitted and compiled to
+    ``code``, the source of functions running ``code``: emitted gradients
+    are differentiated again (nested differentiation) from it."""
+    _EMITTED[code] = node
 
 
 @dataclass
@@ -80,11 +92,16 @@ def get_source(obj: Any) -> FunctionSource:
             line=code.co_firstlineno,
             hint="differentiate a synchronous function instead",
         )
-    if code.co_name == "<lambda>":
+    if code in _EMITTED:
+        node = copy.deepcopy(_EMITTED[code])
+        node.lineno = node.end_lineno = code.co_firstlineno
+        node.col_offset = node.end_col_offset = 0
+    elif code.co_name == "<lambda>":
         node = _find_lambda(function)
     else:
         node = _find_def(function)
-    _check_matches(node, function)
+    if code not in _EMITTED:
+        _check_matches(node, function)
     return FunctionSource(
         node=node,
         filename=code.co_filename,

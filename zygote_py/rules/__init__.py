@@ -18,7 +18,7 @@ from .registry import (
 with builtin_layer():
     from . import builtins, higher_order, operators, pycmath, pymath
     from . import numpy_elementwise, numpy_linalg, numpy_reductions, numpy_shapes
-    from . import hooks, mutation
+    from . import hooks, mutation, nested
 
 __all__ = [
     "adjoint",
@@ -28,6 +28,7 @@ __all__ = [
     "is_nondifferentiable",
     "lookup",
     "mutation",
+    "nested",
     "nondifferentiable",
     "numpy_elementwise",
     "numpy_linalg",

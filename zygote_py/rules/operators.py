@@ -162,7 +162,8 @@ def pow_(a, b):
 
     def back(dy):
         if type(y) is complex:  # a negative number to a fractional power: Python's principal branch
-            return operators.pow_complex(a, b)[1](dy)
+            da, db = operators.pow_complex(a, b)[1](dy)
+            return (da, db)
         if b == 0:
             da = dy * b  # y is the constant 1, even at a == 0
         elif a == 0 and b < 1:
