@@ -221,3 +221,23 @@ def fill_loop_in(m):
             y[i] = x[i] * x[i]
         return m.sum(y * x)
     return fill_loop
+
+
+# --------------------------------------------------------------------------
+# A Hessian-vector product of the 100-dimensional Rosenbrock function
+# --------------------------------------------------------------------------
+
+HVP_X = np.random.default_rng(9).standard_normal(100)
+HVP_V = np.random.default_rng(10).standard_normal(100)
+
+
+def rosenbrock(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def rosenbrock_hvp_hand(x, v):
+    """H v from the tridiagonal Hessian, vectorised."""
+    hv = np.zeros_like(x)
+    hv[:-1] += (1200.0 * x[:-1] ** 2 - 400.0 * x[1:] + 2.0) * v[:-1] - 400.0 * x[:-1] * v[1:]
+    hv[1:] += 200.0 * v[1:] - 400.0 * x[:-1] * v[:-1]
+    return hv

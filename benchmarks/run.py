@@ -728,6 +728,29 @@ def run_workload(w: Workload, peers: list[Peer], repeat: int) -> Result:
                   {"central_difference": fd, "hand_dot_v": dot, "ok": fd_ok}, notes)
 
 
+def hvp_times(rounds: int) -> dict[str, Any]:
+    """CPU microseconds of a Hessian-vector product of the 100-dimensional
+    Rosenbrock function: ``zpy.hvp`` (reverse over reverse) against the
+    product with the hand-written tridiagonal Hessian, and autograd's
+    ``hessian_vector_product`` when it is installed; the results must
+    agree."""
+    x, v = nw.HVP_X, nw.HVP_V
+    calls = {"ours": Call(zpy.hvp, (nw.rosenbrock, (x,), (v,)), "[0]"),
+             "hand": Call(nw.rosenbrock_hvp_hand, (x, v))}
+    try:
+        import autograd
+        import autograd.numpy as anp
+
+        def rosen(z):
+            return anp.sum(100.0 * (z[1:] - z[:-1] ** 2) ** 2 + (1.0 - z[:-1]) ** 2)
+        calls["autograd"] = Call(autograd.hessian_vector_product(rosen), (x, v))
+    except ImportError:
+        pass
+    want = calls["hand"].run()
+    ok = all(np.allclose(c.run(), want, rtol=1e-9, atol=1e-9) for c in calls.values())
+    return {"us": best_times(calls, rounds), "ok": ok}
+
+
 def compile_times(samples: int) -> dict[str, Any]:
     """CPU milliseconds for a fresh function's first ``zpy.ir`` (source →
     optimised IR) and then its first ``zpy.gradient`` (reverse transform,
@@ -928,7 +951,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     workloads = WORKLOADS
     if opts.only:
         names = opts.only.split(",")
-        unknown = set(names) - {w.name for w in WORKLOADS}
+        unknown = set(names) - {w.name for w in WORKLOADS} - {"hvp"}
         if unknown:
             parser.error(f"unknown workloads: {', '.join(sorted(unknown))}")
         workloads = [w for w in WORKLOADS if w.name in names]
@@ -937,15 +960,23 @@ def main(argv: Optional[list[str]] = None) -> int:
     loaded = [p for p in PEERS if p.load()]
     results = [run_workload(w, loaded, opts.repeat) for w in workloads]
     comp = compile_times(opts.compile_samples)
+    hvp = hvp_times(opts.repeat) if opts.only is None or "hvp" in opts.only.split(",") else None
     env = environment(PEERS, loaded, opts.repeat)
     env["malloc"] = allocator
     env["duration_s"] = {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}
     print(report(env, results, comp))
+    if hvp is not None:
+        us = hvp["us"]
+        print("\nHessian-vector product, 100-dimensional Rosenbrock, CPU µs (ours: zpy.hvp, reverse over reverse):")
+        print("  " + ", ".join(f"{k} {t:,.1f}" for k, t in us.items())
+              + f"; ours/hand {us['ours'] / us['hand']:.1f}x"
+              + (f", ours/autograd {us['ours'] / us['autograd']:.2f}x" if "autograd" in us else "")
+              + ("" if hvp["ok"] else "; RESULTS DISAGREE"))
     if opts.json:
         with open(opts.json, "w") as fh:
             json.dump(to_json(env, results, comp), fh, indent=2)
             fh.write("\n")
-    return 0 if all(r.ok() for r in results) and comp["gradient_ok"] else 1
+    return 0 if all(r.ok() for r in results) and comp["gradient_ok"] and (hvp is None or hvp["ok"]) else 1
 
 
 if __name__ == "__main__":

@@ -115,6 +115,7 @@ def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Stateme
     (the greatest fixed point: a loop-carried array stays one)."""
     given = set(facts.arrays)
     params = {p for p in incoming if p not in ir.entry.args}
+    slices = {s.var for s in stmts if facts.callee(s) is slice}
     while True:
         arrays = facts.arrays
         arrays.clear()
@@ -123,12 +124,27 @@ def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Stateme
             fn = facts.callee(s)
             if (_array_valued(fn) and not may_overload(s, facts, lambda v: v in arrays or v in facts.numeric)
                     or member(fn, _NEW_ARRAYS)
-                    or s.args and s.args[0] in arrays and (_is_view(s, facts) or member(fn, KEEPS_KIND))):
+                    or s.args and s.args[0] in arrays and (
+                        _is_view(s, facts) or member(fn, KEEPS_KIND)
+                        or fn is operator.getitem and len(s.args) == 2 and _slice(s.args[1], slices))
+                    or member(fn, _ARITHMETIC) and any(a in arrays for a in s.args if isinstance(a, Var))
+                    and all(a in arrays or a in facts.numeric if isinstance(a, Var)
+                            else isinstance(a.value, (int, float)) for a in s.args)):
                 arrays.add(s.var)
         wrong = {p for p in params if not all(v in arrays or v == p for v in incoming[p])}
         if not wrong:
             return
         params -= wrong
+
+
+_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.pos}
+"""Operators whose value is an array when an operand is one and the others
+are numbers or arrays."""
+
+
+def _slice(key: Operand, slices: set) -> bool:
+    """A key that is one slice (``x[1:]`` of an array is an array)."""
+    return key in slices if isinstance(key, Var) else isinstance(key.value, slice)
 
 
 def may_overload(s: Statement, facts: Facts, known: Callable[[Var], bool]) -> bool:

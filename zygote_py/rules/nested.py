@@ -16,13 +16,57 @@ the functions.
   captured variables' (a ``Tangent``).
 - ``value_and_gradient(f, *args)``: the same, with the value's cotangent
   too.
-- ``runtime.seed`` (the output's cotangent 1) has no gradient.
+- ``runtime.seed`` (the output's cotangent 1) and
+  ``numpy_linalg.real_matrices`` (a test) have no gradient.
+- The run-time helpers emitted gradient code calls are linear in the
+  gradients they take: ``accum(a, b)`` passes its cotangent to both,
+  ``unbroadcast(dy, x)`` broadcasts it back to ``dy``'s shape,
+  ``scatter(x, key, dy)`` reads ``dy``'s part at ``key``, and ``add_at``
+  and ``add_to`` (``g + scatter(x, key, dy)``) do both;
+  ``numpy_reductions.extremum_grad`` (``max``'s gradient) gathers it back
+  from the elements it selected.
 """
+import numpy as np
+
 from zygote_py import runtime
+from zygote_py.rules import numpy_linalg, numpy_reductions
 
-from .registry import nondifferentiable
+from .registry import adjoint, nondifferentiable
 
-nondifferentiable(runtime.seed)
+nondifferentiable(runtime.seed, numpy_linalg.real_matrices)
+
+
+@adjoint(runtime.accum)
+def accum(a, b):
+    def back(dy):
+        return (None if a is None else dy, None if b is None else dy)
+    return runtime.accum(a, b), back
+
+
+@adjoint(runtime.unbroadcast)
+def unbroadcast(dy, x):
+    def back(g):
+        if g is None or not np.shape(dy):
+            return (g, None)
+        return (runtime.dense(g) + np.zeros(np.shape(dy)), None)  # broadcast back to dy's shape
+    return runtime.unbroadcast(dy, x), back
+
+
+@adjoint(runtime.scatter)
+def scatter(x, key, dy):
+    def back(g):
+        return (None, None, None if g is None else runtime.unbroadcast(np.asarray(runtime.dense(g))[key], dy))
+    return runtime.dense(runtime.scatter(x, key, dy)), back
+
+
+@adjoint(runtime.add_at)
+@adjoint(runtime.add_to)
+def add_at(g, x, key, dy):
+    def back(c):
+        if c is None:
+            return (None, None, None, None)
+        return (c, None, None, runtime.unbroadcast(np.asarray(runtime.dense(c))[key], dy))
+    return runtime.dense(g) + runtime.dense(runtime.scatter(x, key, dy)), back
 
 
 def gradient(f, *args):
@@ -41,3 +85,14 @@ def value_and_gradient(f, *args):
         grads = runtime.call_pullback(pullback, dy)
         return (grads[0], *(grads[1 + i] for i in range(len(args))))
     return out, back
+
+
+@adjoint(numpy_reductions.extremum_grad)
+def extremum_grad(dy, a, y, axis, keepdims):
+    def back(g):
+        if g is None:
+            return (None, None, None, None, None)
+        shares = numpy_reductions.extremum_grad(np.ones(np.shape(dy)), a, y, axis, keepdims)
+        ddy = np.sum(runtime.dense(g) * shares, axis=axis, keepdims=keepdims)
+        return (np.reshape(ddy, np.shape(dy)), None, None, None, None)
+    return numpy_reductions.extremum_grad(dy, a, y, axis, keepdims), back

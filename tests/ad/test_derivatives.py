@@ -1,0 +1,92 @@
+"""Jacobians, Hessian-vector products and Hessians, checked against
+central differences of the function (Jacobians) and of its gradient
+(Hessians), and the Rosenbrock Hessian against its closed form."""
+import numpy as np
+import pytest
+
+import zygote_py as zpy
+
+STEP = 1e-6
+RNG = np.random.default_rng(11)
+
+
+def rosenbrock(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def rosenbrock_hessian(x):
+    n = len(x)
+    h = np.zeros((n, n))
+    for i in range(n - 1):
+        h[i, i] += 1200 * x[i] ** 2 - 400 * x[i + 1] + 2
+        h[i + 1, i + 1] += 200
+        h[i, i + 1] = h[i + 1, i] = -400 * x[i]
+    return h
+
+
+def softmax(x):
+    e = np.exp(x - np.max(x))
+    return e / np.sum(e)
+
+
+X_MLP = RNG.standard_normal((5, 3))
+Y_MLP = np.eye(2)[[0, 1, 1, 0, 1]]
+
+
+def mlp_loss(w1, w2):
+    h = np.tanh(X_MLP @ w1)
+    z = h @ w2
+    p = np.exp(z - np.max(z, axis=1, keepdims=True))
+    p = p / np.sum(p, axis=1, keepdims=True)
+    return -np.sum(Y_MLP * np.log(p)) / 5
+
+
+def central(f, x):
+    """d f(x) / dx by central differences, shaped f's output + x's shape."""
+    cols = []
+    for k in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[k] = STEP
+        cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * STEP))
+    return np.stack(cols, axis=-1).reshape(np.shape(f(x)) + x.shape)
+
+
+def test_jacobian_of_softmax():
+    x = RNG.standard_normal(4)
+    (j,) = zpy.jacobian(softmax, x)
+    assert j.shape == (4, 4)
+    np.testing.assert_allclose(j, central(softmax, x), rtol=1e-6, atol=1e-9)
+    s = softmax(x)
+    np.testing.assert_allclose(j, np.diag(s) - np.outer(s, s), rtol=1e-12, atol=1e-15)
+
+
+def test_jacobian_of_a_matrix_function_of_two_arguments():
+    a, b = RNG.standard_normal((2, 3)), RNG.standard_normal(3)
+    ja, jb = zpy.jacobian(lambda m, v: np.tanh(m @ v), a, b)
+    assert ja.shape == (2, 2, 3) and jb.shape == (2, 3)
+    np.testing.assert_allclose(ja, central(lambda m: np.tanh(m @ b), a), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(jb, central(lambda v: np.tanh(a @ v), b), rtol=1e-6, atol=1e-9)
+
+
+def test_rosenbrock_hessian():
+    x = RNG.standard_normal(6)
+    h = zpy.hessian(rosenbrock, x)
+    np.testing.assert_allclose(h, rosenbrock_hessian(x), rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(h, central(lambda v: zpy.gradient(rosenbrock, v)[0], x), rtol=1e-5, atol=1e-5)
+
+
+def test_hvp_matches_the_hessian_times_the_vector():
+    x, v = RNG.standard_normal(5), RNG.standard_normal(5)
+    (hv,) = zpy.hvp(rosenbrock, (x,), (v,))
+    np.testing.assert_allclose(hv, rosenbrock_hessian(x) @ v, rtol=1e-12, atol=1e-9)
+
+
+def test_mlp_loss_hessian_blocks():
+    w1, w2 = RNG.standard_normal((3, 4)) * 0.5, RNG.standard_normal((4, 2)) * 0.5
+    blocks = zpy.hessian(mlp_loss, w1, w2)
+    assert blocks[0][1].shape == (3, 4, 4, 2) and blocks[1][0].shape == (4, 2, 3, 4)
+    np.testing.assert_allclose(blocks[0][0], central(lambda a: zpy.gradient(mlp_loss, a, w2)[0], w1),
+                               rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(blocks[0][1], central(lambda b: zpy.gradient(mlp_loss, w1, b)[0], w2),
+                               rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(blocks[0][1], np.moveaxis(blocks[1][0], (0, 1), (2, 3)), rtol=1e-10, atol=1e-12)
