@@ -6,6 +6,7 @@ from .api import (
 )
 from .hooks import checkpoint, hook, non_differentiable, stop_gradient
 from .derivatives import hessian, hvp, jacobian
+from .runtime import nestlevel
 from .errors import NoDerivativeRule, NonScalarOutput, SourceNotFound, UnsupportedSyntax, ZygoteError
 from .tangent import Tangent
 
@@ -13,6 +14,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "gradient", "pullback", "value_and_gradient", "differentiable", "Differentiable", "adjoint",
-    "roundtrip", "ir", "Tangent", "jacobian", "hvp", "hessian", "stop_gradient", "hook", "checkpoint", "non_differentiable",
+    "roundtrip", "ir", "Tangent", "jacobian", "hvp", "hessian", "nestlevel", "stop_gradient", "hook", "checkpoint", "non_differentiable",
     "ZygoteError", "UnsupportedSyntax", "SourceNotFound", "NoDerivativeRule", "NonScalarOutput",
 ]

@@ -85,7 +85,7 @@ def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
         return plain(*args), lambda dy: (None,) * len(args)
     fn, full = _target(f, args)
     entry = _compiled(fn, full)
-    forward = entry.forward_function(fn)
+    forward = runtime.nested(entry.forward_function(fn))
     y, back = forward(*full)
     sig = entry.signature
     skip = len(full) - len(args)
@@ -166,22 +166,28 @@ def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
     """``(f(*args), gradient(f, *args))`` from one run of the fused gradient
     function (the forward pass followed by the pullback's body)."""
     hit = _fast(f, args)
+    runtime.NEST[0] += 1
     try:
         return _run(hit, args) if hit is not None else _value_and_gradient(f, args)
     except ZygoteError as e:
         raise _located(e, f) from None
+    finally:
+        runtime.NEST[0] -= 1
 
 
 def gradient(f: Callable, *args: Any) -> tuple:
     """The gradient of a real-scalar-valued ``f`` at ``args``: one entry per
     positional argument, ``None`` where no gradient flows."""
     hit = _fast(f, args)
+    runtime.NEST[0] += 1
     try:
         if hit is not None and hit[4] is None:
             return hit[0](*args)[1]
         return (_run(hit, args) if hit is not None else _value_and_gradient(f, args))[1]
     except ZygoteError as e:
         raise _located(e, f) from None
+    finally:
+        runtime.NEST[0] -= 1
 
 
 def _value_and_gradient(f: Callable, args: tuple) -> tuple[Any, tuple]:

@@ -235,6 +235,33 @@ def forward_with_cells(f: Any, written: tuple, args: tuple) -> tuple[Any, Callab
     return pipeline.call_forward(f, args, {}, cells_out=written)
 
 
+NEST = [0]
+"""How many differentiations are running (see :func:`nestlevel`)."""
+
+
+def nestlevel() -> int:
+    """The order of differentiation being performed where it is called: 0
+    outside any, 1 in a function ``zpy.gradient`` differentiates, 2 in the
+    inner function of a gradient taken inside that one, ..."""
+    return NEST[0]
+
+
+def nested(forward: Callable) -> Callable:
+    """``forward``, counted as one more differentiation while it runs."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        NEST[0] += 1
+        try:
+            return forward(*args, **kwargs)
+        finally:
+            NEST[0] -= 1
+    return run
+
+
+def J_nested(f: Any, *args: Any) -> tuple[Any, Callable]:
+    """:func:`J` of a gradient function: one more differentiation runs in it."""
+    return nested(J)(f, *args)
+
+
 def gradient_function(f: Any, args: tuple) -> Callable:
     """A Python function of ``args`` returning ``(f(*args), gradient of f)``
     whose source zygote_py can read, so that the gradient is differentiated

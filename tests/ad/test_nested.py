@@ -101,3 +101,26 @@ def test_a_third_derivative_or_a_second_through_a_call_is_refused_with_a_clear_e
     not differentiated yet.)"""
     with pytest.raises(NoDerivativeRule, match="gradient of a gradient of a gradient"):
         d(f, 2.0)
+
+
+LEVELS = []
+
+
+def records_its_level(x):
+    LEVELS.append(zpy.nestlevel())
+    return x * x
+
+
+def outer_records(x):
+    LEVELS.append(zpy.nestlevel())
+    return x * d(records_its_level, x)
+
+
+def test_nestlevel_counts_the_differentiations_running():
+    LEVELS.clear()
+    assert zpy.nestlevel() == 0
+    d(records_its_level, 1.5)
+    assert LEVELS == [1]
+    LEVELS.clear()
+    assert d(outer_records, 1.5) == pytest.approx(6.0)  # d/dx (x * 2x)
+    assert LEVELS == [1, 2] and zpy.nestlevel() == 0

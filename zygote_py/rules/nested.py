@@ -33,7 +33,7 @@ from zygote_py.rules import numpy_linalg, numpy_reductions
 
 from .registry import adjoint, nondifferentiable
 
-nondifferentiable(runtime.seed, numpy_linalg.real_matrices)
+nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel)
 
 
 @adjoint(runtime.accum)
@@ -70,7 +70,7 @@ def add_at(g, x, key, dy):
 
 
 def gradient(f, *args):
-    out, pullback = runtime.J(runtime.gradient_function(f, args), *args)
+    out, pullback = runtime.J_nested(runtime.gradient_function(f, args), *args)
 
     def back(dy):
         grads = runtime.call_pullback(pullback, (None, dy))
@@ -79,7 +79,7 @@ def gradient(f, *args):
 
 
 def value_and_gradient(f, *args):
-    out, pullback = runtime.J(runtime.gradient_function(f, args), *args)
+    out, pullback = runtime.J_nested(runtime.gradient_function(f, args), *args)
 
     def back(dy):
         grads = runtime.call_pullback(pullback, dy)
