@@ -183,7 +183,17 @@ def initialise(init: types.FunctionType, obj: Any, args: tuple) -> tuple[Any, Ca
     leaves (see :func:`zygote_py.ad.pipeline.construct`)."""
     from .ad import pipeline
 
-    return pipeline.call_forward(init, (obj, *args), {}, returns_self=True)
+    y, pullback = pipeline.call_forward(init, (obj, *args), {}, param_out=0)
+    return y[1], lambda dy: pullback((None, dy))
+
+
+def forward_changing(f: Any, position: int, args: tuple) -> tuple[Any, Callable]:
+    """``f(*args)`` for a Python function that changes ``args[position]``
+    in place: ``(value, the changed object)`` and its pullback in ``J``'s
+    convention, from the gradients of both."""
+    from .ad import pipeline
+
+    return pipeline.call_forward(f, args, {}, param_out=position)
 
 
 def spread_positional(starred: tuple, *pieces: Any) -> tuple:

@@ -509,12 +509,64 @@ def two_names_from_two_paths(x, c):
     (write_into_an_item_of_a_list, UnsupportedSyntax, "may share its memory"),
     (write_into_a_global, UnsupportedSyntax, "may share its memory"),
     (repeated_index, NoDerivativeRule, "repeats a position"),
-    (calls_a_function_that_changes_its_argument, UnsupportedSyntax, "changes its differentiated argument"),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_refused_changes_say_so_at_the_users_line(f, error, match):
     with pytest.raises(error, match=match) as info:
         zpy.gradient(f, 1.5)
     assert info.value.line is not None and info.value.filename == __file__
+
+
+def normalise(y):
+    y /= np.sum(y)
+
+
+def scale_first(y, k):
+    y[0] = y[0] * k
+    return y[0]
+
+
+def push_square(items, v):
+    items.append(v * v)
+
+
+def normalise_a_copy(x):
+    y = x * 1.0
+    normalise(y)
+    return np.sum(y * y)
+
+
+def scale_then_read(x, k):
+    y = x.copy()
+    r = scale_first(y, k)
+    return r + np.sum(y * x)
+
+
+def push_twice(x):
+    items = [x]
+    push_square(items, x)
+    push_square(items, 2.0 * x)
+    return sum(items)
+
+
+def changes_in_a_loop(x):
+    y = x.copy()
+    for _ in range(3):
+        normalise(y)
+        y[1] = y[1] * 2.0
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("f, args", [
+    (calls_a_function_that_changes_its_argument, (1.5,)),
+    (normalise_a_copy, (X,)),
+    (scale_then_read, (X, 1.7)),
+    (push_twice, (1.3,)),
+    (changes_in_a_loop, (X,)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_called_function_that_changes_its_argument(f, args):
+    """The caller goes on with the changed object: the callee is
+    differentiated as returning it with its value."""
+    check(f, *args)
 
 
 def test_a_change_another_name_may_see_is_refused():

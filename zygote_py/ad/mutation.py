@@ -33,18 +33,19 @@ from __future__ import annotations
 import copy
 import operator
 import types
+import weakref
 from typing import Any, Callable, Optional
 
 import numpy as np
 
 from .. import hooks
-from ..errors import UnsupportedSyntax
-from .analysis import _MISSING, Facts
+from ..errors import UnsupportedSyntax, ZygoteError
+from .analysis import _MISSING, Facts, static_values
 from ..ir import ops
 from ..ir.cfg import predecessors, reverse_postorder
 from ..ir.core import IR, Block, Const, Starred, Statement, Var
 from ..ir.passes import member, remove_trivial_args, substitute
-from ..rules import mutation as mut
+from ..rules import mutation as mut, registry
 
 _ITEM_CHANGES = {operator.setitem: mut.store_item, operator.delitem: mut.delete_item, setattr: mut.store_attr,
                  ops.merge_dict: mut.update}
@@ -52,7 +53,7 @@ _METHODS = {
     "append": mut.append, "extend": mut.extend, "insert": mut.insert, "pop": mut.pop, "clear": mut.clear,
     "update": mut.update, "setdefault": mut.setdefault,
 }
-_PAIRS = {mut.pop, mut.setdefault}  # they return the object and a value
+_PAIRS = {mut.pop, mut.setdefault, mut.call_changing}  # they return the object and a value
 _IN_PLACE = set(mut.PLAIN)
 _FRESH = {
     np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
@@ -66,7 +67,8 @@ _FRESH_ARRAYS = _FRESH - {ops.build_list, ops.build_dict, ops.build_set, list, d
 _OUT = object()
 """The change a ufunc's ``out=`` argument makes."""
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.matmul}
-_VERSIONED = {*_ITEM_CHANGES.values(), *_METHODS.values(), mut.update_in_place, mut.add_at, mut.init_object}
+_VERSIONED = {*_ITEM_CHANGES.values(), *_METHODS.values(), mut.update_in_place, mut.add_at, mut.init_object,
+              mut.call_changing}
 
 
 def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
@@ -259,6 +261,12 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var]) -> 
         return s.args[0], mut.update_in_place, [*s.args, Const(fn)], False
     if _is_init(fn) and s.args and isinstance(s.args[0], Var) and not s.kwargs:  # Base.__init__(self, ...)
         return s.args[0], mut.init_object, [s.args[0], s.callee, *s.args[1:]], False
+    if isinstance(fn, types.FunctionType) and not s.kwargs and not any(isinstance(a, Starred) for a in s.args):
+        definite, in_place = changed_positions(fn)
+        at = sorted({*definite, *(p for p in in_place if p < len(s.args) and _is_array(s.args[p], defs, callee, arrays))})
+        if len(at) == 1 and at[0] < len(s.args) and isinstance(s.args[at[0]], Var):  # f(y) changing y
+            obj = s.args[at[0]]
+            return obj, mut.call_changing, [obj, Const(at[0]), s.callee, *s.args], True
     if isinstance(s.callee, Var) and s.callee in defs and not s.kwargs:
         m = defs[s.callee][1]
         sup = defs.get(m.args[0])[1] if m.args and m.args[0] in defs else None
@@ -270,6 +278,39 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var]) -> 
             op = _METHODS[m.args[1].value]
             return m.args[0], op, [m.args[0], *s.args], op in _PAIRS
     return None
+
+
+_CHANGED: "weakref.WeakKeyDictionary[types.CodeType, tuple]" = weakref.WeakKeyDictionary()
+
+
+def changed_positions(fn: types.FunctionType) -> tuple[tuple, tuple]:
+    """The positions of the parameters that ``fn`` (a Python function
+    without a rule) changes in place, read from its code (a change whose
+    object is the parameter itself), and those it updates with an in-place
+    operator, which changes them when they are arrays. (What this misses,
+    ``fn``'s own compilation refuses when the parameter is differentiated.)"""
+    from .pipeline import primal_ir  # (pipeline builds on this module)
+
+    code = fn.__code__
+    if code not in _CHANGED:
+        _CHANGED[code] = ((), ())  # (a recursive call, meanwhile: no change known)
+        if registry.lookup(fn) is not None or registry.is_nondifferentiable(fn):
+            return _CHANGED[code]
+        try:
+            ir = primal_ir(fn)
+        except ZygoteError:
+            return _CHANGED[code]
+        facts = Facts()
+        static_values(ir, fn.__globals__, dict(zip(code.co_freevars, fn.__closure__ or ())), facts)
+        defs = {s.var: (b, s) for b in ir.blocks.values() for s in b.stmts}
+        params = list(ir.entry.args)
+
+        def changed(arrays: set) -> set:
+            return {params.index(c[0]) for b in ir.blocks.values() for s in b.stmts
+                    if (c := _as_change(s, defs, facts.callee, arrays)) is not None and c[0] in params}
+        definite = changed(set())
+        _CHANGED[code] = (tuple(sorted(definite)), tuple(sorted(changed(set(params)) - definite)))
+    return _CHANGED[code]
 
 
 def _is_init(fn: Any) -> bool:

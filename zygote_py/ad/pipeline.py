@@ -238,15 +238,15 @@ def param_values(sig: Signature, fn: types.FunctionType, args: tuple, kwargs: di
 
 
 def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active: bool,
-             returns_self: bool = False, cells_out: tuple = ()) -> Compiled:
+             param_out: Optional[int] = None, cells_out: tuple = ()) -> Compiled:
     """The gradient of ``fn`` specialised on which parameters are
     differentiated and their kinds (compiled once, cached per code
-    object). ``returns_self``: ``fn`` is an ``__init__``, differentiated as
-    the function from its arguments to the object it fills in.
+    object). ``param_out``: ``fn`` changes that parameter in place for its
+    caller, and is differentiated as returning it with its value.
     ``cells_out``: ``fn`` is a nested function that assigns these cells of
     its caller's, differentiated as returning their values too (see
     :mod:`.cells`)."""
-    key = (active, numeric, self_active, returns_self, cells_out)
+    key = (active, numeric, self_active, param_out, cells_out)
     table = _FORWARDS.get(fn.__code__)
     entry = table.get(key) if table is not None else None
     if entry is not None and entry.valid(fn):
@@ -255,15 +255,15 @@ def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active:
         table = _FORWARDS.setdefault(fn.__code__, {})
         entry = table.get(key)
         if entry is None or not entry.valid(fn):
-            entry = _compile(fn, list(active), list(numeric), self_active, returns_self, cells_out)
+            entry = _compile(fn, list(active), list(numeric), self_active, param_out, cells_out)
             table[key] = entry
     return entry
 
 
 def _compile(fn: types.FunctionType, active: list[bool], numeric: list[bool], self_active: bool,
-             returns_self: bool = False, cells_out: tuple = ()) -> Compiled:
+             param_out: Optional[int] = None, cells_out: tuple = ()) -> Compiled:
     generation = registry.generation()
-    t = reverse.transform(primal_ir(fn), fn, active, numeric, self_active, returns_self, cells_out)
+    t = reverse.transform(primal_ir(fn), fn, active, numeric, self_active, param_out, cells_out)
     checked(t.forward, "the reverse transform (forward)")
     checked(t.pullback, "the reverse transform (pullback)")
     return Compiled(fn, t, generation)
@@ -278,16 +278,19 @@ def masks(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple[tuple, tup
 
 
 def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
-                 returns_self: bool = False, cells_out: tuple = ()) -> tuple[Any, Callable]:
+                 param_out: Optional[int] = None, cells_out: tuple = ()) -> tuple[Any, Callable]:
     """For the run-time ``J``: ``fn(*args, **kwargs)`` and a pullback in
     ``J``'s convention (callee's gradient, positional, keyword). A function
-    that changes a differentiated argument in place is refused: its
-    caller's later reads of the argument would not know (an ``__init__``,
-    ``returns_self``, may change its first one: see :func:`construct`)."""
+    that changes a differentiated argument in place is refused, unless it is
+    parameter ``param_out``, which it then returns with its value, and whose
+    gradient after the call its pullback takes with the value's (see
+    :func:`construct` and ``mutation.call_changing``): the caller goes on
+    with the changed object."""
     active, numeric = masks(fn, args, kwargs)
     self_active = is_differentiable_value(fn)  # a closure whose captured variables are differentiated
-    entry = compiled(fn, active, numeric, self_active, returns_self, cells_out)
-    changed = entry.changed_params[1:] if returns_self else entry.changed_params
+    entry = compiled(fn, active, numeric, self_active, param_out, cells_out)
+    out = None if param_out is None else entry.signature.names()[param_out]
+    changed = [name for name in entry.changed_params if name != out]
     if changed:
         raise UnsupportedSyntax(
             f"{fn.__qualname__} changes its differentiated argument {changed[0]!r} in place, "
@@ -317,11 +320,11 @@ def construct(cls: type, args: tuple, kwargs: dict) -> tuple[Any, Callable]:
     see :mod:`.mutation`), so the object's gradient (a ``Tangent``) goes
     back to the arguments stored in, or computed into, its fields."""
     obj = cls.__new__(cls)
-    y, back = call_forward(cls.__init__, (obj, *args), kwargs, returns_self=True)
+    y, back = call_forward(cls.__init__, (obj, *args), kwargs, param_out=0)
 
     def pullback(dy):
-        return (None, *back(dy)[2:])  # no gradient for the class, nor for the empty object
-    return y, pullback
+        return (None, *back((None, dy))[2:])  # no gradient for the class, nor for the empty object
+    return y[1], pullback
 
 
 def closure_gradient(fn: types.FunctionType, grads: dict[str, Any]) -> Tangent:

@@ -76,17 +76,19 @@ class Transformed:
 
 def transform(
     primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool = False,
-    returns_self: bool = False, cells_out: tuple = (),
+    param_out: Optional[int] = None, cells_out: tuple = (),
 ) -> Transformed:
     """Differentiate ``primal`` (the IR of ``fn``) with respect to the
-    parameters flagged in ``active``. ``returns_self``: differentiate it as
-    if each ``return`` returned its first parameter (an ``__init__``, as the
-    function that makes the object it fills in). ``cells_out``: as if each
+    parameters flagged in ``active``. ``param_out``: differentiate it as if
+    each ``return v`` returned ``(v, the parameter param_out)``, which the
+    function changes in place (for its caller, which goes on with the
+    changed object: an ``__init__`` filling in ``self``, a function changing
+    its argument). ``cells_out``: as if each
     ``return v`` returned ``v`` and the values of these cells, which ``fn``
     assigns (``nonlocal``) for its caller (see :mod:`.cells`)."""
     if not any(isinstance(b.term, Return) for b in primal.blocks.values()):
         return _never_returns(primal, fn, self_active)
-    return _Reverse(primal, fn, active, numeric, self_active, returns_self, cells_out).run()
+    return _Reverse(primal, fn, active, numeric, self_active, param_out, cells_out).run()
 
 
 def _never_returns(primal: IR, fn: Any, self_active: bool) -> Transformed:
@@ -120,9 +122,9 @@ def _call(ir: IR, block: Block, callee: Any, *args, name: Optional[str] = None, 
 
 class _Reverse:
     def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool,
-                 returns_self: bool, cells_out: tuple = ()):
+                 param_out: Optional[int], cells_out: tuple = ()):
         self.fn = fn
-        self.returns_self = returns_self
+        self.param_out = param_out
         self.cells_out = cells_out
         self.f = self._working_copy(primal)
         self.self_active = self_active
@@ -171,13 +173,16 @@ class _Reverse:
         self.forward_cells: list[str] = []
 
     def _working_copy(self, primal: IR) -> IR:
-        """The copy of ``primal`` the transform changes: for
-        ``returns_self``, each ``return`` returns the first parameter."""
+        """The copy of ``primal`` the transform changes: for ``param_out``,
+        each ``return v`` returns ``(v, that parameter)`` (the mutation pass
+        then makes it the parameter's last version)."""
         f = primal.copy()
-        if self.returns_self:
+        if self.param_out is not None:
             for b in f.blocks.values():
                 if isinstance(b.term, Return):
-                    b.term.value = f.entry.args[0]
+                    pair = f.new_var()
+                    b.stmts.append(Statement(pair, Const(ops.build_tuple), [b.term.value, f.entry.args[self.param_out]]))
+                    b.term.value = pair
         if self.cells_out:
             cells.cells_out(f, self.cells_out)
         return f

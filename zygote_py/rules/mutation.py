@@ -19,6 +19,10 @@ what was written:
   ``Base.__init__(self, ...)`` in an ``__init__``): the base's ``__init__``
   differentiated as the function that fills in ``obj`` (see
   :func:`zygote_py.ad.pipeline.construct`).
+- ``call_changing(obj, position, f, *args)``: a call of a Python function
+  that changes its argument in place (``normalise(y)`` doing ``y /= ...``):
+  ``f`` is differentiated as returning the changed object with its value
+  (see ``param_out`` in :func:`zygote_py.ad.reverse.transform`).
 - ``delete_item(obj, key)`` (``del l[k]``, ``del d[k]``): the deleted item's
   gradient is zero.
 - ``store_attr(obj, name, value)`` (``obj.name = value``): the same for a
@@ -212,6 +216,24 @@ def call_with_cells_(f, shared, written, values, *args):
             dclosure = runtime.without_field(dclosure, name)
         return (dclosure, None, None, dvalues, *(grads[1 + i] for i in range(len(args))))
     return (y if written else (y, ())), back
+
+
+def call_changing(obj: Any, position: int, f: Any, *args: Any) -> tuple[Any, Any]:
+    """``f(*args)``, a Python function that changes its argument
+    ``args[position]`` (``obj``) in place: the object and the value."""
+    return obj, f(*args)
+
+
+@adjoint(call_changing)
+def call_changing_(obj, position, f, *args):
+    y, pullback = runtime.forward_changing(f, position, args)
+
+    def back(dy):
+        dobj, dvalue = (None, None) if dy is None else dy
+        grads = runtime.call_pullback(pullback, (dvalue, dobj))  # (f's, the arguments' before the call)
+        dargs = [grads[1 + i] for i in range(len(args))]
+        return (dargs[position], None, grads[0], *(None if i == position else g for i, g in enumerate(dargs)))
+    return (obj, y[0]), back
 
 
 def delete_item(obj: Any, key: Any) -> Any:
