@@ -187,6 +187,18 @@ def initialise(init: types.FunctionType, obj: Any, args: tuple) -> tuple[Any, Ca
     return y[1], lambda dy: pullback((None, dy))
 
 
+def changing_method(obj: Any, name: str) -> Optional[Callable]:
+    """``type(obj)``'s method ``name`` when it is a Python function that
+    changes its object in place (see ``mutation.changed_positions``)."""
+    from .ad.mutation import changed_positions
+
+    method = getattr(type(obj), name, None)
+    if not isinstance(method, types.FunctionType) or isinstance(obj, type):
+        return None
+    definite, in_place = changed_positions(method)
+    return method if 0 in definite or 0 in in_place and isinstance(obj, np.ndarray) else None
+
+
 def forward_changing(f: Any, position: int, args: tuple) -> tuple[Any, Callable]:
     """``f(*args)`` for a Python function that changes ``args[position]``
     in place: ``(value, the changed object)`` and its pullback in ``J``'s

@@ -569,6 +569,45 @@ def test_a_called_function_that_changes_its_argument(f, args):
     check(f, *args)
 
 
+class Accumulator:
+    def __init__(self, x):
+        self.total = x
+        self.count = 0
+
+    def add(self, v):
+        self.total = self.total + v * v
+        self.count += 1
+
+    def scaled(self, k):
+        return self.total * k
+
+
+def accumulate(x, y):
+    a = Accumulator(x)
+    a.add(y)
+    for k in range(3):
+        a.add(x * k)
+    return a.scaled(2.0) + a.count
+
+
+def accumulate_in_a_branch(x, c):
+    a = Accumulator(x * x)
+    if c > 0:
+        a.add(x)
+    return a.scaled(x)
+
+
+@pytest.mark.parametrize("f, args", [
+    (accumulate, (1.5, -0.7)),
+    (accumulate_in_a_branch, (1.5, 1)),
+    (accumulate_in_a_branch, (1.5, -1)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_methods_that_change_their_object(f, args):
+    """``a.add(v)`` on an object made here changes it: the method is
+    differentiated as returning it too."""
+    check(f, *args)
+
+
 def test_a_change_another_name_may_see_is_refused():
     with pytest.raises(UnsupportedSyntax, match="another name may refer to it") as info:
         zpy.gradient(two_names_from_two_paths, 1.5, 1)

@@ -53,7 +53,7 @@ _METHODS = {
     "append": mut.append, "extend": mut.extend, "insert": mut.insert, "pop": mut.pop, "clear": mut.clear,
     "update": mut.update, "setdefault": mut.setdefault,
 }
-_PAIRS = {mut.pop, mut.setdefault, mut.call_changing}  # they return the object and a value
+_PAIRS = {mut.pop, mut.setdefault, mut.call_changing, mut.call_method}  # they return the object and a value
 _IN_PLACE = set(mut.PLAIN)
 _FRESH = {
     np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
@@ -68,19 +68,24 @@ _OUT = object()
 """The change a ufunc's ``out=`` argument makes."""
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.matmul}
 _VERSIONED = {*_ITEM_CHANGES.values(), *_METHODS.values(), mut.update_in_place, mut.add_at, mut.init_object,
-              mut.call_changing}
+              mut.call_changing, mut.call_method}
 
 
 def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
-                     where: Callable[[str, Optional[int], str], UnsupportedSyntax]) -> Optional[set[Var]]:
+                     where: Callable[[str, Optional[int], str], UnsupportedSyntax],
+                     passed: set[int]) -> Optional[set[Var]]:
     """Rewrite the first change to a differentiated object in ``f`` as a
     new value (see the module docstring); ``None`` when there is none.
     Call again, with ``facts`` (the analyses' results) brought up to date
     with the new value, until then. ``frontend`` are the block arguments
     the program had before the first call and ``made`` those made since
     (it is updated); ``where`` builds the error for a change that is
-    refused. Returns the parameters changed (empty, or the changed one)."""
+    refused; ``passed`` holds the method calls left as they are (on
+    parameters, or on objects that may be shared: such a method is refused
+    at run time if it changes its object). Returns the parameters changed (empty, or the
+    changed one)."""
     active, arrays = facts.active, facts.arrays
+    plain = arrays | facts.numeric | set(facts.static)  # objects whose methods change nothing here
 
     def callee(s: Statement) -> Any:
         """The callee, known statically or (``np.add.at``) a known object's method."""
@@ -96,14 +101,18 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
     found = next(
         ((b, s, c) for b in f.blocks.values() for s in b.stmts
-         if (c := _as_change(s, defs, callee, arrays)) is not None
+         if id(s) not in passed and (c := _as_change(s, defs, callee, arrays, plain)) is not None
          and any(isinstance(o, Var) and o in active for o in s.operands())),
         None,
     )
     if found is None:
         return None
     b, s, (root, op, args, pair) = found
-    _check_fresh(f, root, defs, callee, made, where, s.line)
+    if op is mut.call_method and (root in f.entry.args or not _is_fresh(f, root, defs, callee, made)):
+        passed.add(id(s))  # (a parameter's method that changes it is refused at run time, by J)
+        return set()
+    if not _is_fresh(f, root, defs, callee, made):
+        raise _not_fresh(f, root, where, s.line)
     version = _rewrite(f, b, s, op, args, pair)
     made.add(version)
     made |= _rename(f, root, version, b.id, frontend, where, s.line)
@@ -245,9 +254,11 @@ def _shape_read(r: Statement, v: Var, callee: Callable) -> bool:
     return fn is operator.getitem and r.args[0] == v and v not in r.args[1:] or member(fn, _VERSIONED)
 
 
-def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var]) -> Optional[tuple]:
+def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
+               plain: frozenset = frozenset()) -> Optional[tuple]:
     """``(object, operation, arguments, returns a pair)`` when ``s``
-    changes an object in place (and is not yet a versioned change), else
+    changes an object in place, or (a method call on an object not in
+    ``plain``) may change it, and is not yet a versioned change; else
     ``None``."""
     fn = callee(s)
     if member(fn, _ITEM_CHANGES) and s.args and isinstance(s.args[0], Var) and not s.kwargs:
@@ -277,6 +288,10 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var]) -> 
                 and isinstance(m.args[1], Const) and m.args[1].value in _METHODS):
             op = _METHODS[m.args[1].value]
             return m.args[0], op, [m.args[0], *s.args], op in _PAIRS
+        if (plain and callee(m) is getattr and len(m.args) == 2 and isinstance(m.args[0], Var)
+                and m.args[0] not in plain and isinstance(m.args[1], Const) and isinstance(m.args[1].value, str)
+                and not any(isinstance(a, Starred) for a in s.args)):
+            return m.args[0], mut.call_method, [m.args[0], m.args[1], *s.args], True  # obj.method(...)
     return None
 
 
@@ -344,8 +359,7 @@ def _made_by(v: Var, defs: dict, callee: Callable) -> Any:
     return callee(defs[v][1]) if v in defs else None
 
 
-def _check_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var], where: Callable,
-                 line: Optional[int]) -> None:
+def _is_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var]) -> bool:
     """A change must be to a parameter, a new object, a changed one, or a
     block argument that only such values reach (and nothing else reads)."""
     uses = _uses(f)
@@ -367,10 +381,12 @@ def _check_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var],
                     for p in f.blocks.values() for j in p.jumps() if j.target == b.id]
         return all(isinstance(a, Var) and uses.get(a, 0) == 1 and fresh(a) for a in incoming)
 
-    if fresh(root):
-        return
+    return fresh(root)
+
+
+def _not_fresh(f: IR, root: Var, where: Callable, line: Optional[int]) -> UnsupportedSyntax:
     name = f.names.get(root)
-    raise where(
+    return where(
         f"changing {'`' + name + '`' if name else 'a value'} in place, which may share its memory or items with "
         "another value (a view such as y[1:], an item of a container, a function's result, or a global)",
         line,

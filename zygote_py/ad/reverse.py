@@ -250,6 +250,7 @@ class _Reverse:
         Returns the names of the parameters changed."""
         frontend = {a for b in self.f.blocks.values() for a in b.args}
         made: set[Var] = set()
+        passed: set[int] = set()
         changed: set[Var] = set()
 
         def refuse(message: str, line: Optional[int], hint: str) -> UnsupportedSyntax:
@@ -258,7 +259,7 @@ class _Reverse:
         mutation.plain_item_updates(self.f, self.facts)
         while True:
             analysis.numeric(self.f, numeric, self.facts)
-            got = mutation.version_mutation(self.f, self.facts, frontend, made, refuse)
+            got = mutation.version_mutation(self.f, self.facts, frontend, made, refuse, passed)
             if got is None:
                 break
             changed |= got

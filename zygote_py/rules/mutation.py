@@ -23,6 +23,10 @@ what was written:
   that changes its argument in place (``normalise(y)`` doing ``y /= ...``):
   ``f`` is differentiated as returning the changed object with its value
   (see ``param_out`` in :func:`zygote_py.ad.reverse.transform`).
+- ``call_method(obj, name, *args)``: ``obj.name(*args)`` on an object that
+  is not a number or an array: a Python method that changes its object is
+  differentiated as returning it too; any other method as it is, its
+  object's gradient passing through.
 - ``delete_item(obj, key)`` (``del l[k]``, ``del d[k]``): the deleted item's
   gradient is zero.
 - ``store_attr(obj, name, value)`` (``obj.name = value``): the same for a
@@ -234,6 +238,31 @@ def call_changing_(obj, position, f, *args):
         dargs = [grads[1 + i] for i in range(len(args))]
         return (dargs[position], None, grads[0], *(None if i == position else g for i, g in enumerate(dargs)))
     return (obj, y[0]), back
+
+
+def call_method(obj: Any, name: str, *args: Any) -> tuple[Any, Any]:
+    """``obj.name(*args)``, which may change ``obj``: the object and the
+    value."""
+    return obj, getattr(obj, name)(*args)
+
+
+@adjoint(call_method)
+def call_method_(obj, name, *args):
+    method = runtime.changing_method(obj, name)
+    if method is not None:  # it changes its object: differentiated as returning it too
+        y, pullback = runtime.forward_changing(method, 0, (obj, *args))
+        value = y[0]
+    else:
+        value, pullback = runtime.J(getattr(obj, name), *args)
+
+    def back(dy):
+        dobj, dvalue = (None, None) if dy is None else dy
+        if method is not None:  # (the method's, the object's before the call, the arguments')
+            grads = runtime.call_pullback(pullback, (dvalue, dobj))
+            return (grads[1], None, *(grads[2 + i] for i in range(len(args))))
+        grads = runtime.call_pullback(pullback, dvalue)  # (the bound method's: its object's, the arguments')
+        return (runtime.accum(dobj, grads[0]), None, *(grads[1 + i] for i in range(len(args))))
+    return (obj, value), back
 
 
 def delete_item(obj: Any, key: Any) -> Any:
