@@ -48,7 +48,7 @@ from ..ir.passes import member, remove_trivial_args, substitute
 from ..rules import mutation as mut, registry
 
 _ITEM_CHANGES = {operator.setitem: mut.store_item, operator.delitem: mut.delete_item, setattr: mut.store_attr,
-                 ops.merge_dict: mut.update}
+                 ops.merge_dict: mut.update, mut.part_changed: mut.write_back}
 _METHODS = {
     "append": mut.append, "extend": mut.extend, "insert": mut.insert, "pop": mut.pop, "clear": mut.clear,
     "update": mut.update, "setdefault": mut.setdefault,
@@ -111,13 +111,63 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     if op is mut.call_method and (root in f.entry.args or not _is_fresh(f, root, defs, callee, made)):
         passed.add(id(s))  # (a parameter's method that changes it is refused at run time, by J)
         return set()
+    part = None
     if not _is_fresh(f, root, defs, callee, made):
-        raise _not_fresh(f, root, where, s.line)
+        part = _part_of(f, root, defs, callee, b, s)
+        if part is None:
+            raise _not_fresh(f, root, where, s.line)
     version = _rewrite(f, b, s, op, args, pair)
     made.add(version)
     made |= _rename(f, root, version, b.id, frontend, where, s.line)
+    if part is not None:  # self.items.append(v): then self.items = (the changed list), a change of self
+        parent, key, store = part
+        home = next(bb for bb in f.blocks.values() if any(st.var == version for st in bb.stmts))
+        at = next(i for i, st in enumerate(home.stmts) if st.var == version)
+        home.stmts.insert(at + 1, Statement(f.new_var(), Const(store), [parent, key, version], [], s.line))
     remove_trivial_args(f)
     return {root} & set(f.entry.args)
+
+
+def _part_of(f: IR, v: Var, defs: dict, callee: Callable, where: Block, change: Statement) -> Optional[tuple]:
+    """``(parent, key, the change that stores it back)`` when ``v`` is read
+    from a field or an item (``self.items``, ``rows[i]``) and no other read
+    of that part before ``change`` is used after it: a change of ``v`` is
+    then a change of ``parent`` too, made explicit by storing ``v`` back
+    (which changes nothing at run time; ``mutation.write_back`` checks that
+    an array's part is a view, not a copy). Reads after the change read the
+    changed ``parent``."""
+    if v not in defs:
+        return None
+    st = defs[v][1]
+    fn = callee(st)
+    if fn not in (getattr, operator.getitem) or len(st.args) != 2 or not isinstance(st.args[0], Var):
+        return None
+    parent, key = st.args
+    if fn is getattr and not (isinstance(key, Const) and isinstance(key.value, str)):
+        return None
+    reach = _reachable(f)
+    order = {id(x): i for i, x in enumerate(where.stmts)}
+
+    def after(bid: int, stmt: Optional[Statement]) -> bool:
+        """Whether a point runs after the change (in its block, or one it leads to)."""
+        if bid == where.id:
+            return stmt is None or order.get(id(stmt), -1) > order[id(change)] or bid in reach[bid]
+        return bid in reach[where.id]
+
+    for b in f.blocks.values():
+        for other in b.stmts:
+            same = other is not st and callee(other) is fn and other.args[:1] == [parent] and len(other.args) == 2 and (
+                other.args[1] == key if isinstance(key, Var) else isinstance(other.args[1], Const)
+                and type(other.args[1].value) is type(key.value) and other.args[1].value == key.value)
+            if not same or after(b.id, other) and not (b.id != where.id and where.id in reach[b.id]):
+                continue
+            used_after = any(other.var in list(x.operands()) and after(bb.id, x) for bb in f.blocks.values()
+                             for x in bb.stmts) or any(
+                other.var in bb.term_operands() + [a for j in bb.jumps() for a in j.args] and after(bb.id, None)
+                for bb in f.blocks.values())
+            if used_after:
+                return None  # a read of the same part before the change, used after it: it would not see it
+    return parent, key, setattr if fn is getattr else mut.part_changed
 
 
 def plain_item_updates(f: IR, facts: Facts) -> None:
@@ -320,9 +370,18 @@ def changed_positions(fn: types.FunctionType) -> tuple[tuple, tuple]:
         defs = {s.var: (b, s) for b in ir.blocks.values() for s in b.stmts}
         params = list(ir.entry.args)
 
+        def owner(v: Var) -> Var:
+            """The object a part belongs to (``self`` for ``self.items``)."""
+            seen = set()
+            while v in defs and v not in seen and facts.callee(defs[v][1]) in (getattr, operator.getitem) \
+                    and isinstance(defs[v][1].args[0], Var):
+                seen.add(v)
+                v = defs[v][1].args[0]
+            return v
+
         def changed(arrays: set) -> set:
-            return {params.index(c[0]) for b in ir.blocks.values() for s in b.stmts
-                    if (c := _as_change(s, defs, facts.callee, arrays)) is not None and c[0] in params}
+            return {params.index(owner(c[0])) for b in ir.blocks.values() for s in b.stmts
+                    if (c := _as_change(s, defs, facts.callee, arrays)) is not None and owner(c[0]) in params}
         definite = changed(set())
         _CHANGED[code] = (tuple(sorted(definite)), tuple(sorted(changed(set(params)) - definite)))
     return _CHANGED[code]

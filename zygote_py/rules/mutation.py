@@ -27,6 +27,9 @@ what was written:
   is not a number or an array: a Python method that changes its object is
   differentiated as returning it too; any other method as it is, its
   object's gradient passing through.
+- ``write_back(obj, key, part)``: ``obj[key] = part`` after ``part =
+  obj[key]`` was changed in place (``rows[i].append(v)``): the gradient of
+  ``store_item``.
 - ``delete_item(obj, key)`` (``del l[k]``, ``del d[k]``): the deleted item's
   gradient is zero.
 - ``store_attr(obj, name, value)`` (``obj.name = value``): the same for a
@@ -263,6 +266,35 @@ def call_method_(obj, name, *args):
         grads = runtime.call_pullback(pullback, dvalue)  # (the bound method's: its object's, the arguments')
         return (runtime.accum(dobj, grads[0]), None, *(grads[1 + i] for i in range(len(args))))
     return (obj, value), back
+
+
+def part_changed(obj: Any, key: Any, part: Any) -> None:
+    """``obj[key] = part``: what the mutation pass inserts after ``part``,
+    read as ``obj[key]``, was changed in place; it versions it as
+    :func:`write_back`."""
+    obj[key] = part
+
+
+def write_back(obj: Any, key: Any, part: Any) -> Any:
+    """``obj[key] = part`` where ``part`` was read as ``obj[key]`` and then
+    changed in place: nothing changes, but the gradient sees ``obj``
+    change. An array's part must be a view of it (a copy's change never
+    reached it)."""
+    if isinstance(obj, np.ndarray) and not (isinstance(part, np.ndarray) and np.shares_memory(obj, part)):
+        raise errors.UnsupportedSyntax(
+            "changing in place a copy of part of an array (an integer-array or mask index makes a copy), "
+            "which leaves the array as it was",
+            hint="assign to the array itself: y[index] = new values",
+        )
+    obj[key] = part
+    return obj
+
+
+@adjoint(write_back)
+def write_back_(obj, key, part):
+    def back(dy):
+        return mutation.store_item_(obj, key, part)[1](dy)
+    return mutation.write_back(obj, key, part), back
 
 
 def delete_item(obj: Any, key: Any) -> Any:
