@@ -44,7 +44,7 @@ from .analysis import _MISSING, Facts, static_values
 from ..ir import ops
 from ..ir.cfg import predecessors, reverse_postorder
 from ..ir.core import IR, Block, Const, Starred, Statement, Var
-from ..ir.passes import member, remove_trivial_args, substitute
+from ..ir.passes import member, remove_trivial_args, substitute, use_counts
 from ..rules import mutation as mut, registry
 
 _ITEM_CHANGES = {operator.setitem: mut.store_item, operator.delitem: mut.delete_item, setattr: mut.store_attr,
@@ -108,11 +108,12 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     if found is None:
         return None
     b, s, (root, op, args, pair) = found
-    if op is mut.call_method and (root in f.entry.args or not _is_fresh(f, root, defs, callee, made)):
+    fresh = _is_fresh(f, root, defs, callee, made)
+    if op is mut.call_method and (root in f.entry.args or not fresh):
         passed.add(id(s))  # (a parameter's method that changes it is refused at run time, by J)
         return set()
     part = None
-    if not _is_fresh(f, root, defs, callee, made):
+    if not fresh:
         part = _part_of(f, root, defs, callee, b, s)
         if part is None:
             raise _not_fresh(f, root, where, s.line)
@@ -176,7 +177,7 @@ def plain_item_updates(f: IR, facts: Facts) -> None:
     ``t + v``, which changes nothing behind the store's back. So an
     in-place operator whose operand is read from an item or attribute and
     whose value is stored straight back there becomes the plain operator."""
-    uses = _uses(f)
+    uses = use_counts(f)
     for b in f.blocks.values():
         defs = {s.var: s for s in b.stmts}
         for s in b.stmts:
@@ -421,7 +422,7 @@ def _made_by(v: Var, defs: dict, callee: Callable) -> Any:
 def _is_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var]) -> bool:
     """A change must be to a parameter, a new object, a changed one, or a
     block argument that only such values reach (and nothing else reads)."""
-    uses = _uses(f)
+    uses = use_counts(f)
     seen: set[Var] = set()
 
     def fresh(v: Var) -> bool:
@@ -466,17 +467,6 @@ def _is_const(op: Any, value: Any) -> bool:
     return isinstance(op, Const) and type(op.value) is type(value) and op.value == value
 
 
-def _uses(f: IR) -> dict[Var, int]:
-    n: dict[Var, int] = {}
-    for b in f.blocks.values():
-        ops_ = [o for s in b.stmts for o in s.operands()] + b.term_operands() + [a for j in b.jumps() for a in j.args]
-        for o in ops_:
-            o = o.value if isinstance(o, Starred) else o
-            if isinstance(o, Var):
-                n[o] = n.get(o, 0) + 1
-    return n
-
-
 def _rewrite(f: IR, b: Block, s: Statement, op: Any, args: list, pair: bool) -> Var:
     """Replace ``s`` by the versioned change; returns the new version."""
     at = b.stmts.index(s)
@@ -493,7 +483,7 @@ def _rewrite(f: IR, b: Block, s: Statement, op: Any, args: list, pair: bool) -> 
         substitute(f, {result: new})
         return new
     if isinstance(s.callee, Var) and s.callee not in args:  # obj.append(v): the bound method is read for nothing now
-        if _uses(f).get(s.callee) == 1:
+        if use_counts(f).get(s.callee) == 1:
             home = next(bb for bb in f.blocks.values() if any(st.var == s.callee for st in bb.stmts))
             home.stmts = [st for st in home.stmts if st.var != s.callee]
             at = b.stmts.index(s)

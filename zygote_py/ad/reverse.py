@@ -1342,18 +1342,12 @@ def _call_array_methods(f: IR, facts: Facts) -> bool:
 def _uses(ir: IR) -> tuple[dict[Var, int], dict[Var, int]]:
     """How many times each value is read (by statements, jumps and
     terminators), and how many of those reads call it."""
-    total: dict[Var, int] = {}
     as_callee: dict[Var, int] = {}
     for b in ir.blocks.values():
-        reads = [v for st in b.stmts for v in st.operands()] + b.term_operands()
-        reads += [v for j in b.jumps() for v in j.args]
-        for v in reads:
-            if isinstance(v, Var):
-                total[v] = total.get(v, 0) + 1
         for st in b.stmts:
             if isinstance(st.callee, Var):
                 as_callee[st.callee] = as_callee.get(st.callee, 0) + 1
-    return total, as_callee
+    return passes.use_counts(ir), as_callee
 
 
 def _rebound_by_nested_functions(f: IR) -> set[str]:

@@ -52,6 +52,19 @@ def optimize(ir: IR) -> IR:
             return ir
 
 
+def use_counts(ir: IR) -> dict[Var, int]:
+    """How many times each value is read, by statements, terminators and
+    jumps."""
+    total: dict[Var, int] = {}
+    for b in ir.blocks.values():
+        reads = [v for st in b.stmts for v in st.operands()] + b.term_operands()
+        reads += [v for j in b.jumps() for v in j.args]
+        for v in reads:
+            if isinstance(v, Var):
+                total[v] = total.get(v, 0) + 1
+    return total
+
+
 def size(ir: IR) -> tuple[int, int, int]:
     return (
         len(ir.blocks),
