@@ -730,7 +730,7 @@ def run_workload(w: Workload, peers: list[Peer], repeat: int) -> Result:
 
 def hvp_times(rounds: int) -> dict[str, Any]:
     """CPU microseconds of a Hessian-vector product of the 100-dimensional
-    Rosenbrock function: ``zpy.hvp`` (reverse over reverse) against the
+    Rosenbrock function: ``zpy.hvp`` (forward over reverse) against the
     product with the hand-written tridiagonal Hessian, and autograd's
     ``hessian_vector_product`` when it is installed; the results must
     agree."""
@@ -967,7 +967,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(report(env, results, comp))
     if hvp is not None:
         us = hvp["us"]
-        print("\nHessian-vector product, 100-dimensional Rosenbrock, CPU µs (ours: zpy.hvp, reverse over reverse):")
+        print("\nHessian-vector product, 100-dimensional Rosenbrock, CPU µs (ours: zpy.hvp, forward over reverse):")
         print("  " + ", ".join(f"{k} {t:,.1f}" for k, t in us.items())
               + f"; ours/hand {us['ours'] / us['hand']:.1f}x"
               + (f", ours/autograd {us['ours'] / us['autograd']:.2f}x" if "autograd" in us else "")

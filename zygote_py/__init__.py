@@ -2,7 +2,8 @@
 transformation, after Zygote."""
 from . import rules  # noqa: F401  (registers the built-in rules)
 from .api import (
-    Differentiable, adjoint, differentiable, gradient, ir, pullback, roundtrip, value_and_gradient,
+    Differentiable, adjoint, differentiable, gradient, ir, jvp, pullback, pushforward, roundtrip,
+    value_and_gradient,
 )
 from .hooks import checkpoint, hook, non_differentiable, stop_gradient
 from .derivatives import hessian, hvp, jacobian
@@ -13,7 +14,7 @@ from .tangent import Tangent
 __version__ = "0.1.0"
 
 __all__ = [
-    "gradient", "pullback", "value_and_gradient", "differentiable", "Differentiable", "adjoint",
+    "gradient", "pullback", "value_and_gradient", "jvp", "pushforward", "differentiable", "Differentiable", "adjoint",
     "roundtrip", "ir", "Tangent", "jacobian", "hvp", "hessian", "nestlevel", "stop_gradient", "hook", "checkpoint", "non_differentiable",
     "ZygoteError", "UnsupportedSyntax", "SourceNotFound", "NoDerivativeRule", "NonScalarOutput",
 ]

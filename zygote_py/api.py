@@ -19,7 +19,7 @@ from .errors import ZygoteError
 from .frontend.source import get_source
 from .ir.core import IR
 from .rules import nested as nested_rules, registry
-from .rules.registry import adjoint  # noqa: F401  (public: @zpy.adjoint)
+from .rules.registry import adjoint, pushforward  # noqa: F401  (public: @zpy.adjoint, @zpy.pushforward)
 
 _ROUNDTRIPS = CodeCache()
 
@@ -99,6 +99,32 @@ def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
         return _user_gradients(args, grads[skip:])
 
     return y, back_user
+
+
+def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+    """``(f(*primals), J @ tangents)``: the value and its directional
+    derivative along ``tangents`` (one per primal, of its shape; ``None``
+    for a primal held fixed), by forward mode: ``f``'s IR with every value
+    followed by its tangent (see :mod:`zygote_py.ad.forward`)."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise ValueError(f"jvp: {len(primals)} primals and {len(tangents)} tangents")
+    for x, t in zip(primals, tangents):
+        if t is not None and np.shape(t) != np.shape(x):
+            raise ValueError(f"jvp: a tangent of shape {np.shape(t)} for a primal of shape {np.shape(x)}")
+    plain = f.__wrapped__ if isinstance(f, Differentiable) else f
+    runtime.NEST[0] += 1
+    try:
+        if isinstance(plain, (types.FunctionType, types.MethodType)) and registry.lookup(plain) is None \
+                and registry.lookup_pushforward(plain) is None and not registry.is_nondifferentiable(plain):
+            fn, full = _target(plain, primals)
+            skip = len(full) - len(primals)
+            return pipeline.call_jvp(fn, full, {}, (None,) * skip + tangents, {})
+        return runtime.push(plain, primals, {}, tangents, {})
+    except ZygoteError as e:
+        raise _located(e, f) from None
+    finally:
+        runtime.NEST[0] -= 1
 
 
 def _located(e: ZygoteError, f: Callable) -> ZygoteError:
@@ -226,12 +252,13 @@ def _user_gradients(args: tuple, grads: list) -> tuple:
 
 class Differentiable:
     """What ``@differentiable`` returns: the function, unchanged when
-    called, with ``.gradient``, ``.pullback``, ``.ir``, ``.adjoint_ir``
-    and ``.source``."""
+    called, with ``.gradient``, ``.pullback``, ``.jvp``, ``.ir``,
+    ``.adjoint_ir``, ``.source`` and ``.jvp_source``."""
 
     def __init__(self, f: Callable):
         functools.update_wrapper(self, f)
         self._last = None
+        self._last_jvp: Optional[tuple] = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.__wrapped__(*args, **kwargs)
@@ -246,6 +273,20 @@ class Differentiable:
     def pullback(self, *args: Any) -> tuple[Any, Callable]:
         self._last = args
         return pullback(self.__wrapped__, *args)
+
+    def jvp(self, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+        self._last_jvp = (tuple(primals), tuple(tangents))
+        return jvp(self.__wrapped__, primals, tangents)
+
+    @property
+    def jvp_source(self) -> str:
+        """The emitted pushforward ``f_jvp(*args, *tangents) -> (y, dy)``,
+        for the primals and tangents of the last ``.jvp`` call."""
+        if self._last_jvp is None:
+            raise ValueError("jvp_source: call .jvp(primals, tangents) first")
+        fn, full = _target(self.__wrapped__, self._last_jvp[0])
+        skip = len(full) - len(self._last_jvp[0])
+        return pipeline.jvp_entry(fn, full, {}, (None,) * skip + self._last_jvp[1], {})[0].source
 
     @property
     def ir(self) -> IR:
@@ -274,10 +315,13 @@ class Differentiable:
 
 def differentiable(f: Callable) -> Differentiable:
     """Decorator: ``f`` keeps working as before and gains ``.gradient``,
-    ``.pullback``, ``.ir``, ``.adjoint_ir`` and ``.source``."""
+    ``.pullback``, ``.jvp``, ``.ir``, ``.adjoint_ir``, ``.source`` and
+    ``.jvp_source``."""
     return Differentiable(f)
 
 
 with registry.builtin_layer():  # zpy.gradient inside a differentiated function (see rules/nested.py)
     registry.adjoint(gradient)(nested_rules.gradient)
     registry.adjoint(value_and_gradient)(nested_rules.value_and_gradient)
+    registry.pushforward(gradient)(nested_rules.gradient_push)
+    registry.pushforward(value_and_gradient)(nested_rules.value_and_gradient_push)

@@ -1,13 +1,15 @@
-"""Derivatives built on the reverse mode: Jacobians, Hessian-vector
-products and Hessians.
+"""Derivatives built on the two modes: Jacobians, Hessian-vector products
+and Hessians.
 
-``jacobian`` pulls back one unit cotangent per element of the output.
-``hvp`` and ``hessian`` are reverse-over-reverse: the gradient of the
-directional derivative ``gradient(f, x) · v``, which differentiates the
-gradient code zygote_py emitted for ``f`` (see :mod:`zygote_py.rules.nested`,
-and its limits: a second order through ``f``'s own calls of other Python
-functions is refused). Forward mode, which would make ``jacobian`` cheaper
-for wide outputs and ``hessian`` forward-over-reverse, is not built yet.
+- ``jacobian`` takes, per argument, one pushforward per input element
+  (forward mode) when the output has more elements than the inputs
+  together, else one pullback per output element (reverse mode).
+- ``hvp`` and ``hessian`` are forward-over-reverse: the pushforward of the
+  gradient code zygote_py emitted for ``f`` (:func:`runtime.gradient_function`,
+  whose source the forward transform reads like any function's). Where
+  forward mode refuses that code, they fall back to reverse-over-reverse,
+  the gradient of the directional derivative ``gradient(f, x) · v`` (see
+  :mod:`zygote_py.rules.nested`).
 """
 from __future__ import annotations
 
@@ -15,13 +17,45 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .api import gradient, pullback
+from . import runtime
+from .api import _located, gradient, jvp, pullback
+from .errors import ZygoteError
 
 
 def jacobian(f: Callable, *args: Any) -> tuple:
     """The Jacobian of ``f`` at ``args``: for each positional argument, an
     array of shape ``np.shape(f(*args)) + np.shape(arg)`` (as JAX and
-    autograd lay it out), zeros where no gradient flows."""
+    autograd lay it out), zeros where no derivative flows. Forward mode
+    when the output is larger than the inputs, else reverse mode."""
+    y = f(*args)
+    if np.size(y) > sum(np.size(a) for a in args):
+        try:
+            return _jacobian_forward(f, args, np.shape(y))
+        except ZygoteError:
+            pass  # (what forward mode refuses, reverse mode may not)
+    return _jacobian_reverse(f, args)
+
+
+def _jacobian_forward(f: Callable, args: tuple, shape: tuple) -> tuple:
+    out = []
+    for i, a in enumerate(args):
+        columns = []
+        for k in np.ndindex(np.shape(a)):
+            e = np.zeros(np.shape(a))
+            e[k] = 1.0
+            tangents = tuple(_unit(e, a) if j == i else None for j in range(len(args)))
+            columns.append(np.asarray(jvp(f, args, tangents)[1], dtype=float))
+        out.append(np.stack(columns, axis=-1).reshape(shape + np.shape(a)) if columns
+                   else np.zeros(shape + np.shape(a)))
+    return tuple(out)
+
+
+def _unit(e: np.ndarray, a: Any) -> Any:
+    """The unit tangent ``e`` in ``a``'s kind: a float for a number."""
+    return e if isinstance(a, np.ndarray) else float(e)
+
+
+def _jacobian_reverse(f: Callable, args: tuple) -> tuple:
     y, back = pullback(f, *args)
     shape = np.shape(y)
     rows = []
@@ -38,8 +72,23 @@ def jacobian(f: Callable, *args: Any) -> tuple:
 
 def hvp(f: Callable, primals: tuple, vectors: tuple) -> tuple:
     """The Hessian of a real-scalar-valued ``f`` at ``primals`` times
-    ``vectors`` (one per argument, each shaped like it): one gradient per
+    ``vectors`` (one per argument, each shaped like it): one entry per
     argument."""
+    primals, vectors = tuple(primals), tuple(vectors)
+    runtime.NEST[0] += 1
+    try:
+        g = runtime.gradient_function(f, primals)
+        _, (_, dgrads) = runtime.push(g, primals, {}, vectors, {})
+        return tuple(runtime.user_gradient(x, d) for x, d in zip(primals, dgrads))
+    except ZygoteError as e:
+        if "forward mode" not in e.message:
+            raise _located(e, f) from None
+    finally:
+        runtime.NEST[0] -= 1
+    return _hvp_reverse(f, primals, vectors)
+
+
+def _hvp_reverse(f: Callable, primals: tuple, vectors: tuple) -> tuple:
     def directional(*xs):
         total = 0.0
         for g, v in zip(gradient(f, *xs), vectors):
@@ -58,9 +107,9 @@ def hessian(f: Callable, *args: Any) -> Any:
     for j, shape in enumerate(shapes):
         columns = []
         for k in np.ndindex(shape):
-            vectors = tuple(np.zeros(s) for s in shapes)
+            vectors = [np.zeros(s) for s in shapes]
             vectors[j][k] = 1.0
-            columns.append(hvp(f, args, vectors))
+            columns.append(hvp(f, args, tuple(_unit(v, a) for v, a in zip(vectors, args))))
         for i, s in enumerate(shapes):
             blocks[i][j] = np.stack([np.zeros(s) if c[i] is None else np.asarray(c[i], dtype=float)
                                      for c in columns], axis=-1).reshape(s + shape)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import dataclasses
 import inspect
 import operator
@@ -97,6 +98,58 @@ def seed(y: Any) -> Any:
     if isinstance(y, np.floating):
         return y.dtype.type(1)
     return 1
+
+
+def zero_tangent(x: Any) -> Any:
+    """The zero tangent of ``x`` in forward mode: a zero of its type for a
+    float or complex number or array (NumPy scalars keep their dtype), the
+    integer 0 for an integer or a boolean, the same structure for a tuple
+    or list, and ``None`` (no tangent) for anything else: integer arrays,
+    strings, objects."""
+    if type(x) is float:
+        return 0.0
+    if isinstance(x, np.ndarray):
+        return np.zeros_like(x) if x.dtype.kind in "fc" else None
+    if isinstance(x, (np.floating, np.complexfloating)):
+        return x.dtype.type(0)
+    if isinstance(x, (float, complex)):
+        return type(x)(0)
+    if isinstance(x, (int, np.integer)):
+        return 0  # (an integer carries no tangent; 0 keeps arithmetic on it working)
+    if isinstance(x, (tuple, list)):
+        items = [zero_tangent(v) for v in x]
+        return items if isinstance(x, list) else tuple(items)
+    if isinstance(x, dict):
+        return {k: zero_tangent(v) for k, v in x.items()}
+    if isinstance(x, _Lazy):  # a gradient kept sparse
+        return np.zeros(x.shape, x.dtype)
+    return None
+
+
+def shaped(t: Any, y: Any) -> Any:
+    """The tangent ``t`` of ``y`` with ``y``'s shape and dtype: a
+    pushforward rule of a broadcasting function returns
+    ``shaped(da + db, y)``, since ``db`` alone (``da`` dropped as zero)
+    may have fewer dimensions than ``y``. ``t`` itself when it already
+    fits (always for Python numbers)."""
+    if isinstance(y, (tuple, list)) and (not isinstance(t, (tuple, list)) or len(t) != len(y)):
+        raise NoDerivativeRule(
+            "forward mode: sequences joined with + or * (their tangents' items are not known apart)",
+            hint="build the joined sequence with a display or a list comprehension, or use reverse mode",
+        )
+    if type(y) is not np.ndarray and not isinstance(y, np.generic):
+        return t
+    if type(t) is np.ndarray and t.shape == y.shape and t.dtype == y.dtype:
+        return t if type(y) is np.ndarray else t[()]
+    out = np.empty(np.shape(y), np.result_type(y))
+    out[...] = t
+    return out if type(y) is np.ndarray else out[()]
+
+
+def is_zero_tangent(t: Any) -> bool:
+    """Whether a run-time tangent is known to be zero without looking at
+    its values: ``None``, or an integer (integers carry no tangent)."""
+    return t is None or isinstance(t, (int, np.integer))
 
 
 def accum_item(grads: dict, key: Any, g: Any) -> None:
@@ -1065,3 +1118,222 @@ def _call_partial(f: functools.partial, args: tuple, kwargs: dict) -> tuple[Any,
                "keywords": {k: by_name[k] for k in f.keywords if k not in kwargs}}
         return (own, *(grads[1 + n + i] for i in range(len(args))), *(by_name[k] for k in kwargs))
     return y, pullback
+
+
+# --------------------------------------------------------------------------
+# Forward mode (see zygote_py.ad.forward)
+# --------------------------------------------------------------------------
+
+def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tuple[Any, Any]:
+    """``(f(*args, **kwargs), its tangent)`` for a callee known only at run
+    time, given the arguments' tangents (``None``: zero). The tangent is
+    concrete (a zero, not ``None``) for a float output."""
+    from .ad import pipeline, pushrules
+    from .ad.analysis import is_differentiable_value
+
+    if f in ITERATORS:
+        return _push_iterator(f, args, kwargs, dargs)
+    rule = registry.lookup_pushforward(f)
+    if rule is not None:
+        y = f(*args, **kwargs)
+        return y, pushrules.call(rule, y, args, kwargs, dargs, dkwargs)
+    if registry.is_nondifferentiable(f) or all(map(is_zero_tangent, (*dargs, *dkwargs.values()))):
+        y = f(*args, **kwargs)
+        return y, zero_tangent(y)
+    if registry.lookup(f) is not None:
+        return push_by_adjoint(f, args, kwargs, dargs, dkwargs)
+    if isinstance(f, types.MethodType):
+        return push(f.__func__, (f.__self__, *args), kwargs, (None, *dargs), dkwargs)
+    if isinstance(f, types.FunctionType) and f.__module__ in _MACHINERY:
+        raise NoDerivativeRule(
+            f"forward mode through zygote_py's own {f.__name__} (the run-time machinery of a gradient of a "
+            "gradient) is not supported: a third derivative, or the second through a call to another function",
+            hint="second derivatives: zpy.hessian or zpy.hvp, or a gradient of a gradient of a function "
+            "made of arithmetic, math and NumPy; third derivatives are not supported yet",
+        )
+    if isinstance(f, types.FunctionType):
+        return pipeline.call_jvp(f, args, kwargs, dargs, dkwargs)
+    if isinstance(f, functools.partial) and not is_differentiable_value((f.args, f.keywords)):
+        return push(f.func, (*f.args, *args), {**f.keywords, **kwargs}, (None,) * len(f.args) + tuple(dargs),
+                    dkwargs)
+    if isinstance(f, types.BuiltinMethodType) and f.__self__ is not None and not isinstance(f.__self__, types.ModuleType):
+        return push_method(f, f.__self__, f.__name__, None, args, dargs)
+    raise NoDerivativeRule(
+        f"forward mode: no pushforward for {registry.display_name(f)!r}",
+        hint="register one with @zpy.pushforward, or an adjoint rule with @zpy.adjoint, "
+        "or use reverse mode (zpy.gradient, zpy.jacobian)",
+    )
+
+
+def _push_iterator(f: Any, args: tuple, kwargs: dict, dargs: tuple) -> tuple[EagerIterator, EagerIterator]:
+    """``map``, ``filter``, ``zip``, ``enumerate`` and ``reversed`` in
+    forward mode: their items and the items' tangents, computed at once
+    (as reverse mode computes them, see :class:`EagerIterator`), each
+    iterable and its tangent read alike (``zip`` takes one item too many
+    from the longer iterator, as Python's does)."""
+    if f is map or f is filter:
+        function, iterables, dits = args[0], args[1:], dargs[1:]
+    else:
+        function, iterables, dits = None, args[:1] if f is enumerate or f is reversed else args, dargs
+    tangents = [tangent_of_items(it, d) for it, d in zip(iterables, dits)]
+    if f is reversed:
+        return EagerIterator(list(reversed(iterables[0]))), EagerIterator(list(reversed(tangents[0])))
+    rows, drows = list(zip(*iterables, **kwargs)) if f is not enumerate else None, None
+    if f is enumerate:
+        start = args[1] if len(args) > 1 else kwargs.get("start", 0)
+        return EagerIterator(list(enumerate(iterables[0], start))), EagerIterator([(0, d) for d in tangents[0]])
+    drows = list(zip(*tangents))
+    if f is zip:
+        return EagerIterator(rows), EagerIterator(drows)
+    if f is map:
+        pairs = [push(function, row, {}, drow, {}) for row, drow in zip(rows, drows)]
+        return EagerIterator([p[0] for p in pairs]), EagerIterator([p[1] for p in pairs])
+    test = bool if function is None else function
+    kept = [(row[0], drow[0]) for row, drow in zip(rows, drows) if test(row[0])]
+    return EagerIterator([v for v, _ in kept]), EagerIterator([d for _, d in kept])
+
+
+def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: tuple) -> tuple[Any, Any]:
+    """``obj.name(*args)`` (``bound`` is ``obj.name``) and its tangent,
+    ``dobj`` being ``obj``'s tangent: the pushforward of the method's
+    function on ``type(obj)`` with ``obj`` first. A method that changes
+    ``obj`` (``ys.append(v)``) changes ``dobj`` alike."""
+    method = getattr(type(obj), name, None)
+    if method is None or registry.lookup_pushforward(bound) or registry.lookup(bound) \
+            or isinstance(bound, types.MethodType) and not registry.lookup_pushforward(method):
+        return push(bound, args, {}, dargs, {})  # (np.add.at: a rule of its own)
+    return push(method, (obj, *args), {}, (dobj, *dargs), {})
+
+
+def attribute_tangent(obj: Any, name: str, dobj: Any) -> Any:
+    """The tangent of ``obj.name`` for the tangent ``dobj`` of ``obj``:
+    ``dobj.name`` for an array's or a number's ``T``, ``mT``, ``real``,
+    ``imag`` and for a field of a namedtuple or of an object (whose tangent
+    is a ``Tangent``); a property's getter pushed forward; zero for a
+    class's constant and any other attribute of an array or a number.
+    Anything else (a descriptor, ``__getattr__``) is refused."""
+    y = getattr(obj, name)
+    found = _class_attribute(type(obj), name)
+    if isinstance(found, property) and found.fget is not None:
+        return push(found.fget, (obj,), {}, (dobj,), {})[1]
+    if dobj is None:
+        return zero_tangent(y)
+    if isinstance(obj, (np.ndarray, np.generic, int, float, complex)):
+        return getattr(dobj, name) if name in ("T", "mT", "real", "imag") else zero_tangent(y)
+    if isinstance(obj, tuple) and name in getattr(obj, "_fields", ()):
+        return dobj[obj._fields.index(name)]
+    if isinstance(dobj, Tangent) and name in tangent.fields(obj):
+        t = getattr(dobj, name, None)
+        return zero_tangent(y) if t is None else t
+    if found is not _MISSING and (not hasattr(type(found), "__get__") or isinstance(found, (staticmethod, classmethod))):
+        return zero_tangent(y)  # a class's constant: no part of the object
+    raise NoDerivativeRule(
+        f"forward mode: no tangent for the attribute {name!r} of a {type(obj).__name__}",
+        hint="pass the values the function needs as arguments, or use reverse mode (zpy.gradient)",
+    )
+
+
+def items_read(iterable: Any, d: Any) -> Any:
+    """The items a builtin that reads ``iterable`` to the end (``sorted``,
+    ``functools.reduce``) read from it, after it has: the iterable itself
+    for a tuple, list, range or array; for an :class:`EagerIterator`, its
+    items that its tangent ``d`` (an iterator in step with it, not read
+    yet) has left."""
+    if isinstance(iterable, (tuple, list, range, np.ndarray)):
+        return iterable
+    if type(iterable) is EagerIterator and type(d) is EagerIterator:
+        return iterable.items[len(iterable.items) - (len(d.items) - d.position):]
+    if d is None and type(iterable) is EagerIterator:
+        return iterable.items[iterable.position:]
+    raise NoDerivativeRule(
+        f"forward mode: a function reading a {type(iterable).__name__} to the end (sorted, max, math.prod, "
+        "functools.reduce...), which cannot be read twice",
+        hint="make it a list first (list(it)), or use reverse mode (zpy.gradient)",
+    )
+
+
+ITERATORS = {map, filter, zip, enumerate, reversed}
+"""The builtins whose values and tangents :func:`push` computes eagerly."""
+_MACHINERY = {__name__, "zygote_py.api", "zygote_py.ad.pipeline"}
+
+
+def tangent_of_items(iterable: Any, d: Any) -> Any:
+    """``d``, the tangent of ``iterable``, or a zero one for each item."""
+    if d is not None:
+        return d
+    if isinstance(iterable, (tuple, list, np.ndarray)):
+        return zero_tangent(iterable)
+    if type(iterable) is EagerIterator:
+        zeros = EagerIterator(zero_tangent(iterable.items))
+        zeros.position = iterable.position
+        return zeros
+    return itertools.repeat(0)
+
+
+def owned(t: Any) -> Any:
+    """A copy of the tangent ``t`` (an array, list or dict), for an object
+    that changes in place: its tangent changes alongside, and must not be
+    another value's as well."""
+    if isinstance(t, (np.ndarray, list, dict)):
+        return t.copy()
+    return t
+
+
+def store_tangent(dtarget: Any, store: Callable, key: Any, dvalue: Any, value: Any) -> None:
+    """``store(dtarget, key, dvalue)`` (``setitem`` or ``setattr``), the
+    tangent of ``store(target, key, value)``; a value without a tangent
+    stores a zero."""
+    if dvalue is None:
+        dvalue = 0 if isinstance(dtarget, np.ndarray) else zero_tangent(value)
+    store(dtarget, key, dvalue)
+
+
+def push_by_adjoint(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tuple[Any, Any]:
+    """``(f(...), J v)`` from ``f``'s adjoint rule, for a function without a
+    pushforward: one pullback per real component of the output, the
+    component of ``J v`` being the pullback's inner product with ``v``."""
+    rule = registry.lookup(f)
+    y, back = _apply(rule, f, args, kwargs)
+    back = _rule_pullback(rule, back, len(args), kwargs)
+    tangents = (*dargs, *(dkwargs.get(k) for k in kwargs))
+
+    def component(dy: Any) -> float:
+        grads = back(dy)[1:]  # (after the function's own)
+        return sum(_real_inner(g, t) for g, t in zip(grads, tangents))
+
+    return y, _by_components(y, component)
+
+
+def _by_components(y: Any, component: Callable[[Any], float]) -> Any:
+    """The tangent of ``y`` whose real components are ``component(e)`` for
+    each unit cotangent ``e`` of ``y``."""
+    if isinstance(y, (tuple, list)):
+        parts = []
+        for i, item in enumerate(y):
+            def at(e, i=i):
+                return component(tuple(e if j == i else None for j in range(len(y))))
+            parts.append(_by_components(item, at))
+        return parts if isinstance(y, list) else tuple(parts)
+    z = zero_tangent(y)
+    if z is None:
+        return None
+    out = np.array(z, dtype=np.result_type(z), copy=True)
+    flat = out.reshape(-1)
+    for k in range(flat.size):
+        units = (1.0, 1j) if out.dtype.kind == "c" else (1.0,)
+        for u in units:
+            e = np.zeros_like(out)
+            e.reshape(-1)[k] = u
+            cot = e if isinstance(y, np.ndarray) else type(z)(e[()])
+            flat[k] += u * component(cot)
+    return out if isinstance(y, np.ndarray) else type(z)(out[()])
+
+
+def _real_inner(g: Any, t: Any) -> float:
+    if g is None or t is None:
+        return 0.0
+    if isinstance(g, (tuple, list)):
+        return sum(_real_inner(a, b) for a, b in zip(g, t))
+    if isinstance(g, dict):
+        return sum(_real_inner(v, t.get(k)) for k, v in g.items())
+    return float(np.real(np.sum(np.conj(dense(g)) * t)))

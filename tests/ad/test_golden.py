@@ -56,14 +56,43 @@ def test_emitted_source_matches_golden(name):
     )
 
 
+# name -> (primals, tangents) of the .jvp call: the emitted pushforward
+JVP_EXAMPLES = {
+    "foo": ((1.0,), (1.0,)),
+    "pow_while": ((2.0, 3), (1.0, None)),
+    "branchy": ((0.5, 0.25), (1.0, 0.0)),
+    "logsumexp": ((np.linspace(-1.0, 1.0, 5),), (np.ones(5),)),
+    "dense_layer": ((np.ones((2, 3)), np.ones(3), np.ones(2)), (np.ones((2, 3)), None, np.ones(2))),
+}
+
+
+def emitted_jvp(name: str) -> str:
+    d = zpy.differentiable(getattr(golden_programs, name))
+    d.jvp(*JVP_EXAMPLES[name])
+    return d.jvp_source
+
+
+@pytest.mark.parametrize("name", sorted(JVP_EXAMPLES))
+def test_emitted_pushforward_matches_golden(name):
+    source = emitted_jvp(name)
+    path = GOLDEN / f"{name}_jvp.py"
+    if os.environ.get("ZPY_UPDATE_GOLDEN") == "1":
+        path.write_bytes(source.encode())
+    assert path.exists(), f"no golden file {path}: run with ZPY_UPDATE_GOLDEN=1"
+    assert source.encode() == path.read_bytes(), (
+        f"emitted pushforward of {name} changed; if intended, rerun with ZPY_UPDATE_GOLDEN=1 and review the diff"
+    )
+
+
 def test_every_golden_file_has_an_example():
-    assert {p.stem for p in GOLDEN.glob("*.py")} == set(EXAMPLES)
+    assert {p.stem for p in GOLDEN.glob("*.py")} == set(EXAMPLES) | {f"{n}_jvp" for n in JVP_EXAMPLES}
 
 
 SCRIPT = """
 import json
 from tests.ad import test_golden
-print(json.dumps({name: test_golden.emitted(name) for name in sorted(test_golden.EXAMPLES)}))
+print(json.dumps({name: test_golden.emitted(name) for name in sorted(test_golden.EXAMPLES)}
+                 | {name + "_jvp": test_golden.emitted_jvp(name) for name in sorted(test_golden.JVP_EXAMPLES)}))
 """
 
 
@@ -79,4 +108,5 @@ def test_emitted_source_is_deterministic():
     first = sources_in_fresh_interpreter("0")
     second = sources_in_fresh_interpreter("12345")
     assert first == second
-    assert first == {name: emitted(name) for name in sorted(EXAMPLES)}
+    assert first == ({name: emitted(name) for name in sorted(EXAMPLES)}
+                     | {name + "_jvp": emitted_jvp(name) for name in sorted(JVP_EXAMPLES)})

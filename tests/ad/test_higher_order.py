@@ -107,7 +107,7 @@ def sorted_map(xs, w):
     return ys[0] + 2.0 * ys[-1]
 
 
-@pytest.mark.parametrize("f, args", [
+MAP_CASES = [
     (sum_map_closure, (XS, 1.5)),
     (sum_map_closure, (tuple(XS), -0.5)),
     (sum_map_closure, (np.array(XS), 0.75)),
@@ -116,7 +116,10 @@ def sorted_map(xs, w):
     (map_user_function, (XS, 0.5)),
     (max_of_map, (XS, 0.2)),
     (sorted_map, (XS, -1.5)),
-], ids=lambda v: v.__name__ if callable(v) else "")
+]
+
+
+@pytest.mark.parametrize("f, args", MAP_CASES, ids=lambda v: v.__name__ if callable(v) else "")
 def test_map(f, args):
     check(f, *args)
 
@@ -142,11 +145,14 @@ def loop_filter_none(xs):
     return s
 
 
-@pytest.mark.parametrize("f, args", [
+FILTER_CASES = [
     (sum_filter, (XS, 1.5)),
     (sum_filter, (XS, -1.5)),
     (loop_filter_none, ([0.5, 0.0, -2.0],)),
-], ids=lambda v: v.__name__ if callable(v) else "")
+]
+
+
+@pytest.mark.parametrize("f, args", FILTER_CASES, ids=lambda v: v.__name__ if callable(v) else "")
 def test_filter(f, args):
     check(f, *args)
 
@@ -186,14 +192,17 @@ def iterated_twice(xs, w):
     return s
 
 
-@pytest.mark.parametrize("f, args", [
+ZIP_CASES = [
     (loop_zip, (XS, YS)),
     (loop_zip, (tuple(YS), np.array(XS))),
     (loop_zip_three, (XS, tuple(YS), np.array(XS[:2]))),
     (zip_then_the_rest, (XS, YS[:2])),
     (zip_then_the_rest, (XS, YS)),
     (iterated_twice, (XS, 0.5)),
-], ids=lambda v: v.__name__ if callable(v) else "")
+]
+
+
+@pytest.mark.parametrize("f, args", ZIP_CASES, ids=lambda v: v.__name__ if callable(v) else "")
 def test_zip(f, args):
     check(f, *args)
 
@@ -229,7 +238,7 @@ def sum_reversed_list(xs):
     return ys[0] * 4.0 + ys[1] * ys[2]
 
 
-@pytest.mark.parametrize("f, args", [
+ENUMERATE_CASES = [
     (loop_enumerate, (XS,)),
     (loop_enumerate, (np.array(XS),)),
     (loop_enumerate_start, (tuple(XS), 0.5)),
@@ -237,7 +246,10 @@ def sum_reversed_list(xs):
     (loop_reversed, (tuple(XS),)),
     (loop_reversed, (np.array(XS),)),
     (sum_reversed_list, (XS,)),
-], ids=lambda v: v.__name__ if callable(v) else "")
+]
+
+
+@pytest.mark.parametrize("f, args", ENUMERATE_CASES, ids=lambda v: v.__name__ if callable(v) else "")
 def test_enumerate_and_reversed(f, args):
     check(f, *args)
 
@@ -257,12 +269,15 @@ def sorted_plain(xs):
     return ys[0] + 10.0 * ys[-1] * ys[1]
 
 
-@pytest.mark.parametrize("f, args", [
+SORTED_CASES = [
     (sorted_key_reverse, (XS, 0.3)),
     (sorted_key_reverse, (tuple(XS), 1.0)),
     (sorted_plain, (XS,)),
     (sorted_plain, (np.array(XS),)),
-], ids=lambda v: v.__name__ if callable(v) else "")
+]
+
+
+@pytest.mark.parametrize("f, args", SORTED_CASES, ids=lambda v: v.__name__ if callable(v) else "")
 def test_sorted(f, args):
     check(f, *args)
 
@@ -279,14 +294,17 @@ def reduce_over_zip(xs, ys):
     return functools.reduce(lambda acc, p: acc + p[0] * p[1], zip(xs, ys), 0.0)
 
 
-@pytest.mark.parametrize("f, args", [
+REDUCE_CASES = [
     (product, (XS,)),
     (product, ((2.5,),)),
     (product, (np.array(XS),)),
     (horner, (XS, 0.7, 1.5)),
     (horner, ([], 0.7, 1.5)),
     (reduce_over_zip, (XS, YS)),
-], ids=lambda v: v.__name__ if callable(v) else "")
+]
+
+
+@pytest.mark.parametrize("f, args", REDUCE_CASES, ids=lambda v: v.__name__ if callable(v) else "")
 def test_reduce(f, args):
     check(f, *args)
 
@@ -401,12 +419,15 @@ def test_unpacking_a_partly_consumed_iterator_is_refused():
         zpy.gradient(unpack_after_zip, XS, YS[:1])
 
 
-@pytest.mark.parametrize("f, args", [
+LIST_TUPLE_CASES = [
     (list_of_map, (XS,)),
     (list_of_map, (np.array(XS),)),
     (tuple_of_zip, (XS, tuple(YS))),
     (tuple_of_list, (XS,)),
-], ids=lambda v: v.__name__ if callable(v) else "")
+]
+
+
+@pytest.mark.parametrize("f, args", LIST_TUPLE_CASES, ids=lambda v: v.__name__ if callable(v) else "")
 def test_list_and_tuple(f, args):
     check(f, *args)
 

@@ -245,7 +245,7 @@ def change_in_a_nested_loop(x):
     return np.sum(y ** 2)
 
 
-@pytest.mark.parametrize("f, args", [
+ARRAY_CASES = [
     (add_at_repeated_indices, (X, np.array([0.3, -0.8, 1.1]))),
     (ufunc_out, (X,)),
     (change_in_a_nested_loop, (X,)),
@@ -267,7 +267,10 @@ def change_in_a_nested_loop(x):
     (change_after_capture, (X,)),
     (change_after_capture_in_a_loop, (X,)),
     (change_the_argument, (X,)),
-], ids=lambda v: getattr(v, "__name__", None))
+]
+
+
+@pytest.mark.parametrize("f, args", ARRAY_CASES, ids=lambda v: getattr(v, "__name__", None))
 def test_array_mutation(f, args):
     check(f, *args)
 
@@ -366,7 +369,7 @@ def list_after_capture(x):
     return s * out[1] + out[0]
 
 
-@pytest.mark.parametrize("f, args", [
+LIST_CASES = [
     (append_in_a_loop, (1.3, 4)),
     (extend_and_insert, (1.3, -0.4)),
     (pop_items, (1.3, -0.4)),
@@ -379,7 +382,10 @@ def list_after_capture(x):
     (change_a_list_argument, ([1.3, -0.4],)),
     (list_after_capture, (1.3,)),
     (change_a_dict_argument, ({"a": 1.3, "b": -0.4},)),
-], ids=lambda v: getattr(v, "__name__", None))
+]
+
+
+@pytest.mark.parametrize("f, args", LIST_CASES, ids=lambda v: getattr(v, "__name__", None))
 def test_list_mutation(f, args):
     check(f, *args)
 
@@ -425,13 +431,16 @@ def delete_a_key(x, y):
     return d["b"] + d["c"]
 
 
-@pytest.mark.parametrize("f, args", [
+DICT_CASES = [
     (fill_a_dict_in_a_loop, (1.3,)),
     (update_a_dict, (1.3, -0.4)),
     (pop_from_a_dict, (1.3, -0.4)),
     (set_default, (1.3, -0.4)),
     (delete_a_key, (1.3, -0.4)),
-], ids=lambda v: getattr(v, "__name__", None))
+]
+
+
+@pytest.mark.parametrize("f, args", DICT_CASES, ids=lambda v: getattr(v, "__name__", None))
 def test_dict_mutation(f, args):
     check(f, *args)
 
@@ -527,12 +536,15 @@ def nested_lists_in_a_loop(x):
     return rows[0][0] * rows[1][1] + rows[1][0]
 
 
-@pytest.mark.parametrize("f, args", [
+PART_CASES = [
     (write_into_a_view, (1.5,)),
     (write_into_an_item_of_a_list, (1.5,)),
     (fill_a_bag, (1.5,)),
     (nested_lists_in_a_loop, (1.5,)),
-], ids=lambda v: getattr(v, "__name__", None))
+]
+
+
+@pytest.mark.parametrize("f, args", PART_CASES, ids=lambda v: getattr(v, "__name__", None))
 def test_changing_a_part_changes_its_whole(f, args):
     """A view of an array, an item of a list, a field of an object changed in
     place: the change is stored back into the whole (a no-op at run time),
@@ -606,13 +618,16 @@ def changes_in_a_loop(x):
     return np.sum(y * x)
 
 
-@pytest.mark.parametrize("f, args", [
+CALL_CASES = [
     (calls_a_function_that_changes_its_argument, (1.5,)),
     (normalise_a_copy, (X,)),
     (scale_then_read, (X, 1.7)),
     (push_twice, (1.3,)),
     (changes_in_a_loop, (X,)),
-], ids=lambda v: getattr(v, "__name__", None))
+]
+
+
+@pytest.mark.parametrize("f, args", CALL_CASES, ids=lambda v: getattr(v, "__name__", None))
 def test_a_called_function_that_changes_its_argument(f, args):
     """The caller goes on with the changed object: the callee is
     differentiated as returning it with its value."""
@@ -647,11 +662,14 @@ def accumulate_in_a_branch(x, c):
     return a.scaled(x)
 
 
-@pytest.mark.parametrize("f, args", [
+METHOD_CASES = [
     (accumulate, (1.5, -0.7)),
     (accumulate_in_a_branch, (1.5, 1)),
     (accumulate_in_a_branch, (1.5, -1)),
-], ids=lambda v: getattr(v, "__name__", None))
+]
+
+
+@pytest.mark.parametrize("f, args", METHOD_CASES, ids=lambda v: getattr(v, "__name__", None))
 def test_methods_that_change_their_object(f, args):
     """``a.add(v)`` on an object made here changes it: the method is
     differentiated as returning it too."""

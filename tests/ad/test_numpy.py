@@ -408,3 +408,16 @@ def test_constants_that_name_a_complex_dtype_are_not_real(value, real):
     from zygote_py.ad.analysis import real_constant
 
     assert real_constant(value) is real
+
+
+def clip_sum(a):
+    return np.sum(np.clip(a, -1.0, 1.0))
+
+
+def test_compiled_clip_shares_the_gradient_at_ties():
+    """The compiled rule keeps ``1 * mask`` a number: ``a`` equal to a bound
+    shares its gradient with the bound (the simplifier once made the
+    boolean mask's ``1 * x`` the mask itself)."""
+    a = np.array([-2.0, -1.0, 0.0, 1.0, 2.0])
+    (g,) = zpy.gradient(clip_sum, a)
+    np.testing.assert_array_equal(g, [0.0, 0.5, 1.0, 0.5, 0.0])

@@ -7,6 +7,8 @@ from typing import Any, Callable, Optional
 
 from zygote_py.rules import lookup
 
+from .pushcheck import check_pushforward
+
 STEP = 1e-6
 RTOL = 1e-5
 
@@ -102,4 +104,5 @@ def assert_gradients(
             got = 0.0
         tolerance = RTOL * abs(expected) + abs(weight) * rounding + 1e-12
         assert abs(got - expected) <= tolerance, (fn, args, path, got, expected)
+    check_pushforward(fn, args, {}, y, list(enumerate(grads)), dy)
     return grads

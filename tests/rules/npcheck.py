@@ -17,6 +17,8 @@ import numpy as np
 
 from zygote_py.rules import lookup
 
+from .pushcheck import check_pushforward
+
 STEP = 1e-6
 
 
@@ -165,4 +167,6 @@ def check_rule(
             got = 0.0 if g is None else _get(g, path)
             got = 0.0 if got is None else float(np.real(got))
             assert abs(got - slope) <= rtol * abs(slope) + atol, (fn, where, path, got, slope)
+    pairs = [(where, grads[pos]) for pos, _, where in bind(rule, args, kwargs)]
+    check_pushforward(fn, args, kwargs, y, pairs, dy, seed)
     return grads

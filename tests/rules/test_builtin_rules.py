@@ -1,15 +1,20 @@
 """The rules for Python's builtin functions."""
 import itertools
 import math
+import operator
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zygote_py.rules import is_nondifferentiable, lookup
+from zygote_py import runtime
+from zygote_py.ad import pushrules
+from zygote_py.rules import is_nondifferentiable, lookup, registry
 
 from .gradcheck import assert_gradients
+from .npcheck import check_rule
 
 SETTINGS = settings(derandomize=True, max_examples=25, deadline=None)
 
@@ -158,3 +163,136 @@ def test_pullbacks_never_raise_where_the_function_does_not(fn):
             continue
         _, back = lookup(fn)(*args)
         back(dy)
+
+
+# -- pushforwards -------------------------------------------------------------
+
+
+def push(fn, args, dargs, kwargs=None):
+    """``fn``'s pushforward at ``args`` for the tangents ``dargs``."""
+    kwargs = kwargs or {}
+    rule = registry.lookup_pushforward(fn)
+    return pushrules.call(rule, fn(*args, **kwargs), args, kwargs, dargs, {})
+
+
+def test_max_min_pushforwards_follow_the_first_tie():
+    x = 2.0
+    assert push(max, (x, 1.0, x), (3.0, 4.0, 5.0)) == 3.0
+    assert push(min, ([x, x],), ([3.0, 4.0],)) == 3.0
+    assert push(max, ([1.0, -5.0, 2.0],), ([3.0, 4.0, 5.0],), {"key": abs}) == 4.0
+    assert push(min, ([],), ([],), {"default": 7.0}) == 0.0  # a default gets no tangent, as no gradient
+    assert runtime.is_zero_tangent(push(max, (1.0, 3), (2.0, None)))  # the int returned has none
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_max_of_an_array_takes_the_tangent_of_its_first_largest_item(dtype):
+    x = np.array([1.0, 3.0, 3.0, 2.0], dtype)
+    t = push(max, (x,), (np.array([1.0, 2.0, 4.0, 8.0], dtype),))
+    assert t == 2.0 and t.dtype == dtype
+
+
+def test_sum_pushforward_of_arrays_broadcasts_and_keeps_the_dtype():
+    check_rule(sum, [np.ones((2, 3)), np.arange(6.0).reshape(2, 3)])  # (the adjoint: arrays of one shape)
+    a = np.ones((2, 3), np.float32)
+    b = np.arange(3, dtype=np.float32)
+    t = push(sum, ([a, b],), ([None, np.ones(3, np.float32)],))
+    assert t.shape == (2, 3) and t.dtype == np.float32
+    assert runtime.is_zero_tangent(push(sum, ([1, 2],), ([None, None],)))
+    assert push(sum, ([1.0, 2],), ([3.0, None], )) == 3.0
+    assert push(sum, (iter([1.0]), 2.0), (None, 4.0)) == 4.0
+
+
+@pytest.mark.parametrize(
+    "base, exp",
+    [(np.array([0.5, 2.0]), 2.0), (np.array([0.5, 2.0]), np.array([1.5, -0.5])), (2.0, np.array([0.5, 3.0])),
+     (-8.0, 1 / 3), (1 + 2j, 0.5 - 1j)],
+)
+def test_pow_pushforward_is_that_of_the_operator(base, exp):
+    dbase = np.ones_like(base) * 0.3 if isinstance(base, np.ndarray) else 0.3 * type(base)(1)
+    dexp = np.ones_like(exp) * 0.7 if isinstance(exp, np.ndarray) else 0.7 * type(exp)(1)
+    got = push(pow, (base, exp), (dbase, dexp))
+    want = pushrules.call(registry.lookup_pushforward(operator.pow), base ** exp, (base, exp), {}, (dbase, dexp), {})
+    np.testing.assert_array_equal(got, want)
+    h = 1e-7  # and the central difference along (dbase, dexp)
+    slope = (pow(base + h * dbase, exp + h * dexp) - pow(base - h * dbase, exp - h * dexp)) / (2 * h)
+    np.testing.assert_allclose(got, slope, rtol=1e-6)
+    assert runtime.is_zero_tangent(push(pow, (3, 4, 5), (None, None, None)))
+
+
+def test_divmod_pushforward_of_arrays_broadcasts():
+    a = np.array([[7.3, -3.1], [2.6, 9.2]])  # (away from the jumps)
+    b = np.array([2.0, 1.5])
+    check_rule(divmod, a, np.array([b, b]), dy=(None, np.ones((2, 2))))  # (the adjoint: operands of one shape)
+    t = push(divmod, (a, b), (None, np.ones(2)))
+    assert t[0] is None and t[1].shape == (2, 2)
+
+
+def test_float_pushforward():
+    assert push(float, (np.float32(1.5),), (np.float32(2.0),)) == 2.0
+    assert type(push(float, (np.float32(1.5),), (np.float32(2.0),))) is float
+
+
+def test_dict_method_pushforwards():
+    d = {"a": 1.0, "b": 2.0}
+    dd = {"a": 3.0, "b": None}
+    assert push(dict.get, (d, "a"), (dd, None)) == 3.0
+    assert push(dict.get, (d, "c", 5.0), (dd, None, 4.0)) == 4.0
+    assert push(dict.values, (d,), (dd,)) == [3.0, None]
+    assert push(dict.items, (d,), (dd,)) == [(None, 3.0), (None, None)]
+    assert push(dict.values, (d,), ({"b": 1.0},)) == [None, 1.0]  # a tangent without every key
+
+
+class Point:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    @property
+    def norm2(self):
+        return self.x * self.x + self.y * self.y
+
+
+def test_getattr_pushforward():
+    from zygote_py.tangent import Tangent
+
+    p = Point(3.0, 4.0)
+    dp = Tangent(x=1.0, y=0.5)
+    assert push(getattr, (p, "x"), (dp, None)) == 1.0
+    assert push(getattr, (p, "norm2"), (dp, None)) == 2 * 3.0 * 1.0 + 2 * 4.0 * 0.5
+    z = 1 + 2j
+    assert push(getattr, (z, "imag"), (0.5 - 3j, None)) == -3.0
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(push(getattr, (x, "T"), (x + 1, None)), (x + 1).T)
+
+
+def test_super_pushforward_is_the_objects():
+    class Base:
+        pass
+
+    class Child(Base):
+        pass
+
+    obj = Child()
+    assert push(super, (Child, obj), (None, "tangent of obj")) == "tangent of obj"
+
+
+def tangent_choices(value):
+    """The tangents to try for an argument: none, or 1 at each float leaf."""
+    if isinstance(value, float):
+        return [None, 1.0]
+    if isinstance(value, list):
+        return [None, [1.0 if isinstance(v, float) else None for v in value]]
+    return [None]
+
+
+@pytest.mark.parametrize("fn", [pow, divmod, abs, max, min, sum, float])
+def test_pushforwards_never_raise_where_the_function_does_not(fn):
+    arity = 1 if fn in (abs, float) else 2
+    for args in itertools.product(SPECIAL, repeat=arity):
+        args = (list(args),) if fn is sum else args
+        try:
+            fn(*args)
+        except (ValueError, OverflowError, ZeroDivisionError, TypeError):
+            continue
+        for dargs in itertools.product(*map(tangent_choices, args)):
+            if any(t is not None for t in dargs):
+                push(fn, args, dargs)

@@ -8,9 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zygote_py.ad import pushrules
 from zygote_py.rules import is_nondifferentiable, lookup, pymath
+from zygote_py.rules.registry import lookup_pushforward
 
-from .gradcheck import assert_gradients
+from .gradcheck import assert_gradients, at
 
 SETTINGS = settings(derandomize=True, max_examples=25, deadline=None)
 
@@ -162,9 +164,7 @@ def test_arguments_without_gradient_get_none(fn, args, nones):
     assert [i for i, g in enumerate(grads) if g is None] == list(nones)
 
 
-@pytest.mark.parametrize(
-    "fn, args, expected",
-    [
+KINKS_AND_EDGES = [
         (math.sqrt, (0.0,), (math.inf,)),
         (math.cbrt, (0.0,), (math.inf,)),
         (math.asin, (1.0,), (math.inf,)),
@@ -183,8 +183,10 @@ def test_arguments_without_gradient_get_none(fn, args, nones):
         (math.prod, ([0.0, 3.0, 0.0],), ([0.0, 0.0, 0.0],)),
         (math.prod, ([0.0, 3.0, 2.0],), ([6.0, 0.0, 0.0],)),
         (math.hypot, (), ()),
-    ],
-)
+]
+
+
+@pytest.mark.parametrize("fn, args, expected", KINKS_AND_EDGES)
 def test_values_at_kinks_and_edges(fn, args, expected):
     _, back = lookup(fn)(*args)
     grads = back(1.0)
@@ -293,3 +295,55 @@ def test_pullbacks_never_raise_where_the_function_does_not(fn, calls):
             continue
         _, back = lookup(fn)(*args)
         back(dy)
+
+
+def push(fn, args, dargs, kwargs=None):
+    """``fn``'s pushforward at ``args`` for the tangents ``dargs``."""
+    kwargs = kwargs or {}
+    return pushrules.call(lookup_pushforward(fn), fn(*args, **kwargs), args, kwargs, dargs, {})
+
+
+def unit_tangents(args):
+    """``(dargs, path)``: a tangent 1 at the float leaf ``path`` of ``args``
+    (an argument, or an item of a list or tuple argument), none elsewhere."""
+    for i, a in enumerate(args):
+        if isinstance(a, float):
+            yield tuple(1.0 if j == i else None for j in range(len(args))), (i,)
+        elif isinstance(a, (tuple, list)):
+            for k in range(len(a)):
+                item = type(a)(1.0 if m == k else 0.0 for m in range(len(a)))
+                yield tuple(item if j == i else None for j in range(len(args))), (i, k)
+
+
+@pytest.mark.parametrize("fn, args, expected", KINKS_AND_EDGES)
+def test_pushforwards_at_kinks_and_edges_are_the_adjoints(fn, args, expected):
+    """At a real number, the tangent for a unit tangent of one argument is
+    that argument's gradient for a unit cotangent."""
+    for dargs, path in unit_tangents(args):
+        got, want = push(fn, args, dargs), at(expected, path)
+        want = 0.0 if want is None else want  # (no gradient: a zero tangent)
+        assert got == want or math.isnan(got) and math.isnan(want), (path, got, want)
+
+
+def test_pushforwards_of_tuple_outputs():
+    assert push(math.frexp, (12.0,), (1.0,)) == (1.0 / 16, None)
+    assert push(math.modf, (2.5,), (3.0,)) == (3.0, None)
+
+
+def test_prod_pushforward_leaves_start_without_a_tangent():
+    assert push(math.prod, ([2.0, 5.0],), ([1.0, 0.5],), {"start": 3.0}) == 3.0 * (5.0 + 2.0 * 0.5)
+    assert push(math.prod, ([2.0, 5],), ([1.0, 0],)) == 5.0
+
+
+@pytest.mark.parametrize("fn, calls", list(special_calls()))
+def test_pushforwards_never_raise_where_the_function_does_not(fn, calls):
+    for args in calls:
+        try:
+            fn(*args)
+        except (ValueError, OverflowError, ZeroDivisionError, TypeError):
+            continue
+        for dargs, _ in unit_tangents(args):
+            push(fn, args, dargs)
+        if len(args) > 1:  # and every argument's tangent at once
+            push(fn, args, tuple(1.0 if isinstance(a, float) else [1.0] * len(a) if isinstance(a, list) else None
+                                 for a in args))

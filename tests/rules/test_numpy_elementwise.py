@@ -10,9 +10,12 @@ from hypothesis.extra import numpy as hnp
 
 import zygote_py.rules as rules
 from zygote_py import runtime
+from zygote_py.ad import pushrules
 from zygote_py.ad.inline import rule_ir
+from zygote_py.rules import numpy_elementwise, registry
 
-from .npcheck import check_rule
+from .npcheck import bind, check_rule
+from .pushcheck import check_pushforward, rules_of
 
 # A NumPy warning (a division by zero, a complex value cast to real) away
 # from a kink is a bug; the tests of kinks say which warnings they expect.
@@ -162,6 +165,7 @@ def test_unary_of_a_float32_scalar(name):
     y, back = rules.lookup(fn)(x)
     (g,) = back(np.float32(0.5))
     assert isinstance(g, np.float32), type(g)
+    check_pushforward(fn, (x,), {}, y, [(0, g)], np.float32(0.5), **F32)  # a np.float32 tangent too
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))
@@ -300,6 +304,10 @@ def test_float_power_with_integer_exponents_and_at_zero():
         g1, g2 = grads(np.float_power, np.array([0.0, 0.0, 0.0, 2.0]), np.array([0.0, 0.5, 2.0, 0.0]))
     assert g1.tolist() == [0.0, math.inf, 0.0, 0.0]
     assert np.isnan(g2[0]) and g2[1:].tolist() == [0.0, 0.0, math.log(2.0)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1, t2 = pushed(np.float_power, np.array([0.0, 0.0, 0.0, 2.0]), np.array([0.0, 0.5, 2.0, 0.0]))
+    np.testing.assert_array_equal(t1, g1)
+    np.testing.assert_array_equal(t2, g2)
 
 
 def sign_pairs(rng, shape1, shape2):
@@ -320,6 +328,8 @@ def test_copysign(pair):
 def test_copysign_conventions_and_float32():
     g1, g2 = grads(np.copysign, np.array([-2.0, 0.0, 3.0, -0.0, 1.0]), np.array([1.0, -1.0, -1.0, 2.0, -0.0]))
     assert g1.tolist() == [-1.0, 0.0, -1.0, 0.0, -1.0] and g2 is None  # -0.0 is negative
+    t1, t2 = pushed(np.copysign, np.array([-2.0, 0.0, 3.0, -0.0, 1.0]), np.array([1.0, -1.0, -1.0, 2.0, -0.0]))
+    assert t1.tolist() == g1.tolist() and not np.any(t2)  # (a zero tangent read at run time is concrete)
     x1 = away_from_zero(np.random.default_rng(1), (3, 4)).astype(np.float32)
     (g1, _) = check_rule(np.copysign, x1, np.float32(-1.5), **F32)
     assert g1.dtype == np.float32
@@ -365,6 +375,7 @@ def test_frexp(shape):
 def test_frexp_at_zero_and_powers_of_two():
     (g,) = rules.lookup(np.frexp)(np.array([0.0, 1.0, 2.0, -4.0, 3.0]))[1]((np.ones(5), None))
     assert g.tolist() == [1.0, 0.5, 0.25, 0.125, 0.25]
+    assert pushed(np.frexp, np.array([0.0, 1.0, 2.0, -4.0, 3.0]))[0][0].tolist() == g.tolist()
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -396,6 +407,8 @@ def test_divmod_float32_and_slope_in_the_divisor():
     assert g1.dtype == g2.dtype == np.float32
     _, back = rules.lookup(np.divmod)(np.array([7.5, -7.5]), np.array([2.0, 2.0]))
     assert back((None, np.ones(2)))[1].tolist() == [-3.0, 4.0]  # -floor(x1 / x2)
+    q, r = pushed(np.divmod, np.array([7.5, -7.5]), np.array([2.0, 2.0]))[1]
+    assert q is None and r.tolist() == [-3.0, 4.0]
 
 
 # -- angle, nan_to_num --------------------------------------------------------------
@@ -423,6 +436,10 @@ def test_angle_of_complex_input():
     assert type(g) is complex and g == pytest.approx(0.5j / (1 - 1j) * 2)
     (g, _) = rules.lookup(np.angle)(z.astype(np.complex64))[1](dy.astype(np.float32))
     assert g.dtype == np.complex64
+    for deg in (False, True):
+        check_at(np.angle, z, deg)
+        check_at(np.angle, z.astype(np.complex64), deg, **F32)
+    check_at(np.angle, 1 + 1j)
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -479,6 +496,7 @@ def test_holomorphic_of_complex(name):
     dy = rng.standard_normal(y.shape) + 1j * rng.standard_normal(y.shape)
     (g,) = back(dy)
     np.testing.assert_allclose(g, complex_slopes(fn, z, dy), rtol=1e-6, atol=1e-8)
+    check_pushforward(fn, (z,), {}, y, [(0, g)], dy)
 
 
 # function, its arguments for a complex z, the position of z among them
@@ -512,9 +530,11 @@ def test_complex_parts_and_arithmetic(name):
     dy = rng.standard_normal(y.shape)
     if np.iscomplexobj(y):
         dy = dy + 1j * rng.standard_normal(y.shape)
-    g = back(dy)[position]
+    grads = back(dy)
+    g = grads[position]
     assert g.dtype == z.dtype
     np.testing.assert_allclose(g, complex_slopes(lambda v: fn(*args_of(v)), z, dy), rtol=1e-6, atol=1e-8)
+    check_pushforward(fn, args_of(z), {}, y, list(enumerate(grads))[:len(args_of(z))], dy)
 
 
 def test_real_and_imag_of_real_arrays():
@@ -522,6 +542,8 @@ def test_real_and_imag_of_real_arrays():
     dy = np.ones((2, 3))
     assert np.array_equal(rules.lookup(np.real)(x)[1](dy)[0], dy)
     assert np.array_equal(rules.lookup(np.imag)(x)[1](dy)[0], np.zeros((2, 3)))
+    assert np.array_equal(pushed(np.real, x)[0], dy)
+    assert np.array_equal(pushed(np.imag, x)[0], np.zeros((2, 3)))
 
 
 # -- conventions at kinks -----------------------------------------------------------
@@ -532,9 +554,40 @@ def grads(fn, *args):
     return back(np.ones(np.shape(y)))
 
 
+def pushed(fn, *args):
+    """For each argument, the pushforward rule's tangent of ``fn(*args)``
+    for a tangent of ones of that argument alone (``None`` for one that
+    takes no tangent): for an elementwise ``fn`` and arguments of the
+    output's shape, the slopes that :func:`grads` gives."""
+    y = fn(*args)
+    rule = registry.lookup_pushforward(fn)
+    out = []
+    for i, x in enumerate(args):
+        if isinstance(x, float) or np.asarray(x).dtype.kind in "fc":
+            ones = tuple(np.ones_like(v) if j == i else None for j, v in enumerate(args))
+            out.append(pushrules.call(rule, y, args, {}, ones, {}))
+        else:
+            out.append(None)
+    return tuple(out)
+
+
+def check_at(fn, *args, seed=0, **tolerances):
+    """The pushforward rule of ``fn`` against its adjoint rule at ``args``
+    (a kink, a tie...), for a random cotangent."""
+    rule = rules.lookup(fn)
+    y, back = rule(*args)
+    dy = np.random.default_rng(seed).standard_normal(np.shape(y)).astype(np.result_type(y))
+    g = back(dy)
+    check_pushforward(fn, args, {}, y, [(where, g[pos]) for pos, _, where in bind(rule, args, {})], dy, seed,
+                      **tolerances)
+
+
 def test_absolute_at_zero_is_zero():
-    assert grads(np.absolute, np.array([-2.0, 0.0, 3.0]))[0].tolist() == [-1.0, 0.0, 1.0]
-    assert grads(np.fabs, np.array([-2.0, 0.0, 3.0]))[0].tolist() == [-1.0, 0.0, 1.0]
+    for fn in (np.absolute, np.fabs):
+        assert grads(fn, np.array([-2.0, 0.0, 3.0]))[0].tolist() == [-1.0, 0.0, 1.0]
+        assert pushed(fn, np.array([-2.0, 0.0, 3.0]))[0].tolist() == [-1.0, 0.0, 1.0]
+    assert pushed(np.absolute, np.array([0j, 3 + 4j]))[0].tolist() == [0.0, 0.6]
+    check_at(np.absolute, np.array([0j, 3 + 4j, -1j]))
 
 
 def test_sqrt_cbrt_arcsin_at_their_edges_are_infinite():
@@ -544,18 +597,28 @@ def test_sqrt_cbrt_arcsin_at_their_edges_are_infinite():
         assert grads(np.arcsin, np.array([1.0, -1.0]))[0].tolist() == [math.inf, math.inf]
         assert grads(np.arccos, np.array([1.0]))[0].tolist() == [-math.inf]
         assert grads(np.arccosh, np.array([1.0]))[0].tolist() == [math.inf]
+        assert pushed(np.sqrt, np.array([0.0]))[0].tolist() == [math.inf]
+        assert pushed(np.cbrt, np.array([0.0]))[0].tolist() == [math.inf]
+        assert pushed(np.arcsin, np.array([1.0, -1.0]))[0].tolist() == [math.inf, math.inf]
+        assert pushed(np.arccos, np.array([1.0]))[0].tolist() == [-math.inf]
+        assert pushed(np.arccosh, np.array([1.0]))[0].tolist() == [math.inf]
 
 
 def test_sinc_is_flat_at_zero():
     g = grads(np.sinc, np.array([0.0, 0.5]))[0]
     assert g[0] == 0.0 and g[1] == pytest.approx((np.cos(np.pi / 2) - np.sinc(0.5)) / 0.5)
     assert grads(np.sinc, 0.0)[0] == 0.0
+    assert pushed(np.sinc, np.array([0.0, 0.5]))[0].tolist() == g.tolist()
+    assert pushed(np.sinc, 0.0)[0] == 0.0
 
 
 def test_hypot_and_arctan2_at_the_origin_are_zero():
     for fn in (np.hypot, np.arctan2):
         g1, g2 = grads(fn, np.array([0.0, 3.0]), np.array([0.0, 4.0]))
         assert g1[0] == 0.0 and g2[0] == 0.0 and np.all(np.isfinite(g1))
+        t1, t2 = pushed(fn, np.array([0.0, 3.0]), np.array([0.0, 4.0]))
+        assert t1[0] == 0.0 and t2[0] == 0.0 and np.all(np.isfinite(t1))
+        check_at(fn, np.array([0.0, 3.0]), np.array([0.0, 4.0]))
 
 
 @pytest.mark.parametrize("fn", [np.maximum, np.minimum, np.fmax, np.fmin])
@@ -566,11 +629,17 @@ def test_extrema_split_ties_evenly(fn):
     expected = np.where(x1 == 2.0, 0.5, wins * 1.0)
     assert g1.tolist() == expected.tolist()
     assert g2 == pytest.approx(np.sum(1 - expected))
+    t1, t2 = pushed(fn, x1, np.array([2.0]))
+    assert t1.tolist() == expected.tolist() and t2.tolist() == (1 - expected).tolist()
+    check_at(fn, x1, np.array([2.0]))
+    check_at(fn, x1, 2.0)
 
 
 def test_relu_tie_with_a_python_zero():
     g1, g2 = grads(np.maximum, np.array([-1.0, 0.0, 2.0]), 0.0)
     assert g1.tolist() == [0.0, 0.5, 1.0] and g2 == 1.5 and type(g2) is float
+    t1, t2 = pushed(np.maximum, np.array([-1.0, 0.0, 2.0]), 0.0)
+    assert t1.tolist() == [0.0, 0.5, 1.0] and t2.tolist() == [1.0, 0.5, 0.0]
 
 
 def test_nan_operands_of_extrema():
@@ -579,6 +648,9 @@ def test_nan_operands_of_extrema():
     assert g1.tolist() == [0.0, 1.0] and g2.tolist() == [1.0, 0.0]
     g1, g2 = grads(np.maximum, x1, x2)  # the output is NaN, equal to neither: x2 gets dy
     assert g1.tolist() == [0.0, 0.0] and g2.tolist() == [1.0, 1.0]
+    for fn in (np.maximum, np.minimum, np.fmax, np.fmin):
+        assert [t.tolist() for t in pushed(fn, x1, x2)] == [g.tolist() for g in grads(fn, x1, x2)]
+        check_at(fn, np.array([np.nan, 1.0, np.nan]), np.array([1.0, np.nan, np.nan]))
 
 
 def test_clip_at_its_bounds():
@@ -591,6 +663,17 @@ def test_clip_at_its_bounds():
     assert dlo.tolist() == dhi.tolist() == [0.5, 0.5, 1 / 3, 0.5, 0.5]
     da, dlo, dhi = grads(np.clip, np.array([np.nan, 0.5]), 0.0, 1.0)
     assert da.tolist() == [0.0, 1.0] and dlo == 0.0 and dhi == 0.0
+    ta, tlo, thi = pushed(np.clip, a, -1.0, 1.0)
+    assert ta.tolist() == [0.0, 0.5, 1.0, 0.5, 0.0]
+    assert tlo.tolist() == [1.0, 0.5, 0.0, 0.0, 0.0] and thi.tolist() == [0.0, 0.0, 0.0, 0.5, 1.0]
+    ta, tlo, thi = pushed(np.clip, a, np.zeros(5), np.zeros(5))
+    assert ta.tolist() == [0.0, 0.0, 1 / 3, 0.0, 0.0] and tlo.tolist() == thi.tolist() == [0.5, 0.5, 1 / 3, 0.5, 0.5]
+    for fn in (np.clip, np.ndarray.clip):
+        check_at(fn, a, -1.0, 1.0)
+        check_at(fn, a, np.zeros(5), np.zeros(5))
+        check_at(fn, np.array([np.nan, 0.5, -1.0]), -1.0, np.array([1.0, 0.5, 1.0]))
+        check_at(fn, a, None, 1.0)
+        check_at(fn, a, -1.0, None)
 
 
 def test_power_conventions_at_zero():
@@ -606,12 +689,22 @@ def test_power_conventions_at_zero():
     assert g1.tolist() == [-4.0, 4.0] and math.isnan(g2)
     g1, g2 = grads(np.power, np.array([-2.0]), np.array([3.0]))
     assert g1.tolist() == [12.0] and np.isnan(g2[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for fn in (np.power, np.float_power):
+            for args in ((np.array([0.0, 0.0, 0.0, 2.0]), np.array([0.0, 0.5, 2.0, 0.0])),
+                         (np.array([0.0, 1.0]), 0.0), (0.0, 0.0), (np.array([-2.0, 2.0]), 2.0),
+                         (np.array([-2.0]), np.array([3.0]))):
+                for t, g in zip(pushed(fn, *args), grads(fn, *args)):
+                    if np.shape(t) == np.shape(g):  # (a broadcast float's gradient is a sum)
+                        np.testing.assert_array_equal(t, g)
 
 
 def test_remainder_and_fmod_slopes_in_the_divisor():
     x1, x2 = np.array([7.5, -7.5]), np.array([2.0, 2.0])
     assert grads(np.remainder, x1, x2)[1].tolist() == [-3.0, 4.0]  # -floor(x1 / x2)
     assert grads(np.fmod, x1, x2)[1].tolist() == [-3.0, 3.0]  # -trunc(x1 / x2)
+    assert pushed(np.remainder, x1, x2)[1].tolist() == [-3.0, 4.0]
+    assert pushed(np.fmod, x1, x2)[1].tolist() == [-3.0, 3.0]
 
 
 # -- registration ---------------------------------------------------------------
@@ -666,3 +759,26 @@ def test_sparse_cotangents(fn, args):
     dense[2] = 1.5
     for g, expected in zip(back(sparse), back(dense)):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(expected))
+
+
+# -- pushforward rules ------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", rules_of(numpy_elementwise), ids=registry.display_name)
+def test_pushforward_is_inlinable(fn):
+    # straight-line, so it is inlined into the emitted code
+    assert pushrules.push_ir(registry.lookup_pushforward(fn)) is not None
+
+
+def test_pushforward_drops_zero_tangents():
+    x = np.linspace(-1, 1, 6)
+    rule = registry.lookup_pushforward(np.multiply)
+    assert pushrules.call(rule, x * 2.0, (x, 2.0), {}, (np.ones(6), None), {}).tolist() == [2.0] * 6
+    zero = pushrules.call(rule, x * 2.0, (x, 2.0), {}, (None, None), {})  # concrete, of y's kind
+    assert zero.shape == x.shape and not np.any(zero)
+    # the tangent of a broadcast operand alone has the output's shape and dtype
+    t = pushrules.call(rule, x.astype(np.float32) * np.ones((2, 1)), (x.astype(np.float32), np.ones((2, 1))), {},
+                       (None, np.ones((2, 1))), {})
+    assert t.shape == (2, 6) and t.dtype == np.float64
+    t = pushrules.call(registry.lookup_pushforward(np.where), x, (x > 0, x, np.float32(1.0)), {},
+                       (None, None, np.float32(1.0)), {})
+    assert t.shape == (6,) and t.dtype == x.dtype and t.tolist() == (x <= 0).tolist()

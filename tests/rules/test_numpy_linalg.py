@@ -20,11 +20,13 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import zygote_py as zpy
+from zygote_py.ad import pushrules
 from zygote_py.ad.inline import rule_ir
 from zygote_py.errors import NoDerivativeRule
-from zygote_py.rules import is_nondifferentiable, lookup, numpy_linalg
+from zygote_py.rules import is_nondifferentiable, lookup, numpy_linalg, registry
 
 from .npcheck import check_rule
+from .pushcheck import check_pushforward, check_tangents_one_at_a_time, rules_of
 
 SETTINGS = settings(derandomize=True, max_examples=20, deadline=None)
 F32 = dict(rtol=1e-2, atol=1e-3)
@@ -89,7 +91,8 @@ def linear(*weights):
 
 def check_loss(fn, *args, kwargs=None, loss, cotangent, pre=None, argnums=(0,), rtol=1e-5, atol=1e-7):
     """The rule's ``back(cotangent(y))`` against central differences of
-    ``loss(fn(*args))``, ``args[i]`` replaced by ``pre(args[i])``."""
+    ``loss(fn(*args))``, ``args[i]`` replaced by ``pre(args[i])``; then
+    the pushforward rule against that pullback."""
     kwargs = kwargs or {}
     rule = lookup(fn)
     y, back = rule(*args, **kwargs)
@@ -114,6 +117,7 @@ def check_loss(fn, *args, kwargs=None, loss, cotangent, pre=None, argnums=(0,), 
         got = grads[i]
         assert np.shape(got) == np.shape(args[i]) and got.dtype == np.asarray(args[i]).dtype
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+    check_pushforward(fn, args, kwargs, y, list(enumerate(grads[:len(args)])), cotangent(y), seed=100)
     return grads
 
 
@@ -159,6 +163,35 @@ def test_matmul_rule_is_public():
 
 def test_nondifferentiable_functions_are_registered():
     assert is_nondifferentiable(np.linalg.matrix_rank)
+
+
+@pytest.mark.parametrize("fn", rules_of(numpy_linalg), ids=registry.display_name)
+def test_pushforward_inlinable(fn):
+    """Straight-line, but for einsum's (a loop over its operands)."""
+    push = registry.lookup_pushforward(fn)
+    assert push.__name__ == lookup(fn).__name__ + "_push"
+    assert (pushrules.push_ir(push) is None) == (fn is np.einsum)
+
+
+# ---------------------------------------------------------------------------
+# Pushforwards with zero tangents
+
+
+@pytest.mark.parametrize("fn, args", [
+    (np.matmul, (rand((3, 4)), rand((4, 2), 1))), (np.matmul, (rand((4,)), rand((2, 4, 3), 1))),
+    (np.matmul, (rand((2, 1, 3, 4)), rand((5, 4, 2), 1))), (np.matmul, (rand((3, 4), 0, np.float32), rand((4,), 1))),
+    (np.dot, (rand(()), rand((3,), 1))), (np.dot, (rand((2, 3, 4)), rand((5, 4, 2), 1))),
+    (np.inner, (rand((2, 4)), rand((4,), 1))),
+    (np.outer, (rand((3,)), rand((2, 2), 1))), (np.vdot, (rand((2, 3)), rand((6,), 1))),
+    (np.vecdot, (rand((2, 1, 3)), rand((4, 3), 1))), (np.tensordot, (rand((3, 4, 5)), rand((4, 5, 2), 1))),
+    (np.kron, (rand((2, 2)), rand((3, 1), 1))), (np.cross, (rand((4, 3)), rand((3,), 1))),
+    (np.einsum, ("ij,jk,k->i", rand((2, 3)), rand((3, 4), 1), rand((4,), 2))),
+    (np.einsum, ("...ij,...jk", rand((2, 1, 3, 4)), rand((5, 4, 2), 1))),
+] + [(np.linalg.solve, (well_conditioned(sa, 1), rand(sb, 2))) for sa, sb in [
+    ((3, 3), (3,)), ((2, 3, 3), (3,)), ((2, 3, 3), (2, 3, 2)), ((3, 3), (2, 3, 2)), ((2, 1, 3, 3), (4, 3, 1)),
+]], ids=lambda v: getattr(v, "__name__", ""))
+def test_pushforward_with_zero_tangents(fn, args):
+    check_tangents_one_at_a_time(fn, *args)
 
 
 # ---------------------------------------------------------------------------
@@ -605,6 +638,32 @@ def test_qr_without_a_gradient():
     y, back = lookup(np.linalg.qr)(a, "raw")
     with pytest.raises(NoDerivativeRule):
         back((rand((3, 5)), rand((3,))))
+    with pytest.raises(NoDerivativeRule, match="raw"):
+        pushrules.call(registry.lookup_pushforward(np.linalg.qr), y, (a, "raw"), {}, (rand((5, 3), 1), None), {})
+
+
+def trailing_projector_tangent(fn, a, da, pick, **kwargs):
+    """The tangent of ``Q2 Q2^H`` (``Q2``: the trailing, non-unique vectors
+    that ``pick`` takes from ``fn(a)``'s outputs), from the pushforward
+    rule, and its central difference (the projector is unique)."""
+    y = fn(a, **kwargs)
+    t = pushrules.call(registry.lookup_pushforward(fn), y, (a,), kwargs, (da,), {})
+    q2, dq2 = pick(y), pick(t)
+    h = 1e-6
+    p = [pick(fn(a + s * h * da, **kwargs)) for s in (1, -1)]
+    want = (p[0] @ np.conj(p[0].T) - p[1] @ np.conj(p[1].T)) / (2 * h)
+    return dq2 @ np.conj(q2.T) + q2 @ np.conj(dq2.T), want
+
+
+@pytest.mark.parametrize("dtype", [float, complex])
+def test_trailing_vectors_turn_with_the_others(dtype):
+    a, da = rand((5, 3), 1, dtype), rand((5, 3), 2, dtype)
+    got, want = trailing_projector_tangent(np.linalg.qr, a, da, lambda y: y[0][:, 3:], mode="complete")
+    np.testing.assert_allclose(got, want, atol=1e-6)
+    got, want = trailing_projector_tangent(np.linalg.svd, a, da, lambda y: y[0][:, 3:])
+    np.testing.assert_allclose(got, want, atol=1e-6)
+    got, want = trailing_projector_tangent(np.linalg.svd, a.T, da.T, lambda y: np.conj(y[2][3:].T))
+    np.testing.assert_allclose(got, want, atol=1e-6)
 
 
 def test_qr_complex():
@@ -651,6 +710,7 @@ def test_eigvalsh(shape):
     loss, cot = linear(rand(shape[:-1], 5))
     check_loss(np.linalg.eigvalsh, spd(shape), loss=loss, cotangent=cot, pre=sym)
     check_loss(np.linalg.eigvalsh, spd(shape), kwargs=dict(UPLO="U"), loss=loss, cotangent=cot, pre=sym)
+    check_loss(np.linalg.eigvalsh, spd(shape, 1, complex), loss=loss, cotangent=cot, pre=sym)
 
 
 def svd_blind(cu, cs, cvh):
@@ -704,6 +764,9 @@ def test_svd_hermitian_complex_and_float32():
     loss, cot = svd_blind(rand((4, 3), 4), rand((3,), 5), rand((3, 3), 6))
     check_loss(np.linalg.svd, rand((4, 3), 1, complex), kwargs=dict(full_matrices=False), loss=loss, cotangent=cot)
     check_float32(np.linalg.svd, rand((4, 3)), kwargs=dict(compute_uv=False))
+    loss, cot = linear(rand((3,), 5))
+    check_loss(np.linalg.svd, rand((4, 3), 1, complex), kwargs=dict(compute_uv=False), loss=loss, cotangent=cot)
+    check_loss(np.linalg.svdvals, rand((2, 3, 4), 1, complex), loss=loss, cotangent=cot)
 
 
 @pytest.mark.parametrize("shape", [(4, 3), (3, 4)])
@@ -754,6 +817,16 @@ def test_float32_decompositions_keep_their_dtype(fn, kwargs):
     want = back(tuple(None if p is None else p.astype(np.float64) for p in dy) if isinstance(dy, tuple)
                 else dy.astype(np.float64))[0]
     np.testing.assert_allclose(g, want, rtol=1e-3, atol=1e-3)
+    check_pushforward(fn, (a,), kwargs, y, [(0, g)], dy, seed=100, rtol=1e-4, atol=1e-4)  # dtypes too
+
+
+def test_slogdet_pushforward_at_a_singular_matrix():
+    a = singular(3, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # inf - inf; no exception
+        dsign, dlog = pushrules.call(registry.lookup_pushforward(np.linalg.slogdet), np.linalg.slogdet(a), (a,), {},
+                                     (rand((3, 3), 1),), {})
+    assert not np.isfinite(dlog)
 
 
 # ---------------------------------------------------------------------------

@@ -10,10 +10,13 @@ from hypothesis.extra import numpy as hnp
 
 import zygote_py.rules as rules
 from zygote_py import runtime
+from zygote_py.ad import pushrules
 from zygote_py.ad.inline import rule_ir
 from zygote_py.errors import NoDerivativeRule
+from zygote_py.rules import numpy_reductions, registry
 
-from .npcheck import check_rule
+from .npcheck import bind, check_rule
+from .pushcheck import check_pushforward, rules_of
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -158,6 +161,25 @@ def grads(fn, *args, **kwargs):
     return back(np.ones(np.shape(y)) if np.ndim(y) else 1.0)
 
 
+def pushed(fn, *args, **kwargs):
+    """The pushforward rule's tangent of ``fn(*args, **kwargs)`` for a
+    tangent of ones of the first argument alone."""
+    y = fn(*args, **kwargs)
+    ones = (np.ones_like(args[0]),) + (None,) * (len(args) - 1)
+    return pushrules.call(registry.lookup_pushforward(fn), y, args, kwargs, ones, {})
+
+
+def check_at(fn, *args, dy=None, **kwargs):
+    """The pushforward rule of ``fn`` against its adjoint rule at ``args``
+    (ties, zeros, NaN...), for a random cotangent ``dy`` unless given."""
+    rule = rules.lookup(fn)
+    y, back = rule(*args, **kwargs)
+    if dy is None:
+        dy = np.asarray(np.random.default_rng(0).standard_normal(np.shape(y))).astype(np.result_type(y))
+    g = back(dy)
+    check_pushforward(fn, args, kwargs, y, [(where, g[pos]) for pos, _, where in bind(rule, args, kwargs)], dy)
+
+
 @pytest.mark.parametrize("fn", [np.max, np.min, np.ndarray.max, np.ndarray.min])
 def test_max_and_min_split_ties_evenly(fn):
     top = 3.0 if fn in (np.max, np.ndarray.max) else -3.0
@@ -169,12 +191,19 @@ def test_max_and_min_split_ties_evenly(fn):
     assert g.dtype == np.float32 and g.tolist() == [[0.5] * 3] * 2
     g = grads(fn, np.full((2, 2), 1.5, np.float32))[0]  # all of them tie
     assert g.dtype == np.float32 and g.tolist() == [[0.25] * 2] * 2
+    assert pushed(fn, x) == 1.0 and pushed(fn, x, axis=1).tolist() == [1.0, 1.0]
+    for kwargs in ({}, dict(axis=1), dict(axis=0, keepdims=True), dict(axis=(0, 1), keepdims=True)):
+        check_at(fn, x, **kwargs)
+    t = pushed(fn, np.full((2, 3), 1.5, np.float32), axis=0)
+    assert t.dtype == np.float32 and t.tolist() == [1.0] * 3
 
 
 def test_max_of_a_slice_with_nan_gives_it_no_gradient():
     x = np.array([[np.nan, 1.0], [2.0, 3.0], [4.0, 4.0]])
     assert grads(np.max, x, axis=1)[0].tolist() == [[0, 0], [0, 1], [0.5, 0.5]]
     assert np.all(grads(np.max, x)[0] == 0)
+    assert pushed(np.max, x, axis=1).tolist() == [0, 1, 1] and pushed(np.max, x) == 0
+    check_at(np.max, x, axis=1)
 
 
 @pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
@@ -192,6 +221,7 @@ def test_prod_that_underflows():
     x = np.full(4, 1e-100)
     g = grads(np.prod, x)[0]
     np.testing.assert_allclose(g, np.full(4, 1e-300), rtol=1e-12)
+    assert pushed(np.prod, x) == pytest.approx(4e-300, rel=1e-12)
 
 
 def test_prod_of_complex():
@@ -205,6 +235,11 @@ def test_prod_of_complex():
         others = np.prod(np.delete(z[:, j], i))
         expected[i, j] = dy[j] * np.conj(others)
     np.testing.assert_allclose(back(dy)[0], expected, rtol=1e-12)
+    check_pushforward(np.prod, (z,), dict(axis=0), y, [(0, back(dy)[0])], dy)
+    for fn in (np.cumprod, np.cumsum, np.sum, np.mean, np.nanprod, np.var, np.std, np.nanvar, np.nanstd):
+        out = fn(z, 0)
+        dy = rng.standard_normal(out.shape) + (1j * rng.standard_normal(out.shape) if np.iscomplexobj(out) else 0)
+        check_at(fn, z, axis=0, dy=dy)
 
 
 @pytest.mark.parametrize("shape, axis", [((5,), None), ((5,), 0), ((3, 4), None), ((3, 4), 0), ((3, 4), -1),
@@ -239,6 +274,9 @@ def test_std_of_a_constant_slice_is_zero():
     x = np.array([[2.0, 2.0, 2.0], [1.0, 2.0, 4.0]])
     g = grads(np.std, x, axis=1)[0]
     assert g[0].tolist() == [0.0, 0.0, 0.0] and np.all(g[1] != 0)
+    t = pushed(np.std, x, axis=1)
+    assert t[0] == 0.0 and np.isfinite(t[1])
+    check_at(np.std, x, axis=1)
 
 
 def test_nansum_and_nanmean_skip_nan():
@@ -253,6 +291,14 @@ def test_nansum_and_nanmean_skip_nan():
     assert g.tolist() == np.where(np.isnan(x), 0.0, 1.0).tolist()
     g32 = grads(np.nanmean, x[[0, 2]].astype(np.float32), axis=0, keepdims=True)[0]
     assert g32.dtype == np.float32 and g32.tolist() == [[0.5, 0, 0.5], [0.5, 1, 0.5]]
+    assert pushed(np.nansum, x, axis=1).tolist() == [2, 0, 3]
+    check_at(np.nansum, x, axis=1)
+    with pytest.warns(RuntimeWarning):  # NumPy's own, for the all-NaN row
+        assert pushed(np.nanmean, x, axis=1).tolist() == [1, 0, 1]  # none for the all-NaN row
+    with pytest.warns(RuntimeWarning):
+        check_at(np.nanmean, x, axis=1)
+    t32 = pushed(np.nanmean, x[[0, 2]].astype(np.float32), axis=0, keepdims=True)
+    assert t32.dtype == np.float32 and t32.tolist() == [[1, 1, 1]]
 
 
 # -- NaN-skipping reductions ----------------------------------------------------
@@ -305,6 +351,12 @@ def test_nanmax_and_nanmin_split_ties_and_skip_nan():
     with pytest.warns(RuntimeWarning):
         assert grads(np.nanmin, x, axis=1)[0].tolist() == [[0, 0, 0, 1], [0, 0, 0, 0], [0.5, 0, 0, 0.5]]
     assert grads(np.nanmax, x)[0].tolist() == [[0.5, 0, 0.5, 0], [0] * 4, [0] * 4]
+    for fn in (np.nanmax, np.nanmin):
+        with pytest.warns(RuntimeWarning):
+            assert pushed(fn, x, axis=1).tolist() == [1, 0, 1]
+        with pytest.warns(RuntimeWarning):
+            check_at(fn, x, axis=1)
+        check_at(fn, x)
 
 
 def test_nanvar_and_nanstd_conventions():
@@ -315,11 +367,19 @@ def test_nanvar_and_nanstd_conventions():
     with pytest.warns(RuntimeWarning):  # NumPy's own: one value, ddof=1
         g = grads(np.nanvar, x, axis=1, ddof=1)[0]
     assert np.isnan(g[2, 1]) and g[2, 0] == g[2, 2] == 0
+    for fn in (np.nanvar, np.nanstd):
+        check_at(fn, x, axis=1)
+        with pytest.warns(RuntimeWarning):
+            t = pushed(fn, x, axis=1, ddof=1)
+        assert np.isnan(t[2]) and np.all(np.isfinite(t[:2]))
+    assert pushed(np.nanstd, x, axis=1)[1] == 0.0
 
 
 def test_nanprod_counts_nan_as_one():
     x = np.array([[2.0, np.nan, 3.0], [0.0, np.nan, 4.0]])
     assert grads(np.nanprod, x, axis=1)[0].tolist() == [[3, 0, 2], [4, 0, 0]]
+    assert pushed(np.nanprod, x, axis=1).tolist() == [5, 4]
+    check_at(np.nanprod, x, axis=1)
 
 
 # -- ptp ----------------------------------------------------------------------------
@@ -330,6 +390,10 @@ def test_ptp_of_ties_and_constant_slices():
     assert grads(np.ptp, x, axis=1)[0].tolist() == [[0.5, -0.5, 0.5, -0.5], [0] * 4, [-1, 1, 0, 0]]
     assert grads(np.ptp, x)[0].tolist() == [[0] * 4, [0] * 4, [-1, 1, 0, 0]]
     assert grads(np.ptp, x[:2])[0].tolist() == [[0.5, -0.5, 0.5, -0.5], [0, 0, 0, 0]]
+    assert pushed(np.ptp, x, axis=1).tolist() == [0, 0, 0]
+    for kwargs in (dict(axis=1), {}, dict(axis=0, keepdims=True)):
+        check_at(np.ptp, x, **kwargs)
+        check_at(np.ptp, x[:2], **kwargs)
 
 
 def test_ndarray_ptp_where_numpy_has_it():
@@ -410,6 +474,8 @@ def test_quantiles(fn, q, shape, axis, keepdims):
         y, back = rules.lookup(fn)(a, q, axis=axis, keepdims=keepdims)
         with pytest.raises(NoDerivativeRule, match="several axes"):
             back(np.ones(np.shape(y)))
+        with pytest.raises(NoDerivativeRule, match="several axes"):
+            pushed(fn, a, q, axis=axis, keepdims=keepdims)
         return
     g = check_rule(fn, distinct(shape, seed=31), q, kwargs=dict(axis=axis, keepdims=keepdims))
     assert np.shape(g[1]) == np.shape(q) and g[2:] == (None,) * 5
@@ -443,6 +509,9 @@ def test_median_of_odd_and_even_counts():
     assert grads(np.median, np.array([4.0, 1.0, 3.0, 2.0]))[0].tolist() == [0, 0, 0.5, 0.5]
     x = np.array([[4.0, 1.0, 3.0, 2.0], [0.0, 9.0, 7.0, np.nan]])
     assert grads(np.nanmedian, x, axis=1)[0].tolist() == [[0, 0, 0.5, 0.5], [0, 0, 1, 0]]
+    assert pushed(np.nanmedian, x, axis=1).tolist() == [1, 1]
+    check_at(np.nanmedian, x, axis=1)
+    check_at(np.median, x[:1], axis=1)
 
 
 def test_median_ties_share_evenly():
@@ -452,6 +521,10 @@ def test_median_ties_share_evenly():
     np.testing.assert_allclose(g, [1 / 3, 0, 1 / 3, 1 / 3, 0, 0], rtol=1e-15)
     g = grads(np.median, np.full((2, 3), 1.5, np.float32), axis=0)[0]
     assert g.dtype == np.float32 and g.tolist() == [[0.5] * 3] * 2
+    check_at(np.median, np.array([2.0, 1.0, 2.0, 3.0, 5.0]))
+    check_at(np.median, np.array([2.0, 1.0, 2.0, 2.0, 5.0, 6.0]))
+    t = pushed(np.median, np.full((2, 3), 1.5, np.float32), axis=0)
+    assert t.dtype == np.float32 and t.tolist() == [1.0] * 3
 
 
 def test_quantile_shares_its_neighbours_and_ties():
@@ -464,6 +537,11 @@ def test_quantile_shares_its_neighbours_and_ties():
     assert gq == 0.0
     assert grads(np.quantile, x, 1.0)[1] == 0.0  # the last value: no slope to the right
     assert grads(np.percentile, x, 100.0)[0].tolist() == [1, 0, 0, 0, 0]
+    for args in ((x, 0.3), (np.array([1.0, 3.0, 3.0, 3.0]), 0.5), (x, 1.0)):
+        check_at(np.quantile, *args)
+    check_at(np.percentile, x, 100.0)
+    t = pushrules.call(registry.lookup_pushforward(np.quantile), np.quantile(x, 0.3), (x, 0.3), {}, (None, 1.0), {})
+    assert t == pytest.approx(4.0) and isinstance(t, np.float64)  # (3 - 2) * (n - 1) times dq
 
 
 def test_order_statistics_of_a_slice_with_nan_have_no_gradient():
@@ -471,6 +549,9 @@ def test_order_statistics_of_a_slice_with_nan_have_no_gradient():
     assert grads(np.median, x, axis=1)[0].tolist() == [[0, 0, 0], [0, 1, 0]]
     g, gq, *_ = grads(np.quantile, x, np.array([0.25, 0.75]), axis=1)
     assert g[0].tolist() == [0, 0, 0] and np.all(np.isfinite(gq))
+    assert pushed(np.median, x, axis=1).tolist() == [0, 1]
+    check_at(np.median, x, axis=1)
+    check_at(np.quantile, x, np.array([0.25, 0.75]), axis=1)
     with pytest.warns(RuntimeWarning):  # NumPy's own, for the all-NaN row
         g = grads(np.nanquantile, np.array([[np.nan, np.nan], [1.0, 2.0]]), 0.5, axis=1, method="hazen")[0]
     assert g.tolist() == [[0, 0], [0.5, 0.5]]
@@ -525,6 +606,7 @@ def check_x(fn, x, *rest):
         expected[idx] = np.sum(dy * (fn(up, *rest) - fn(down, *rest))) / 2e-6
     assert g[0].shape == x.shape and g[0].dtype == x.dtype
     np.testing.assert_allclose(g[0], expected, rtol=1e-5, atol=1e-7)
+    check_pushforward(fn, (x, *rest), {}, y, [(0, g[0])], dy)
     return g
 
 
@@ -564,8 +646,12 @@ def test_norms_at_zero_are_zero():
         assert np.all(grads(np.linalg.norm, np.array([0.0, 2.0, -1.0]), -1.5)[0] == 0)
         for ord in VECTOR_ORDS:
             assert np.all(grads(np.linalg.norm, np.zeros(3), ord)[0] == 0), ord
+        for ord in VECTOR_ORDS:
+            assert pushed(np.linalg.norm, np.zeros(3), ord) == 0, ord
+            check_at(np.linalg.norm, np.array([0.0, 2.0, -1.0]), ord)
     for ord in MATRIX_ORDS:
         assert np.all(grads(np.linalg.norm, np.zeros((2, 3)), ord)[0] == 0), ord
+        assert pushed(np.linalg.norm, np.zeros((2, 3)), ord) == 0, ord
     g = grads(np.linalg.norm, np.array([[0.0, 0.0], [3.0, 4.0]]), axis=1)[0]
     np.testing.assert_allclose(g, [[0, 0], [0.6, 0.8]], rtol=1e-15)
 
@@ -574,6 +660,9 @@ def test_norm_ties_split_evenly():
     assert grads(np.linalg.norm, np.array([-2.0, 2.0, 1.0]), np.inf)[0].tolist() == [-0.5, 0.5, 0.0]
     x = np.array([[1.0, -3.0], [-2.0, 0.0]])  # both columns sum to 3 in absolute value
     assert grads(np.linalg.norm, x, 1)[0].tolist() == [[0.5, -0.5], [-0.5, 0.0]]
+    check_at(np.linalg.norm, np.array([-2.0, 2.0, 1.0]), np.inf)
+    check_at(np.linalg.norm, x, 1)
+    check_at(np.linalg.norm, x, -np.inf, 1)
 
 
 def test_norm_of_complex():
@@ -592,6 +681,7 @@ def test_norm_of_complex():
                 change = np.sum(dy * (np.linalg.norm(up, ord, axis) - np.linalg.norm(down, ord, axis)))
                 expected[idx] += change / (2 * abs(step)) * (step / abs(step))
         np.testing.assert_allclose(g, expected, rtol=1e-5, atol=1e-7, err_msg=str((ord, axis)))
+        check_pushforward(np.linalg.norm, (z, ord, axis), {}, y, [(0, g)], dy)
 
 
 # -- registration ---------------------------------------------------------------
@@ -635,3 +725,20 @@ def test_sparse_cotangents(fn, kwargs):
     dense = np.zeros(y.shape, y.dtype)
     dense[1] = 1.5
     np.testing.assert_allclose(back(sparse)[0], back(dense)[0], rtol=1e-15)
+
+
+
+# -- pushforward rules ------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", rules_of(numpy_reductions), ids=registry.display_name)
+def test_pushforward_is_inlinable(fn):
+    # straight-line, so it is inlined into the emitted code
+    assert pushrules.push_ir(registry.lookup_pushforward(fn)) is not None
+
+
+@pytest.mark.parametrize("fn", [np.sum, np.mean, np.max, np.var, np.std, np.prod, np.nansum, np.nanmean,
+                                np.median, np.linalg.norm], ids=lambda fn: fn.__name__)
+def test_tangent_of_a_float32_reduction_to_a_scalar(fn):
+    x = factors((3, 4), seed=38).astype(np.float32)
+    t = pushed(fn, x)
+    assert isinstance(t, np.float32), type(t)

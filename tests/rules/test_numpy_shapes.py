@@ -7,12 +7,14 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import zygote_py.rules as rules
+from zygote_py.ad import pushrules
 from zygote_py.ad.inline import rule_ir
 from zygote_py.errors import NoDerivativeRule
 from zygote_py import runtime
-from zygote_py.rules import numpy_shapes, operators
+from zygote_py.rules import numpy_shapes, operators, registry
 
 from .npcheck import check_rule
+from .pushcheck import check_pushforward, check_tangents_one_at_a_time, rules_of
 
 # A NumPy warning (a complex value cast to real, a division by zero) is a bug.
 pytestmark = pytest.mark.filterwarnings("error")
@@ -49,6 +51,7 @@ def check_layout(fn, view, base_shape, *args):
         expected[idx] = np.sum(dy * fn(view(b), *args))
     assert got.shape == a.shape
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    check_pushforward(fn, (a, *args), {}, y, [(0, got)], dy)
 
 
 LAYOUTS = [
@@ -96,6 +99,7 @@ def test_ravel_keep_order_of_broadcast_views(view):
         np.testing.assert_array_equal(y, fn(a, "K"))
         dy = rand(*y.shape, seed=1)
         assert np.isclose(np.sum(back(dy)[0] * a), np.sum(dy * y))
+        check_pushforward(fn, (a, "K"), {}, y, [(0, back(dy)[0])], dy)
 
 
 def test_reshape_float32():
@@ -126,6 +130,10 @@ def test_ndarray_reshape_order():
     np.testing.assert_array_equal(y, x.reshape(3, 2, order="F"))
     dy = rand(3, 2, seed=1)
     np.testing.assert_array_equal(back(dy)[0], dy.reshape(2, 3, order="F"))
+    check_pushforward(np.ndarray.reshape, (x, 3, 2), dict(order="F"), y, [(0, back(dy)[0])], dy)
+    f = np.asfortranarray(x)
+    y, back = rules.lookup(np.ndarray.reshape)(f, 6, order="A")
+    check_pushforward(np.ndarray.reshape, (f, 6), dict(order="A"), y, [(0, back(dy.ravel())[0])], dy.ravel())
 
 
 @pytest.mark.parametrize("shape, axes", [
@@ -379,6 +387,7 @@ def test_pad_empty_mode_and_float32():
     y, back = rules.lookup(np.pad)(x, ((1, 0), (2, 1)), "empty")
     dy = rand(*y.shape, seed=1)
     np.testing.assert_array_equal(back(dy)[0], dy[1:, 2:5])
+    check_pushforward(np.pad, (x, ((1, 0), (2, 1)), "empty"), {}, y, [(0, back(dy)[0])], dy)
     dx = check_rule(np.pad, rand(2, 3, dtype=np.float32), 1, "edge", **F32)[0]
     assert dx.dtype == np.float32
 
@@ -388,6 +397,21 @@ def test_pad_other_modes_have_no_rule():
     np.testing.assert_array_equal(y, np.pad(rand(4), 2, "mean"))
     with pytest.raises(NoDerivativeRule, match="mean"):
         back(np.ones(8))
+    with pytest.raises(NoDerivativeRule, match="mean"):
+        pushrules.call(registry.lookup_pushforward(np.pad), y, (rand(4), 2, "mean"), {}, (np.ones(4), None, None), {})
+
+
+def test_pad_of_integers_and_integer_values():
+    push = registry.lookup_pushforward(np.pad)
+    x = np.arange(3)
+    assert pushrules.call(push, np.pad(x, 1, constant_values=1.5), (x, 1), dict(constant_values=1.5),
+                          (None, None), dict(constant_values=1.0)) is None
+    x = rand(3)
+    t = pushrules.call(push, np.pad(x, 1), (x, 1), {}, (np.ones(3), None), {})
+    np.testing.assert_array_equal(t, [0.0, 1.0, 1.0, 1.0, 0.0])
+    t = pushrules.call(push, np.pad(x, 1, constant_values=2.0), (x, 1), dict(constant_values=2.0),
+                       (None, None), dict(constant_values=1.0))
+    np.testing.assert_array_equal(t, [1.0, 0.0, 0.0, 0.0, 1.0])
 
 
 @pytest.mark.parametrize("shape, axis", [
@@ -542,6 +566,7 @@ def test_astype():
     dx = back(dy)[0]
     assert dx.dtype == np.float64
     np.testing.assert_array_equal(dx, dy.astype(np.float64))
+    check_pushforward(np.ndarray.astype, (x, np.float32), {}, y, [(0, dx)], dy)
     check_rule(np.ndarray.astype, rand(2, 3, dtype=np.float32), np.float64, **F32)
     assert check_rule(np.ndarray.astype, x, np.int64)[0] is None
     assert check_rule(np.ndarray.astype, x, "bool")[0] is None
@@ -620,6 +645,17 @@ def test_registered_and_inlinable(fn):
     assert (rule_ir(rule, fn) is None) == (fn in RUNTIME_ONLY)
 
 
+RUNTIME_ONLY_PUSH = {np.ndarray.reshape, np.pad, np.meshgrid}
+"""Pushforward rules with branches or loops, called at run time."""
+
+
+@pytest.mark.parametrize("fn", rules_of(numpy_shapes), ids=registry.display_name)
+def test_pushforward_inlinable(fn):
+    push = registry.lookup_pushforward(fn)
+    assert push.__name__ == rules.lookup(fn).__name__ + "_push"
+    assert (pushrules.push_ir(push) is None) == (fn in RUNTIME_ONLY_PUSH)
+
+
 def test_getitem_rule_inlinable_and_not_registered():
     assert rules.lookup(index) is None
     assert rule_ir(operators.getitem_array, index) is not None
@@ -666,3 +702,64 @@ def test_python_float_cotangent_of_0d_output():
     assert dx.shape == (1, 1)
     (dx, _) = check_rule(np.transpose, rand(), dy=0.5)
     assert isinstance(dx, np.ndarray) and dx.shape == ()
+
+
+# -- pushforwards ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fn, items", [
+    (np.concatenate, [rand(2, 3), np.ones((1, 3), int), rand(2, 3, seed=1, dtype=np.float32)]),
+    (np.stack, (rand(3), np.arange(3), rand(3, seed=1))),
+    (np.hstack, [rand(2), rand(3, seed=1)]),
+    (np.vstack, [rand(3), np.arange(3), rand(2, 3, seed=1)]),
+    (np.dstack, (rand(2, 2), rand(2, 2, seed=1))),
+    (np.column_stack, [np.arange(3), rand(3, seed=1)]),
+    (np.array, [[1.5, 2], (np.float32(0.5), 3.0)]),
+    (np.array, [rand(2), [0.5, 3]]),
+    (np.asarray, [2.5, rand()]),
+])
+def test_tangents_of_sequences_with_items_without_one(fn, items):
+    """Only some items have a tangent (``None`` for the others, as an
+    inlined rule gets them): the tangent is that of the same items with
+    zeros for the missing ones, of ``fn``'s output's dtype."""
+    rng = np.random.default_rng(3)
+
+    def tangent(x, keep):
+        """``keep``: whether ``x`` has a tangent, or a list of that for its items."""
+        if isinstance(x, (list, tuple)) and keep is not False:
+            keeps = keep if isinstance(keep, list) else [keep] * len(x)
+            return type(x)(tangent(v, k) for v, k in zip(x, keeps))
+        if not keep or np.asarray(x).dtype.kind != "f":
+            return None
+        return rng.standard_normal(x.shape) if isinstance(x, np.ndarray) else type(x)(rng.standard_normal())
+
+    def zeros(x, t):
+        if isinstance(x, (list, tuple)):
+            return type(x)(zeros(v, d) for v, d in zip(x, [None] * len(x) if t is None else t))
+        return np.zeros(np.shape(x)) if t is None else t
+
+    y = fn(items)
+    for keep in ([True, False, True], [False, True, False], [[True, False], False], [False, [False, True]]):
+        keep = keep[:len(items)] + [True] * (len(items) - len(keep))
+        if not any(keep):
+            continue
+        t = tangent(items, keep)
+        got = pushrules.call(registry.lookup_pushforward(fn), y, (items,), {}, (t,), {})
+        assert isinstance(got, np.ndarray) and got.shape == y.shape and got.dtype == y.dtype
+        np.testing.assert_allclose(got, np.asarray(fn(zeros(items, t)), dtype=float))
+
+
+@pytest.mark.parametrize("fn, args, kwargs", [
+    (np.linspace, (rand(3), 2.0), dict(num=5)), (np.linspace, (rand(3), rand(2, 1, seed=1)), dict(num=4, axis=-1)),
+    (np.linspace, (1.0, rand(2)), dict(num=3, axis=1)), (np.linspace, (rand(2), rand(2, seed=1)), {}),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_pushforward_with_zero_tangents(fn, args, kwargs):
+    check_tangents_one_at_a_time(fn, *args, kwargs=kwargs)
+
+
+def test_meshgrid_of_an_integer_grid():
+    x, n = rand(3), np.arange(4)
+    y = np.meshgrid(x, n)
+    dx, dn = pushrules.call(registry.lookup_pushforward(np.meshgrid), y, (x, n), {}, (np.ones(3), None), {})
+    assert dn is None
+    np.testing.assert_array_equal(dx, np.ones((4, 3)))

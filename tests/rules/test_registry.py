@@ -114,3 +114,34 @@ def test_bound_methods_are_found_again(user_entries):
     nondifferentiable(s.scale)
     assert is_nondifferentiable(s.scale)  # a new bound method object
     assert not is_nondifferentiable(Scaler(2).scale)
+
+
+def test_every_adjoint_rule_has_a_pushforward():
+    """Forward mode's counterpart of each built-in adjoint rule: a
+    pushforward rule, except where forward mode never meets the function or
+    handles it itself."""
+    from zygote_py import runtime
+    from zygote_py.rules import registry
+
+    handled = runtime.ITERATORS  # evaluated eagerly by runtime.push, values and tangents together
+    missing = []
+    for key, entry in registry._builtin.items():
+        fn = key.obj if isinstance(key, registry._ByIdentity) else key
+        if entry is registry.NONDIFFERENTIABLE or registry.lookup_pushforward(fn) is not None or fn in handled:
+            continue
+        if getattr(entry, "__module__", "") == "zygote_py.rules.mutation" or fn is runtime.call_with_cells:
+            continue  # made by the reverse transform's mutation and cell passes only
+        missing.append(registry.display_name(fn))
+    # call_spread's tangent is its callee's, which a pushforward given the
+    # output would have to call again; a partial binding a differentiated
+    # value is refused when called
+    assert sorted(missing) == ["(internal) call_spread", "functools.partial"]
+
+
+def test_a_user_adjoint_hides_the_builtin_pushforward(user_entries):
+    from zygote_py.rules import registry
+
+    assert registry.lookup_pushforward(math.sin) is not None
+    user_entries.append(math.sin)
+    adjoint(math.sin)(lambda x: (math.sin(x), lambda dy: (dy,)))
+    assert registry.lookup_pushforward(math.sin) is None  # forward mode derives it from the user's rule

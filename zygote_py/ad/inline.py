@@ -69,7 +69,7 @@ def rule_ir(rule: Any, target: Any) -> Optional[RuleIR]:
     return _CACHE[key]
 
 
-def _resolve_globals(ir: IR, globals_: dict) -> None:
+def resolve_globals(ir: IR, globals_: dict) -> None:
     """Globals, and attributes of modules, become constants: inlined rule
     code must not depend on the user's namespace."""
     env: dict[Var, Operand] = {}
@@ -120,7 +120,7 @@ def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
     if sig.vararg or sig.kwarg or sig.kwonlyargs or sig.posonlyargs:
         return None
     fwd = lower(src.node, filename=src.filename, name=src.name)
-    _resolve_globals(fwd, rule.__globals__)
+    resolve_globals(fwd, rule.__globals__)
     optimize(fwd)
     if len(fwd.blocks) != 1 or not isinstance(fwd.entry.term, Return):
         return None
@@ -135,7 +135,7 @@ def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
         return None
     node = maker.args[0].value
     back = lower(node, filename=src.filename, name=f"{src.name}.back", freevars=fwd.cellvars)
-    _resolve_globals(back, rule.__globals__)
+    resolve_globals(back, rule.__globals__)
     optimize(back)
     if back_edges(back) or len(back.entry.args) != 1:
         return None
@@ -200,7 +200,7 @@ def bind_arguments(r: RuleIR, s: Statement) -> Optional[list[Operand]]:
     return [bound[p] for p in r.params]
 
 
-_EFFECTS = {
+EFFECTS = {
     operator.setitem, operator.delitem, setattr, delattr,
     ops.store_deref, ops.store_global, ops.delete_deref, ops.delete_global,
 }
@@ -209,7 +209,7 @@ _EFFECTS = {
 def _pure(s: Statement) -> bool:
     """Whether a rule's statement has no effect (a call of a constant
     other than a store): arithmetic, ``math``, building values."""
-    return isinstance(s.callee, Const) and s.callee.value not in _EFFECTS
+    return isinstance(s.callee, Const) and s.callee.value not in EFFECTS
 
 
 class Inliner:

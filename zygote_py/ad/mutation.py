@@ -314,7 +314,7 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
     fn = callee(s)
     if member(fn, _ITEM_CHANGES) and s.args and isinstance(s.args[0], Var) and not s.kwargs:
         return s.args[0], _ITEM_CHANGES[fn], list(s.args), False
-    if _is_add_at(fn) and len(s.args) == 3 and isinstance(s.args[0], Var) and not s.kwargs:
+    if is_add_at(fn) and len(s.args) == 3 and isinstance(s.args[0], Var) and not s.kwargs:
         return s.args[0], mut.add_at, list(s.args), False
     out = [v for k, v in s.kwargs if k == "out"]
     if isinstance(fn, np.ufunc) and fn.nout == 1 and out and isinstance(out[0], Var):
@@ -393,7 +393,7 @@ def _is_init(fn: Any) -> bool:
     return isinstance(fn, types.FunctionType) and fn.__name__ == "__init__"
 
 
-def _is_add_at(fn: Any) -> bool:
+def is_add_at(fn: Any) -> bool:
     """``np.add.at`` (a new bound method each time it is read)."""
     return getattr(fn, "__self__", None) is np.add and getattr(fn, "__name__", None) == "at"
 

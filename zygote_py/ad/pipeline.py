@@ -358,3 +358,113 @@ def call_grads(sig: Signature, nargs: int, keywords: list[str], grads: tuple) ->
             extra = by_name.get(sig.kwarg) if sig.kwarg else None
             out.append(None if extra is None else extra.get(k))
     return out
+
+
+# --------------------------------------------------------------------------
+# Forward mode
+# --------------------------------------------------------------------------
+
+class CompiledJvp:
+    """One specialisation of a function's pushforward: ``f_jvp(*params,
+    *tangents of the active ones) -> (y, dy)``, and the globals, cells and
+    rules it rests on."""
+
+    def __init__(self, fn: types.FunctionType, active: tuple, numeric: tuple):
+        from . import forward
+
+        self.generation = registry.generation()
+        t = forward.transform(primal_ir(fn), fn, list(active), list(numeric))
+        ir = optimize(checked(t, "the forward transform"))
+        self.ir = ir
+        self.guards = _guards(fn)
+        aliases = {k: v for kind, k, v in self.guards if kind == "global"}
+        self.fdef, constants = function_def(ir, f"{fn.__name__}_jvp", aliases)
+        code = compile_def(self.fdef, constants, fn.__code__.co_freevars, fn.__code__.co_filename)
+        self.function = instantiate(code, constants, fn, keep_identity=False)
+        register_emitted(self.function.__code__, self.fdef)
+
+    def valid(self, fn: types.FunctionType) -> bool:
+        if registry.generation() != self.generation:
+            return False
+        for kind, k, v in self.guards:
+            if kind == "global":
+                if fn.__globals__.get(k, _BUILTINS.get(k, _GONE)) is not v:
+                    return False
+            elif cell_value(k) is not v:
+                return False
+        return True
+
+    @property
+    def source(self) -> str:
+        return source_of(self.fdef)
+
+
+def _guards(fn: types.FunctionType) -> list[tuple]:
+    """The globals and cells ``fn``'s IR reads, with their values now."""
+    from .analysis import Facts, static_values
+
+    facts = Facts()
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    static_values(primal_ir(fn), fn.__globals__, cells, facts)
+    return list({(g[0], g[1] if g[0] == "global" else id(g[1])): g for g in facts.origin.values()}.values())
+
+
+def _tangent_values(sig: Signature, dargs: tuple, dkwargs: dict) -> list[Any]:
+    """The tangent each parameter gets (``None`` where no argument gives
+    one: a default value has none)."""
+    positional = sig.posonly + sig.args
+    by_name = dict(zip(positional, dargs))
+    by_name.update((k, v) for k, v in dkwargs.items() if k in positional or k in sig.kwonly)
+    out = [by_name.get(p) for p in positional]
+    if sig.vararg:
+        out.append(tuple(dargs[len(positional):]))
+    out += [by_name.get(p) for p in sig.kwonly]
+    if sig.kwarg:
+        out.append({k: v for k, v in dkwargs.items() if k not in by_name})
+    return out
+
+
+_JVPS: "weakref.WeakKeyDictionary[types.CodeType, dict]" = weakref.WeakKeyDictionary()
+
+
+def compiled_jvp(fn: types.FunctionType, active: tuple, numeric: tuple) -> CompiledJvp:
+    """The pushforward of ``fn`` with respect to the parameters flagged in
+    ``active``, for parameters of the kinds ``numeric`` (compiled once,
+    cached per code object)."""
+    table = _JVPS.get(fn.__code__)
+    entry = table.get((active, numeric)) if table is not None else None
+    if entry is not None and entry.valid(fn):
+        return entry
+    with _LOCK:
+        entry = CompiledJvp(fn, active, numeric)
+        _JVPS.setdefault(fn.__code__, {})[(active, numeric)] = entry
+    return entry
+
+
+def call_jvp(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tuple[Any, Any]:
+    """``(fn(*args, **kwargs), its tangent)`` for the arguments' tangents
+    (``None``: zero)."""
+    if is_differentiable_value(fn):
+        raise UnsupportedSyntax(
+            f"forward mode: {fn.__qualname__} captures differentiable values (a closure), whose tangents "
+            "it cannot see", function=fn.__qualname__, filename=fn.__code__.co_filename,
+            line=fn.__code__.co_firstlineno,
+            hint="pass the captured values to it as arguments, or use reverse mode (zpy.gradient, zpy.jacobian)")
+    entry, values, tangents = jvp_entry(fn, args, kwargs, dargs, dkwargs)
+    if any(v is _GONE for v in values):
+        return fn(*args, **kwargs), None  # the call is wrong: Python says how
+    y, dy = entry.function(*values, *tangents)
+    return y, runtime.zero_tangent(y) if dy is None else dy
+
+
+def jvp_entry(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple,
+              dkwargs: dict) -> tuple[CompiledJvp, list, list]:
+    """The compiled pushforward for this call, the parameters' values, and
+    the tangents it takes (those of the differentiated parameters)."""
+    sig = primal_ir(fn).signature
+    values = param_values(sig, fn, args, kwargs)
+    tangents = _tangent_values(sig, dargs, dkwargs)
+    active = tuple(t is not _GONE and not runtime.is_zero_tangent(t) and v is not _GONE
+                   and is_differentiable_value(v) for v, t in zip(values, tangents))
+    entry = compiled_jvp(fn, active, tuple(0 if v is _GONE else kind(v) for v in values))
+    return entry, values, [t for t, on in zip(tangents, active) if on]

@@ -9,6 +9,8 @@ import math
 import operator
 from typing import Any, Callable, Iterable
 
+import numpy as np
+
 from . import ops
 from .cfg import predecessors, reverse_postorder
 from .verify import checked
@@ -236,10 +238,23 @@ def _is_type_spec(value: Any) -> bool:
     return isinstance(value, type)
 
 
+_BOOLEAN = {
+    operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge, operator.not_,
+    operator.and_, operator.or_, operator.xor, operator.invert, np.equal, np.not_equal, np.less, np.less_equal,
+    np.greater, np.greater_equal, np.logical_and, np.logical_or, np.logical_not, np.logical_xor, np.isnan,
+    np.isinf, np.isfinite, np.signbit,
+}
+"""Callees whose result may be a boolean (array), which ``1 * x`` and
+``x + 0`` turn into integers."""
+
+
 def _simplify_arithmetic(ir: IR) -> None:
     """In compiler-made (``pure``) arithmetic: ``x + 0``, ``0 + x``,
-    ``x * 1``, ``1 * x`` and ``x ** 1`` are ``x``."""
+    ``x * 1``, ``1 * x`` and ``x ** 1`` are ``x`` (unless ``x`` may be a
+    boolean, which they make an integer)."""
     env: dict[Var, Operand] = {}
+    booleans = {s.var for b in ir.blocks.values() for s in b.stmts
+                if isinstance(s.callee, Const) and member(s.callee.value, _BOOLEAN)}
 
     def is_(op, k):
         return isinstance(op, Const) and type(op.value) is int and op.value == k
@@ -249,7 +264,7 @@ def _simplify_arithmetic(ir: IR) -> None:
         for s in b.stmts:
             fn = s.callee.value if isinstance(s.callee, Const) else None
             a = [env.get(x, x) if isinstance(x, Var) else x for x in s.args]
-            if s.pure and len(a) == 2 and not s.kwargs:
+            if s.pure and len(a) == 2 and not s.kwargs and not any(x in booleans for x in a):
                 if fn is operator.add and is_(a[1], 0) or (fn is operator.mul or fn is operator.pow) and is_(a[1], 1):
                     env[s.var] = a[0]
                     continue

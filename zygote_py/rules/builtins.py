@@ -22,6 +22,11 @@
   list or an array, else a list in iteration order (see
   :func:`zygote_py.runtime.like_iterable`).
 
+Each rule has a pushforward (forward-mode) counterpart ``<name>_push``
+(``abs``'s is ``operators.abs_any_push``; ``min`` shares ``max_push``),
+except none. ``float_push`` and ``super_push`` name their parameters
+rather than take ``*args``, so that their inlined tangents read plainly.
+
 Non-differentiable: ``int round len range isinstance issubclass print bool
 str repr type id hash callable hasattr chr ord format``.
 
@@ -41,7 +46,7 @@ import math
 from zygote_py import runtime
 
 from . import operators
-from .registry import adjoint, array, nondifferentiable, scalar
+from .registry import adjoint, array, nondifferentiable, pushforward, scalar
 
 nondifferentiable(
     int, round, len, range, isinstance, issubclass, print, bool, str, repr,
@@ -50,6 +55,7 @@ nondifferentiable(
 
 adjoint(abs)(operators.abs_any)
 scalar(abs)(operators.abs_)
+pushforward(abs)(operators.abs_any_push)
 
 
 @adjoint(max)
@@ -75,6 +81,24 @@ def max_(*args, **kwargs):
     return y, back
 
 
+@pushforward(max)
+def max_push(y, *args, dargs, **kwargs):
+    """(Also ``min``'s.) The tangent of the item returned; none for a ``default=``."""
+    # The item returned is the first that *is* the result, or else (an
+    # array's items are made as they are read) the first equal to it.
+    items, ditems = (args, dargs) if len(args) != 1 else (args[0], dargs[0])
+    if ditems is None:
+        return None
+    items = runtime.items_read(items, ditems)  # (an iterator: the primal call has read it)
+    for v, d in zip(items, ditems):
+        if v is y:
+            return d
+    for v, d in zip(items, ditems):
+        if v == y:
+            return d
+    return None
+
+
 @adjoint(min)
 def min_(*args, **kwargs):
     if len(args) != 1:  # several arguments (or none: the function's TypeError)
@@ -98,6 +122,9 @@ def min_(*args, **kwargs):
     return y, back
 
 
+pushforward(min)(max_push)
+
+
 @adjoint(sum)
 def sum_(iterable, *start):
     items, first = runtime.take(iterable)
@@ -107,6 +134,16 @@ def sum_(iterable, *start):
         grads = runtime.like_iterable(iterable, [dy] * len(items), first)
         return (grads, dy) if start else (grads,)
     return y, back
+
+
+@pushforward(sum)
+def sum_push(y, iterable, *start, diterable, dstart):
+    """The sum of the tangents of the items and ``start`` (``None`` for those without one)."""
+    dy = None
+    for d in [*(() if diterable is None else diterable), *dstart]:
+        if d is not None:
+            dy = d if dy is None else dy + d
+    return None if dy is None else runtime.shaped(dy, y)
 
 
 @adjoint(pow)
@@ -137,11 +174,25 @@ def pow_(base, exp, *mod):
     return y, back
 
 
+@pushforward(pow)
+def pow_push(y, base, exp, *mod, dbase, dexp):
+    """``base ** exp``'s tangent; none for the modular three-argument form."""
+    if mod and mod[0] is not None:
+        return None
+    return operators.pow_any_push(y, base, exp, da=dbase, db=dexp)
+
+
 @adjoint(float)
 def float_(*x):
     def back(dy):
         return (dy,) * len(x)
     return float(*x), back
+
+
+@pushforward(float)
+def float_push(y, x=0.0, *, dx):
+    # (x=0.0 rather than *x, so that the inlined tangent reads float(dx))
+    return float(dx)
 
 
 @adjoint(divmod)
@@ -156,6 +207,11 @@ def divmod_(a, b):
     return y, back
 
 
+@pushforward(divmod)
+def divmod_push(y, a, b, *, da, db):
+    return (None, runtime.shaped(da - db * y[0], y[1]))
+
+
 @adjoint(dict.get)
 def dict_get(d, key, default=None):
     found = key in d
@@ -165,6 +221,13 @@ def dict_get(d, key, default=None):
     return d.get(key, default), back
 
 
+@pushforward(dict.get)
+def dict_get_push(y, d, key, default=None, *, dd, ddefault=None):
+    if key in d:
+        return None if dd is None else dd.get(key)
+    return ddefault
+
+
 @adjoint(dict.values)
 def dict_values(d):
     def back(dy):
@@ -172,11 +235,21 @@ def dict_values(d):
     return list(d.values()), back
 
 
+@pushforward(dict.values)
+def dict_values_push(y, d, *, dd):
+    return [None if dd is None else dd.get(k) for k in d]
+
+
 @adjoint(dict.items)
 def dict_items(d):
     def back(dy):
         return ({k: None if g is None else g[1] for k, g in zip(d, dy)},)
     return list(d.items()), back
+
+
+@pushforward(dict.items)
+def dict_items_push(y, d, *, dd):
+    return [(None, None if dd is None else dd.get(k)) for k in d]
 
 
 nondifferentiable(dict.keys)
@@ -189,6 +262,12 @@ def super_(*args):
     return super(*args), back
 
 
+@pushforward(super)
+def super_push(y, cls=None, obj=None, *, dobj):
+    # (cls=None, obj=None rather than *args, so that the inlined tangent reads dobj)
+    return dobj  # the proxy's tangent is its object's
+
+
 @adjoint(getattr)
 def getattr_(obj, name):
     y, back_property = runtime.attribute(obj, name)
@@ -198,6 +277,11 @@ def getattr_(obj, name):
             return (back_property(dy)[1], None)
         return (runtime.attribute_gradient(obj, name, dy), None)
     return y, back
+
+
+@pushforward(getattr)
+def getattr_push(y, obj, name, *, dobj):
+    return runtime.attribute_tangent(obj, name, dobj)
 
 
 @array(getattr)

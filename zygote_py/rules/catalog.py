@@ -2,9 +2,9 @@
 Markdown from the registry itself (``zpy rules``, which writes
 ``docs/rules.md``), so the documentation cannot drift from the code.
 
-For each function: its parameters, which of them get a gradient, and
+For each function: its parameters, which of them get a gradient,
 whether the compiler inlines the rule into emitted code or calls it at run
-time. A parameter "gets a gradient" unless every ``return`` of the rule's
+time, and the same for its pushforward (forward mode). A parameter "gets a gradient" unless every ``return`` of the rule's
 pullback gives it the constant ``None``; that is read from the lowered
 pullback, the same IR the compiler inlines.
 """
@@ -43,6 +43,21 @@ def _treatment(rule: Any, fn: Any) -> tuple[str, str]:
     return names, "inlined"
 
 
+def _forward(entry: Any, fn: Any) -> str:
+    """How forward mode differentiates ``fn``."""
+    from .. import runtime
+    from ..ad.pushrules import push_ir
+
+    if entry is registry.NONDIFFERENTIABLE:
+        return "no tangent"
+    if getattr(entry, "__module__", "") == "zygote_py.rules.mutation" or fn is runtime.call_with_cells:
+        return "—"  # made by the reverse transform's passes only
+    rule = registry.lookup_pushforward(fn)
+    if rule is None:
+        return "run time" if fn in runtime.ITERATORS else "from the adjoint"
+    return "inlined" if push_ir(rule) is not None else "run time"
+
+
 def _section(fn: Any) -> str:
     module = getattr(fn, "__module__", None) or ""
     name = registry.display_name(fn)
@@ -62,11 +77,15 @@ def _section(fn: Any) -> str:
 def markdown() -> str:
     """The rules table as Markdown (deterministic: sorted by section and
     name)."""
-    rows: dict[str, list[tuple[str, str, str]]] = {}
+    rows: dict[str, list[tuple[str, str, str, str]]] = {}
     for key, entry in registry._builtin.items():
         fn = key.obj if isinstance(key, registry._ByIdentity) else key
         params, how = ("—", "no gradient") if entry is registry.NONDIFFERENTIABLE else _treatment(entry, fn)
-        rows.setdefault(_section(fn), []).append((registry.display_name(fn), params, how))
+        rows.setdefault(_section(fn), []).append((registry.display_name(fn), params, how, _forward(entry, fn)))
+    for key, rule in registry._push_builtin.items():  # pushforwards of functions without an adjoint rule
+        fn = key.obj if isinstance(key, registry._ByIdentity) else key
+        if key not in registry._builtin:
+            rows.setdefault(_section(fn), []).append((registry.display_name(fn), "—", "—", _forward(None, fn)))
     order = ["Python builtins", "Operators and the IR's intrinsics", "math", "cmath", "NumPy", "NumPy array methods",
              "zygote_py"]
     out = [
@@ -79,13 +98,16 @@ def markdown() -> str:
         "is visible there; \"run time\": the rule is called when the gradient runs (it dispatches",
         "on its arguments' types, or takes a variable number of them); \"no gradient\": the",
         "function's value is piecewise constant or not a number, so no gradient flows through it.",
+        "The forward column is forward mode's (`zpy.jvp`): the pushforward rule \"inlined\" or",
+        "called at \"run time\", or \"from the adjoint\" (one pullback per output element: slow)",
+        "where the function has no pushforward rule; \"—\": made by the reverse transform only.",
         "Conventions (kinks, ties, complex numbers) are in each rule module's docstring:",
         "`zygote_py/rules/`.",
     ]
     for section in order + sorted(set(rows) - set(order)):
         if section not in rows:
             continue
-        out += ["", f"## {section}", "", "| function | parameters | rule |", "| --- | --- | --- |"]
-        for name, params, how in sorted(set(rows[section])):
-            out.append(f"| `{name}` | {params} | {how} |")
+        out += ["", f"## {section}", "", "| function | parameters | rule | forward |", "| --- | --- | --- | --- |"]
+        for name, params, how, forward in sorted(set(rows[section])):
+            out.append(f"| `{name}` | {params} | {how} | {forward} |")
     return "\n".join(out) + "\n"

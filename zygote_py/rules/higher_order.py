@@ -42,7 +42,7 @@ import functools
 
 from zygote_py import errors, runtime
 
-from .registry import adjoint
+from .registry import adjoint, pushforward
 
 ITERATORS = (map, filter, zip, enumerate, reversed)
 """The functions whose rules return an iterator (see above)."""
@@ -200,3 +200,34 @@ def partial_(func, /, *args, **keywords):
                      "keywords": {k: v for k, v in dkeywords.items() if k not in keywords}}
         return (dfunc, *dargs[inner:])
     return y, back
+
+
+@pushforward(sorted)
+def sorted_push(y, iterable, /, *, key=None, reverse=False, diterable):
+    items = list(runtime.items_read(iterable, diterable))
+    order = sorted(range(len(items)), key=lambda i: items[i] if key is None else key(items[i]), reverse=reverse)
+    ds = list(runtime.tangent_of_items(items, diterable))
+    return [ds[i] for i in order]
+
+
+@pushforward(list)
+def list_push(y, iterable=(), /, *, diterable):
+    return list(diterable)
+
+
+@pushforward(tuple)
+def tuple_push(y, iterable=(), /, *, diterable):
+    return tuple(diterable)
+
+
+@pushforward(functools.reduce)
+def reduce_push(y, function, iterable, *initial, diterable, dinitial):
+    items = runtime.items_read(iterable, diterable)
+    ds = list(runtime.tangent_of_items(items, diterable))
+    if initial:
+        value, dvalue, rest = initial[0], runtime.tangent_of_items(initial, dinitial)[0], zip(items, ds)
+    else:
+        value, dvalue, rest = items[0], ds[0], zip(items[1:], ds[1:])
+    for v, d in rest:
+        value, dvalue = runtime.push(function, (value, v), {}, (dvalue, d), {})
+    return dvalue

@@ -16,7 +16,7 @@
 """
 from zygote_py import hooks, runtime
 
-from .registry import adjoint, nondifferentiable
+from .registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(hooks.stop_gradient)
 
@@ -35,3 +35,15 @@ def checkpoint(f, *args):
         grads = runtime.J(f, *args)[1](dy)
         return (grads[0], *(grads[1 + i] for i in range(len(args))))
     return hooks.checkpoint(f, *args), back
+
+
+@pushforward(hooks.hook)
+def hook_push(y, fn, x, *, dx):
+    return dx  # (the hook sees gradients, in reverse mode)
+
+
+@pushforward(hooks.checkpoint)
+def checkpoint_push(y, f, *args, dargs):
+    """Called at run time: forward mode keeps nothing, so it has nothing to
+    save; the tangent is ``f``'s."""
+    return runtime.push(f, args, {}, dargs, {})[1]

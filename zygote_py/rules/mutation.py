@@ -44,6 +44,11 @@ what was written:
 
 An operation whose object's gradient is a lazy cotangent (a scatter of
 items) makes it dense first.
+
+Forward mode changes an object's tangent in place alongside the object
+(see :mod:`zygote_py.ad.forward`), so the pushforwards at the end of this
+module are those of the methods themselves (``list.append``...): each
+makes the same change to the tangent, after the object's.
 """
 from __future__ import annotations
 
@@ -56,7 +61,7 @@ import numpy as np
 
 from zygote_py import errors, runtime
 
-from .registry import adjoint, array
+from .registry import adjoint, array, pushforward
 from . import registry
 
 
@@ -545,3 +550,63 @@ def update_in_place_(a, b, op):
     def back(dy):
         return (*plain_back(dy), None)
     return (a if changed else y), back
+
+
+# --------------------------------------------------------------------------
+# Forward mode: the same change to the tangent
+# --------------------------------------------------------------------------
+
+@pushforward(list.append)
+def list_append_push(y, obj, value, *, dobj, dvalue):
+    dobj.append(dvalue)
+
+
+@pushforward(list.extend)
+def list_extend_push(y, obj, items, *, dobj, ditems):
+    dobj.extend(ditems)
+
+
+@pushforward(list.insert)
+def list_insert_push(y, obj, index, value, *, dobj, dvalue):
+    dobj.insert(index, dvalue)
+
+
+@pushforward(list.pop)
+def list_pop_push(y, obj, index=-1, *, dobj):
+    return dobj.pop(index)
+
+
+@pushforward(list.clear)
+@pushforward(dict.clear)
+def clear_push(y, obj, *, dobj):
+    dobj.clear()
+
+
+@pushforward(list.reverse)
+def list_reverse_push(y, obj, *, dobj):
+    dobj.reverse()
+
+
+@pushforward(dict.update)
+def dict_update_push(y, obj, other, *, dobj, dother):
+    dobj.update(dother)
+
+
+@pushforward(dict.setdefault)
+def dict_setdefault_push(y, obj, key, default=None, *, dobj, ddefault):
+    return dobj.setdefault(key, ddefault)
+
+
+@pushforward(dict.pop)
+def dict_pop_push(y, obj, key, *default, dobj, ddefault):
+    return dobj.pop(key, *ddefault)
+
+
+@pushforward(np.ndarray.fill)
+def fill_push(y, obj, value, *, dobj, dvalue):
+    dobj.fill(dvalue)
+
+
+@pushforward(np.add.at)
+def add_at_push(y, a, indices, b, *, da, db):
+    np.add.at(da, indices, db)

@@ -25,13 +25,18 @@ the functions.
   and ``add_to`` (``g + scatter(x, key, dy)``) do both;
   ``numpy_reductions.extremum_grad`` (``max``'s gradient) gathers it back
   from the elements it selected.
+
+Their pushforwards, for forward mode over emitted gradient code (``zpy.hvp``
+and ``zpy.hessian``, forward-over-reverse), apply each helper to the
+tangents of the gradients it takes: it is linear in them.
 """
 import numpy as np
 
-from zygote_py import runtime
+from zygote_py import errors, runtime
 from zygote_py.rules import numpy_linalg, numpy_reductions
 
-from .registry import adjoint, nondifferentiable
+from . import registry
+from .registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel)
 
@@ -87,6 +92,21 @@ def value_and_gradient(f, *args):
     return out, back
 
 
+def gradient_push(y, f, *args, dargs):
+    """Forward mode: the pushforward of the gradient code emitted for ``f``
+    (so ``jvp`` of a gradient is forward-over-reverse)."""
+    return value_and_gradient_push(y, f, *args, dargs=dargs)[1]
+
+
+def value_and_gradient_push(y, f, *args, dargs):
+    if registry.lookup(f) is not None:
+        raise errors.NoDerivativeRule(
+            f"forward mode: the derivative of the gradient of {registry.display_name(f)}, a function with a "
+            "rule, is not supported (its rule's pullback is a closure)",
+            hint="use reverse mode over it: zpy.gradient of a function calling zpy.gradient, or zpy.hessian")
+    return runtime.push(runtime.gradient_function(f, args), args, {}, dargs, {})[1]
+
+
 @adjoint(numpy_reductions.extremum_grad)
 def extremum_grad(dy, a, y, axis, keepdims):
     def back(g):
@@ -96,3 +116,29 @@ def extremum_grad(dy, a, y, axis, keepdims):
         ddy = np.sum(runtime.dense(g) * shares, axis=axis, keepdims=keepdims)
         return (np.reshape(ddy, np.shape(dy)), None, None, None, None)
     return numpy_reductions.extremum_grad(dy, a, y, axis, keepdims), back
+
+
+@pushforward(runtime.accum)
+def accum_push(y, a, b, *, da, db):
+    return runtime.accum(da, db)
+
+
+@pushforward(runtime.unbroadcast)
+def unbroadcast_push(y, dy, x, *, ddy):
+    return runtime.unbroadcast(ddy, x)
+
+
+@pushforward(runtime.scatter)
+def scatter_push(y, x, key, dy, *, ddy):
+    return runtime.scatter(x, key, ddy)
+
+
+@pushforward(runtime.add_at)
+@pushforward(runtime.add_to)
+def add_at_push(y, g, x, key, dy, *, dg, ddy):
+    return runtime.add_at(dg, x, key, ddy)
+
+
+@pushforward(numpy_reductions.extremum_grad)
+def extremum_grad_push(y, dy, a, m, axis, keepdims, *, ddy):
+    return numpy_reductions.extremum_grad(ddy, a, m, axis, keepdims)

@@ -107,6 +107,13 @@ Rules take the positional parameters of the NumPy function; a ufunc's
 ``out=``, ``where=``, ``dtype=``... are not parameters, so a call passing
 them has no rule (a ``TypeError``). ``np.clip``'s keyword-only ``min=`` and
 ``max=`` (NumPy 2.1) likewise.
+
+Each rule has a pushforward (forward-mode) counterpart ``<name>_push``
+(``divmod_push`` for ``divmod_``), the transpose of its pullback, with the
+same conventions; a holomorphic function's tangent is ``f'(z) * dz``,
+unconjugated. A binary or ternary one returns ``runtime.shaped(..., y)``,
+since an operand's tangent alone may have fewer dimensions than ``y`` or
+another dtype.
 """
 import math
 
@@ -115,7 +122,7 @@ import numpy as np
 from zygote_py import runtime
 from zygote_py.rules import numpy_elementwise
 
-from .registry import adjoint, nondifferentiable
+from .registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(
     np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix,
@@ -139,11 +146,21 @@ def add(x1, x2):
     return np.add(x1, x2), back
 
 
+@pushforward(np.add)
+def add_push(y, x1, x2, *, dx1, dx2):
+    return runtime.shaped(dx1 + dx2, y)
+
+
 @adjoint(np.subtract)
 def subtract(x1, x2):
     def back(dy):
         return (runtime.unbroadcast(dy, x1), runtime.unbroadcast(-dy, x2))
     return np.subtract(x1, x2), back
+
+
+@pushforward(np.subtract)
+def subtract_push(y, x1, x2, *, dx1, dx2):
+    return runtime.shaped(dx1 - dx2, y)
 
 
 @adjoint(np.multiply)
@@ -156,6 +173,11 @@ def multiply(x1, x2):
     return np.multiply(x1, x2), back
 
 
+@pushforward(np.multiply)
+def multiply_push(y, x1, x2, *, dx1, dx2):
+    return runtime.shaped(dx1 * x2 + x1 * dx2, y)
+
+
 @adjoint(np.divide)
 def divide(x1, x2):
     y = np.divide(x1, x2)
@@ -164,6 +186,11 @@ def divide(x1, x2):
         d1 = dy / x2.conjugate()
         return (runtime.unbroadcast(d1, x1), runtime.unbroadcast(-d1 * y.conjugate(), x2))
     return y, back
+
+
+@pushforward(np.divide)
+def divide_push(y, x1, x2, *, dx1, dx2):
+    return runtime.shaped((dx1 - y * dx2) / x2, y)
 
 
 @adjoint(np.power)
@@ -197,6 +224,12 @@ def power(x1, x2):
     return y, back
 
 
+@pushforward(np.power)
+def power_push(y, x1, x2, *, dx1, dx2):
+    base_slope = np.where(np.equal(x2, 0), 0.0, x2 * np.power(x1, x2 - 1))
+    return runtime.shaped(dx1 * base_slope + dx2 * numpy_elementwise.exponent_slope(x1, x2, y), y)
+
+
 @adjoint(np.float_power)
 def float_power(x1, x2):
     y = np.float_power(x1, x2)
@@ -219,11 +252,36 @@ def float_power(x1, x2):
     return y, back
 
 
+@pushforward(np.float_power)
+def float_power_push(y, x1, x2, *, dx1, dx2):
+    base_slope = np.where(np.equal(x2, 0), 0.0, x2 * np.float_power(x1, np.subtract(x2, 1)))
+    return runtime.shaped(dx1 * base_slope + dx2 * numpy_elementwise.exponent_slope(x1, x2, y), y)
+
+
+def exponent_slope(x1, x2, y):
+    """The slope of ``y = power(x1, x2)`` (or ``float_power``) in ``x2``:
+    ``y * log(x1)``, and for a real ``y`` 0 at ``x1 == 0 < x2`` and ``nan``
+    where ``x1`` has no real logarithm, as the adjoint rules take it."""
+    if y.dtype.kind == "c":
+        return y * np.log(x1)
+    inside = np.greater(x1, 0)
+    return np.where(
+        inside,
+        y * np.log(np.where(inside, x1, 1.0)),
+        np.where(np.logical_and(np.equal(x1, 0), np.greater(x2, 0)), 0.0, np.nan),
+    )
+
+
 @adjoint(np.negative)
 def negative(x):
     def back(dy):
         return (-dy,)
     return np.negative(x), back
+
+
+@pushforward(np.negative)
+def negative_push(y, x, *, dx):
+    return -dx
 
 
 @adjoint(np.positive)
@@ -233,11 +291,21 @@ def positive(x):
     return np.positive(x), back
 
 
+@pushforward(np.positive)
+def positive_push(y, x, *, dx):
+    return dx
+
+
 @adjoint(np.square)
 def square(x):
     def back(dy):
         return (dy * (2.0 * x).conjugate(),)
     return np.square(x), back
+
+
+@pushforward(np.square)
+def square_push(y, x, *, dx):
+    return dx * (2.0 * x)
 
 
 @adjoint(np.reciprocal)
@@ -249,6 +317,11 @@ def reciprocal(x):
     return y, back
 
 
+@pushforward(np.reciprocal)
+def reciprocal_push(y, x, *, dx):
+    return -dx * (y * y)
+
+
 @adjoint(np.remainder)
 def remainder(x1, x2):
     y = np.remainder(x1, x2)
@@ -258,6 +331,11 @@ def remainder(x1, x2):
     return y, back
 
 
+@pushforward(np.remainder)
+def remainder_push(y, x1, x2, *, dx1, dx2):
+    return runtime.shaped(dx1 - dx2 * np.rint((x1 - y) / x2), y)
+
+
 @adjoint(np.fmod)
 def fmod(x1, x2):
     y = np.fmod(x1, x2)
@@ -265,6 +343,11 @@ def fmod(x1, x2):
     def back(dy):
         return (runtime.unbroadcast(dy, x1), runtime.unbroadcast(-dy * np.rint((x1 - y) / x2), x2))
     return y, back
+
+
+@pushforward(np.fmod)
+def fmod_push(y, x1, x2, *, dx1, dx2):
+    return runtime.shaped(dx1 - dx2 * np.rint((x1 - y) / x2), y)
 
 
 @adjoint(np.divmod)
@@ -281,6 +364,12 @@ def divmod_(x1, x2):
     return y, back
 
 
+@pushforward(np.divmod)
+def divmod_push(y, x1, x2, *, dx1, dx2):
+    """The quotient is piecewise constant: no tangent."""
+    return (None, runtime.shaped(dx1 - dx2 * y[0], y[1]))
+
+
 # -- exponentials and logarithms ----------------------------------------------
 
 
@@ -293,6 +382,11 @@ def exp(x):
     return y, back
 
 
+@pushforward(np.exp)
+def exp_push(y, x, *, dx):
+    return dx * y
+
+
 @adjoint(np.exp2)
 def exp2(x):
     y = np.exp2(x)
@@ -300,6 +394,11 @@ def exp2(x):
     def back(dy):
         return (dy * (y * math.log(2)).conjugate(),)
     return y, back
+
+
+@pushforward(np.exp2)
+def exp2_push(y, x, *, dx):
+    return dx * (y * math.log(2))
 
 
 @adjoint(np.expm1)
@@ -311,11 +410,21 @@ def expm1(x):
     return y, back
 
 
+@pushforward(np.expm1)
+def expm1_push(y, x, *, dx):
+    return dx * (y + 1.0)
+
+
 @adjoint(np.log)
 def log(x):
     def back(dy):
         return (dy / x.conjugate(),)
     return np.log(x), back
+
+
+@pushforward(np.log)
+def log_push(y, x, *, dx):
+    return dx / x
 
 
 @adjoint(np.log2)
@@ -325,6 +434,11 @@ def log2(x):
     return np.log2(x), back
 
 
+@pushforward(np.log2)
+def log2_push(y, x, *, dx):
+    return dx / (x * math.log(2))
+
+
 @adjoint(np.log10)
 def log10(x):
     def back(dy):
@@ -332,11 +446,21 @@ def log10(x):
     return np.log10(x), back
 
 
+@pushforward(np.log10)
+def log10_push(y, x, *, dx):
+    return dx / (x * math.log(10))
+
+
 @adjoint(np.log1p)
 def log1p(x):
     def back(dy):
         return (dy / (x + 1.0).conjugate(),)
     return np.log1p(x), back
+
+
+@pushforward(np.log1p)
+def log1p_push(y, x, *, dx):
+    return dx / (x + 1.0)
 
 
 @adjoint(np.logaddexp)
@@ -351,6 +475,11 @@ def logaddexp(x1, x2):
     return y, back
 
 
+@pushforward(np.logaddexp)
+def logaddexp_push(y, x1, x2, *, dx1, dx2):
+    return runtime.shaped(dx1 * np.exp(x1 - y) + dx2 * np.exp(x2 - y), y)
+
+
 @adjoint(np.logaddexp2)
 def logaddexp2(x1, x2):
     y = np.logaddexp2(x1, x2)
@@ -363,6 +492,11 @@ def logaddexp2(x1, x2):
     return y, back
 
 
+@pushforward(np.logaddexp2)
+def logaddexp2_push(y, x1, x2, *, dx1, dx2):
+    return runtime.shaped(dx1 * np.exp2(x1 - y) + dx2 * np.exp2(x2 - y), y)
+
+
 @adjoint(np.sqrt)
 def sqrt(x):
     y = np.sqrt(x)
@@ -372,6 +506,11 @@ def sqrt(x):
     return y, back
 
 
+@pushforward(np.sqrt)
+def sqrt_push(y, x, *, dx):
+    return dx / (2.0 * y)
+
+
 @adjoint(np.cbrt)
 def cbrt(x):
     y = np.cbrt(x)
@@ -379,6 +518,11 @@ def cbrt(x):
     def back(dy):
         return (dy / (3.0 * y * y),)
     return y, back
+
+
+@pushforward(np.cbrt)
+def cbrt_push(y, x, *, dx):
+    return dx / (3.0 * y * y)
 
 
 # -- trigonometric and hyperbolic ---------------------------------------------
@@ -391,11 +535,21 @@ def sin(x):
     return np.sin(x), back
 
 
+@pushforward(np.sin)
+def sin_push(y, x, *, dx):
+    return dx * np.cos(x)
+
+
 @adjoint(np.cos)
 def cos(x):
     def back(dy):
         return (-dy * np.sin(x).conjugate(),)
     return np.cos(x), back
+
+
+@pushforward(np.cos)
+def cos_push(y, x, *, dx):
+    return -dx * np.sin(x)
 
 
 @adjoint(np.tan)
@@ -407,11 +561,21 @@ def tan(x):
     return y, back
 
 
+@pushforward(np.tan)
+def tan_push(y, x, *, dx):
+    return dx * (1.0 + y * y)
+
+
 @adjoint(np.arcsin)
 def arcsin(x):
     def back(dy):
         return (dy / np.sqrt(1.0 - x * x).conjugate(),)
     return np.arcsin(x), back
+
+
+@pushforward(np.arcsin)
+def arcsin_push(y, x, *, dx):
+    return dx / np.sqrt(1.0 - x * x)
 
 
 @adjoint(np.arccos)
@@ -421,11 +585,21 @@ def arccos(x):
     return np.arccos(x), back
 
 
+@pushforward(np.arccos)
+def arccos_push(y, x, *, dx):
+    return -dx / np.sqrt(1.0 - x * x)
+
+
 @adjoint(np.arctan)
 def arctan(x):
     def back(dy):
         return (dy / (1.0 + x * x).conjugate(),)
     return np.arctan(x), back
+
+
+@pushforward(np.arctan)
+def arctan_push(y, x, *, dx):
+    return dx / (1.0 + x * x)
 
 
 @adjoint(np.arctan2)
@@ -438,6 +612,12 @@ def arctan2(x1, x2):
     return np.arctan2(x1, x2), back
 
 
+@pushforward(np.arctan2)
+def arctan2_push(y, x1, x2, *, dx1, dx2):
+    r2 = x1 * x1 + x2 * x2
+    return runtime.shaped((dx1 * x2 - dx2 * x1) / np.where(r2 == 0, 1.0, r2), y)
+
+
 @adjoint(np.hypot)
 def hypot(x1, x2):
     y = np.hypot(x1, x2)
@@ -448,6 +628,11 @@ def hypot(x1, x2):
     return y, back
 
 
+@pushforward(np.hypot)
+def hypot_push(y, x1, x2, *, dx1, dx2):
+    return runtime.shaped((dx1 * x1 + dx2 * x2) / np.where(y == 0, 1.0, y), y)
+
+
 @adjoint(np.sinh)
 def sinh(x):
     def back(dy):
@@ -455,11 +640,21 @@ def sinh(x):
     return np.sinh(x), back
 
 
+@pushforward(np.sinh)
+def sinh_push(y, x, *, dx):
+    return dx * np.cosh(x)
+
+
 @adjoint(np.cosh)
 def cosh(x):
     def back(dy):
         return (dy * np.sinh(x).conjugate(),)
     return np.cosh(x), back
+
+
+@pushforward(np.cosh)
+def cosh_push(y, x, *, dx):
+    return dx * np.sinh(x)
 
 
 @adjoint(np.tanh)
@@ -471,11 +666,21 @@ def tanh(x):
     return y, back
 
 
+@pushforward(np.tanh)
+def tanh_push(y, x, *, dx):
+    return dx * (1.0 - y * y)
+
+
 @adjoint(np.arcsinh)
 def arcsinh(x):
     def back(dy):
         return (dy / np.sqrt(x * x + 1.0).conjugate(),)
     return np.arcsinh(x), back
+
+
+@pushforward(np.arcsinh)
+def arcsinh_push(y, x, *, dx):
+    return dx / np.sqrt(x * x + 1.0)
 
 
 @adjoint(np.arccosh)
@@ -485,11 +690,21 @@ def arccosh(x):
     return np.arccosh(x), back
 
 
+@pushforward(np.arccosh)
+def arccosh_push(y, x, *, dx):
+    return dx / np.sqrt(x * x - 1.0)
+
+
 @adjoint(np.arctanh)
 def arctanh(x):
     def back(dy):
         return (dy / (1.0 - x * x).conjugate(),)
     return np.arctanh(x), back
+
+
+@pushforward(np.arctanh)
+def arctanh_push(y, x, *, dx):
+    return dx / (1.0 - x * x)
 
 
 @adjoint(np.sinc)
@@ -503,11 +718,22 @@ def sinc(x):
     return y, back
 
 
+@pushforward(np.sinc)
+def sinc_push(y, x, *, dx):
+    slope = np.divide(np.cos(np.pi * x) - y, x, out=np.zeros_like(y), where=np.not_equal(x, 0))
+    return dx * slope
+
+
 @adjoint(np.deg2rad)
 def deg2rad(x):
     def back(dy):
         return (dy * (math.pi / 180),)
     return np.deg2rad(x), back
+
+
+@pushforward(np.deg2rad)
+def deg2rad_push(y, x, *, dx):
+    return dx * (math.pi / 180)
 
 
 @adjoint(np.radians)
@@ -517,6 +743,11 @@ def radians(x):
     return np.radians(x), back
 
 
+@pushforward(np.radians)
+def radians_push(y, x, *, dx):
+    return dx * (math.pi / 180)
+
+
 @adjoint(np.rad2deg)
 def rad2deg(x):
     def back(dy):
@@ -524,11 +755,21 @@ def rad2deg(x):
     return np.rad2deg(x), back
 
 
+@pushforward(np.rad2deg)
+def rad2deg_push(y, x, *, dx):
+    return dx * (180 / math.pi)
+
+
 @adjoint(np.degrees)
 def degrees(x):
     def back(dy):
         return (dy * (180 / math.pi),)
     return np.degrees(x), back
+
+
+@pushforward(np.degrees)
+def degrees_push(y, x, *, dx):
+    return dx * (180 / math.pi)
 
 
 # -- absolute values, extrema, selection --------------------------------------
@@ -541,6 +782,12 @@ def absolute(x):
     return np.absolute(x), back
 
 
+@pushforward(np.absolute)
+def absolute_push(y, x, *, dx):
+    """``Re(conj(sign(x)) dx)``, with ``sign(x) == x / |x|`` (0 at 0) also for complex ``x``."""
+    return np.real(dx * np.sign(x).conjugate())
+
+
 @adjoint(np.fabs)
 def fabs(x):
     def back(dy):
@@ -548,11 +795,21 @@ def fabs(x):
     return np.fabs(x), back
 
 
+@pushforward(np.fabs)
+def fabs_push(y, x, *, dx):
+    return dx * np.sign(x)
+
+
 @adjoint(np.copysign)
 def copysign(x1, x2):
     def back(dy):
         return (runtime.unbroadcast(dy * (np.sign(x1) * np.copysign(1.0, x2)), x1), None)
     return np.copysign(x1, x2), back
+
+
+@pushforward(np.copysign)
+def copysign_push(y, x1, x2, *, dx1):
+    return runtime.shaped(dx1 * (np.sign(x1) * np.copysign(1.0, x2)), y)
 
 
 # -- mantissas and exponents --------------------------------------------------
@@ -565,6 +822,11 @@ def ldexp(x1, x2):
     return np.ldexp(x1, x2), back
 
 
+@pushforward(np.ldexp)
+def ldexp_push(y, x1, x2, *, dx1):
+    return runtime.shaped(np.ldexp(dx1, x2), y)
+
+
 @adjoint(np.frexp)
 def frexp(x):
     y = np.frexp(x)
@@ -575,11 +837,21 @@ def frexp(x):
     return y, back
 
 
+@pushforward(np.frexp)
+def frexp_push(y, x, *, dx):
+    return (np.ldexp(dx, -y[1]), None)
+
+
 @adjoint(np.modf)
 def modf(x):
     def back(dy):
         return (dy[0],)  # the whole part is piecewise constant
     return np.modf(x), back
+
+
+@pushforward(np.modf)
+def modf_push(y, x, *, dx):
+    return (dx, None)
 
 
 def first_share(dy, x1, x2, y):
@@ -602,6 +874,11 @@ def maximum(x1, x2):
     return y, back
 
 
+@pushforward(np.maximum)
+def maximum_push(y, x1, x2, *, dx1, dx2):
+    return runtime.shaped(np.where(np.equal(x1, x2), 0.5 * (dx1 + dx2), np.where(np.equal(x1, y), dx1, dx2)), y)
+
+
 @adjoint(np.minimum)
 def minimum(x1, x2):
     y = np.minimum(x1, x2)
@@ -610,6 +887,11 @@ def minimum(x1, x2):
         d1 = numpy_elementwise.first_share(dy, x1, x2, y)
         return (runtime.unbroadcast(d1, x1), runtime.unbroadcast(dy - d1, x2))
     return y, back
+
+
+@pushforward(np.minimum)
+def minimum_push(y, x1, x2, *, dx1, dx2):
+    return runtime.shaped(np.where(np.equal(x1, x2), 0.5 * (dx1 + dx2), np.where(np.equal(x1, y), dx1, dx2)), y)
 
 
 @adjoint(np.fmax)
@@ -622,6 +904,11 @@ def fmax(x1, x2):
     return y, back
 
 
+@pushforward(np.fmax)
+def fmax_push(y, x1, x2, *, dx1, dx2):
+    return runtime.shaped(np.where(np.equal(x1, x2), 0.5 * (dx1 + dx2), np.where(np.equal(x1, y), dx1, dx2)), y)
+
+
 @adjoint(np.fmin)
 def fmin(x1, x2):
     y = np.fmin(x1, x2)
@@ -630,6 +917,11 @@ def fmin(x1, x2):
         d1 = numpy_elementwise.first_share(dy, x1, x2, y)
         return (runtime.unbroadcast(d1, x1), runtime.unbroadcast(dy - d1, x2))
     return y, back
+
+
+@pushforward(np.fmin)
+def fmin_push(y, x1, x2, *, dx1, dx2):
+    return runtime.shaped(np.where(np.equal(x1, x2), 0.5 * (dx1 + dx2), np.where(np.equal(x1, y), dx1, dx2)), y)
 
 
 @adjoint(np.clip)
@@ -653,6 +945,17 @@ def clip(a, a_min=None, a_max=None):
     return y, back
 
 
+@pushforward(np.clip)
+def clip_push(y, a, a_min=None, a_max=None, *, da, da_min, da_max):
+    """The mean of the tangents of those of ``a``, ``a_min``, ``a_max`` equal to the output
+    (``np.equal(None, y)`` is all False)."""
+    on_a = np.equal(a, y)
+    on_min = np.equal(a_min, y)
+    on_max = np.equal(a_max, y)
+    ties = np.maximum(on_a.astype(int) + on_min + on_max, 1)
+    return runtime.shaped((da * on_a + da_min * on_min + da_max * on_max) / ties, y)
+
+
 @adjoint(np.ndarray.clip)
 def ndarray_clip(a, min=None, max=None):
     """``a.clip(min, max)``: ``np.clip``'s rule, with the method's names."""
@@ -674,6 +977,15 @@ def ndarray_clip(a, min=None, max=None):
     return y, back
 
 
+@pushforward(np.ndarray.clip)
+def ndarray_clip_push(y, a, min=None, max=None, *, da, dmin, dmax):
+    on_a = np.equal(a, y)
+    on_min = np.equal(min, y)
+    on_max = np.equal(max, y)
+    ties = np.maximum(on_a.astype(int) + on_min + on_max, 1)
+    return runtime.shaped((da * on_a + dmin * on_min + dmax * on_max) / ties, y)
+
+
 @adjoint(np.where)
 def where(condition, x, y):
     def back(dout):
@@ -683,6 +995,12 @@ def where(condition, x, y):
             runtime.unbroadcast(np.where(condition, 0, dout), y),
         )
     return np.where(condition, x, y), back
+
+
+@pushforward(np.where)
+def where_push(out, condition, x, y, *, dx, dy):
+    """(The output is ``out`` here, as ``y`` is an operand.)"""
+    return runtime.shaped(np.where(condition, dx, dy), out)
 
 
 # -- complex parts, fills -------------------------------------------------------
@@ -697,6 +1015,11 @@ def real(val):
     return np.real(val), back
 
 
+@pushforward(np.real)
+def real_push(y, val, *, dval):
+    return np.real(dval)
+
+
 @adjoint(np.imag)
 def imag(val):
     def back(dy):
@@ -704,6 +1027,11 @@ def imag(val):
             return (np.multiply(1j, dy),)  # a ufunc: also makes a sparse dy dense, and complex
         return (0.0 * dy,)  # the imaginary part of a real array is constant
     return np.imag(val), back
+
+
+@pushforward(np.imag)
+def imag_push(y, val, *, dval):
+    return np.imag(dval)
 
 
 @adjoint(np.angle)
@@ -715,6 +1043,14 @@ def angle(z, deg=False):
         turn = np.multiply(1j, z) / np.where(r2 == 0, 1.0, r2)  # 1j / conj(z), and 0 at z == 0
         return (runtime.unbroadcast(dy * (turn * (180 / math.pi if deg else 1.0)), z), None)
     return np.angle(z, deg), back
+
+
+@pushforward(np.angle)
+def angle_push(y, z, deg=False, *, dz):
+    """``Im(dz / z)``, as ``Im(conj(z) dz) / |z|**2`` (0 at ``z == 0``, and for real ``z``)."""
+    r2 = np.real(z * z.conjugate())
+    slope = np.imag(z.conjugate() * dz) / np.where(r2 == 0, 1.0, r2)
+    return runtime.shaped(slope * np.where(deg, 180 / math.pi, 1.0), y)
 
 
 @adjoint(np.nan_to_num)
@@ -734,6 +1070,17 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return np.nan_to_num(x, copy, nan, posinf, neginf), back
 
 
+@pushforward(np.nan_to_num)
+def nan_to_num_push(y, x, copy=True, nan=0.0, posinf=None, neginf=None, *, dx, dnan, dposinf, dneginf):
+    return runtime.shaped(
+        numpy_elementwise.where_finite(dx, x)
+        + numpy_elementwise.placed(dnan, x, np.isnan)
+        + numpy_elementwise.placed(dposinf, x, np.isposinf)
+        + numpy_elementwise.placed(dneginf, x, np.isneginf),
+        y,
+    )
+
+
 def filled(dy, x, picks):
     """``dy`` at the places of ``x`` that ``picks`` (``np.isnan``,
     ``np.isposinf``...) selects, 0 elsewhere: the gradient of the value
@@ -744,11 +1091,33 @@ def filled(dy, x, picks):
     return dy * picks(x)
 
 
+def where_finite(dx, x):
+    """``dx`` where ``x`` is finite and 0 where ``nan_to_num`` replaces it
+    (a complex ``x``'s real and imaginary parts apart)."""
+    if np.iscomplexobj(x):
+        return np.real(dx) * np.isfinite(np.real(x)) + 1j * (np.imag(dx) * np.isfinite(np.imag(x)))
+    return dx * np.isfinite(x)
+
+
+def placed(d, x, picks):
+    """The tangent ``d`` of a value ``nan_to_num`` puts at the places of
+    ``x`` that ``picks`` selects, there, and 0 elsewhere (the transpose of
+    :func:`filled`)."""
+    if np.iscomplexobj(x):
+        return d * picks(np.real(x)) + 1j * (d * picks(np.imag(x)))
+    return d * picks(x)
+
+
 @adjoint(np.conjugate)
 def conjugate(x):
     def back(dy):
         return (dy.conjugate(),)
     return np.conjugate(x), back
+
+
+@pushforward(np.conjugate)
+def conjugate_push(y, x, *, dx):
+    return np.conjugate(dx)
 
 
 @adjoint(np.ndarray.conj)
@@ -758,6 +1127,11 @@ def ndarray_conj(a):
     return np.ndarray.conj(a), back
 
 
+@pushforward(np.ndarray.conj)
+def ndarray_conj_push(y, a, *, da):
+    return da.conj()
+
+
 @adjoint(np.ndarray.conjugate)
 def ndarray_conjugate(a):
     def back(dy):
@@ -765,8 +1139,18 @@ def ndarray_conjugate(a):
     return np.ndarray.conjugate(a), back
 
 
+@pushforward(np.ndarray.conjugate)
+def ndarray_conjugate_push(y, a, *, da):
+    return da.conjugate()
+
+
 @adjoint(np.full_like)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
     def back(dy):
         return (None, runtime.unbroadcast(dy, fill_value), None, None, None, None)
     return np.full_like(a, fill_value, dtype, order, subok, shape), back
+
+
+@pushforward(np.full_like)
+def full_like_push(y, a, fill_value, dtype=None, order="K", subok=True, shape=None, *, dfill_value):
+    return runtime.shaped(dfill_value, y)

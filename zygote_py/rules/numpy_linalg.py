@@ -70,6 +70,13 @@ Conventions:
   dense. ``cross`` of 2-vectors treats them as 3-vectors with a zero third
   component, as NumPy does.
 
+Each rule has a pushforward (forward-mode) counterpart ``<name>_push``, the
+transpose of its pullback under the conventions above: the symmetric-input
+functions push ``sym(da)``, and the vectors of ``svd``/``qr`` the same
+gauges; the trailing vectors that ``svd(full_matrices=True)`` and
+``qr(mode='complete')`` of a non-square matrix add, which have no gradient,
+get the tangent that turns them with the others and not among themselves.
+
 Not covered here: ``np.linalg``'s ``eig`` and ``eigvals`` (non-symmetric
 matrices), ``lstsq``, ``norm``, ``cond``, ``multi_dot``, ``tensorsolve``
 and ``tensorinv``.
@@ -82,7 +89,7 @@ from zygote_py import errors, runtime
 # they call np.dot, so that the compiler can inline them.
 from zygote_py.rules import numpy_linalg
 
-from .registry import adjoint, nondifferentiable
+from .registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(np.linalg.matrix_rank)
 
@@ -177,6 +184,19 @@ def matmul_grad(dy, x1, x2, wrt):
     else:
         gb = sum_to(mH(a2) @ g, b2.shape)
     return fit(gb.reshape(b.shape), x2)
+
+
+@pushforward(matmul_grad)
+def matmul_grad_push(y, dy, x1, x2, wrt, *, ddy, dx1, dx2):
+    """Forward mode over emitted gradient code: linear in ``dy`` and in the
+    other operand (through its conjugate, for complex ones)."""
+    other = numpy_linalg.matmul_grad(dy, x1, dx2, 0) if wrt == 0 else numpy_linalg.matmul_grad(dy, dx1, x2, 1)
+    return numpy_linalg.matmul_grad(ddy, x1, x2, wrt) + other
+
+
+@pushforward(np.multiply.outer)
+def multiply_outer_push(y, a, b, *, da, db):
+    return np.multiply.outer(da, b) + np.multiply.outer(a, db)
 
 
 def scalar_grad(dy, a, b, wrt):
@@ -456,13 +476,18 @@ def slogdet_grad(dy, a, y):
     c = np.zeros(np.shape(sign)) if dlog is None else np.asarray(dlog)
     if complex_ and dsign is not None:
         c = c + 1j * np.imag(dsign * np.conj(sign))
+    return fit(c[..., None, None] * mH(inverse(a, y)), a)
+
+
+def inverse(a, y):
+    """``inv(a)`` given ``y = slogdet(a)``; at a singular ``a``, the
+    adjugate over the determinant: ``inf`` or ``nan`` entries, no error."""
     try:
-        inverse = np.linalg.inv(a)
+        return np.linalg.inv(a)
     except np.linalg.LinAlgError:
-        d = np.asarray(sign * np.exp(y[1]))
+        d = np.asarray(y[0] * np.exp(y[1]))
         with np.errstate(divide="ignore", invalid="ignore"):
-            inverse = mT(cofactor(a, d)) / d[..., None, None]
-    return fit(c[..., None, None] * mH(inverse), a)
+            return mT(cofactor(a, d)) / d[..., None, None]
 
 
 def solve_grads(dy, a, b, y):
@@ -475,6 +500,12 @@ def solve_grads(dy, a, b, y):
     db = np.linalg.solve(mH(a), dy)
     da = -db @ mH(y)
     return fit(sum_to(da, np.shape(a)), a), fit(sum_to(db, np.shape(b)), b)
+
+
+def as_columns(x, b):
+    """``x`` (``b``, or a tangent or solution of ``solve(a, b)``) as a stack
+    of matrices: a 1-d ``b`` is one column."""
+    return x[..., None] if np.ndim(b) == 1 else x
 
 
 def cholesky_grad(dy, a, y, upper):
@@ -490,6 +521,16 @@ def cholesky_grad(dy, a, y, upper):
     diagonal_view(p)[...] *= 0.5
     x = np.linalg.solve(mH(L), p)  # L^-H P
     return fit(sym(mH(np.linalg.solve(mH(L), mH(x)))), a)  # (L^-H P) L^-1
+
+
+def cholesky_tangent(da, y, upper):
+    """The tangent of ``np.linalg.cholesky`` along ``sym(da)``:
+    ``dL = L Phi(L^-1 sym(da) L^-H)`` (see :func:`cholesky_grad`)."""
+    L = mH(y) if upper else y
+    p = np.tril(np.linalg.solve(L, mH(np.linalg.solve(L, sym(da)))))  # L^-1 S L^-H, S Hermitian
+    diagonal_view(p)[...] *= 0.5
+    dL = L @ p
+    return mH(dL) if upper else dL
 
 
 def qr_tall_grad(q, r, dq, dr):
@@ -544,6 +585,43 @@ def qr_grad(dy, a, y, mode):
     dq = a[..., m:] @ mH(dv) if dq is None else dq + a[..., m:] @ mH(dv)
     gx = qr_tall_grad(q, r[..., :m], dq, du)
     return fit(np.concatenate([gx, q @ dv], -1), a)
+
+
+def qr_tangent(da, a, y, mode):
+    """The tangent of ``np.linalg.qr(a, mode)``, in the gauge of NumPy's
+    (LAPACK's) factors, where ``R`` has a real diagonal. For ``X = Q U``
+    (``a``'s first ``k = min(m, n)`` columns, ``U`` square) and
+    ``C = Q^H dX U^-1``: ``Q^H dQ = Omega``, the anti-Hermitian matrix with
+    ``C``'s strict lower triangle and the imaginary part of its diagonal,
+    ``dU = (C - Omega) U`` and ``dQ = dX U^-1 - Q (C - Omega)``. A wide
+    ``a``'s ``V = Q^H Y`` gets ``dQ^H Y + Q^H dY``; the trailing columns of
+    a tall ``'complete'`` Q, which are not unique, get ``-Q dQ^H Q2``
+    (they turn with the others and not among themselves)."""
+    if mode not in ("reduced", "complete", "r"):
+        raise errors.NoDerivativeRule(
+            f"np.linalg.qr(mode={mode!r}) has no derivative",
+            hint="use mode='reduced', 'complete' or 'r'",
+        )
+    a = np.asarray(a)
+    q, r = np.linalg.qr(a) if mode == "r" else y
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    q1, u = q[..., :k], r[..., :k, :k]
+    b = mH(np.linalg.solve(mH(u), mH(da[..., :k])))  # dX U^-1
+    c = mH(q1) @ b
+    lower = np.tril(c, -1)
+    omega = lower - mH(lower)
+    diagonal_view(omega)[...] = diagonal_view(c) - np.real(diagonal_view(c))
+    dq = b - q1 @ (c - omega)
+    dr = (c - omega) @ u
+    if n > m:
+        dr = np.concatenate([dr, mH(dq) @ a[..., k:] + mH(q1) @ da[..., k:]], -1)
+    if mode == "r":
+        return dr
+    if q.shape[-1] > k:  # 'complete', tall
+        dq = np.concatenate([dq, -q1 @ (mH(dq) @ q[..., k:])], -1)
+        dr = np.concatenate([dr, np.zeros_like(r[..., k:, :])], -2)
+    return dq, dr
 
 
 def inverse_gaps(w):
@@ -626,6 +704,46 @@ def svd_grad(dy, a, y, full_matrices, compute_uv, hermitian):
     return fit(sym(g) if hermitian else g, a)
 
 
+def svd_tangent(da, a, y, full_matrices, compute_uv, hermitian):
+    """The tangent of ``np.linalg.svd`` (along ``sym(da)`` when
+    ``hermitian``), in :func:`svd_grad`'s gauge. With ``P = U^H da V`` and
+    ``F`` as there: ``ds = Re(diag(P))``,
+    ``dU = U [F * (P S + S P^H) + diag(i Im(diag(P)) / s)] + (I - U U^H) da V S^-1``,
+    ``dV = V [F * (S P + P^H S)] + (I - V V^H) da^H U S^-1``. The vectors
+    beyond the first ``min(m, n)`` (``full_matrices``), which are not
+    unique, turn with the others and not among themselves:
+    ``dU2 = -U dU^H U2``."""
+    d = sym(da) if hermitian else da
+    if not compute_uv:
+        u, _, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
+        return np.real(np.einsum("...ji,...jk,...ik->...i", conj(u), d, conj(vh)))
+    u, s, vh = y
+    m, n = np.shape(a)[-2:]
+    k = s.shape[-1]
+    u1, vh1 = u[..., :k], vh[..., :k, :]
+    v1 = mH(vh1)
+    p = mH(u1) @ d @ v1
+    ds = np.real(diagonal_view(p))
+    f = inverse_gaps(s * s)
+    row, col = s[..., None, :], s[..., :, None]
+    ph = mH(p)
+    omega_u = f * (p * row + col * ph)
+    if np.iscomplexobj(p):
+        diagonal_view(omega_u)[...] = 1j * np.imag(diagonal_view(p)) / s
+    du = u1 @ omega_u
+    dv = v1 @ (f * (col * p + ph * row))
+    if m > k:
+        du = du + (d @ v1 - u1 @ p) / row
+    if n > k:
+        dv = dv + (mH(d) @ u1 - v1 @ ph) / row
+    if u.shape[-1] > k:
+        du = np.concatenate([du, -u1 @ (mH(du) @ u[..., k:])], -1)
+    dvh = mH(dv)
+    if vh.shape[-2] > k:
+        dvh = np.concatenate([dvh, -(vh[..., k:, :] @ dv) @ vh1], -2)
+    return du, ds, dvh
+
+
 def pinv_grad(dy, a, y, hermitian):
     """The gradient of ``x = np.linalg.pinv(a)`` of full rank:
     ``-x^H xbar x^H + (I - a x) xbar^H x x^H + x^H x xbar^H (I - x a)``."""
@@ -634,6 +752,16 @@ def pinv_grad(dy, a, y, hermitian):
     u = (xh @ y) @ mH(dy)
     g = -(xh @ dy @ xh) + (t - A @ (y @ t)) + (u - (u @ y) @ A)
     return fit(sym(g) if hermitian else g, a)
+
+
+def pinv_tangent(da, a, y, hermitian):
+    """The tangent of ``x = np.linalg.pinv(a)`` of full rank (along
+    ``sym(da)`` when ``hermitian``):
+    ``-x da x + x x^H da^H (I - a x) + (I - x a) da^H x^H x``."""
+    A, d = np.asarray(a), sym(da) if hermitian else da
+    t = (y @ mH(y)) @ mH(d)
+    u = mH(d) @ (mH(y) @ y)
+    return -(y @ d @ y) + (t - (t @ A) @ y) + (u - y @ (A @ u))
 
 
 def matrix_power_grad(dy, a, n):
@@ -655,6 +783,23 @@ def matrix_power_grad(dy, a, n):
     return fit(g, a)
 
 
+def matrix_power_tangent(da, a, n):
+    """The tangent of ``np.linalg.matrix_power(a, n)``: the sum of
+    ``a^i da a^(n-1-i)`` over ``i < n``, accumulated as
+    ``D <- a D + da a^j``; through ``inv(a)`` for ``n < 0``."""
+    A = np.asarray(a)
+    if n < 0:
+        b = np.linalg.inv(A)
+        return matrix_power_tangent(-(b @ da @ b), b, -n)
+    if n == 0:
+        return np.zeros(A.shape, float_dtype(A))
+    d, power = da, A
+    for _ in range(n - 1):
+        d = A @ d + da @ power
+        power = power @ A
+    return d
+
+
 # --------------------------------------------------------------------------
 # Products
 
@@ -671,6 +816,12 @@ def matmul(x1, x2):
     return x1 @ x2, back
 
 
+@pushforward(np.matmul)
+@pushforward(np.linalg.matmul)
+def matmul_push(y, x1, x2, *, dx1, dx2):
+    return dx1 @ x2 + x1 @ dx2
+
+
 @adjoint(np.dot)
 def dot(a, b):
     def back(dy):
@@ -678,6 +829,11 @@ def dot(a, b):
             return (dy @ b.T, a.T @ dy)
         return (numpy_linalg.dot_grad(dy, a, b, 0), numpy_linalg.dot_grad(dy, a, b, 1))
     return np.dot(a, b), back
+
+
+@pushforward(np.dot)
+def dot_push(y, a, b, *, da, db):
+    return np.dot(da, b) + np.dot(a, db)
 
 
 @adjoint(np.ndarray.dot)
@@ -689,11 +845,21 @@ def ndarray_dot(self, b):
     return self.dot(b), back
 
 
+@pushforward(np.ndarray.dot)
+def ndarray_dot_push(y, self, b, *, dself, db):
+    return np.dot(dself, b) + np.dot(self, db)
+
+
 @adjoint(np.inner)
 def inner(a, b):
     def back(dy):
         return (numpy_linalg.inner_grad(dy, a, b, 0), numpy_linalg.inner_grad(dy, a, b, 1))
     return np.inner(a, b), back
+
+
+@pushforward(np.inner)
+def inner_push(y, a, b, *, da, db):
+    return np.inner(da, b) + np.inner(a, db)
 
 
 @adjoint(np.outer)
@@ -703,6 +869,11 @@ def outer(a, b):
     return np.outer(a, b), back
 
 
+@pushforward(np.outer)
+def outer_push(y, a, b, *, da, db):
+    return np.outer(da, b) + np.outer(a, db)
+
+
 @adjoint(np.linalg.outer)
 def linalg_outer(x1, x2):
     def back(dy):
@@ -710,11 +881,21 @@ def linalg_outer(x1, x2):
     return np.linalg.outer(x1, x2), back
 
 
+@pushforward(np.linalg.outer)
+def linalg_outer_push(y, x1, x2, *, dx1, dx2):
+    return np.linalg.outer(dx1, x2) + np.linalg.outer(x1, dx2)
+
+
 @adjoint(np.vdot)
 def vdot(a, b):
     def back(dy):
         return (numpy_linalg.vdot_grad(dy, a, b, 0), numpy_linalg.vdot_grad(dy, a, b, 1))
     return np.vdot(a, b), back
+
+
+@pushforward(np.vdot)
+def vdot_push(y, a, b, *, da, db):
+    return np.vdot(da, b) + np.vdot(a, db)
 
 
 @adjoint(np.vecdot)
@@ -728,6 +909,11 @@ def vecdot(x1, x2, axis=-1):
     return np.vecdot(x1, x2, axis=axis), back
 
 
+@pushforward(np.vecdot)
+def vecdot_push(y, x1, x2, axis=-1, *, dx1, dx2):
+    return np.vecdot(dx1, x2, axis=axis) + np.vecdot(x1, dx2, axis=axis)
+
+
 @adjoint(np.linalg.vecdot)
 def linalg_vecdot(x1, x2, axis=-1):
     def back(dy):
@@ -737,6 +923,11 @@ def linalg_vecdot(x1, x2, axis=-1):
             None,
         )
     return np.linalg.vecdot(x1, x2, axis=axis), back
+
+
+@pushforward(np.linalg.vecdot)
+def linalg_vecdot_push(y, x1, x2, axis=-1, *, dx1, dx2):
+    return np.linalg.vecdot(dx1, x2, axis=axis) + np.linalg.vecdot(x1, dx2, axis=axis)
 
 
 @adjoint(np.tensordot)
@@ -750,6 +941,11 @@ def tensordot(a, b, axes=2):
     return np.tensordot(a, b, axes), back
 
 
+@pushforward(np.tensordot)
+def tensordot_push(y, a, b, axes=2, *, da, db):
+    return np.tensordot(da, b, axes) + np.tensordot(a, db, axes)
+
+
 @adjoint(np.linalg.tensordot)
 def linalg_tensordot(x1, x2, axes=2):
     def back(dy):
@@ -761,6 +957,11 @@ def linalg_tensordot(x1, x2, axes=2):
     return np.linalg.tensordot(x1, x2, axes=axes), back
 
 
+@pushforward(np.linalg.tensordot)
+def linalg_tensordot_push(y, x1, x2, axes=2, *, dx1, dx2):
+    return np.linalg.tensordot(dx1, x2, axes=axes) + np.linalg.tensordot(x1, dx2, axes=axes)
+
+
 @adjoint(np.einsum)
 def einsum(*operands, optimize=False):
     def back(dy):
@@ -768,11 +969,29 @@ def einsum(*operands, optimize=False):
     return np.einsum(*operands, optimize=optimize), back
 
 
+@pushforward(np.einsum)
+def einsum_push(y, *operands, optimize=False, doperands):
+    """The sum, over the operands with a tangent, of the einsum with the
+    operand replaced by its tangent (called at run time: a loop)."""
+    _, positions, _, _ = numpy_linalg.einsum_parse(operands)
+    dy = None
+    for k in positions:
+        if doperands[k] is not None:
+            term = np.einsum(*operands[:k], doperands[k], *operands[k + 1:], optimize=optimize)
+            dy = term if dy is None else dy + term
+    return dy
+
+
 @adjoint(np.kron)
 def kron(a, b):
     def back(dy):
         return (numpy_linalg.kron_grad(dy, a, b, 0), numpy_linalg.kron_grad(dy, a, b, 1))
     return np.kron(a, b), back
+
+
+@pushforward(np.kron)
+def kron_push(y, a, b, *, da, db):
+    return np.kron(da, b) + np.kron(a, db)
 
 
 @adjoint(np.cross)
@@ -786,6 +1005,11 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return np.cross(a, b, axisa, axisb, axisc, axis), back
 
 
+@pushforward(np.cross)
+def cross_push(y, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None, *, da, db):
+    return np.cross(da, b, axisa, axisb, axisc, axis) + np.cross(a, db, axisa, axisb, axisc, axis)
+
+
 @adjoint(np.linalg.cross)
 def linalg_cross(x1, x2, axis=-1):
     def back(dy):
@@ -795,6 +1019,11 @@ def linalg_cross(x1, x2, axis=-1):
             None,
         )
     return np.linalg.cross(x1, x2, axis=axis), back
+
+
+@pushforward(np.linalg.cross)
+def linalg_cross_push(y, x1, x2, axis=-1, *, dx1, dx2):
+    return np.linalg.cross(dx1, x2, axis=axis) + np.linalg.cross(x1, dx2, axis=axis)
 
 
 # --------------------------------------------------------------------------
@@ -808,11 +1037,21 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
     return np.trace(a, offset, axis1, axis2, dtype), back
 
 
+@pushforward(np.trace)
+def trace_push(y, a, offset=0, axis1=0, axis2=1, dtype=None, *, da):
+    return np.trace(da, offset, axis1, axis2, dtype)
+
+
 @adjoint(np.ndarray.trace)
 def ndarray_trace(self, offset=0, axis1=0, axis2=1, dtype=None):
     def back(dy):
         return (numpy_linalg.trace_grad(dy, self, offset, axis1, axis2), None, None, None, None)
     return self.trace(offset, axis1, axis2, dtype), back
+
+
+@pushforward(np.ndarray.trace)
+def ndarray_trace_push(y, self, offset=0, axis1=0, axis2=1, dtype=None, *, dself):
+    return np.trace(dself, offset, axis1, axis2, dtype)
 
 
 @adjoint(np.linalg.trace)
@@ -822,11 +1061,21 @@ def linalg_trace(x, offset=0, dtype=None):
     return np.linalg.trace(x, offset=offset, dtype=dtype), back
 
 
+@pushforward(np.linalg.trace)
+def linalg_trace_push(y, x, offset=0, dtype=None, *, dx):
+    return np.linalg.trace(dx, offset=offset, dtype=dtype)
+
+
 @adjoint(np.diagonal)
 def diagonal(a, offset=0, axis1=0, axis2=1):
     def back(dy):
         return (numpy_linalg.diagonal_grad(dy, a, offset, axis1, axis2), None, None, None)
     return np.diagonal(a, offset, axis1, axis2), back
+
+
+@pushforward(np.diagonal)
+def diagonal_push(y, a, offset=0, axis1=0, axis2=1, *, da):
+    return np.diagonal(da, offset, axis1, axis2)
 
 
 @adjoint(np.ndarray.diagonal)
@@ -836,6 +1085,11 @@ def ndarray_diagonal(self, offset=0, axis1=0, axis2=1):
     return self.diagonal(offset, axis1, axis2), back
 
 
+@pushforward(np.ndarray.diagonal)
+def ndarray_diagonal_push(y, self, offset=0, axis1=0, axis2=1, *, dself):
+    return np.diagonal(dself, offset, axis1, axis2)
+
+
 @adjoint(np.linalg.diagonal)
 def linalg_diagonal(x, offset=0):
     def back(dy):
@@ -843,11 +1097,21 @@ def linalg_diagonal(x, offset=0):
     return np.linalg.diagonal(x, offset=offset), back
 
 
+@pushforward(np.linalg.diagonal)
+def linalg_diagonal_push(y, x, offset=0, *, dx):
+    return np.linalg.diagonal(dx, offset=offset)
+
+
 @adjoint(np.diag)
 def diag(v, k=0):
     def back(dy):
         return (numpy_linalg.diag_grad(dy, v, k), None)
     return np.diag(v, k), back
+
+
+@pushforward(np.diag)
+def diag_push(y, v, k=0, *, dv):
+    return np.diag(dv, k)
 
 
 # --------------------------------------------------------------------------
@@ -864,6 +1128,14 @@ def solve(a, b):
     return y, back
 
 
+@pushforward(np.linalg.solve)
+def solve_push(y, a, b, *, da, db):
+    """``dx = a^-1 (db - da x)``, in columns (a 1-d ``b`` is one)."""
+    x = numpy_linalg.as_columns(y, b)
+    dx = np.linalg.solve(a, numpy_linalg.as_columns(db, b) - da @ x)
+    return np.reshape(dx, np.shape(y))
+
+
 @adjoint(np.linalg.inv)
 def inv(a):
     y = np.linalg.inv(a)
@@ -872,6 +1144,11 @@ def inv(a):
         yh = numpy_linalg.mH(y)
         return (-(yh @ dy @ yh),)
     return y, back
+
+
+@pushforward(np.linalg.inv)
+def inv_push(y, a, *, da):
+    return -(y @ da @ y)
 
 
 @adjoint(np.linalg.det)
@@ -883,6 +1160,13 @@ def det(a):
     return y, back
 
 
+@pushforward(np.linalg.det)
+def det_push(y, a, *, da):
+    """The cofactors' inner product with ``da`` (``det(a) tr(a^-1 da)``
+    where ``a`` is invertible)."""
+    return np.sum(numpy_linalg.cofactor(a, y) * da, axis=(-2, -1))
+
+
 @adjoint(np.linalg.slogdet)
 def slogdet(a):
     y = np.linalg.slogdet(a)
@@ -890,6 +1174,14 @@ def slogdet(a):
     def back(dy):
         return (numpy_linalg.slogdet_grad(dy, a, y),)
     return y, back
+
+
+@pushforward(np.linalg.slogdet)
+def slogdet_push(y, a, *, da):
+    """With ``t = tr(a^-1 da)``: ``Re(t)`` for ``logabsdet`` and
+    ``sign * i Im(t)`` for the sign (0 for a real ``a``)."""
+    t = np.sum(numpy_linalg.mT(numpy_linalg.inverse(a, y)) * da, axis=(-2, -1))
+    return (y[0] * (t - np.real(t)), np.real(t))
 
 
 @adjoint(np.linalg.cholesky)
@@ -901,6 +1193,11 @@ def cholesky(a, upper=False):
     return y, back
 
 
+@pushforward(np.linalg.cholesky)
+def cholesky_push(y, a, upper=False, *, da):
+    return numpy_linalg.cholesky_tangent(da, y, upper)
+
+
 @adjoint(np.linalg.qr)
 def qr(a, mode="reduced"):
     y = np.linalg.qr(a, mode)
@@ -910,6 +1207,11 @@ def qr(a, mode="reduced"):
     return y, back
 
 
+@pushforward(np.linalg.qr)
+def qr_push(y, a, mode="reduced", *, da):
+    return numpy_linalg.qr_tangent(da, a, y, mode)
+
+
 @adjoint(np.linalg.eigh)
 def eigh(a, UPLO="L"):
     y = np.linalg.eigh(a, UPLO)
@@ -917,6 +1219,15 @@ def eigh(a, UPLO="L"):
     def back(dy):
         return (numpy_linalg.eigh_grad(dy, a, y), None)
     return y, back
+
+
+@pushforward(np.linalg.eigh)
+def eigh_push(y, a, UPLO="L", *, da):
+    """With ``m = v^H sym(da) v``: ``Re(diag(m))`` for the eigenvalues,
+    ``v (F * m)`` for the eigenvectors, ``F`` from :func:`inverse_gaps`."""
+    w, v = y
+    m = numpy_linalg.mH(v) @ numpy_linalg.sym(da) @ v
+    return (np.real(np.diagonal(m, 0, -2, -1)), v @ (numpy_linalg.inverse_gaps(w) * m))
 
 
 @adjoint(np.linalg.eigvalsh)
@@ -929,6 +1240,13 @@ def eigvalsh(a, UPLO="L"):
     return y, back
 
 
+@pushforward(np.linalg.eigvalsh)
+def eigvalsh_push(y, a, UPLO="L", *, da):
+    """``Re(diag(v^H da v))``."""
+    v = np.linalg.eigh(a, UPLO).eigenvectors
+    return np.real(np.einsum("...ji,...jk,...ki->...i", numpy_linalg.conj(v), da, v))
+
+
 @adjoint(np.linalg.svd)
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     y = np.linalg.svd(a, full_matrices, compute_uv, hermitian)
@@ -937,6 +1255,11 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
         da = numpy_linalg.svd_grad(dy, a, y, full_matrices, compute_uv, hermitian)
         return (da, None, None, None)
     return y, back
+
+
+@pushforward(np.linalg.svd)
+def svd_push(y, a, full_matrices=True, compute_uv=True, hermitian=False, *, da):
+    return numpy_linalg.svd_tangent(da, a, y, full_matrices, compute_uv, hermitian)
 
 
 @adjoint(np.linalg.svdvals)
@@ -949,6 +1272,13 @@ def svdvals(x):
     return y, back
 
 
+@pushforward(np.linalg.svdvals)
+def svdvals_push(y, x, *, dx):
+    """``Re(diag(u^H dx v))``."""
+    u, _, vh = np.linalg.svd(x, full_matrices=False)
+    return np.real(np.einsum("...ji,...jk,...ik->...i", numpy_linalg.conj(u), dx, numpy_linalg.conj(vh)))
+
+
 @adjoint(np.linalg.pinv)
 def pinv(a, rcond=None, hermitian=False):
     y = np.linalg.pinv(a, rcond, hermitian)
@@ -958,8 +1288,18 @@ def pinv(a, rcond=None, hermitian=False):
     return y, back
 
 
+@pushforward(np.linalg.pinv)
+def pinv_push(y, a, rcond=None, hermitian=False, *, da):
+    return numpy_linalg.pinv_tangent(da, a, y, hermitian)
+
+
 @adjoint(np.linalg.matrix_power)
 def matrix_power(a, n):
     def back(dy):
         return (numpy_linalg.matrix_power_grad(dy, a, n), None)
     return np.linalg.matrix_power(a, n), back
+
+
+@pushforward(np.linalg.matrix_power)
+def matrix_power_push(y, a, n, *, da):
+    return numpy_linalg.matrix_power_tangent(da, a, n)

@@ -89,6 +89,14 @@ Complex inputs: ``sum``, ``mean``, ``cumsum``, ``cumulative_sum``,
 ``var``, ``std``, ``nanvar``, ``nanstd``, ``prod``, ``nanprod``,
 ``cumprod``, ``nancumprod`` and ``linalg.norm`` follow the convention of
 :mod:`.numpy_elementwise` (``dy * conj(f'(z))`` for holomorphic parts).
+
+Each rule has a pushforward (forward-mode) counterpart ``<name>_push``
+(``sum_push`` for ``sum_``, ``max_push`` and ``min_push``), the transpose
+of its pullback with the same conventions: a reduction linear in ``a``
+reduces ``da`` the same way; the others sum ``conj(slopes) * da`` over the
+reduced axes, the slopes being the pullback's gradient for a cotangent of
+ones (its real part for a real output of complex ``a``), so that ties,
+zeros and NaN are treated alike in both directions.
 """
 import numpy as np
 
@@ -98,7 +106,7 @@ from zygote_py import errors, runtime
 # that the compiler can inline the rules.
 from zygote_py.rules import numpy_reductions
 
-from .registry import adjoint, nondifferentiable
+from .registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(
     np.argmax, np.argmin, np.nanargmax, np.nanargmin, np.argsort, np.count_nonzero, np.any, np.all,
@@ -120,6 +128,11 @@ def sum_(a, axis=None, dtype=None, out=None, keepdims=False):
     return np.sum(a, axis, dtype, out, keepdims), back
 
 
+@pushforward(np.sum)
+def sum_push(y, a, axis=None, dtype=None, out=None, keepdims=False, *, da):
+    return np.sum(da, axis, dtype, None, keepdims)
+
+
 @adjoint(np.mean)
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     y = np.mean(a, axis, dtype, out, keepdims)
@@ -130,6 +143,11 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
             return (np.full_like(a, share), None, None, None, None)
         return (np.full_like(a, np.expand_dims(share, axis)), None, None, None, None)
     return y, back
+
+
+@pushforward(np.mean)
+def mean_push(y, a, axis=None, dtype=None, out=None, keepdims=False, *, da):
+    return np.mean(da, axis, dtype, None, keepdims)
 
 
 @adjoint(np.prod)
@@ -144,6 +162,12 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False):
             return (dy * y / a, None, None, None, None)
         return (np.expand_dims(dy * y, axis) / a, None, None, None, None)
     return y, back
+
+
+@pushforward(np.prod)
+def prod_push(y, a, axis=None, dtype=None, out=None, keepdims=False, *, da):
+    slopes = numpy_reductions.prod_grad(np.ones_like(y), a, axis, keepdims)
+    return np.sum(slopes.conjugate() * da, axis, dtype, None, keepdims)
 
 
 def extremum_grad(dy, a, y, axis, keepdims):
@@ -178,6 +202,13 @@ def max_(a, axis=None, out=None, keepdims=False):
     return y, back
 
 
+@pushforward(np.max)
+@pushforward(np.amax)
+def max_push(y, a, axis=None, out=None, keepdims=False, *, da):
+    slopes = numpy_reductions.extremum_grad(np.ones_like(y), a, y, axis, keepdims)
+    return np.sum(slopes * da, axis, keepdims=keepdims)
+
+
 @adjoint(np.min)
 @adjoint(np.amin)
 def min_(a, axis=None, out=None, keepdims=False):
@@ -186,6 +217,13 @@ def min_(a, axis=None, out=None, keepdims=False):
     def back(dy):
         return (numpy_reductions.extremum_grad(dy, a, y, axis, keepdims), None, None, None)
     return y, back
+
+
+@pushforward(np.min)
+@pushforward(np.amin)
+def min_push(y, a, axis=None, out=None, keepdims=False, *, da):
+    slopes = numpy_reductions.extremum_grad(np.ones_like(y), a, y, axis, keepdims)
+    return np.sum(slopes * da, axis, keepdims=keepdims)
 
 
 @adjoint(np.var)
@@ -206,6 +244,21 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     return y, back
 
 
+@pushforward(np.var)
+def var_push(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, da):
+    centred = a - np.mean(a, axis, keepdims=True)
+    scale = 2 / numpy_reductions.dof(a, y, ddof)
+    return np.sum(np.real(centred.conjugate() * da), axis, dtype, keepdims=keepdims) * scale
+
+
+def dof(a, y, ddof):
+    """The degrees of freedom ``n - ddof`` of ``y = np.var(a, ..., ddof)``
+    (or ``std``) over slices of ``n`` elements; ``nan`` where there are
+    none, as the gradients are then."""
+    n = np.size(a) / max(np.size(y), 1)
+    return n - ddof if n > ddof else np.nan
+
+
 @adjoint(np.std)
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     y = np.std(a, axis, dtype, out, ddof, keepdims)
@@ -223,6 +276,14 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     return y, back
 
 
+@pushforward(np.std)
+def std_push(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, da):
+    """0 where ``y`` is 0 (a constant slice, where ``centred`` is 0)."""
+    centred = a - np.mean(a, axis, keepdims=True)
+    spread = numpy_reductions.dof(a, y, ddof) * np.where(y == 0, 1, y)
+    return np.sum(np.real(centred.conjugate() * da), axis, dtype, keepdims=keepdims) / spread
+
+
 @adjoint(np.cumsum)
 def cumsum(a, axis=None, dtype=None, out=None):
     def back(dy):
@@ -232,6 +293,11 @@ def cumsum(a, axis=None, dtype=None, out=None):
             return (g.reshape(np.shape(a)), None, None, None)
         return (g.reshape(np.shape(a)).astype(numpy_reductions.dtype_of(a)), None, None, None)
     return np.cumsum(a, axis, dtype, out), back
+
+
+@pushforward(np.cumsum)
+def cumsum_push(y, a, axis=None, dtype=None, out=None, *, da):
+    return np.cumsum(da, axis, dtype)
 
 
 @adjoint(np.cumprod)
@@ -247,6 +313,11 @@ def cumprod(a, axis=None, dtype=None, out=None):
     return y, back
 
 
+@pushforward(np.cumprod)
+def cumprod_push(y, a, axis=None, dtype=None, out=None, *, da):
+    return numpy_reductions.cumprod_tangent(da, a, axis, y)
+
+
 @adjoint(np.nansum)
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     def back(dy):
@@ -256,6 +327,11 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
             g = np.where(np.isnan(a), 0, np.expand_dims(dy, axis))
         return (g.astype(numpy_reductions.dtype_of(a), copy=False), None, None, None, None)
     return np.nansum(a, axis, dtype, out, keepdims), back
+
+
+@pushforward(np.nansum)
+def nansum_push(y, a, axis=None, dtype=None, out=None, keepdims=False, *, da):
+    return np.sum(np.where(np.isnan(a), 0, da), axis, dtype, None, keepdims)
 
 
 @adjoint(np.nanmean)
@@ -271,6 +347,14 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
             g = np.where(valid, np.expand_dims(dy, axis) / count, 0)
         return (g.astype(numpy_reductions.dtype_of(a), copy=False), None, None, None, None)
     return y, back
+
+
+@pushforward(np.nanmean)
+def nanmean_push(y, a, axis=None, dtype=None, out=None, keepdims=False, *, da):
+    """0 for an all-NaN slice."""
+    valid = ~np.isnan(a)
+    count = np.maximum(np.sum(valid, axis, keepdims=keepdims), 1)
+    return runtime.shaped(np.sum(np.where(valid, da, 0), axis, dtype, None, keepdims) / count, y)
 
 
 @adjoint(np.linalg.norm)
@@ -291,6 +375,12 @@ def norm(x, ord=None, axis=None, keepdims=False):
     return y, back
 
 
+@pushforward(np.linalg.norm)
+def norm_push(y, x, ord=None, axis=None, keepdims=False, *, dx):
+    slopes = numpy_reductions.norm_grad(np.ones_like(y), x, ord, axis, keepdims, y)
+    return np.sum(np.real(slopes.conjugate() * dx), axis, keepdims=keepdims)
+
+
 @adjoint(np.nanmax)
 def nanmax(a, axis=None, out=None, keepdims=False):
     y = np.nanmax(a, axis, out, keepdims)
@@ -300,6 +390,12 @@ def nanmax(a, axis=None, out=None, keepdims=False):
     return y, back
 
 
+@pushforward(np.nanmax)
+def nanmax_push(y, a, axis=None, out=None, keepdims=False, *, da):
+    slopes = numpy_reductions.extremum_grad(np.ones_like(y), a, y, axis, keepdims)
+    return np.sum(slopes * da, axis, keepdims=keepdims)
+
+
 @adjoint(np.nanmin)
 def nanmin(a, axis=None, out=None, keepdims=False):
     y = np.nanmin(a, axis, out, keepdims)
@@ -307,6 +403,12 @@ def nanmin(a, axis=None, out=None, keepdims=False):
     def back(dy):
         return (numpy_reductions.extremum_grad(dy, a, y, axis, keepdims), None, None, None)
     return y, back
+
+
+@pushforward(np.nanmin)
+def nanmin_push(y, a, axis=None, out=None, keepdims=False, *, da):
+    slopes = numpy_reductions.extremum_grad(np.ones_like(y), a, y, axis, keepdims)
+    return np.sum(slopes * da, axis, keepdims=keepdims)
 
 
 @adjoint(np.ptp)
@@ -326,6 +428,17 @@ def ptp(a, axis=None, out=None, keepdims=False):
     return y, back
 
 
+@pushforward(np.ptp)
+def ptp_push(y, a, axis=None, out=None, keepdims=False, *, da):
+    hi = np.max(a, axis, keepdims=keepdims)
+    lo = np.min(a, axis, keepdims=keepdims)
+    slopes = (
+        numpy_reductions.extremum_grad(np.ones_like(y), a, hi, axis, keepdims)
+        - numpy_reductions.extremum_grad(np.ones_like(y), a, lo, axis, keepdims)
+    )
+    return np.sum(slopes * da, axis, keepdims=keepdims)
+
+
 @adjoint(np.nanprod)
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
     y = np.nanprod(a, axis, dtype, out, keepdims)
@@ -343,6 +456,14 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
     return y, back
 
 
+@pushforward(np.nanprod)
+def nanprod_push(y, a, axis=None, dtype=None, out=None, keepdims=False, *, da):
+    """A NaN counts as the factor 1, constant."""
+    missing = np.isnan(a)
+    slopes = numpy_reductions.prod_grad(np.ones_like(y), np.where(missing, 1, a), axis, keepdims)
+    return np.sum(slopes.conjugate() * np.where(missing, 0, da), axis, dtype, None, keepdims)
+
+
 @adjoint(np.nanvar)
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     y = np.nanvar(a, axis, dtype, out, ddof, keepdims)
@@ -350,6 +471,12 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     def back(dy):
         return (numpy_reductions.nanvar_grad(dy, a, axis, ddof, keepdims, None), None, None, None, None, None)
     return y, back
+
+
+@pushforward(np.nanvar)
+def nanvar_push(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, da):
+    slopes = numpy_reductions.nanvar_grad(np.ones_like(y), a, axis, ddof, keepdims, None)
+    return np.sum(np.real(slopes.conjugate() * da), axis, dtype, keepdims=keepdims)
 
 
 @adjoint(np.nanstd)
@@ -361,6 +488,12 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     return y, back
 
 
+@pushforward(np.nanstd)
+def nanstd_push(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, da):
+    slopes = numpy_reductions.nanvar_grad(np.ones_like(y), a, axis, ddof, keepdims, y)
+    return np.sum(np.real(slopes.conjugate() * da), axis, dtype, keepdims=keepdims)
+
+
 @adjoint(np.average)
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     y = np.average(a, axis, weights, returned, keepdims=keepdims)
@@ -369,6 +502,11 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         g = numpy_reductions.average_grads(dy, a, axis, weights, returned, keepdims, y)
         return (g[0], None, g[1], None, None)
     return y, back
+
+
+@pushforward(np.average)
+def average_push(y, a, axis=None, weights=None, returned=False, keepdims=False, *, da, dweights):
+    return numpy_reductions.average_tangent(da, dweights, a, axis, weights, returned, keepdims, y)
 
 
 # The order statistics: the rules never pass overwrite_input=True on, since
@@ -385,6 +523,11 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return y, back
 
 
+@pushforward(np.median)
+def median_push(y, a, axis=None, out=None, overwrite_input=False, keepdims=False, *, da):
+    return numpy_reductions.quantile_tangent(da, 0.0, a, 0.5, axis, "linear", keepdims, y, False)
+
+
 @adjoint(np.nanmedian)
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     y = np.nanmedian(a, axis, out, False, keepdims)
@@ -393,6 +536,11 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         g = numpy_reductions.quantile_grads(dy, a, 0.5, axis, "linear", keepdims, y, True)
         return (g[0], None, None, None, None)
     return y, back
+
+
+@pushforward(np.nanmedian)
+def nanmedian_push(y, a, axis=None, out=None, overwrite_input=False, keepdims=False, *, da):
+    return numpy_reductions.quantile_tangent(da, 0.0, a, 0.5, axis, "linear", keepdims, y, True)
 
 
 @adjoint(np.quantile)
@@ -405,6 +553,11 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     return y, back
 
 
+@pushforward(np.quantile)
+def quantile_push(y, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, da, dq):
+    return numpy_reductions.quantile_tangent(da, dq, a, q, axis, method, keepdims, y, False)
+
+
 @adjoint(np.nanquantile)
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
     y = np.nanquantile(a, q, axis, out, False, method, keepdims)
@@ -413,6 +566,12 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
         g = numpy_reductions.quantile_grads(dy, a, q, axis, method, keepdims, y, True)
         return (g[0], runtime.unbroadcast(g[1], q), None, None, None, None, None)
     return y, back
+
+
+@pushforward(np.nanquantile)
+def nanquantile_push(y, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, da,
+                     dq):
+    return numpy_reductions.quantile_tangent(da, dq, a, q, axis, method, keepdims, y, True)
 
 
 @adjoint(np.percentile)
@@ -425,6 +584,12 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     return y, back
 
 
+@pushforward(np.percentile)
+def percentile_push(y, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, da,
+                    dq):
+    return numpy_reductions.quantile_tangent(da, dq / 100, a, np.true_divide(q, 100), axis, method, keepdims, y, False)
+
+
 @adjoint(np.nanpercentile)
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
     y = np.nanpercentile(a, q, axis, out, False, method, keepdims)
@@ -435,12 +600,23 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
     return y, back
 
 
+@pushforward(np.nanpercentile)
+def nanpercentile_push(y, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, da,
+                       dq):
+    return numpy_reductions.quantile_tangent(da, dq / 100, a, np.true_divide(q, 100), axis, method, keepdims, y, True)
+
+
 @adjoint(np.nancumsum)
 def nancumsum(a, axis=None, dtype=None, out=None):
     def back(dy):
         g = np.flip(np.cumsum(np.flip(dy, axis), axis), axis).reshape(np.shape(a))
         return (np.where(np.isnan(a), 0, g).astype(numpy_reductions.dtype_of(a), copy=False), None, None, None)
     return np.nancumsum(a, axis, dtype, out), back
+
+
+@pushforward(np.nancumsum)
+def nancumsum_push(y, a, axis=None, dtype=None, out=None, *, da):
+    return np.cumsum(np.where(np.isnan(a), 0, da), axis, dtype)
 
 
 @adjoint(np.nancumprod)
@@ -452,6 +628,13 @@ def nancumprod(a, axis=None, dtype=None, out=None):
         g = numpy_reductions.cumprod_grad(dy, np.where(missing, 1, a), axis, y)  # a NaN counts as 1
         return (np.where(missing, 0, g).astype(numpy_reductions.dtype_of(a), copy=False), None, None, None)
     return y, back
+
+
+@pushforward(np.nancumprod)
+def nancumprod_push(y, a, axis=None, dtype=None, out=None, *, da):
+    """A NaN counts as the factor 1, constant."""
+    missing = np.isnan(a)
+    return numpy_reductions.cumprod_tangent(np.where(missing, 0, da), np.where(missing, 1, a), axis, y)
 
 
 def cumulative_sum(x, axis=None, dtype=None, out=None, include_initial=False):
@@ -468,8 +651,13 @@ def cumulative_sum(x, axis=None, dtype=None, out=None, include_initial=False):
     return np.cumulative_sum(x, axis=axis, dtype=dtype, out=out, include_initial=include_initial), back
 
 
+def cumulative_sum_push(y, x, axis=None, dtype=None, out=None, include_initial=False, *, dx):
+    return np.cumulative_sum(dx, axis=axis, dtype=dtype, include_initial=include_initial)
+
+
 if hasattr(np, "cumulative_sum"):
     adjoint(np.cumulative_sum)(cumulative_sum)
+    pushforward(np.cumulative_sum)(cumulative_sum_push)
 
 
 adjoint(np.ndarray.sum)(sum_)
@@ -483,6 +671,18 @@ adjoint(np.ndarray.cumsum)(cumsum)
 adjoint(np.ndarray.cumprod)(cumprod)
 if hasattr(np.ndarray, "ptp"):  # NumPy 1 only
     adjoint(np.ndarray.ptp)(ptp)
+
+pushforward(np.ndarray.sum)(sum_push)
+pushforward(np.ndarray.mean)(mean_push)
+pushforward(np.ndarray.prod)(prod_push)
+pushforward(np.ndarray.max)(max_push)
+pushforward(np.ndarray.min)(min_push)
+pushforward(np.ndarray.var)(var_push)
+pushforward(np.ndarray.std)(std_push)
+pushforward(np.ndarray.cumsum)(cumsum_push)
+pushforward(np.ndarray.cumprod)(cumprod_push)
+if hasattr(np.ndarray, "ptp"):
+    pushforward(np.ndarray.ptp)(ptp_push)
 
 
 # -- helpers ------------------------------------------------------------------
@@ -559,6 +759,26 @@ def cumprod_grad(dy, a, axis, y):
     g = np.where(before, tail_sum(dyy * yy) / safe, np.where(first, tail_sum(dyy * replaced), 0))
     g = g.reshape(x.shape)
     return g.astype(x.dtype, copy=False) if x.dtype.kind in "fc" else g
+
+
+def cumprod_tangent(da, a, axis, y):
+    """The tangent of ``y = np.cumprod(a, axis)`` for the tangent ``da``,
+    exact when ``a`` has zeros (the transpose of :func:`cumprod_grad`).
+
+    Along a slice with its first zero at ``z``: before ``z``, ``y`` times
+    the running sum of ``da / a``; from ``z`` on, every product but the one
+    without the factor ``a[z]`` is 0, so ``da[z]`` times the cumulative
+    product with that zero replaced by 1 (0 past a second zero).
+    """
+    x = np.reshape(a, np.shape(y))  # flattened for axis=None
+    dx = np.reshape(np.broadcast_to(da, np.shape(a)), np.shape(y))
+    ax = 0 if axis is None else axis
+    zeros = x == 0
+    zeros_through = np.cumsum(zeros, axis=ax)
+    first = zeros & (zeros_through == 1)
+    before = y * np.cumsum(dx / np.where(zeros, 1, x), axis=ax)
+    after = np.cumprod(np.where(first, 1, x), axis=ax) * np.cumsum(np.where(first, dx, 0), axis=ax)
+    return np.where(zeros_through == 0, before, after).astype(np.result_type(y), copy=False)
 
 
 def _share(hit, g, axes):
@@ -692,6 +912,36 @@ def average_grads(dy, a, axis, weights, returned, keepdims, y):
     return da, dw
 
 
+def average_tangent(da, dw, a, axis, weights, returned, keepdims, y):
+    """The tangent of ``y = np.average(a, axis, weights, returned,
+    keepdims=keepdims)`` for the tangents ``da`` and ``dw`` of ``a`` and
+    ``weights`` (the transpose of :func:`average_grads`): ``sum(w da + (a
+    - avg) dw) / W`` over a slice, and for the returned sum of weights
+    ``W``, ``sum(dw)`` (``None`` without weights: a constant count)."""
+    avg = y[0] if returned else y
+    x = np.asarray(a)
+    axes = _axes(axis, x.ndim)
+    dx = np.broadcast_to(da, x.shape)
+    if weights is None:
+        davg = runtime.shaped(np.mean(dx, axis=axes, keepdims=keepdims)[()], avg)
+        return (davg, None) if returned else davg
+    w = np.asarray(weights)
+    dwb = np.broadcast_to(dw, w.shape)
+    if w.shape == x.shape:
+        wb = w
+    else:  # weights along the axes, lined up with them as NumPy does
+        order = np.argsort(axes)
+        kept = tuple(n if i in axes else 1 for i, n in enumerate(x.shape))
+        wb, dwb = np.transpose(w, order).reshape(kept), np.transpose(dwb, order).reshape(kept)
+    total = np.sum(wb, axis=axes, keepdims=True)
+    kept_avg = np.asarray(avg) if keepdims else _kept(avg, axes)
+    davg = np.sum(wb * dx + (x - kept_avg) * dwb, axis=axes, keepdims=True) / total
+    davg = runtime.shaped(np.reshape(davg, np.shape(avg))[()], avg)  # [()]: a scalar for a scalar avg
+    if not returned:
+        return davg
+    return davg, runtime.shaped(np.sum(np.broadcast_to(dwb, x.shape), axis=axes, keepdims=keepdims), y[1])
+
+
 _SLOPES_IN_Q = {
     "linear": 2, "weibull": 0, "hazen": 1, "median_unbiased": 2 / 3, "normal_unbiased": 3 / 4,
     "interpolated_inverted_cdf": 1,
@@ -702,16 +952,23 @@ of slope ``n + 1 - alpha - beta`` in ``q``. The other methods are
 piecewise constant in ``q``."""
 
 
-def quantile_grads(dy, a, q, axis, method, keepdims, y, skip_nan):
-    """The gradients of ``a`` and ``q`` for ``y = np.quantile(a, q, axis,
-    method=method, keepdims=keepdims)`` (``np.nanquantile`` when
-    ``skip_nan``); see the module's conventions.
+def quantile_slopes(a, q, axis, method, skip_nan):
+    """The slopes of ``np.quantile(a, q, axis, method=method)``
+    (``np.nanquantile`` when ``skip_nan``) in ``a`` and in ``q``; see the
+    module's conventions.
 
     Every method takes ``(1 - g) s[j] + g s[j + 1]`` of the sorted values
     ``s`` of a slice, with ``j`` and ``g`` that depend on ``q`` and the
     number of values only, so the quantile of the ranks ``0, 1, ..., n -
     1`` is ``j + g``: that gives them for any method (for ``'linear'``
     they are ``q (n - 1)`` directly).
+
+    Returns ``(in_a, in_q, order)``. The slices are the rows of ``a``
+    transposed by ``order`` (the other axes first) and flattened over the
+    reduced ones; ``in_a`` has ``q``'s shape, then those rows': each
+    quantile's slope in each element of its slice. ``in_q`` has ``q``'s
+    shape, then the slices': each quantile's slope in its ``q``, or it is
+    None for a method piecewise constant in ``q``.
     """
     x = np.asarray(a)
     axes = _axes(axis, x.ndim)
@@ -748,20 +1005,45 @@ def quantile_grads(dy, a, q, axis, method, keepdims, y, skip_nan):
     values = rows.reshape(lead + rows.shape)
     on_lo, on_hi = values == lo, values == hi
     # each order statistic's weight shared evenly among the elements equal to it
-    weights = (
+    in_a = (
         (1 - frac) * on_lo / np.maximum(np.sum(on_lo, axis=-1, keepdims=True), 1)
         + frac * on_hi / np.maximum(np.sum(on_hi, axis=-1, keepdims=True), 1)
     )
-    out_shape = qs.shape + rows.shape[:-1]
-    dys = np.where(np.isnan(np.reshape(y, out_shape)), 0, np.reshape(dy, out_shape))  # a NaN result: none
-    g = np.sum(dys[..., None] * weights, axis=tuple(range(qs.ndim)))
-    da = np.transpose(g.reshape(moved.shape), np.argsort(order))
-    da = da.astype(x.dtype if x.dtype.kind in "fc" else np.dtype(float), copy=False)
     if method not in _SLOPES_IN_Q:
-        return da, np.zeros(qs.shape)
+        return in_a, None, order
     gap = (hi - lo)[..., 0]
     slope = np.asarray(count) + 1 - _SLOPES_IN_Q[method]
     if method != "linear":  # flat where the index is clipped to the first or last value
         slope = np.where((index > 0) & (index < np.asarray(count) - 1), slope, 0)
-    dq = np.sum(dys * np.where(np.isnan(gap), 0, gap) * slope, axis=tuple(range(qs.ndim, len(out_shape))))
-    return da, dq
+    return in_a, np.where(np.isnan(gap), 0, gap) * slope, order
+
+
+def quantile_grads(dy, a, q, axis, method, keepdims, y, skip_nan):
+    """The gradients of ``a`` and ``q`` for ``y = np.quantile(a, q, axis,
+    method=method, keepdims=keepdims)`` (``np.nanquantile`` when
+    ``skip_nan``), from :func:`quantile_slopes`; a NaN result has none."""
+    x = np.asarray(a)
+    in_a, in_q, order = quantile_slopes(a, q, axis, method, skip_nan)
+    q_axes = tuple(range(np.ndim(q)))
+    out_shape = in_a.shape[:-1]  # q's shape, then the slices'
+    dys = np.where(np.isnan(np.reshape(y, out_shape)), 0, np.reshape(dy, out_shape))
+    g = np.sum(dys[..., None] * in_a, axis=q_axes)
+    da = np.transpose(g.reshape(np.transpose(x, order).shape), np.argsort(order))
+    da = da.astype(x.dtype if x.dtype.kind in "fc" else np.dtype(float), copy=False)
+    if in_q is None:
+        return da, np.zeros(np.shape(q))
+    return da, np.sum(dys * in_q, axis=tuple(range(len(q_axes), len(out_shape))))
+
+
+def quantile_tangent(da, dq, a, q, axis, method, keepdims, y, skip_nan):
+    """The tangent of ``y = np.quantile(a, q, axis, method=method,
+    keepdims=keepdims)`` (``np.nanquantile`` when ``skip_nan``) for the
+    tangents ``da`` and ``dq``: the transpose of :func:`quantile_grads`."""
+    x = np.asarray(a)
+    in_a, in_q, order = quantile_slopes(a, q, axis, method, skip_nan)
+    rows = np.transpose(np.broadcast_to(da, x.shape), order).reshape(in_a.shape[np.ndim(q):])
+    t = np.sum(in_a * rows, axis=-1)  # q's shape, then the slices'
+    if in_q is not None:
+        t = t + in_q * np.reshape(np.broadcast_to(dq, np.shape(q)), np.shape(q) + (1,) * (t.ndim - np.ndim(q)))
+    t = np.where(np.isnan(np.reshape(y, t.shape)), 0, t)
+    return runtime.shaped(np.reshape(t, np.shape(y))[()], y)  # [()]: a scalar for a scalar y

@@ -3,7 +3,10 @@
 Every function here is linear in its array arguments (``sort`` piecewise):
 each picks, permutes, copies or adds up their elements, so each pullback is
 the transposed operation: a reshape back, the inverse permutation, a sum over the
-copies, zeros with ``dy`` scattered into the selected places.
+copies, zeros with ``dy`` scattered into the selected places. Each rule has
+a pushforward (forward-mode) counterpart ``<name>_push``, which applies the
+function itself to the tangent (a sequence's items without a tangent taken
+as zeros).
 
 Covered:
 
@@ -78,7 +81,7 @@ from zygote_py.errors import NoDerivativeRule
 # np.reshape, so that the compiler can inline them.
 from zygote_py.rules import numpy_shapes
 
-from .registry import adjoint, nondifferentiable
+from .registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(
     np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.arange,
@@ -193,6 +196,68 @@ def _keep_order_axes(shape, strides):
                 pos = i1
         perm.insert(pos, perm.pop(i0))
     return perm[::-1]
+
+
+def read_order(a, order):
+    """The order, ``'C'`` or ``'F'``, in which ``np.reshape(a, ..., order)``
+    reads ``a``: ``'A'`` is ``'F'`` for a Fortran- but not C-contiguous
+    ``a``. A tangent is read in ``a``'s order, whatever its own layout."""
+    if order == "A":
+        flags = getattr(a, "flags", None)
+        return "F" if flags is not None and flags.f_contiguous and not flags.c_contiguous else "C"
+    return order
+
+
+def raveled(t, a, order):
+    """``t`` raveled in the order in which ``np.ravel(a, order)`` reads
+    ``a`` (``'A'`` and ``'K'`` depend on ``a``'s layout, not ``t``'s)."""
+    if order == "K":
+        flags = getattr(a, "flags", None)
+        if flags is not None and not flags.c_contiguous and not flags.f_contiguous:
+            return np.ravel(np.transpose(t, _keep_order_axes(np.shape(a), a.strides)))
+        order = "F" if flags is not None and flags.f_contiguous and not flags.c_contiguous else "C"
+    return np.ravel(t, read_order(a, order))
+
+
+def dense(t, x):
+    """The tangent ``t`` of a sequence ``x`` (a list or tuple, possibly
+    nested) with its items that have none (``None``) made zeros of the
+    item's type, so that NumPy joins and promotes the tangents as it does
+    ``x``'s items; any other ``t`` as it is."""
+    if t is None:
+        return _zero(x)
+    if isinstance(t, (tuple, list)):
+        return type(t)(dense(ti, xi) for ti, xi in zip(t, x))
+    return t
+
+
+def _zero(x):
+    if isinstance(x, (tuple, list)):
+        return type(x)(_zero(v) for v in x)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return np.zeros_like(x)
+    if isinstance(x, (bool, int, float, complex)):
+        return type(x)(0)
+    return np.zeros_like(np.asarray(x))
+
+
+def tangent_as(t, y, copy=False):
+    """The tangent ``t`` of the values NumPy made the array ``y`` of, as
+    ``y``'s: of its shape and dtype (the real part for a real ``y``), a
+    new array when ``copy``; ``None`` when ``y`` has an integer or boolean
+    dtype."""
+    if y.dtype.kind not in "fc":
+        return None
+    t = np.asarray(t)
+    if t.dtype.kind == "c" and y.dtype.kind != "c":
+        t = t.real
+    return np.array(t, y.dtype, copy=True if copy else None).reshape(y.shape)
+
+
+def unless_integer(t, dtype):
+    """``t``, or ``None`` when ``dtype`` (``None`` for float) is an integer
+    or boolean dtype, whose values carry no tangent."""
+    return t if np.dtype(dtype).kind in "fc" else None
 
 
 def _joined(dy, arrays, axis, shapes):
@@ -399,12 +464,26 @@ def reshape(a, shape, order="C"):
     return np.reshape(a, shape, order), back
 
 
+@pushforward(np.reshape)
+def reshape_push(y, a, shape, order="C", *, da):
+    return np.reshape(da, shape, numpy_shapes.read_order(a, order))
+
+
 @adjoint(np.ndarray.reshape)
 def ndarray_reshape(self, *shape, order="C"):
     """``a.reshape(2, 3)`` and ``a.reshape((2, 3))``."""
     def back(dy):
         return (numpy_shapes.unravel(dy, self, order),) + (None,) * len(shape)
     return self.reshape(*shape, order=order), back
+
+
+@pushforward(np.ndarray.reshape)
+def ndarray_reshape_push(y, self, *shape, order="C", dself):
+    """Called at run time (it branches), as rules with a keyword-only
+    ``order`` are."""
+    if order == "C":
+        return dself.reshape(*shape)
+    return np.reshape(dself, y.shape, numpy_shapes.read_order(self, order))
 
 
 @adjoint(np.ndarray.ravel)
@@ -417,6 +496,12 @@ def ravel(a, order="C"):
     return np.ravel(a, order), back
 
 
+@pushforward(np.ndarray.ravel)
+@pushforward(np.ravel)
+def ravel_push(y, a, order="C", *, da):
+    return numpy_shapes.raveled(da, a, order)
+
+
 @adjoint(np.ndarray.flatten)
 def ndarray_flatten(self, order="C"):
     def back(dy):
@@ -426,6 +511,11 @@ def ndarray_flatten(self, order="C"):
     return self.flatten(order), back
 
 
+@pushforward(np.ndarray.flatten)
+def ndarray_flatten_push(y, self, order="C", *, dself):
+    return numpy_shapes.raveled(dself, self, order).copy()
+
+
 @adjoint(np.transpose)
 def transpose(a, axes=None):
     def back(dy):
@@ -433,6 +523,11 @@ def transpose(a, axes=None):
             return (np.transpose(dy), None)
         return (np.transpose(dy, np.argsort(np.mod(axes, np.ndim(a)))), None)
     return np.transpose(a, axes), back
+
+
+@pushforward(np.transpose)
+def transpose_push(y, a, axes=None, *, da):
+    return np.transpose(da, axes)
 
 
 @adjoint(np.ndarray.transpose)
@@ -447,12 +542,23 @@ def ndarray_transpose(self, *axes):
     return self.transpose(*axes), back
 
 
+@pushforward(np.ndarray.transpose)
+def ndarray_transpose_push(y, self, *axes, dself):
+    return dself.transpose(*axes)
+
+
 @adjoint(np.ndarray.swapaxes)
 @adjoint(np.swapaxes)
 def swapaxes(a, axis1, axis2):
     def back(dy):
         return (np.swapaxes(dy, axis1, axis2), None, None)
     return np.swapaxes(a, axis1, axis2), back
+
+
+@pushforward(np.ndarray.swapaxes)
+@pushforward(np.swapaxes)
+def swapaxes_push(y, a, axis1, axis2, *, da):
+    return np.swapaxes(da, axis1, axis2)
 
 
 @adjoint(np.moveaxis)
@@ -462,11 +568,21 @@ def moveaxis(a, source, destination):
     return np.moveaxis(a, source, destination), back
 
 
+@pushforward(np.moveaxis)
+def moveaxis_push(y, a, source, destination, *, da):
+    return np.moveaxis(da, source, destination)
+
+
 @adjoint(np.expand_dims)
 def expand_dims(a, axis):
     def back(dy):
         return (np.reshape(dy, np.shape(a)), None)
     return np.expand_dims(a, axis), back
+
+
+@pushforward(np.expand_dims)
+def expand_dims_push(y, a, axis, *, da):
+    return np.expand_dims(da, axis)
 
 
 @adjoint(np.ndarray.squeeze)
@@ -477,11 +593,22 @@ def squeeze(a, axis=None):
     return np.squeeze(a, axis), back
 
 
+@pushforward(np.ndarray.squeeze)
+@pushforward(np.squeeze)
+def squeeze_push(y, a, axis=None, *, da):
+    return np.squeeze(da, axis)
+
+
 @adjoint(np.broadcast_to)
 def broadcast_to(array, shape, subok=False):
     def back(dy):
         return (runtime.unbroadcast(dy, array), None, None)
     return np.broadcast_to(array, shape, subok), back
+
+
+@pushforward(np.broadcast_to)
+def broadcast_to_push(y, array, shape, subok=False, *, darray):
+    return np.broadcast_to(darray, shape, subok)
 
 
 @adjoint(np.atleast_1d)
@@ -493,6 +620,11 @@ def atleast_1d(ary):
     return np.atleast_1d(ary), back
 
 
+@pushforward(np.atleast_1d)
+def atleast_1d_push(y, ary, *, dary):
+    return np.atleast_1d(dary)
+
+
 @adjoint(np.atleast_2d)
 def atleast_2d(ary):
     def back(dy):
@@ -500,11 +632,21 @@ def atleast_2d(ary):
     return np.atleast_2d(ary), back
 
 
+@pushforward(np.atleast_2d)
+def atleast_2d_push(y, ary, *, dary):
+    return np.atleast_2d(dary)
+
+
 @adjoint(np.atleast_3d)
 def atleast_3d(ary):
     def back(dy):
         return (numpy_shapes.like(np.reshape(dy, np.shape(ary)), ary),)
     return np.atleast_3d(ary), back
+
+
+@pushforward(np.atleast_3d)
+def atleast_3d_push(y, ary, *, dary):
+    return np.atleast_3d(dary)
 
 
 # -- joining and splitting ------------------------------------------------------
@@ -517,11 +659,21 @@ def concatenate(arrays, axis=0):
     return np.concatenate(arrays, axis), back
 
 
+@pushforward(np.concatenate)
+def concatenate_push(y, arrays, axis=0, *, darrays):
+    return np.concatenate(numpy_shapes.dense(darrays, arrays), axis)
+
+
 @adjoint(np.stack)
 def stack(arrays, axis=0):
     def back(dy):
         return (numpy_shapes.unstack(dy, arrays, axis), None)
     return np.stack(arrays, axis), back
+
+
+@pushforward(np.stack)
+def stack_push(y, arrays, axis=0, *, darrays):
+    return np.stack(numpy_shapes.dense(darrays, arrays), axis)
 
 
 @adjoint(np.hstack)
@@ -531,11 +683,21 @@ def hstack(tup):
     return np.hstack(tup), back
 
 
+@pushforward(np.hstack)
+def hstack_push(y, tup, *, dtup):
+    return np.hstack(numpy_shapes.dense(dtup, tup))
+
+
 @adjoint(np.vstack)
 def vstack(tup):
     def back(dy):
         return (numpy_shapes.unvstack(dy, tup),)
     return np.vstack(tup), back
+
+
+@pushforward(np.vstack)
+def vstack_push(y, tup, *, dtup):
+    return np.vstack(numpy_shapes.dense(dtup, tup))
 
 
 @adjoint(np.dstack)
@@ -545,11 +707,21 @@ def dstack(tup):
     return np.dstack(tup), back
 
 
+@pushforward(np.dstack)
+def dstack_push(y, tup, *, dtup):
+    return np.dstack(numpy_shapes.dense(dtup, tup))
+
+
 @adjoint(np.column_stack)
 def column_stack(tup):
     def back(dy):
         return (numpy_shapes.uncolumn_stack(dy, tup),)
     return np.column_stack(tup), back
+
+
+@pushforward(np.column_stack)
+def column_stack_push(y, tup, *, dtup):
+    return np.column_stack(numpy_shapes.dense(dtup, tup))
 
 
 @adjoint(np.split)
@@ -561,6 +733,11 @@ def split(ary, indices_or_sections, axis=0):
     return y, back
 
 
+@pushforward(np.split)
+def split_push(y, ary, indices_or_sections, axis=0, *, dary):
+    return np.split(dary, indices_or_sections, axis)
+
+
 @adjoint(np.array_split)
 def array_split(ary, indices_or_sections, axis=0):
     y = np.array_split(ary, indices_or_sections, axis)
@@ -568,6 +745,11 @@ def array_split(ary, indices_or_sections, axis=0):
     def back(dy):
         return (numpy_shapes.unsplit(dy, ary, y, axis), None, None)
     return y, back
+
+
+@pushforward(np.array_split)
+def array_split_push(y, ary, indices_or_sections, axis=0, *, dary):
+    return np.array_split(dary, indices_or_sections, axis)
 
 
 # -- rearranging ----------------------------------------------------------------
@@ -580,12 +762,23 @@ def tile(A, reps):
     return np.tile(A, reps), back
 
 
+@pushforward(np.tile)
+def tile_push(y, A, reps, *, dA):
+    return np.tile(dA, reps)
+
+
 @adjoint(np.ndarray.repeat)
 @adjoint(np.repeat)
 def repeat(a, repeats, axis=None):
     def back(dy):
         return (numpy_shapes.unrepeat(dy, a, repeats, axis), None, None)
     return np.repeat(a, repeats, axis), back
+
+
+@pushforward(np.ndarray.repeat)
+@pushforward(np.repeat)
+def repeat_push(y, a, repeats, axis=None, *, da):
+    return np.repeat(da, repeats, axis)
 
 
 @adjoint(np.flip)
@@ -595,11 +788,21 @@ def flip(m, axis=None):
     return np.flip(m, axis), back
 
 
+@pushforward(np.flip)
+def flip_push(y, m, axis=None, *, dm):
+    return np.flip(dm, axis)
+
+
 @adjoint(np.roll)
 def roll(a, shift, axis=None):
     def back(dy):
         return (np.roll(dy, np.negative(shift), axis), None, None)
     return np.roll(a, shift, axis), back
+
+
+@pushforward(np.roll)
+def roll_push(y, a, shift, axis=None, *, da):
+    return np.roll(da, shift, axis)
 
 
 @adjoint(np.pad)
@@ -619,6 +822,26 @@ def pad(array, pad_width, mode="constant", constant_values=0):
     return y, back
 
 
+@pushforward(np.pad)
+def pad_push(y, array, pad_width, mode="constant", constant_values=0, *, darray, dconstant_values=None):
+    """Called at run time (it branches on ``mode``), with concrete zero
+    tangents: ``None`` for an integer ``array`` or ``constant_values``."""
+    if y.dtype.kind not in "fc":
+        return None
+    if darray is None:
+        darray = np.zeros(np.shape(array), y.dtype)
+    if mode == "constant":
+        return np.pad(darray, pad_width, mode, constant_values=0 if dconstant_values is None else dconstant_values)
+    if mode == "empty":
+        return np.pad(darray, pad_width)  # the values NumPy leaves uninitialised get no tangent
+    if mode in ("edge", "reflect", "symmetric", "wrap"):
+        return np.pad(darray, pad_width, mode)
+    raise NoDerivativeRule(
+        f"np.pad has no derivative rule for mode={mode!r}",
+        hint="the modes with one are 'constant', 'empty', 'edge', 'reflect', 'symmetric' and 'wrap'",
+    )
+
+
 @adjoint(np.sort)
 def sort(a, axis=-1, kind=None, order=None):
     """Sorted by ``argsort``, whose permutation the pullback inverts; the
@@ -631,12 +854,25 @@ def sort(a, axis=-1, kind=None, order=None):
     return y, back
 
 
+@pushforward(np.sort)
+def sort_push(y, a, axis=-1, kind=None, order=None, *, da):
+    """The tangent permuted as ``argsort`` permutes ``a`` (the adjoint's
+    permutation, ties included)."""
+    return np.take_along_axis(np.asarray(da), np.argsort(a, axis, kind, order), axis)
+
+
 @adjoint(np.ndarray.take)
 @adjoint(np.take)
 def take(a, indices, axis=None, out=None, mode="raise"):
     def back(dy):
         return (numpy_shapes.untake(dy, a, indices, axis, mode), None, None, None, None)
     return np.take(a, indices, axis, out, mode), back
+
+
+@pushforward(np.ndarray.take)
+@pushforward(np.take)
+def take_push(y, a, indices, axis=None, out=None, mode="raise", *, da):
+    return np.take(da, indices, axis, None, mode)
 
 
 @adjoint(np.take_along_axis)
@@ -646,6 +882,11 @@ def take_along_axis(arr, indices, axis=-1):
     return np.take_along_axis(arr, indices, axis), back
 
 
+@pushforward(np.take_along_axis)
+def take_along_axis_push(y, arr, indices, axis=-1, *, darr):
+    return np.take_along_axis(darr, indices, axis)
+
+
 @adjoint(np.triu)
 def triu(m, k=0):
     def back(dy):
@@ -653,11 +894,21 @@ def triu(m, k=0):
     return np.triu(m, k), back
 
 
+@pushforward(np.triu)
+def triu_push(y, m, k=0, *, dm):
+    return np.triu(dm, k)
+
+
 @adjoint(np.tril)
 def tril(m, k=0):
     def back(dy):
         return (runtime.unbroadcast(np.tril(dy, k), m), None)
     return np.tril(m, k), back
+
+
+@pushforward(np.tril)
+def tril_push(y, m, k=0, *, dm):
+    return np.tril(dm, k)
 
 
 # -- construction ---------------------------------------------------------------
@@ -678,6 +929,11 @@ def array(object, dtype=None, copy=True, order="K", subok=False, ndmin=0):
     return y, back
 
 
+@pushforward(np.array)
+def array_push(y, object, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, dobject):
+    return numpy_shapes.tangent_as(numpy_shapes.dense(dobject, object), y, copy)
+
+
 @adjoint(np.asarray)
 def asarray(a, dtype=None, order=None):
     y = np.asarray(a, dtype, order)
@@ -686,6 +942,11 @@ def asarray(a, dtype=None, order=None):
         da = numpy_shapes.like(dy, a) if y.dtype.kind in "fc" else None
         return (da, None, None)
     return y, back
+
+
+@pushforward(np.asarray)
+def asarray_push(y, a, dtype=None, order=None, *, da):
+    return numpy_shapes.tangent_as(numpy_shapes.dense(da, a), y)
 
 
 @adjoint(np.asanyarray)
@@ -698,6 +959,11 @@ def asanyarray(a, dtype=None, order=None):
     return y, back
 
 
+@pushforward(np.asanyarray)
+def asanyarray_push(y, a, dtype=None, order=None, *, da):
+    return numpy_shapes.tangent_as(numpy_shapes.dense(da, a), y)
+
+
 @adjoint(np.ascontiguousarray)
 def ascontiguousarray(a, dtype=None):
     y = np.ascontiguousarray(a, dtype)
@@ -706,6 +972,11 @@ def ascontiguousarray(a, dtype=None):
         da = numpy_shapes.like(np.reshape(dy, np.shape(a)), a) if y.dtype.kind in "fc" else None
         return (da, None)
     return y, back
+
+
+@pushforward(np.ascontiguousarray)
+def ascontiguousarray_push(y, a, dtype=None, *, da):
+    return numpy_shapes.tangent_as(numpy_shapes.dense(da, a), y)
 
 
 @adjoint(np.asfortranarray)
@@ -718,6 +989,11 @@ def asfortranarray(a, dtype=None):
     return y, back
 
 
+@pushforward(np.asfortranarray)
+def asfortranarray_push(y, a, dtype=None, *, da):
+    return numpy_shapes.tangent_as(numpy_shapes.dense(da, a), y)
+
+
 @adjoint(np.copy)
 def copy(a, order="K", subok=False):
     def back(dy):
@@ -725,11 +1001,21 @@ def copy(a, order="K", subok=False):
     return np.copy(a, order, subok), back
 
 
+@pushforward(np.copy)
+def copy_push(y, a, order="K", subok=False, *, da):
+    return np.copy(da, order, subok)
+
+
 @adjoint(np.ndarray.copy)
 def ndarray_copy(self, order="C"):
     def back(dy):
         return (dy, None)
     return self.copy(order), back
+
+
+@pushforward(np.ndarray.copy)
+def ndarray_copy_push(y, self, order="C", *, dself):
+    return np.copy(dself, order)
 
 
 @adjoint(np.ndarray.astype)
@@ -742,6 +1028,11 @@ def ndarray_astype(self, dtype, order="K", casting="unsafe", subok=True, copy=Tr
     return y, back
 
 
+@pushforward(np.ndarray.astype)
+def ndarray_astype_push(y, self, dtype, order="K", casting="unsafe", subok=True, copy=True, *, dself):
+    return numpy_shapes.tangent_as(dself, y, copy)
+
+
 @adjoint(np.full)
 def full(shape, fill_value, dtype=None, order="C"):
     y = np.full(shape, fill_value, dtype, order)
@@ -750,6 +1041,11 @@ def full(shape, fill_value, dtype=None, order="C"):
         dfill = runtime.unbroadcast(dy, fill_value) if y.dtype.kind in "fc" else None
         return (None, dfill, None, None)
     return y, back
+
+
+@pushforward(np.full)
+def full_push(y, shape, fill_value, dtype=None, order="C", *, dfill_value):
+    return numpy_shapes.tangent_as(np.broadcast_to(dfill_value, np.shape(y)), y, True)
 
 
 @adjoint(np.linspace)
@@ -763,6 +1059,15 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
             dstart = dstop = None
         return (dstart, dstop, None, None, None, None, None)
     return y, back
+
+
+@pushforward(np.linspace)
+def linspace_push(y, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, dstart, dstop):
+    """The samples, and the step, are linear in ``start`` and ``stop``
+    together (made one shape, as a zero tangent is a number)."""
+    shape = np.broadcast_shapes(np.shape(start), np.shape(stop))
+    t = np.linspace(np.broadcast_to(dstart, shape), np.broadcast_to(dstop, shape), num, endpoint, retstep, dtype, axis)
+    return numpy_shapes.unless_integer(t, dtype)
 
 
 @adjoint(np.meshgrid)
@@ -782,3 +1087,14 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
             grads.append(numpy_shapes.like(np.reshape(np.sum(d, axis=others), np.shape(x)), x))
         return tuple(grads)
     return grids, back
+
+
+@pushforward(np.meshgrid)
+def meshgrid_push(y, *xi, copy=True, sparse=False, indexing="xy", dxi):
+    """Called at run time (a loop), with concrete zero tangents: ``None``
+    for an integer input, whose grid then has none."""
+    grids = list(np.meshgrid(*numpy_shapes.dense(dxi, xi), copy=copy, sparse=sparse, indexing=indexing))
+    for k, d in enumerate(dxi):
+        if d is None:
+            grids[k] = None
+    return tuple(grids)

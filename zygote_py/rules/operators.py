@@ -40,6 +40,13 @@ Conventions:
   length (``None`` for items that get none), a dict a dict of the keys that
   get one.
 
+Each rule has a pushforward (forward-mode) counterpart ``<name>_push``,
+one per operator for numbers and arrays alike (a broadcasting operator's
+tangent goes through ``runtime.shaped``), the in-place operators sharing
+their plain versions', except ``runtime.call_spread``'s: its tangent is
+``f``'s, which a rule given the result could only get by calling ``f``
+again, so the forward mode derives it from the adjoint rule.
+
 Not covered here:
 
 - sequence concatenation and repetition with ``+`` and ``*``: the gradient
@@ -59,7 +66,7 @@ from zygote_py import errors, runtime
 from zygote_py.ir import ops
 from zygote_py.rules import numpy_elementwise, numpy_linalg
 
-from .registry import adjoint, array, nondifferentiable, scalar
+from .registry import adjoint, array, nondifferentiable, pushforward, scalar
 
 nondifferentiable(
     operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge,
@@ -180,6 +187,20 @@ def pow_(a, b):
     return y, back
 
 
+def pow_slope(a, b, y, wrt):
+    """The slope of ``y = a ** b`` in ``a`` (``wrt == 0``) or ``b`` (1) for
+    real numbers, at the edges as :func:`pow_` has it."""
+    if wrt == 0:
+        if b == 0:
+            return 0.0  # y is the constant 1, even at a == 0
+        if a == 0 and b < 1:
+            return math.inf  # the slope of a ** b at 0 when 0 < b < 1
+        return b * a ** (b - 1)
+    if a > 0:
+        return y * math.log(a)
+    return 0.0 if a == 0 and b > 0 else math.nan  # log(a) is undefined for a < 0
+
+
 @scalar(operator.abs)
 def abs_(x):
     def back(dy):
@@ -205,6 +226,11 @@ def add_any(a, b):
     return a + b, back
 
 
+@pushforward(operator.add)
+def add_any_push(y, a, b, *, da, db):
+    return runtime.shaped(da + db, y)
+
+
 @adjoint(operator.sub)
 def sub_any(a, b):
     def back(dy):
@@ -212,11 +238,21 @@ def sub_any(a, b):
     return a - b, back
 
 
+@pushforward(operator.sub)
+def sub_any_push(y, a, b, *, da, db):
+    return runtime.shaped(da - db, y)
+
+
 @adjoint(operator.mul)
 def mul_any(a, b):
     def back(dy):
         return (runtime.unbroadcast(dy * b.conjugate(), a), runtime.unbroadcast(dy * a.conjugate(), b))
     return a * b, back
+
+
+@pushforward(operator.mul)
+def mul_any_push(y, a, b, *, da, db):
+    return runtime.shaped(da * b + a * db, y)
 
 
 @adjoint(operator.truediv)
@@ -228,11 +264,21 @@ def truediv_any(a, b):
     return y, back
 
 
+@pushforward(operator.truediv)
+def truediv_any_push(y, a, b, *, da, db):
+    return runtime.shaped((da - y * db) / b, y)
+
+
 @adjoint(operator.mod)
 def mod_any(a, b):
     def back(dy):
         return (runtime.unbroadcast(dy, a), runtime.unbroadcast(-dy * (a // b), b))
     return a % b, back
+
+
+@pushforward(operator.mod)
+def mod_any_push(y, a, b, *, da, db):
+    return runtime.shaped(da - db * (a // b), y)
 
 
 @adjoint(operator.pow)
@@ -244,6 +290,49 @@ def pow_any(a, b):
     return pow_(a, b)
 
 
+@pushforward(operator.pow)
+def pow_any_push(y, a, b, *, da, db):
+    """``da * ∂y/∂a + db * ∂y/∂b`` by the slopes of the rule ``pow_any`` picks (not conjugated)."""
+    # Called at run time, where zero tangents are concrete: a zero adds
+    # nothing, rather than 0 * inf (the slope in a at a == 0 < b < 1) or
+    # 0 * nan (in b at a < 0).
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        slope = operators.power_slope
+    elif isinstance(y, (complex, np.complexfloating)):
+        slope = operators.pow_complex_slope
+    else:
+        slope = operators.pow_slope
+    dy = 0.0
+    if da is not None and np.any(da):
+        dy = dy + da * slope(a, b, y, 0)
+    if db is not None and np.any(db):
+        dy = dy + db * slope(a, b, y, 1)
+    return runtime.shaped(dy, y)
+
+
+def pow_constant_push(y, a, b, *, da):
+    """``a ** b`` for a constant number ``b`` other than 0 (which the
+    forward transform picks for it, and inlines)."""
+    return da * (b * a ** (b - 1))
+
+
+def power_slope(a, b, y, wrt):
+    """The slope of ``y = a ** b`` for arrays, at the edges as
+    :func:`zygote_py.rules.numpy_elementwise.power` has it."""
+    if wrt == 0:
+        if isinstance(b, (int, float)) and b == 0:
+            return 0.0  # y is the constant 1, even at a == 0
+        if isinstance(b, (int, float)) and isinstance(a, np.ndarray):
+            return b * a ** (b - 1)
+        return np.where(np.equal(b, 0), 0.0, b * np.power(a, b - 1))
+    if y.dtype.kind == "c":
+        return y * np.log(a)
+    # log(a) is undefined for a < 0, and y * log(a) tends to 0 as a -> 0 only for b > 0
+    inside = np.greater(a, 0)
+    return np.where(inside, y * np.log(np.where(inside, a, 1.0)),
+                    np.where(np.logical_and(np.equal(a, 0), np.greater(b, 0)), 0.0, np.nan))
+
+
 @adjoint(operator.abs)
 def abs_any(x):
     if isinstance(x, np.ndarray):
@@ -251,6 +340,16 @@ def abs_any(x):
     if isinstance(x, complex):
         return abs_complex(x)
     return abs_(x)
+
+
+@pushforward(operator.abs)
+def abs_any_push(y, x, *, dx):
+    """Called at run time: the pushforward of the rule ``abs_any`` picks."""
+    if isinstance(x, np.ndarray):
+        return np.real(dx * np.sign(x).conjugate())  # sign(x) == x / |x|, 0 at 0, also for complex x
+    if isinstance(x, (complex, np.complexfloating)):
+        return (x.conjugate() * dx).real / y if y else 0.0 * y  # 0 at 0
+    return dx if x > 0 else -dx if x < 0 else dx * x  # 0 at 0, nan at nan
 
 
 # -- complex numbers --------------------------------------------------------------
@@ -283,6 +382,20 @@ def pow_complex(a, b):
             db = dy * math.nan
         return (runtime.real_if_real(da, a), runtime.real_if_real(db, b))
     return y, back
+
+
+def pow_complex_slope(a, b, y, wrt):
+    """The slope of ``y = a ** b`` in ``a`` (``wrt == 0``) or ``b`` (1) on
+    the principal branch, at the edges as :func:`pow_complex` has it."""
+    if wrt == 0:
+        if b == 0:
+            return 0j  # y is the constant 1, even at a == 0
+        if a == 0 and b.real < 1:
+            return complex(math.nan, math.nan)
+        return b * a ** (b - 1)
+    if a != 0:
+        return y * cmath.log(a)
+    return 0j if b.real > 0 else complex(math.nan, math.nan)
 
 
 def abs_complex(z):
@@ -324,12 +437,27 @@ IN_PLACE = [
 ]
 
 
+# The in-place operators' pushforwards are their plain versions': right
+# for numbers, and the forward transform changes an array's tangent in
+# place itself (see zygote_py.ad.forward).
+pushforward(operator.iadd)(add_any_push)
+pushforward(operator.isub)(sub_any_push)
+pushforward(operator.imul)(mul_any_push)
+pushforward(operator.itruediv)(truediv_any_push)
+pushforward(operator.imod)(mod_any_push)
+pushforward(operator.ipow)(pow_any_push)
+
 
 @adjoint(operator.neg)
 def neg(x):
     def back(dy):
         return (-dy,)
     return -x, back
+
+
+@pushforward(operator.neg)
+def neg_push(y, x, *, dx):
+    return -dx
 
 
 @adjoint(operator.pos)
@@ -339,7 +467,18 @@ def pos(x):
     return +x, back
 
 
+@pushforward(operator.pos)
+def pos_push(y, x, *, dx):
+    return dx
+
+
 adjoint(operator.matmul)(numpy_linalg.matmul)
+
+
+@pushforward(operator.matmul)
+def matmul_push(y, a, b, *, da, db):
+    return da @ b + a @ db
+
 
 DISPATCHERS = {pow_any, abs_any, *IN_PLACE}
 """Rules that choose another rule by their operands' types at run time, so
@@ -366,6 +505,11 @@ def getitem(container, key):
     return container[key], back
 
 
+@pushforward(operator.getitem)
+def getitem_push(y, container, key, *, dcontainer):
+    return dcontainer[key]
+
+
 @array(operator.getitem)
 def getitem_array(x, key):
     def back(dy):
@@ -389,6 +533,29 @@ def spread_positional(starred, *pieces):
     return runtime.spread_positional((True,) * len(parts), *parts), back
 
 
+@pushforward(runtime.spread_positional)
+def spread_positional_push(y, starred, *pieces, dpieces):
+    """The items' tangents (``None`` for an item without one)."""
+    # A spread iterator, read by the call, has as many items as y has left
+    # over: there may be one such piece without a tangent.
+    sizes = [1 if not spread else len(d) if isinstance(d, (tuple, list, np.ndarray))
+             else len(p) if isinstance(p, (tuple, list, np.ndarray)) else None
+             for spread, p, d in zip(starred, pieces, dpieces)]
+    if sizes.count(None) > 1:
+        raise errors.NoDerivativeRule(
+            "forward mode: no tangent for a call spreading several iterators without tangents (f(*a, *b))",
+            hint="make them lists first: f(*list(a), *list(b))",
+        )
+    rest = len(y) - sum(n for n in sizes if n is not None)
+    items = []
+    for spread, d, n in zip(starred, dpieces, sizes):
+        if not spread:
+            items.append(d)
+        else:
+            items.extend([None] * (rest if n is None else n) if d is None else d)
+    return tuple(items)
+
+
 @adjoint(runtime.spread_keywords)
 def spread_keywords(keys, *values):
     def back(dy):
@@ -396,6 +563,19 @@ def spread_keywords(keys, *values):
             return (None,) * (1 + len(values))
         return (None, *(dy.get(k) if k is not None else {n: dy.get(n) for n in v} for k, v in zip(keys, values)))
     return runtime.spread_keywords(keys, *values), back
+
+
+@pushforward(runtime.spread_keywords)
+def spread_keywords_push(y, keys, *values, dvalues):
+    """A dict of the values' tangents (``None`` for a value without one)."""
+    out = {}
+    for key, value, d in zip(keys, values, dvalues):
+        if key is not None:
+            out[key] = d
+        else:  # **mapping: d is its tangent, a dict
+            for k in value:
+                out[k] = None if d is None else d.get(k)
+    return out
 
 
 @adjoint(runtime.call_spread)
@@ -416,11 +596,21 @@ def build_tuple(*items):
     return ops.build_tuple(*items), back
 
 
+@pushforward(ops.build_tuple)
+def build_tuple_push(y, *items, ditems):
+    return ditems
+
+
 @adjoint(ops.build_list)
 def build_list(*items):
     def back(dy):
         return tuple(dy)
     return ops.build_list(*items), back
+
+
+@pushforward(ops.build_list)
+def build_list_push(y, *items, ditems):
+    return list(ditems)
 
 
 @adjoint(ops.build_dict)
@@ -437,11 +627,22 @@ def build_dict(*keys_and_values):
     return y, back
 
 
+@pushforward(ops.build_dict)
+def build_dict_push(y, *keys_and_values, dkeys_and_values):
+    # (a repeated key keeps its last value's tangent, as it keeps the value)
+    return dict(zip(keys_and_values[::2], dkeys_and_values[1::2]))
+
+
 @adjoint(ops.unpack)
 def unpack(value, count):
     def back(dy):
         return (tuple(dy) if isinstance(value, tuple) else list(dy), None)
     return ops.unpack(value, count), back
+
+
+@pushforward(ops.unpack)
+def unpack_push(y, value, count, *, dvalue):
+    return tuple(dvalue)
 
 
 @adjoint(ops.unpack_starred)
@@ -457,8 +658,20 @@ def unpack_starred(value, before, after):
     return y, back
 
 
+@pushforward(ops.unpack_starred)
+def unpack_starred_push(y, value, before, after, *, dvalue):
+    items = list(dvalue)
+    stop = len(items) - after
+    return (*items[:before], items[before:stop], *items[stop:])
+
+
 @adjoint(ops.check_bound)
 def check_bound(value, name):
     def back(dy):
         return (dy, None)
     return ops.check_bound(value, name), back
+
+
+@pushforward(ops.check_bound)
+def check_bound_push(y, value, name, *, dvalue):
+    return dvalue

@@ -31,6 +31,12 @@ Conventions:
   :func:`zygote_py.runtime.attribute_gradient`; ``z.conjugate()`` gets
   ``conj(dy)``.
 
+Each rule has a pushforward (forward-mode) counterpart ``<name>_push``
+with the same conventions, except none: ``dz * f'(z)`` for a holomorphic
+``f`` (not conjugated), a complex tangent for a complex output also from a
+real argument. ``log_push`` takes ``base=math.e`` rather than ``*base``, so
+that a base without a tangent drops its term.
+
 Non-differentiable: ``isclose isfinite isinf isnan``.
 
 Skipped: none in Python 3.11; :data:`SKIPPED` lists, with the reason, any
@@ -42,7 +48,7 @@ import math
 
 from zygote_py import runtime
 
-from .registry import adjoint, nondifferentiable
+from .registry import adjoint, nondifferentiable, pushforward
 
 SKIPPED: dict[str, str] = {}
 
@@ -58,6 +64,11 @@ def exp(z):
     return y, back
 
 
+@pushforward(cmath.exp)
+def exp_push(y, z, *, dz):
+    return dz * y
+
+
 @adjoint(cmath.log)
 def log(z, *base):
     y = cmath.log(z, *base)
@@ -71,11 +82,22 @@ def log(z, *base):
     return y, back
 
 
+@pushforward(cmath.log)
+def log_push(y, z, base=math.e, *, dz, dbase):
+    # (base=math.e rather than *base, so that a base without a tangent drops its term)
+    return (dz / z - dbase * y / base) / cmath.log(base)
+
+
 @adjoint(cmath.log10)
 def log10(z):
     def back(dy):
         return (runtime.real_if_real(dy / (z * math.log(10)).conjugate(), z),)
     return cmath.log10(z), back
+
+
+@pushforward(cmath.log10)
+def log10_push(y, z, *, dz):
+    return dz / (z * cmath.log(10))
 
 
 @adjoint(cmath.sqrt)
@@ -87,6 +109,11 @@ def sqrt(z):
     return y, back
 
 
+@pushforward(cmath.sqrt)
+def sqrt_push(y, z, *, dz):
+    return dz / (2 * y) if y else dz * complex(math.nan, math.nan)
+
+
 @adjoint(cmath.sin)
 def sin(z):
     def back(dy):
@@ -94,11 +121,21 @@ def sin(z):
     return cmath.sin(z), back
 
 
+@pushforward(cmath.sin)
+def sin_push(y, z, *, dz):
+    return dz * cmath.cos(z)
+
+
 @adjoint(cmath.cos)
 def cos(z):
     def back(dy):
         return (runtime.real_if_real(-dy * cmath.sin(z).conjugate(), z),)
     return cmath.cos(z), back
+
+
+@pushforward(cmath.cos)
+def cos_push(y, z, *, dz):
+    return -dz * cmath.sin(z)
 
 
 @adjoint(cmath.tan)
@@ -110,12 +147,23 @@ def tan(z):
     return y, back
 
 
+@pushforward(cmath.tan)
+def tan_push(y, z, *, dz):
+    return dz * (1 + y * y)
+
+
 @adjoint(cmath.asin)
 def asin(z):
     def back(dy):
         d = cmath.sqrt((1 - z) * (1 + z))
         return (runtime.real_if_real(dy / d.conjugate() if d else dy * math.nan, z),)
     return cmath.asin(z), back
+
+
+@pushforward(cmath.asin)
+def asin_push(y, z, *, dz):
+    d = cmath.sqrt((1 - z) * (1 + z))
+    return dz / d if d else dz * complex(math.nan, math.nan)
 
 
 @adjoint(cmath.acos)
@@ -126,11 +174,22 @@ def acos(z):
     return cmath.acos(z), back
 
 
+@pushforward(cmath.acos)
+def acos_push(y, z, *, dz):
+    d = cmath.sqrt((1 - z) * (1 + z))
+    return -dz / d if d else dz * complex(math.nan, math.nan)
+
+
 @adjoint(cmath.atan)
 def atan(z):
     def back(dy):
         return (runtime.real_if_real(dy / (1 + z * z).conjugate(), z),)
     return cmath.atan(z), back
+
+
+@pushforward(cmath.atan)
+def atan_push(y, z, *, dz):
+    return dz / complex(1 + z * z)  # (complex also for a real z, as y is)
 
 
 @adjoint(cmath.sinh)
@@ -140,11 +199,21 @@ def sinh(z):
     return cmath.sinh(z), back
 
 
+@pushforward(cmath.sinh)
+def sinh_push(y, z, *, dz):
+    return dz * cmath.cosh(z)
+
+
 @adjoint(cmath.cosh)
 def cosh(z):
     def back(dy):
         return (runtime.real_if_real(dy * cmath.sinh(z).conjugate(), z),)
     return cmath.cosh(z), back
+
+
+@pushforward(cmath.cosh)
+def cosh_push(y, z, *, dz):
+    return dz * cmath.sinh(z)
 
 
 @adjoint(cmath.tanh)
@@ -156,12 +225,23 @@ def tanh(z):
     return y, back
 
 
+@pushforward(cmath.tanh)
+def tanh_push(y, z, *, dz):
+    return dz * (1 - y * y)
+
+
 @adjoint(cmath.asinh)
 def asinh(z):
     def back(dy):
         d = cmath.sqrt(1 + z * z)
         return (runtime.real_if_real(dy / d.conjugate() if d else dy * math.nan, z),)
     return cmath.asinh(z), back
+
+
+@pushforward(cmath.asinh)
+def asinh_push(y, z, *, dz):
+    d = cmath.sqrt(1 + z * z)
+    return dz / d if d else dz * complex(math.nan, math.nan)
 
 
 @adjoint(cmath.acosh)
@@ -172,6 +252,12 @@ def acosh(z):
     return cmath.acosh(z), back
 
 
+@pushforward(cmath.acosh)
+def acosh_push(y, z, *, dz):
+    d = cmath.sqrt(z - 1) * cmath.sqrt(z + 1)
+    return dz / d if d else dz * complex(math.nan, math.nan)
+
+
 @adjoint(cmath.atanh)
 def atanh(z):
     def back(dy):
@@ -179,11 +265,22 @@ def atanh(z):
     return cmath.atanh(z), back
 
 
+@pushforward(cmath.atanh)
+def atanh_push(y, z, *, dz):
+    return dz / complex((1 - z) * (1 + z))  # (complex also for a real z, as y is)
+
+
 @adjoint(cmath.phase)
 def phase(z):
     def back(dy):
         return (runtime.real_if_real(dy * 1j / z.conjugate() if z else dy * 0j, z),)
     return cmath.phase(z), back
+
+
+@pushforward(cmath.phase)
+def phase_push(y, z, *, dz):
+    """``Im(dz / z)``, 0 at ``z == 0``."""
+    return (dz / z).imag if z else 0.0
 
 
 @adjoint(cmath.polar)
@@ -201,6 +298,12 @@ def polar(z):
     return y, back
 
 
+@pushforward(cmath.polar)
+def polar_push(y, z, *, dz):
+    """``(Re(conj(z) dz) / |z|, Im(dz / z))``, 0 at ``z == 0``."""
+    return ((z.conjugate() * dz).real / y[0], (dz / z).imag) if z else (0.0, 0.0)
+
+
 @adjoint(cmath.rect)
 def rect(r, phi):
     y = cmath.rect(r, phi)
@@ -210,11 +313,21 @@ def rect(r, phi):
     return y, back
 
 
+@pushforward(cmath.rect)
+def rect_push(y, r, phi, *, dr, dphi):
+    return dr * cmath.rect(1.0, phi) + dphi * 1j * y
+
+
 @adjoint(complex)
 def complex_(real=0, imag=0):
     def back(dy):
         return (runtime.real_if_real(dy, real), runtime.real_if_real(dy * -1j, imag))
     return complex(real, imag), back
+
+
+@pushforward(complex)
+def complex_push(y, real=0, imag=0, *, dreal, dimag):
+    return complex(dreal + 1j * dimag)
 
 
 @adjoint(complex.conjugate)
@@ -224,4 +337,10 @@ def conjugate(z):
     return z.conjugate(), back
 
 
+@pushforward(complex.conjugate)
+def conjugate_push(y, z, *, dz):
+    return dz.conjugate()
+
+
 adjoint(float.conjugate)(conjugate)
+pushforward(float.conjugate)(conjugate_push)

@@ -31,6 +31,10 @@ never raises there, since the program may not want that gradient at all:
 - Iterable arguments (``dist``, ``prod``, ``fsum``) get a gradient of their
   type when they are a tuple or a list, else a list in iteration order.
 
+Each rule has a pushforward (forward-mode) counterpart ``<name>_push`` with
+the same conventions, except none. ``log_push`` takes ``base=math.e``
+rather than ``*base``, so that a base without a tangent drops its term.
+
 Non-differentiable (integer- or boolean-valued, or piecewise constant):
 ``floor ceil trunc isfinite isinf isnan isclose comb perm factorial gcd lcm
 isqrt ulp``.
@@ -39,6 +43,7 @@ Skipped: none in Python 3.11. :data:`SKIPPED` lists, with the reason, any
 public function of :mod:`math` deliberately left without an entry, so the
 completeness test notices the functions a newer Python adds.
 """
+import itertools
 import math
 
 # The rules below call this module's digamma by its qualified name, as they
@@ -46,7 +51,7 @@ import math
 from zygote_py import runtime
 from zygote_py.rules import pymath
 
-from .registry import adjoint, nondifferentiable
+from .registry import adjoint, nondifferentiable, pushforward
 
 SKIPPED: dict[str, str] = {}
 
@@ -89,11 +94,21 @@ def sin(x):
     return math.sin(x), back
 
 
+@pushforward(math.sin)
+def sin_push(y, x, *, dx):
+    return dx * math.cos(x)
+
+
 @adjoint(math.cos)
 def cos(x):
     def back(dy):
         return (-dy * math.sin(x),)
     return math.cos(x), back
+
+
+@pushforward(math.cos)
+def cos_push(y, x, *, dx):
+    return -dx * math.sin(x)
 
 
 @adjoint(math.tan)
@@ -105,12 +120,23 @@ def tan(x):
     return y, back
 
 
+@pushforward(math.tan)
+def tan_push(y, x, *, dx):
+    return dx * (1 + y * y)
+
+
 @adjoint(math.asin)
 def asin(x):
     def back(dy):
         d = math.sqrt((1 - x) * (1 + x))
         return (dy / d if d else dy * math.inf,)
     return math.asin(x), back
+
+
+@pushforward(math.asin)
+def asin_push(y, x, *, dx):
+    d = math.sqrt((1 - x) * (1 + x))
+    return dx / d if d else dx * math.inf
 
 
 @adjoint(math.acos)
@@ -121,11 +147,22 @@ def acos(x):
     return math.acos(x), back
 
 
+@pushforward(math.acos)
+def acos_push(y, x, *, dx):
+    d = math.sqrt((1 - x) * (1 + x))
+    return -dx / d if d else -dx * math.inf
+
+
 @adjoint(math.atan)
 def atan(x):
     def back(dy):
         return (dy / (1 + x * x),)
     return math.atan(x), back
+
+
+@pushforward(math.atan)
+def atan_push(y, x, *, dx):
+    return dx / (1 + x * x)
 
 
 @adjoint(math.atan2)
@@ -139,6 +176,12 @@ def atan2(a, b):
     return math.atan2(a, b), back
 
 
+@pushforward(math.atan2)
+def atan2_push(y, a, b, *, da, db):
+    r = math.hypot(a, b)
+    return (da * b - db * a) / r / r if r else 0.0
+
+
 @adjoint(math.sinh)
 def sinh(x):
     def back(dy):
@@ -146,11 +189,21 @@ def sinh(x):
     return math.sinh(x), back
 
 
+@pushforward(math.sinh)
+def sinh_push(y, x, *, dx):
+    return dx * math.cosh(x)
+
+
 @adjoint(math.cosh)
 def cosh(x):
     def back(dy):
         return (dy * math.sinh(x),)
     return math.cosh(x), back
+
+
+@pushforward(math.cosh)
+def cosh_push(y, x, *, dx):
+    return dx * math.sinh(x)
 
 
 @adjoint(math.tanh)
@@ -162,11 +215,21 @@ def tanh(x):
     return y, back
 
 
+@pushforward(math.tanh)
+def tanh_push(y, x, *, dx):
+    return dx * (1 - y * y)
+
+
 @adjoint(math.asinh)
 def asinh(x):
     def back(dy):
         return (dy / math.sqrt(x * x + 1),)
     return math.asinh(x), back
+
+
+@pushforward(math.asinh)
+def asinh_push(y, x, *, dx):
+    return dx / math.sqrt(x * x + 1)
 
 
 @adjoint(math.acosh)
@@ -177,11 +240,22 @@ def acosh(x):
     return math.acosh(x), back
 
 
+@pushforward(math.acosh)
+def acosh_push(y, x, *, dx):
+    d = math.sqrt((x - 1) * (x + 1))
+    return dx / d if d else dx * math.inf
+
+
 @adjoint(math.atanh)
 def atanh(x):
     def back(dy):
         return (dy / ((1 - x) * (1 + x)),)
     return math.atanh(x), back
+
+
+@pushforward(math.atanh)
+def atanh_push(y, x, *, dx):
+    return dx / ((1 - x) * (1 + x))
 
 
 @adjoint(math.exp)
@@ -193,6 +267,11 @@ def exp(x):
     return y, back
 
 
+@pushforward(math.exp)
+def exp_push(y, x, *, dx):
+    return dx * y
+
+
 @adjoint(math.exp2)
 def exp2(x):
     y = math.exp2(x)
@@ -202,11 +281,21 @@ def exp2(x):
     return y, back
 
 
+@pushforward(math.exp2)
+def exp2_push(y, x, *, dx):
+    return dx * y * math.log(2)
+
+
 @adjoint(math.expm1)
 def expm1(x):
     def back(dy):
         return (dy * math.exp(x),)
     return math.expm1(x), back
+
+
+@pushforward(math.expm1)
+def expm1_push(y, x, *, dx):
+    return dx * math.exp(x)
 
 
 @adjoint(math.log)
@@ -221,11 +310,22 @@ def log(x, *base):
     return y, back
 
 
+@pushforward(math.log)
+def log_push(y, x, base=math.e, *, dx, dbase):
+    # (base=math.e rather than *base, so that a base without a tangent drops its term)
+    return (dx / x - dbase * y / base) / math.log(base)
+
+
 @adjoint(math.log2)
 def log2(x):
     def back(dy):
         return (dy / (x * math.log(2)),)
     return math.log2(x), back
+
+
+@pushforward(math.log2)
+def log2_push(y, x, *, dx):
+    return dx / (x * math.log(2))
 
 
 @adjoint(math.log10)
@@ -235,11 +335,21 @@ def log10(x):
     return math.log10(x), back
 
 
+@pushforward(math.log10)
+def log10_push(y, x, *, dx):
+    return dx / (x * math.log(10))
+
+
 @adjoint(math.log1p)
 def log1p(x):
     def back(dy):
         return (dy / (1 + x),)
     return math.log1p(x), back
+
+
+@pushforward(math.log1p)
+def log1p_push(y, x, *, dx):
+    return dx / (1 + x)
 
 
 @adjoint(math.sqrt)
@@ -251,6 +361,11 @@ def sqrt(x):
     return y, back
 
 
+@pushforward(math.sqrt)
+def sqrt_push(y, x, *, dx):
+    return dx / (2 * y) if y else dx * math.inf
+
+
 @adjoint(math.cbrt)
 def cbrt(x):
     y = math.cbrt(x)
@@ -258,6 +373,11 @@ def cbrt(x):
     def back(dy):
         return (dy / (3 * y * y) if y else dy * math.inf,)
     return y, back
+
+
+@pushforward(math.cbrt)
+def cbrt_push(y, x, *, dx):
+    return dx / (3 * y * y) if y else dx * math.inf
 
 
 @adjoint(math.pow)
@@ -281,6 +401,20 @@ def pow_(a, b):
     return y, back
 
 
+@pushforward(math.pow)
+def pow_push(y, a, b, *, da, db):
+    """The slopes of ``pow_``'s pullback; a zero tangent adds nothing, not ``0 * inf`` or ``0 * nan``."""
+    # (called at run time, where zero tangents are concrete)
+    dy = 0.0
+    if da and b != 0:  # (b == 0: y is the constant 1, even at a == 0)
+        dy = da * math.inf if a == 0 and b < 1 else da * b * math.pow(a, b - 1)
+    if db and a > 0:
+        dy = dy + db * y * math.log(a)
+    elif db and not (a == 0 and b > 0):
+        dy = dy + db * math.nan  # log(a) is undefined
+    return dy
+
+
 @adjoint(math.fabs)
 def fabs(x):
     def back(dy):
@@ -293,6 +427,11 @@ def fabs(x):
     return math.fabs(x), back
 
 
+@pushforward(math.fabs)
+def fabs_push(y, x, *, dx):
+    return dx if x > 0 else -dx if x < 0 else dx * x
+
+
 @adjoint(math.hypot)
 def hypot(*coordinates):
     y = math.hypot(*coordinates)
@@ -301,6 +440,13 @@ def hypot(*coordinates):
         scale = dy / y if y else 0.0 * dy
         return tuple(scale * c for c in coordinates)
     return y, back
+
+
+@pushforward(math.hypot)
+def hypot_push(y, *coordinates, dcoordinates):
+    if not y:
+        return 0.0
+    return sum(c * t for c, t in zip(coordinates, dcoordinates) if t) / y
 
 
 @adjoint(math.dist)
@@ -320,6 +466,17 @@ def dist(p, q):
     return y, back
 
 
+@pushforward(math.dist)
+def dist_push(y, p, q, *, dp, dq):
+    """Called at run time, where an item's tangent, or an iterator's, may be ``None``."""
+    if not y:
+        return 0.0
+    p, q = runtime.items_read(p, dp), runtime.items_read(q, dq)  # (iterators: the primal call has read them)
+    dp = itertools.repeat(None) if dp is None else dp
+    dq = itertools.repeat(None) if dq is None else dq
+    return sum((a - b) * ((s or 0.0) - (t or 0.0)) for a, b, s, t in zip(p, q, dp, dq)) / y
+
+
 @adjoint(math.erf)
 def erf(x):
     def back(dy):
@@ -327,11 +484,21 @@ def erf(x):
     return math.erf(x), back
 
 
+@pushforward(math.erf)
+def erf_push(y, x, *, dx):
+    return dx * 2 / math.sqrt(math.pi) * math.exp(-x * x)
+
+
 @adjoint(math.erfc)
 def erfc(x):
     def back(dy):
         return (-dy * 2 / math.sqrt(math.pi) * math.exp(-x * x),)
     return math.erfc(x), back
+
+
+@pushforward(math.erfc)
+def erfc_push(y, x, *, dx):
+    return -dx * 2 / math.sqrt(math.pi) * math.exp(-x * x)
 
 
 @adjoint(math.gamma)
@@ -343,11 +510,21 @@ def gamma(x):
     return y, back
 
 
+@pushforward(math.gamma)
+def gamma_push(y, x, *, dx):
+    return dx * y * pymath.digamma(x)
+
+
 @adjoint(math.lgamma)
 def lgamma(x):
     def back(dy):
         return (dy * pymath.digamma(x),)
     return math.lgamma(x), back
+
+
+@pushforward(math.lgamma)
+def lgamma_push(y, x, *, dx):
+    return dx * pymath.digamma(x)
 
 
 @adjoint(math.degrees)
@@ -357,11 +534,21 @@ def degrees(x):
     return math.degrees(x), back
 
 
+@pushforward(math.degrees)
+def degrees_push(y, x, *, dx):
+    return math.degrees(dx)
+
+
 @adjoint(math.radians)
 def radians(x):
     def back(dy):
         return (math.radians(dy),)
     return math.radians(x), back
+
+
+@pushforward(math.radians)
+def radians_push(y, x, *, dx):
+    return math.radians(dx)
 
 
 @adjoint(math.copysign)
@@ -375,6 +562,12 @@ def copysign(a, b):
     return math.copysign(a, b), back
 
 
+@pushforward(math.copysign)
+def copysign_push(y, a, b, *, da):
+    """``da * sign(a) * sign(b)``, 0 at ``a == 0``."""
+    return da * math.copysign(1.0, a) * math.copysign(1.0, b) * (a != 0)
+
+
 @adjoint(math.fmod)
 def fmod(a, b):
     y = math.fmod(a, b)
@@ -383,6 +576,12 @@ def fmod(a, b):
         # -dy * n, n = (a - y) / b; b is 0 here only when a or b is nan
         return (dy, -dy * (a - y) / b if b else dy * math.nan)
     return y, back
+
+
+@pushforward(math.fmod)
+def fmod_push(y, a, b, *, da, db):
+    # -db * n, n = (a - y) / b; b is 0 here only when a or b is nan
+    return da - db * (a - y) / b if b else da + db * math.nan
 
 
 @adjoint(math.remainder)
@@ -395,11 +594,22 @@ def remainder(a, b):
     return y, back
 
 
+@pushforward(math.remainder)
+def remainder_push(y, a, b, *, da, db):
+    # -db * n, n = (a - y) / b; b is 0 here only when a or b is nan
+    return da - db * (a - y) / b if b else da + db * math.nan
+
+
 @adjoint(math.ldexp)
 def ldexp(x, i):
     def back(dy):
         return (math.ldexp(dy, i), None)
     return math.ldexp(x, i), back
+
+
+@pushforward(math.ldexp)
+def ldexp_push(y, x, i, *, dx):
+    return math.ldexp(dx, i)
 
 
 @adjoint(math.frexp)
@@ -412,6 +622,11 @@ def frexp(x):
     return y, back
 
 
+@pushforward(math.frexp)
+def frexp_push(y, x, *, dx):
+    return (math.ldexp(dx, -y[1]), None)
+
+
 @adjoint(math.modf)
 def modf(x):
     def back(dy):
@@ -419,11 +634,21 @@ def modf(x):
     return math.modf(x), back
 
 
+@pushforward(math.modf)
+def modf_push(y, x, *, dx):
+    return (dx, None)
+
+
 @adjoint(math.nextafter)
 def nextafter(x, toward):
     def back(dy):
         return (dy, None)
     return math.nextafter(x, toward), back
+
+
+@pushforward(math.nextafter)
+def nextafter_push(y, x, toward, *, dx):
+    return dx
 
 
 @adjoint(math.prod)
@@ -447,6 +672,18 @@ def prod(iterable, *, start=1):
     return y, back
 
 
+@pushforward(math.prod)
+def prod_push(y, iterable, *, start=1, diterable):
+    """The product rule, factor by factor: no factor is divided out (it may be 0)."""
+    if diterable is None:
+        return 0.0
+    p, dy = start, 0.0
+    for v, dv in zip(runtime.items_read(iterable, diterable), diterable):
+        dy = dy * v + (p * dv if dv else 0.0)
+        p = p * v
+    return dy
+
+
 @adjoint(math.fsum)
 def fsum(iterable):
     items, first = runtime.take(iterable)
@@ -454,3 +691,8 @@ def fsum(iterable):
     def back(dy):
         return (runtime.like_iterable(iterable, [dy] * len(items), first),)
     return math.fsum(items), back
+
+
+@pushforward(math.fsum)
+def fsum_push(y, iterable, *, diterable):
+    return math.fsum(t for t in (() if diterable is None else diterable) if t)

@@ -165,6 +165,49 @@ def array(fn: Any) -> Callable[[Rule], Rule]:
     return specialised(ARRAY, fn)
 
 
+_push_builtin: dict[Any, Any] = {}
+_push_user: dict[Any, Any] = {}
+
+
+def pushforward(fn: Any) -> Callable[[Callable], Callable]:
+    """Decorator: register the decorated function as ``fn``'s pushforward
+    (forward-mode) rule, returned unchanged.
+
+    A pushforward rule takes ``fn``'s output ``y``, then the parameters of
+    ``fn``'s adjoint rule (``fn``'s own), then, keyword-only, the tangent
+    ``d<name>`` of each parameter that can carry one, and returns the
+    output's tangent (a tuple of them for a tuple output, ``None`` for an
+    output that has none)::
+
+        @pushforward(math.sin)
+        def sin(y, x, *, dx):
+            return dx * math.cos(x)
+
+    It must be linear in the tangents, which are never ``None``: a tangent
+    known to be zero drops, at compile time, every term it multiplies (see
+    :mod:`zygote_py.ad.forward`). A straight-line rule is inlined into
+    emitted code; any other is called."""
+
+    def register(rule: Callable) -> Callable:
+        (_push_builtin if _target is _builtin else _push_user)[key(fn)] = rule
+        _generation[0] += 1
+        return rule
+
+    return register
+
+
+def lookup_pushforward(fn: Any) -> Optional[Callable]:
+    """``fn``'s pushforward rule: the user's, else the built-in one unless
+    the user gave ``fn`` an adjoint rule or made it non-differentiable of
+    their own (then the forward mode derives it from that entry)."""
+    k = key(fn)
+    if k in _push_user:
+        return _push_user[k]
+    if k in _user:
+        return None
+    return _push_builtin.get(k)
+
+
 def nondifferentiable(*fns: Any) -> None:
     """Register functions whose outputs carry no gradient."""
     for fn in fns:
@@ -188,7 +231,9 @@ def remove(fn: Any) -> bool:
     """Delete the user's entry for ``fn``, if any, restoring the built-in
     one. Returns whether there was a user entry."""
     _generation[0] += 1
-    return _user.pop(key(fn), None) is not None
+    k = key(fn)
+    pushed = _push_user.pop(k, None) is not None
+    return (_user.pop(k, None) is not None) or pushed
 
 
 def display_name(fn: Any) -> str:

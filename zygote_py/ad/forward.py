@@ -1,0 +1,588 @@
+"""The forward-mode transform: primal IR → pushforward IR.
+
+``f(x, n)`` becomes ``f_jvp(x, n, dx) -> (y, dy)``: the same blocks, each
+value followed by its tangent. A value that does not depend on a
+differentiated input has the tangent :data:`~.pushrules.ZERO`, known at
+compile time and never computed; every other value gets a tangent
+variable. The transform keeps the primal's control flow as it is (no
+stacks, no transposed graph): a block argument whose value may carry a
+tangent gets a tangent argument next to it, and a jump that passes a
+value with a zero tangent passes a concrete zero
+(``runtime.zero_tangent``).
+
+- **Calls.** A call with a pushforward rule gets the rule inlined, its zero
+  tangents dropped (:mod:`.pushrules`). A call of another Python function,
+  or of a callee known only at run time, becomes ``runtime.push``, which
+  transforms the callee in turn; a function with an adjoint rule but no
+  pushforward rule gets its tangent from the adjoint
+  (``runtime.push_by_adjoint``, one pullback per output element).
+- **Structures.** The tangent of a tuple or list display is the display of
+  the items' tangents (``None`` for an item without one), and an item read
+  at a constant index from a display the transform made is that item's
+  tangent, statically.
+- **Changes in place.** An object's tangent is an object of the same kind
+  that changes alongside it: ``y[k] = v`` is followed by ``dy[k] = dv``,
+  ``ys.append(v)`` by ``dys.append(dv)``, ``y += v`` on an array by
+  ``dy += dv``. Values that may be the same object (block arguments and the
+  values passed to them, views and items read off an object, the results
+  of in-place operators) form one *alias class*; when an active value is
+  stored into a member, the whole class is active and its members made
+  without a tangent (``np.zeros(n)``, ``[]``) get a concrete zero tangent
+  of their own, which later changes update.
+
+Refused, with an error naming the line: nested functions and generator
+expressions that read a differentiated value, ``nonlocal``/global
+variables assigned a differentiated value, exception handlers reached by
+one, and in-place operators other than ``+= -= *= /=`` on arrays.
+"""
+from __future__ import annotations
+
+import operator
+import types
+from typing import Any, Optional
+
+import gast
+import numpy as np
+
+from .. import runtime
+from ..backend.naming import clean
+from ..errors import UnsupportedSyntax
+from ..ir import ops
+from ..ir.passes import member, substitute
+from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
+from ..rules import operators, registry
+from . import analysis, mutation, pushrules
+from .analysis import Facts
+from .pushrules import ZERO, is_zero
+from .reverse import CONSUMERS, _call_array_methods, _uses
+
+_VIEWS = {
+    operator.getitem, getattr, np.reshape, np.ravel, np.transpose, np.swapaxes, np.moveaxis,
+    np.squeeze, np.expand_dims, np.broadcast_to, np.diagonal, np.ndarray.reshape, np.ndarray.ravel,
+    np.ndarray.transpose, np.ndarray.swapaxes, np.ndarray.squeeze, np.ndarray.diagonal, np.asarray,
+    np.ndarray.view,
+}
+"""Callees whose result may share memory with their first operand."""
+
+_POWERS = {operator.pow, operator.ipow, pow, np.power}
+"""Powers whose pushforward is :func:`operators.pow_constant_push` for a
+constant exponent (inlined, without the general rule's edge cases)."""
+
+_SHAPE_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "__class__"}
+_LINEAR_ATTRIBUTES = {"T", "mT", "real", "imag"}
+
+_IN_PLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
+_OTHER_IN_PLACE = {operator.ipow, operator.imatmul, operator.imod, operator.ifloordiv, operator.iand,
+                   operator.ior, operator.ixor, operator.ilshift, operator.irshift}
+_STORES = {operator.setitem, operator.delitem, setattr, delattr}
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "fill",
+             "sort", "reverse", "popitem", "__setitem__", "__delitem__", "put", "itemset", "resize"}
+
+
+def transform(primal: IR, fn: Any, active: list[bool], numeric: list[int]) -> IR:
+    """The pushforward of ``primal`` (the IR of ``fn``) with respect to the
+    parameters flagged in ``active`` (``numeric``: the parameters' kinds,
+    see :func:`.analysis.kind`): a function of the parameters and then one
+    tangent per flagged parameter, returning ``(y, dy)``."""
+    return _Forward(primal, fn, active, numeric).run()
+
+
+class _Forward:
+    def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[int]):
+        self.p = primal = primal.copy()
+        self.fn = fn
+        self.cells = _parameter_cells(primal)
+        self._analyse(active, numeric)
+        consumers = self._consumers()
+        if consumers:  # generator expressions read to the end: list comprehensions
+            from .pipeline import primal_ir  # (pipeline builds on this module)
+
+            self.p = primal = primal_ir(fn, consumers).copy()
+            self.cells = _parameter_cells(primal)
+            self._analyse(active, numeric)
+        while _call_array_methods(primal, self.facts):  # x.sum(0).mean(): one link at a time
+            self._analyse(active, numeric)
+        self.defs = {s.var: s for b in primal.blocks.values() for s in b.stmts}
+        self.materialise = self._changed_objects(active)
+        self.active_params = active
+        names = primal.signature.names()
+        taken = set(names) | set(primal.names.values())
+        self.tangent_names = [self._fresh("d" + n, taken) for n, on in zip(names, active) if on]
+        sig = Signature(args=names + self.tangent_names)
+        self.f = IR(f"{primal.name}_jvp", primal.filename, primal.firstline, sig)
+        self.t: dict[Var, Operand] = {}  # primal value → its tangent
+        self.items: dict[Var, list[Operand]] = {}  # a display's item tangents
+        self.env: dict[Var, Var] = {}  # primal value → its copy
+        self.loads: set[Var] = set()
+        self.uses, self.callee_uses = _uses(primal)
+        self.changes = any(member(self.facts.callee(s), _STORES | _IN_PLACE | _OTHER_IN_PLACE)
+                           or mutation.is_add_at(self.facts.callee(s)) or self._method(s) is not None
+                           and self._method(s)[1] in _MUTATORS for s in self.defs.values())
+
+    def _consumers(self) -> frozenset:
+        """The globals naming builtins of :data:`.reverse.CONSUMERS` that an
+        active generator expression is passed to, alone (``sum(f(v) for v
+        in xs)``): its items are then those of the list comprehension."""
+        calls = [s for b in self.p.blocks.values() for s in b.stmts]
+        out = set()
+        for s in calls:
+            if self.facts.callee(s) is ops.make_scope and s.var in self.facts.active \
+                    and isinstance(s.args[0].value, gast.GeneratorExp):
+                for c in calls:
+                    origin = self.facts.origin.get(c.callee) if isinstance(c.callee, Var) else None
+                    if c.args == [s.var] and not c.kwargs and origin is not None and origin[0] == "global" \
+                            and member(origin[2], CONSUMERS):
+                        out.add(origin[1])
+        return frozenset(out)
+
+    def _analyse(self, active: list[bool], numeric: list[int]) -> None:
+        self.facts = Facts()
+        fn = self.fn
+        analysis.static_values(self.p, fn.__globals__, dict(zip(fn.__code__.co_freevars, fn.__closure__ or ())),
+                               self.facts)
+        analysis.activity(self.p, active, False, self.facts, self.cells)
+        analysis.numeric(self.p, numeric, self.facts)
+
+    @staticmethod
+    def _fresh(name: str, taken: set) -> str:
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        return name
+
+    def refuse(self, what: str, line: Optional[int], hint: str) -> UnsupportedSyntax:
+        return UnsupportedSyntax(f"forward mode: {what}", function=self.p.name, filename=self.p.filename,
+                                 line=line, hint=hint)
+
+    # -- alias classes ------------------------------------------------------
+
+    def _changed_objects(self, active: list[bool]) -> set[Var]:
+        """The values whose object an active value is stored into (with all
+        the values that may be the same object), made active; returns them."""
+        parent: dict[Var, Var] = {}
+
+        def find(v: Var) -> Var:
+            while parent.get(v, v) != v:
+                v = parent[v]
+            return v
+
+        def union(a: Operand, b: Operand) -> None:
+            if isinstance(a, Var) and isinstance(b, Var):
+                ra, rb = find(a), find(b)
+                if ra != rb:
+                    parent[ra] = rb
+
+        for p, v in analysis.edge_values(self.p):
+            union(p, v)
+        targets: list[tuple[Var, Statement]] = []
+        for s in self.defs.values():
+            fn = self.facts.callee(s)
+            first = s.args[0] if s.args and not isinstance(s.args[0], Starred) else None
+            in_place = (member(fn, _IN_PLACE) or member(fn, _OTHER_IN_PLACE)) and not self._scalar(first)
+            if member(fn, _VIEWS) or in_place:
+                union(s.var, first)
+            method = self._method(s)
+            if member(fn, _STORES) or in_place or mutation.is_add_at(fn):
+                if isinstance(first, Var):
+                    targets.append((first, s))
+            elif method is not None and method[1] in _MUTATORS:
+                targets.append((method[0], s))
+            out = next((v for k, v in s.kwargs if k == "out"), None)
+            if isinstance(out, Var):
+                targets.append((out, s))
+            if isinstance(fn, types.FunctionType) and registry.lookup_pushforward(fn) is None \
+                    and registry.lookup(fn) is None:  # a Python function changing its argument
+                definite, in_place = mutation.changed_positions(fn)
+                for i in (*definite, *in_place):
+                    if i < len(s.args) and isinstance(s.args[i], Var) and not self._scalar(s.args[i]):
+                        targets.append((s.args[i], s))
+        self.mutated = {v for v in [a for b in self.p.blocks.values() for a in b.args] + list(self.defs)
+                        if find(v) in {find(obj) for obj, _ in targets}}
+        changed: set[Var] = set()
+        while True:
+            roots = {find(obj) for obj, s in targets
+                     if any(isinstance(o, Var) and o in self.facts.active and o != obj for o in _operands(s)[1:])}
+            values = [a for b in self.p.blocks.values() for a in b.args] + list(self.defs)
+            members = {v for v in values if find(v) in roots}
+            if members <= changed:
+                return changed
+            changed |= members
+            self.facts.active |= members
+            analysis.activity(self.p, active, False, self.facts)
+
+    def _method(self, s: Statement) -> Optional[tuple[Operand, str]]:
+        """``(object, name)`` for a call of a method read off a value."""
+        if not isinstance(s.callee, Var) or s.callee not in self.defs:
+            return None
+        d = self.defs[s.callee]
+        if self.facts.callee(d) is getattr and len(d.args) == 2 and isinstance(d.args[1], Const):
+            return d.args[0], d.args[1].value
+        return None
+
+    # -- the transform ------------------------------------------------------
+
+    def run(self) -> IR:
+        p, f = self.p, self.f
+        blocks = {bid: f.new_block() for bid in p.blocks}
+        self.ids = {bid: b.id for bid, b in blocks.items()}
+        for bid, b in p.blocks.items():
+            nb = blocks[bid]
+            for a in b.args:
+                self.env[a] = f.new_var(p.names.get(a))
+                nb.args.append(self.env[a])
+            if bid == p.entry.id:
+                for a, on in zip(b.args, self.active_params):
+                    if a in self.materialise and not on:
+                        raise self.refuse(
+                            f"{p.names.get(a)!r} is changed in place with a differentiated value, but has no "
+                            "tangent of its own, so its caller cannot see the change's", p.firstline,
+                            "return the changed value and use it in the caller, or give it a tangent")
+                tans = iter(self.tangent_names)
+                for a, on in zip(b.args, self.active_params):
+                    if on:
+                        self.t[a] = f.new_var(next(tans))
+                nb.args += [self.t[a] for a, on in zip(b.args, self.active_params) if on]
+            else:
+                for a in b.args:
+                    if a in self.facts.active:
+                        self.t[a] = f.new_var(self._dname(a))
+                        nb.args.append(self.t[a])
+        for bid in p.blocks:
+            self._block(p.blocks[bid], blocks[bid])
+        if self.changes:
+            # a value read before an object changes in place must be
+            # computed there: the emitter may move no statement but loads
+            for b in f.blocks.values():
+                for st in b.stmts:
+                    st.pure = st.var in self.loads
+        return f
+
+    def _dname(self, v: Var) -> Optional[str]:
+        n = self.p.names.get(v)
+        return "d" + clean(n, "t") if n else None
+
+    def tangent(self, op: Operand) -> Operand:
+        if isinstance(op, Var):
+            return self.t.get(op, ZERO)
+        return ZERO
+
+    def sub(self, op: Any) -> Any:
+        if isinstance(op, Starred):
+            return Starred(self.sub(op.value))
+        return self.env.get(op, op) if isinstance(op, Var) else op
+
+    def emit(self, out: list[Statement], callee: Any, *args: Operand, name: Optional[str] = None,
+             line: Optional[int] = None, pure: bool = True) -> Var:
+        """Append ``callee(*args)`` (``pure``: without effects, dropped when
+        unused) and return its value."""
+        v = self.f.new_var(name)
+        out.append(Statement(v, Const(callee), list(args), [], line, pure))
+        return v
+
+    def concrete(self, out: list[Statement], op: Operand, line: Optional[int]) -> Operand:
+        """The tangent of ``op`` as a value: a zero made for a zero tangent."""
+        t = self.tangent(op)
+        if not is_zero(t):
+            return t
+        if isinstance(op, Const) and type(op.value) in (float, complex, int, bool):
+            return Const(runtime.zero_tangent(op.value))
+        return self.emit(out, runtime.zero_tangent, self.sub(op), line=line)
+
+    def _block(self, b: Block, nb: Block) -> None:
+        out: list[Statement] = []
+        for s in b.stmts:
+            self._statement(s, out)
+        if b.handler is not None:
+            if any(isinstance(a, Var) and a in self.facts.active for a in b.handler.args):
+                raise self.refuse("an exception handler that a differentiated value reaches", None,
+                                  "use reverse mode (zpy.gradient or zpy.jacobian), or move the try out of "
+                                  "the differentiated code")
+            nb.handler = Jump(self.ids[b.handler.target], [self.sub(a) for a in b.handler.args])
+        t = b.term
+        if isinstance(t, Return):
+            y = self.sub(t.value)
+            dy = self.concrete(out, t.value, t.line)
+            pair = self.emit(out, ops.build_tuple, y, dy, line=t.line)
+            nb.term = Return(pair, t.line)
+        elif isinstance(t, Jump):
+            nb.term = self._jump(t, out)
+        elif isinstance(t, Branch):
+            nb.term = Branch(self.sub(t.cond), self._jump(t.then, out), self._jump(t.orelse, out), t.line)
+        else:
+            nb.term = Raise(self.sub(t.exc), None if t.cause is None else self.sub(t.cause), t.line)
+        nb.stmts = out
+
+    def _jump(self, j: Jump, out: list[Statement]) -> Jump:
+        target = self.p.blocks[j.target]
+        args = [self.sub(a) for a in j.args]
+        args += [self.concrete(out, a, None) for p, a in zip(target.args, j.args) if p in self.facts.active]
+        return Jump(self.ids[j.target], args)
+
+    def _statement(self, s: Statement, out: list[Statement]) -> None:
+        fn = self.facts.callee(s)
+        copy = Statement(self.f.new_var(self.p.names.get(s.var)), self.sub(s.callee),
+                         [self.sub(a) for a in s.args], [(k, self.sub(v)) for k, v in s.kwargs], s.line, s.pure)
+        self.env[s.var] = copy.var
+        if s.var in self.facts.static and not isinstance(self.facts.static[s.var], (list, dict, set, np.ndarray)):
+            copy.pure = True  # a global or a module's attribute, read: written where it is used
+            self.loads.add(copy.var)
+        operands = _operands(s)
+        touched = [o for o in operands if isinstance(o, Var) and (o in self.facts.active)]
+        if not touched and s.var not in self.facts.active:
+            out.append(copy)
+            return
+        if fn in (ops.make_function, ops.make_scope):
+            raise self.refuse("a nested function or generator expression that reads a differentiated value",
+                              s.line, "use a list comprehension, or reverse mode (zpy.gradient, zpy.jacobian)")
+        if fn is ops.load_deref and self.cells.get(s.args[0].value) in self.facts.active:
+            raise self.refuse(f"reading the parameter {s.args[0].value!r} after a nested function assigned it",
+                              s.line, "use reverse mode (zpy.gradient, zpy.jacobian)")
+        if fn in (ops.store_deref, ops.store_global):
+            raise self.refuse("a nonlocal or global variable assigned a differentiated value", s.line,
+                              "pass the value as an argument and return the result instead")
+        if member(fn, _OTHER_IN_PLACE) and s.args[0] not in self.facts.scalars:
+            raise self.refuse("this in-place operator on an array", s.line,
+                              "write y = y ** v (a new value) instead of y **= v")
+        if member(fn, _IN_PLACE) and not self._scalar(s.args[0]):
+            self._in_place(s, fn, copy, out)
+            return
+        if member(fn, _STORES):
+            self._store(s, fn, copy, out)
+            return
+        if any(k == "out" for k, _ in s.kwargs):
+            raise self.refuse("a NumPy function writing into out=", s.line, "assign its result instead")
+        method = self._method(s)
+        if method is not None and fn is analysis._MISSING:
+            self._method_call(s, method, copy, out)
+            return
+        out.append(copy)
+        if fn is ops.build_dict:
+            values = [self.concrete(out, v, s.line) if i % 2 else copy.args[i] for i, v in enumerate(s.args)]
+            self._set(s, self.emit(out, ops.build_dict, *values, name=self._dname(s.var), line=s.line), out)
+            return
+        if fn is ops.build_tuple and not any(isinstance(a, Starred) for a in s.args):
+            items = [self.tangent(a) for a in s.args]
+            self.items[s.var] = items  # (a tuple's items never change)
+            self._set(s, self.emit(out, fn, *[self.concrete(out, a, s.line) for a in s.args],
+                                   name=self._dname(s.var), line=s.line), out)
+            return
+        if fn is ops.build_list and not any(isinstance(a, Starred) for a in s.args):
+            made = [self.concrete(out, a, s.line) for a in s.args]
+            self._set(s, self.emit(out, fn, *made, name=self._dname(s.var), line=s.line), out)
+            return
+        if fn is operator.getitem and s.args[0] in self.items and isinstance(s.args[1], Const) \
+                and isinstance(s.args[1].value, int):
+            items = self.items[s.args[0]]
+            k = s.args[1].value
+            if -len(items) <= k < len(items):
+                self._set(s, items[k], out)
+                return
+        if fn is operator.getitem and len(s.args) == 2 and not s.kwargs:
+            # a part's tangent is that part of the tangent (a view of it
+            # where the part is a view, so changes to either stay in step)
+            dobj = self.tangent(s.args[0])
+            part = ZERO if is_zero(dobj) else self.emit(out, operator.getitem, dobj, copy.args[1],
+                                                        name=self._dname(s.var), line=s.line)
+            self._set(s, part, out)
+            return
+        if fn is ops.unpack and s.args[0] in self.items:  # a tuple's items, known here
+            self.items[s.var] = self.items[s.args[0]]
+            self._set(s, self.tangent(s.args[0]), out)
+            return
+        if fn in (iter, ops.iternext, ops.unpack, ops.unpack_starred) and s.args and not s.kwargs:
+            # the tangent's iterator runs in step with the value's
+            dx = self.concrete(out, s.args[0], s.line)
+            self._set(s, self.emit(out, fn, dx, *copy.args[1:], name=self._dname(s.var), line=s.line), out)
+            return
+        if fn is getattr and self.uses.get(s.var, 0) == self.callee_uses.get(s.var):
+            return  # a method read off a value only to be called: the call has the tangent
+        if fn is getattr and len(s.args) == 2 and isinstance(s.args[1], Const):
+            self._attribute(s, copy, out)
+            return
+        if fn is not analysis._MISSING and registry.is_nondifferentiable(fn):
+            self._set(s, ZERO, out)
+            return
+        self._call(s, fn, copy, out)
+
+    def _attribute(self, s: Statement, copy: Statement, out: list[Statement]) -> None:
+        """``obj.name``: an array's ``T``, ``mT``, ``real`` and ``imag`` are
+        linear in it, its ``shape`` and the like carry no tangent; for other
+        objects, ``runtime.attribute_tangent`` decides."""
+        obj, name = s.args[0], s.args[1].value
+        dobj = self.tangent(obj)
+        if name in _SHAPE_ATTRIBUTES or is_zero(dobj):
+            self._set(s, ZERO, out)
+        elif name in _LINEAR_ATTRIBUTES and obj in self.facts.arrays:
+            self._set(s, self.emit(out, getattr, dobj, s.args[1], name=self._dname(s.var), line=s.line), out)
+        else:
+            self._set(s, self.emit(out, runtime.attribute_tangent, copy.args[0], s.args[1], dobj,
+                                   name=self._dname(s.var), line=s.line), out)
+
+    def _scalar(self, op: Operand) -> bool:
+        return op in self.facts.scalars or isinstance(op, Const)
+
+    def _set(self, s: Statement, t: Operand, out: list[Statement]) -> None:
+        """Give ``s.var`` the tangent ``t``: made concrete when an active
+        value is stored into its object later, and its own (a copy, unless
+        it is a view of its operand's tangent) when its object changes."""
+        if is_zero(t) and s.var in self.materialise:
+            t = self.emit(out, runtime.zero_tangent, self.env[s.var], name=self._dname(s.var), line=s.line)
+        elif not is_zero(t) and s.var in self.mutated and not member(self.facts.callee(s), _VIEWS):
+            t = self.emit(out, runtime.owned, t, name=self._dname(s.var), line=s.line)
+        if not is_zero(t):
+            self.t[s.var] = t
+
+    def _call(self, s: Statement, fn: Any, copy: Statement, out: list[Statement]) -> None:
+        rule = registry.lookup_pushforward(fn) if fn is not analysis._MISSING else None
+        if member(fn, _POWERS) and rule is registry._push_builtin.get(registry.key(fn)) \
+                and len(s.args) == 2 and isinstance(s.args[1], Const) and type(s.args[1].value) in (int, float):
+            if s.args[1].value == 0:  # the constant 1
+                self._set(s, ZERO, out)
+                return
+            rule = operators.pow_constant_push
+        if rule is not None:
+            r = pushrules.push_ir(rule)
+            bound = None if r is None else pushrules.bind(r, copy.args, copy.kwargs)
+            if bound is not None:
+                tangents = self._rule_tangents(r, s)
+                here = len(out)
+                t = pushrules.inline(self.f, out, r, copy.var, bound, tangents, s.line, s.var in self.facts.scalars)
+                if member(fn, _IN_PLACE) and out[here - 1] is copy \
+                        and all(copy.var not in st.operands() for st in out[here:]) and t != copy.var:
+                    out[here - 1:] = out[here:] + [copy]  # x *= v on a number: dx first, which reads x
+                made = next((st for st in reversed(out) if st.var == t), None) if isinstance(t, Var) else None
+                if made is not None and isinstance(made.callee, Const) and made.callee.value is ops.build_tuple:
+                    self.items[s.var] = [ZERO if isinstance(a, Const) and a.value is None else a for a in made.args]
+                self._set(s, t, out)
+                if not is_zero(self.tangent(s.var)) and isinstance(self.t[s.var], Var):
+                    self._name(self.t[s.var], s.var)
+                return
+        dargs = [self._arg_tangent(a, out, s.line) for a in s.args]
+        dkw = [(k, self._arg_tangent(v, out, s.line)) for k, v in s.kwargs]
+        if any(k is None for k, _ in s.kwargs):
+            raise self.refuse("a call that passes **keywords", s.line, "pass the keywords by name")
+        args_t = self.emit(out, ops.build_tuple, *copy.args, line=s.line)
+        kw_t = self.emit(out, ops.build_dict, *[x for k, v in copy.kwargs for x in (Const(k), v)], line=s.line)
+        dargs_t = self.emit(out, ops.build_tuple, *dargs, line=s.line)
+        dkw_t = self.emit(out, ops.build_dict, *[x for k, v in dkw for x in (Const(k), v)], line=s.line)
+        if rule is not None:
+            d = self.emit(out, pushrules.call, Const(rule), copy.var, args_t, kw_t, dargs_t, dkw_t,
+                          name=self._dname(s.var), line=s.line)
+            self._set(s, d, out)
+            return
+        out.remove(copy)  # runtime.push makes the call
+        pair = self.emit(out, runtime.push, copy.callee, args_t, kw_t, dargs_t, dkw_t, line=s.line, pure=False)
+        out.append(Statement(copy.var, Const(operator.getitem), [pair, Const(0)], [], s.line))
+        self._set(s, self.emit(out, operator.getitem, pair, Const(1), name=self._dname(s.var), line=s.line), out)
+
+    def _name(self, t: Var, v: Var) -> None:
+        name = self._dname(v)
+        if name and t not in self.f.names:
+            self.f.names[t] = name
+
+    def _arg_tangent(self, a: Any, out: list[Statement], line: Optional[int]) -> Operand:
+        if isinstance(a, Starred):  # *xs: the items of its tangent, a sequence as long
+            return Starred(self.concrete(out, a.value, line))
+        t = self.tangent(a)
+        return Const(None) if is_zero(t) else t
+
+    def _rule_tangents(self, r: pushrules.PushIR, s: Statement) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        names = r.params
+        for i, a in enumerate(s.args):
+            if i < len(names):
+                out[names[i]] = self.tangent(a)
+            elif r.vararg is not None:
+                out.setdefault(r.vararg, []).append(self.tangent(a))
+        if isinstance(out.get(r.vararg), list) and all(is_zero(t) for t in out[r.vararg]):
+            out[r.vararg] = ZERO
+        for k, v in s.kwargs:
+            out[k] = self.tangent(v)
+        return out
+
+    def _method_call(self, s: Statement, method: tuple[Operand, str], copy: Statement,
+                     out: list[Statement]) -> None:
+        obj, name = method
+        dobj = self.tangent(obj)
+        dargs = [self._arg_tangent(a, out, s.line) for a in s.args]
+        if s.kwargs:
+            raise self.refuse(f"keyword arguments to the method {name}", s.line, "pass them by position")
+        args_t = self.emit(out, ops.build_tuple, *copy.args, line=s.line)
+        dargs_t = self.emit(out, ops.build_tuple, *dargs, line=s.line)
+        pair = self.emit(out, runtime.push_method, copy.callee, self.sub(obj), Const(name),
+                         Const(None) if is_zero(dobj) else dobj, args_t, dargs_t, line=s.line, pure=False)
+        out.append(Statement(copy.var, Const(operator.getitem), [pair, Const(0)], [], s.line))
+        self._set(s, self.emit(out, operator.getitem, pair, Const(1), name=self._dname(s.var), line=s.line), out)
+
+    def _in_place(self, s: Statement, fn: Any, copy: Statement, out: list[Statement]) -> None:
+        """``x += v`` on a value that may be an array: the tangent changes
+        in place alongside (``dx += dv``; ``dx *= v; dx += x_old * dv``)."""
+        x, v = s.args
+        dx, dv = self.tangent(x), self.tangent(v)
+        line = s.line
+        if is_zero(dx):  # an object without a tangent yet, changed by an active value
+            dx = self.emit(out, runtime.zero_tangent, self.sub(x), line=line)
+        term = None
+        if fn is operator.imul and not is_zero(dv):
+            term = self.emit(out, operator.mul, self.sub(x), dv, line=line)  # before x changes
+        out.append(copy)
+        if fn in (operator.iadd, operator.isub):
+            d = dx if is_zero(dv) else self.emit(out, fn, dx, dv, line=line, pure=False)
+        elif fn is operator.imul:
+            d = self.emit(out, operator.imul, dx, self.sub(v), line=line, pure=False)
+            if term is not None:
+                d = self.emit(out, operator.iadd, d, term, line=line, pure=False)
+        else:  # x /= v: d(x / v) = (dx - (x / v) dv) / v
+            d = dx
+            if not is_zero(dv):
+                d = self.emit(out, operator.isub, d, self.emit(out, operator.mul, copy.var, dv, line=line), line=line, pure=False)
+            d = self.emit(out, operator.itruediv, d, self.sub(v), line=line, pure=False)
+        self.t[s.var] = d
+        self._name(d, s.var)
+
+    def _store(self, s: Statement, fn: Any, copy: Statement, out: list[Statement]) -> None:
+        """``y[k] = v`` (or ``del y[k]``, ``setattr``): the same change to
+        ``y``'s tangent."""
+        out.append(copy)
+        target = s.args[0]
+        dtarget = self.tangent(target)
+        if is_zero(dtarget):
+            return  # an object with no tangent, and nothing active stored in it
+        args = [self.sub(a) for a in s.args]
+        if fn in (operator.setitem, setattr):
+            value = s.args[2]
+            dv = self.tangent(value)
+            dvalue = Const(None) if is_zero(dv) else dv
+            self.emit(out, runtime.store_tangent, dtarget, Const(fn), args[1], dvalue, args[2], line=s.line, pure=False)
+        else:
+            self.emit(out, fn, dtarget, args[1], line=s.line, pure=False)
+
+
+def _parameter_cells(ir: IR) -> dict[str, Var]:
+    """Parameters that nested functions capture (cells), by name. Reads of
+    one that is never assigned again become reads of the parameter itself.
+    (A cell assigned a differentiated value is refused, so only these can
+    hold one: a nested function capturing an active one is active, and
+    refused.)"""
+    params = dict(zip(ir.signature.names(), ir.entry.args))
+    stored: dict[str, list[Operand]] = {}
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            if isinstance(s.callee, Const) and s.callee.value is ops.store_deref:
+                stored.setdefault(s.args[0].value, []).append(s.args[1])
+    env: dict[Var, Operand] = {}
+    for b in ir.blocks.values():
+        kept = []
+        for s in b.stmts:
+            if isinstance(s.callee, Const) and s.callee.value is ops.load_deref and s.args[0].value in params \
+                    and s.args[0].value not in stored:
+                env[s.var] = params[s.args[0].value]
+                continue
+            kept.append(s)
+        b.stmts = kept
+    substitute(ir, env)
+    return {n: params[n] for n in ir.cellvars if n in params}
+
+
+def _operands(s: Statement) -> list:
+    return list(s.operands())
