@@ -296,3 +296,27 @@ def test_pushforwards_never_raise_where_the_function_does_not(fn):
         for dargs in itertools.product(*map(tangent_choices, args)):
             if any(t is not None for t in dargs):
                 push(fn, args, dargs)
+
+
+def test_builtin_pow_of_arrays_is_the_power_operator():
+    check_rule(pow, np.array([0.5, 2.0, 3.0]), 2.5)
+    check_rule(pow, 1.5, np.array([0.5, 2.0]))
+
+
+def test_divmod_gradients_are_reduced_to_broadcast_operands():
+    a, b = np.array([5.0, 7.5, -3.0]), np.array([2.0])
+    w = np.array([1.0, -2.0, 0.5])
+    _, back = lookup(divmod)(a, b)
+    da, db = back((None, w))
+    h = 1e-6
+    assert db.shape == (1,) and da.shape == (3,)
+    slope = (np.sum(w * divmod(a, b + h)[1]) - np.sum(w * divmod(a, b - h)[1])) / (2 * h)
+    assert db[0] == pytest.approx(slope, rel=1e-6)
+    np.testing.assert_allclose(da, w)
+
+
+def test_abs_of_a_single_precision_complex_scalar():
+    z = np.complex64(3 + 4j)
+    _, back = lookup(operator.abs)(z)
+    (g,) = back(np.float32(2.0))
+    assert g == pytest.approx(2.0 * z / abs(z))

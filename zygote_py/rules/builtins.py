@@ -43,6 +43,8 @@ other containers' constructors.
 """
 import math
 
+import numpy as np
+
 from zygote_py import runtime
 
 from . import operators
@@ -148,6 +150,8 @@ def sum_push(y, iterable, *start, diterable, dstart):
 
 @adjoint(pow)
 def pow_(base, exp, *mod):
+    if not mod and (isinstance(base, np.ndarray) or isinstance(exp, np.ndarray)):
+        return operators.pow_any(base, exp)  # pow(a, b) is a ** b
     y = pow(base, exp, *mod)
 
     def back(dy):
@@ -203,7 +207,7 @@ def divmod_(a, b):
         dr = dy[1]
         if dr is None:
             return (None, None)
-        return (dr, -dr * y[0])
+        return (runtime.unbroadcast(dr, a), runtime.unbroadcast(-dr * y[0], b))
     return y, back
 
 

@@ -335,7 +335,7 @@ def power_slope(a, b, y, wrt):
 
 @adjoint(operator.abs)
 def abs_any(x):
-    if isinstance(x, np.ndarray):
+    if isinstance(x, (np.ndarray, np.complexfloating)):  # (np.complex64 is no Python complex)
         return numpy_elementwise.absolute(x)
     if isinstance(x, complex):
         return abs_complex(x)
