@@ -432,7 +432,11 @@ def test_list_and_tuple(f, args):
     check(f, *args)
 
 
-def pairs(xs, ys):
+def pairs(*iterables):
+    return zip(*iterables)  # (a *args function: called, not inlined)
+
+
+def inlined_pairs(xs, ys):
     return zip(xs, ys)
 
 
@@ -450,10 +454,18 @@ def loop_over_list_of_helpers_iterator(xs, ys):
     return s
 
 
+def loop_over_an_inlined_helpers_iterator(xs, ys):
+    s = 0.0
+    for a, b in inlined_pairs(xs, ys):
+        s += a * b
+    return s
+
+
 def test_loop_over_an_untraced_iterator_is_refused_with_a_fix():
     with pytest.raises(NoDerivativeRule, match=r"list\(it\)"):
         zpy.gradient(loop_over_helpers_iterator, XS, YS)
     check(loop_over_list_of_helpers_iterator, XS, YS)
+    check(loop_over_an_inlined_helpers_iterator, XS, YS)  # the helper's body is the caller's
 
 
 def test_iterators_from_rules_behave_as_pythons():

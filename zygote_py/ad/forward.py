@@ -51,7 +51,7 @@ from ..ir import ops
 from ..ir.passes import member, substitute
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
 from ..rules import operators, registry
-from . import analysis, mutation, pushrules
+from . import analysis, callees, mutation, pushrules
 from .analysis import Facts
 from .pushrules import ZERO, is_zero
 from .reverse import CONSUMERS, _call_array_methods, _uses
@@ -79,12 +79,14 @@ _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "
              "sort", "reverse", "popitem", "__setitem__", "__delitem__", "put", "itemset", "resize"}
 
 
-def transform(primal: IR, fn: Any, active: list[bool], numeric: list[int]) -> IR:
+def transform(primal: IR, fn: Any, active: list[bool], numeric: list[int]) -> tuple[IR, list[tuple]]:
     """The pushforward of ``primal`` (the IR of ``fn``) with respect to the
     parameters flagged in ``active`` (``numeric``: the parameters' kinds,
     see :func:`.analysis.kind`): a function of the parameters and then one
-    tangent per flagged parameter, returning ``(y, dy)``."""
-    return _Forward(primal, fn, active, numeric).run()
+    tangent per flagged parameter, returning ``(y, dy)``; and the guards
+    it rests on (the globals and cells whose values it assumed)."""
+    t = _Forward(primal, fn, active, numeric)
+    return t.run(), t.guards
 
 
 class _Forward:
@@ -100,8 +102,12 @@ class _Forward:
             self.p = primal = primal_ir(fn, consumers).copy()
             self.cells = _parameter_cells(primal)
             self._analyse(active, numeric)
+        self.guards = callees.inline_calls(primal, fn)
+        if self.guards:
+            self._analyse(active, numeric)
         while _call_array_methods(primal, self.facts):  # x.sum(0).mean(): one link at a time
             self._analyse(active, numeric)
+        self.guards += list(self.facts.origin.values())  # the globals and cells it reads
         self.defs = {s.var: s for b in primal.blocks.values() for s in b.stmts}
         self.materialise = self._changed_objects(active)
         self.active_params = active

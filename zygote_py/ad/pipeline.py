@@ -373,10 +373,10 @@ class CompiledJvp:
         from . import forward
 
         self.generation = registry.generation()
-        t = forward.transform(primal_ir(fn), fn, list(active), list(numeric))
+        t, guards = forward.transform(primal_ir(fn), fn, list(active), list(numeric))
         ir = optimize(checked(t, "the forward transform"))
         self.ir = ir
-        self.guards = _guards(fn)
+        self.guards = list({(g[0], g[1] if g[0] == "global" else id(g[1])): g for g in guards}.values())
         aliases = {k: v for kind, k, v in self.guards if kind == "global"}
         self.fdef, constants = function_def(ir, f"{fn.__name__}_jvp", aliases)
         code = compile_def(self.fdef, constants, fn.__code__.co_freevars, fn.__code__.co_filename)
@@ -397,16 +397,6 @@ class CompiledJvp:
     @property
     def source(self) -> str:
         return source_of(self.fdef)
-
-
-def _guards(fn: types.FunctionType) -> list[tuple]:
-    """The globals and cells ``fn``'s IR reads, with their values now."""
-    from .analysis import Facts, static_values
-
-    facts = Facts()
-    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    static_values(primal_ir(fn), fn.__globals__, cells, facts)
-    return list({(g[0], g[1] if g[0] == "global" else id(g[1])): g for g in facts.origin.values()}.values())
 
 
 def _tangent_values(sig: Signature, dargs: tuple, dkwargs: dict) -> list[Any]:

@@ -47,7 +47,7 @@ from ..ir.cfg import natural_loops, predecessors, reverse_postorder
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
 from ..rules import higher_order, registry
 from ..rules import mutation as mutation_rules
-from . import analysis, cells, mutation
+from . import analysis, callees, cells, mutation
 from .analysis import Facts
 from .inline import Inliner, RuleIR, bind_arguments, rule_ir
 
@@ -141,6 +141,9 @@ class _Reverse:
             primal = eager
             self.f = self._working_copy(primal)
             self.cell_values = self._promote_cells()
+            self._analyse(active)
+        for g in callees.inline_calls(self.f, fn):
+            self.guards[(g[0], g[1] if g[0] == "global" else id(g[1]))] = g
             self._analyse(active)
         self.shared = self._share_cells(active)
         self.changed_params = self._version_mutations(active, numeric)

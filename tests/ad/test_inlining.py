@@ -1,0 +1,73 @@
+"""Calls of the user's own functions of the same module, inlined into the
+function being differentiated (``ad/callees.py``): the gradient and the
+Hessian through them, checked against finite differences, and their
+compilation guarded on the name of the function called."""
+import math
+
+import numpy as np
+import pytest
+
+import zygote_py as zpy
+from zygote_py.ad import pipeline
+
+from .fdcheck import assert_gradient
+
+
+def squash(v, k=2.0):
+    if v > 0.0:
+        return math.tanh(k * v)
+    return v / k
+
+
+def layer(w, x):
+    return np.tanh(w @ x)
+
+
+def twice(v):
+    return squash(v) + squash(v, k=0.5)  # a helper calling a helper
+
+
+def uses_helpers(x, y):
+    return twice(x * y) + squash(y) * x
+
+
+def network(w, x):
+    return np.sum(layer(w, x) ** 2)
+
+
+def test_gradients_through_inlined_calls():
+    assert_gradient(uses_helpers, 0.7, -1.3)
+    assert_gradient(uses_helpers, -0.4, 0.9)
+
+
+def test_the_emitted_gradient_has_no_run_time_call():
+    zpy.gradient(uses_helpers, 0.7, -1.3)
+    source = pipeline.compiled(uses_helpers, (True, True), (3, 3), False).gradient_source
+    assert "runtime.J" not in source and "math.tanh" in source
+
+
+def test_a_hessian_through_a_call_is_forward_over_reverse():
+    w, x = np.array([[0.3, -0.2], [0.5, 0.1]]), np.array([1.0, -2.0])
+    h = zpy.hessian(lambda v: network(w, v), x)
+    step = 1e-6
+    fd = np.stack([(zpy.gradient(network, w, x + step * e)[1] - zpy.gradient(network, w, x - step * e)[1])
+                   / (2 * step) for e in np.eye(2)], axis=-1)
+    np.testing.assert_allclose(h, fd, rtol=1e-5, atol=1e-7)
+
+
+def scale_global(v):
+    return v * 3.0
+
+
+def calls_a_global(x):
+    return scale_global(x) * x
+
+
+def scale_five(v):
+    return v * 5.0
+
+
+def test_rebinding_the_called_function_compiles_again(monkeypatch):
+    assert zpy.gradient(calls_a_global, 2.0) == (12.0,)
+    monkeypatch.setitem(calls_a_global.__globals__, "scale_global", scale_five)
+    assert zpy.gradient(calls_a_global, 2.0) == (20.0,)

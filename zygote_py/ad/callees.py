@@ -1,0 +1,179 @@
+"""Inlining the calls of the user's own small functions.
+
+A call ``g(x)`` of a Python function defined in the same module as the
+function being differentiated (the same globals, so that every global it
+reads means the same there) is replaced by ``g``'s body, its parameters
+bound to the call's arguments: the transform then differentiates one
+function, with no run-time ``J`` and no pullback closure per call, and
+the emitted gradient is plain code all the way down, which forward mode
+can push forward again (a Hessian of a function calling a helper).
+
+Inlined: functions without a rule, not recursive, without nested
+functions, closures, generators, globals they assign, ``*args`` or
+``**kwargs``, of at most :data:`LIMIT` statements, that change none of
+their arguments in place (:mod:`.mutation` differentiates those as
+calls), called with arguments that bind to their parameters at compile
+time (and are not nested functions: see :mod:`.cells`), outside ``try``. The
+compiled result is guarded on the global naming ``g`` (rebinding it
+compiles again).
+"""
+from __future__ import annotations
+
+import types
+from typing import Any, Optional
+
+from ..errors import ZygoteError
+from ..ir import ops
+from ..ir.passes import optimize
+from ..ir.verify import checked
+from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
+from ..rules import registry
+
+LIMIT = 80
+"""The most statements a function may have to be inlined."""
+
+DEPTH = 4
+"""How deep inlined calls may nest (a helper calling a helper...)."""
+
+
+def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
+    """Inline, in place, the calls of ``ir`` (the IR of ``fn``) that qualify
+    (see the module docstring), and then the calls those bring, to
+    :data:`DEPTH` levels. Returns the guards the result rests on (the
+    globals naming the functions inlined)."""
+    from .analysis import Facts, static_values
+    from .mutation import changed_positions
+    from .pipeline import primal_ir  # (pipeline builds on this module)
+
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    guards = []
+    for _ in range(DEPTH):
+        facts = Facts()
+        static_values(ir, fn.__globals__, cells, facts)
+        nested = {s.var for b in ir.blocks.values() for s in b.stmts
+                  if isinstance(s.callee, Const) and s.callee.value is ops.make_function}
+        calls = [s for b in ir.blocks.values() if b.handler is None for s in b.stmts]
+        defs = {s.var: s for b in ir.blocks.values() for s in b.stmts}
+        inlined = 0
+        for s in calls:
+            g = facts.callee(s)
+            if not _qualifies(g, fn) or any(a in nested for a in s.args) or any(changed_positions(g)):
+                continue  # (passed a nested function, or changing an argument: see cells, mutation)
+            try:
+                callee = primal_ir(g)
+            except ZygoteError:
+                continue
+            bound = _bind(callee, g, s)
+            if bound is None or not _inlinable(callee):
+                continue
+            b = next(b for b in ir.blocks.values() if any(x is s for x in b.stmts))  # (splices move statements)
+            if isinstance(s.callee, Var) and s.callee in defs:
+                defs[s.callee].pure = True  # the read of the function's name: dropped once unused
+            _splice(ir, b, next(i for i, x in enumerate(b.stmts) if x is s), callee, bound)
+            if isinstance(s.callee, Var) and s.callee in facts.origin:
+                guards.append(facts.origin[s.callee])
+            inlined += 1
+        if not inlined:
+            break
+    if guards:
+        optimize(checked(ir, "inlining calls"))  # (the parameters' block arguments become the values passed)
+    return guards
+
+
+def _qualifies(g: Any, fn: types.FunctionType) -> bool:
+    return (
+        isinstance(g, types.FunctionType) and g is not fn and g.__globals__ is fn.__globals__
+        and not g.__closure__ and registry.lookup(g) is None and not registry.is_nondifferentiable(g)
+        and registry.lookup_pushforward(g) is None
+        and not g.__code__.co_flags & 0x2A0  # generators, coroutines, async generators
+    )
+
+
+def _inlinable(callee: IR) -> bool:
+    sig = callee.signature
+    stmts = [s for b in callee.blocks.values() for s in b.stmts]
+    return (
+        sig.vararg is None and sig.kwarg is None and not callee.cellvars and not callee.freevars
+        and len(stmts) <= LIMIT
+        and not any(isinstance(s.callee, Const) and s.callee.value in _REFUSED for s in stmts)
+        and not any(b.handler is not None for b in callee.blocks.values())
+    )
+
+
+_REFUSED = {ops.store_global, ops.delete_global, ops.make_function, ops.make_scope, ops.load_deref,
+            ops.store_deref}
+
+
+def _bind(callee: IR, g: types.FunctionType, s: Statement) -> Optional[list[Operand]]:
+    """The call's operands for each of ``g``'s parameters, or None when the
+    call does not bind at compile time."""
+    sig = callee.signature
+    if any(isinstance(a, Starred) for a in s.args) or any(k is None for k, _ in s.kwargs):
+        return None
+    positional = sig.posonly + sig.args
+    if len(s.args) > len(positional):
+        return None
+    bound: dict[str, Operand] = dict(zip(positional, s.args))
+    for k, v in s.kwargs:
+        if k in bound or k in sig.posonly or k not in positional + sig.kwonly:
+            return None
+        bound[k] = v
+    defaults = dict(zip(positional[len(positional) - len(g.__defaults__ or ()):], g.__defaults__ or ()))
+    defaults.update(g.__kwdefaults__ or {})
+    out = []
+    for p in positional + sig.kwonly:
+        if p in bound:
+            out.append(bound[p])
+        elif p in defaults and _constant(defaults[p]):
+            out.append(Const(defaults[p]))
+        else:
+            return None
+    return out
+
+
+def _constant(value: Any) -> bool:
+    """A default value the inlined code may hold as a constant: one no
+    call can change."""
+    return value is None or isinstance(value, (bool, int, float, complex, str, bytes, tuple, frozenset))
+
+
+def _splice(ir: IR, b: Block, i: int, callee: IR, args: list[Operand]) -> None:
+    """Replace the call ``b.stmts[i]`` by ``callee``'s blocks: ``b`` jumps
+    to the copy of its entry with ``args``; each ``return v`` jumps to a new
+    block holding the rest of ``b``, whose argument is the call's value."""
+    call = b.stmts[i]
+    rest = ir.new_block()
+    rest.args = [call.var]
+    rest.stmts = b.stmts[i + 1:]
+    rest.term, rest.handler = b.term, b.handler
+    b.stmts = b.stmts[:i]
+    env: dict[Var, Var] = {}
+    ids = {}
+    for bid, cb in callee.blocks.items():
+        ids[bid] = ir.new_block().id
+        for v in cb.args + [st.var for st in cb.stmts]:
+            env[v] = ir.new_var(callee.names.get(v))
+
+    def sub(op: Any) -> Any:
+        if isinstance(op, Starred):
+            return Starred(sub(op.value))
+        return env.get(op, op) if isinstance(op, Var) else op
+
+    def jump(j: Jump) -> Jump:
+        return Jump(ids[j.target], [sub(a) for a in j.args])
+
+    for bid, cb in callee.blocks.items():
+        nb = ir.blocks[ids[bid]]
+        nb.args = [env[a] for a in cb.args]
+        nb.stmts = [Statement(env[st.var], sub(st.callee), [sub(a) for a in st.args],
+                              [(k, sub(v)) for k, v in st.kwargs], st.line, st.pure) for st in cb.stmts]
+        t = cb.term
+        if isinstance(t, Return):
+            nb.term = Jump(rest.id, [sub(t.value)])
+        elif isinstance(t, Jump):
+            nb.term = jump(t)
+        elif isinstance(t, Branch):
+            nb.term = Branch(sub(t.cond), jump(t.then), jump(t.orelse), t.line)
+        else:
+            nb.term = Raise(sub(t.exc), None if t.cause is None else sub(t.cause), t.line)
+    b.term = Jump(ids[callee.entry.id], list(args))
