@@ -197,11 +197,16 @@ def stored_local_capture(x):
     return sum(items)
 
 
-@pytest.mark.parametrize("f", [stored_then_summed, given_to_a_user_function, first_of, any_of,
-                               stored_local_capture])
+@pytest.mark.parametrize("f", [stored_then_summed, given_to_a_user_function, first_of, stored_local_capture])
 def test_a_generator_not_consumed_at_once_is_refused(f):
     with pytest.raises(zpy.UnsupportedSyntax, match="generator expression") as info:
         zpy.gradient(f, 1.5)
     assert info.value.function == f.__name__
     assert info.value.filename == __file__ and info.value.line == f.__code__.co_firstlineno + 1 + (
         f in (stored_local_capture,))
+
+
+def test_a_generator_given_to_any_needs_no_gradient():
+    """``any``'s result carries none, so neither do the generator's items."""
+    assert zpy.gradient(any_of, 1.5) == (1.0,)
+    assert zpy.gradient(any_of, 0.4) == (0.0,)

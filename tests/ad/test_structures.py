@@ -618,3 +618,29 @@ def test_a_method_that_refills_its_object_is_refused():
     the change (only an ``__init__`` called to make an object may)."""
     with pytest.raises(UnsupportedSyntax, match="changes its differentiated argument 'self'"):
         zpy.gradient(reset_through_a_method, Resettable(1.0), 1.5)
+
+
+def any_over_a_generator(x, xs):
+    if any(v * x > 1.0 for v in xs) and not all(v > 0.0 for v in xs):
+        return x * 2.0
+    return x * x
+
+
+def dicts_from_the_constructor(x, y):
+    d = dict(a=x, b=x * y)
+    e = dict([("c", y), ("d", 2.0), ("c", x)])  # the later "c" wins
+    f = dict(d)
+    return d["a"] * f["b"] + e["c"] * e["d"]
+
+
+@pytest.mark.parametrize("f, args", [
+    (any_over_a_generator, (0.7, [0.5, -2.0])),
+    (any_over_a_generator, (0.3, [0.5, 2.0])),
+    (dicts_from_the_constructor, (1.5, -0.4)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_any_all_and_dict_constructor(f, args):
+    from .test_forward import assert_directional
+    from .test_mutation import check
+
+    check(f, *args)
+    assert_directional(f, *args)

@@ -368,6 +368,17 @@ def activity(
                 changed = True
 
 
+def read_without_gradient(ir: IR, v: Var, facts: Facts) -> bool:
+    """Whether every read of ``v`` is an argument of a function whose output
+    carries no gradient (``any(x > 0 for x in xs)``): no gradient reaches
+    ``v``, nor what it is made of."""
+    reads = [s for b in ir.blocks.values() for s in b.stmts if v in s.operands()]
+    held = any(v in b.term_operands() or any(v in j.args for j in b.jumps()) for b in ir.blocks.values())
+    return not held and all(
+        s.callee != v and facts.callee(s) is not _MISSING and registry.is_nondifferentiable(facts.callee(s))
+        for s in reads)
+
+
 def edge_values(ir: IR) -> Iterator[tuple[Var, Operand]]:
     """``(parameter, value)`` for every edge of ``ir``, exception edges
     included (whose first parameter, the exception, has no value here)."""

@@ -1,4 +1,4 @@
-"""Inlining the calls of the user's own small functions.
+"""Inlining the calls of the user's own small functions (and ``dict(a=x)``).
 
 A call ``g(x)`` of a Python function defined in the same module as the
 function being differentiated (the same globals, so that every global it
@@ -73,11 +73,30 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
             if isinstance(s.callee, Var) and s.callee in facts.origin:
                 guards.append(facts.origin[s.callee])
             inlined += 1
+        displays = _dict_calls(ir, facts)
+        guards += displays
+        inlined += len(displays)
         if not inlined:
             break
     if guards:
         optimize(checked(ir, "inlining calls"))  # (the parameters' block arguments become the values passed)
     return guards
+
+
+def _dict_calls(ir: IR, facts: Any) -> list[tuple]:
+    """``dict(a=x, b=y)`` (the builtin, keywords only) becomes the display
+    ``{"a": x, "b": y}``: values passed by keyword get gradients then, as
+    a rule's keyword arguments do not. Returns the guards (the name
+    ``dict`` still naming the builtin)."""
+    guards = []
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            if facts.callee(s) is dict and not s.args and s.kwargs and all(k is not None for k, _ in s.kwargs):
+                guards.append(facts.origin.get(s.callee) if isinstance(s.callee, Var) else None)
+                s.callee = Const(ops.build_dict)
+                s.args = [x for k, v in s.kwargs for x in (Const(k), v)]
+                s.kwargs = []
+    return [g for g in guards if g is not None]
 
 
 def _qualifies(g: Any, fn: types.FunctionType) -> bool:

@@ -337,6 +337,9 @@ class _Forward:
         if not touched and s.var not in self.facts.active:
             out.append(copy)
             return
+        if fn is ops.make_scope and analysis.read_without_gradient(self.p, s.var, self.facts):
+            out.append(copy)  # any(v > 0 for v in xs): no tangent needed
+            return
         if fn in (ops.make_function, ops.make_scope):
             raise self.refuse("a nested function or generator expression that reads a differentiated value",
                               s.line, "use a list comprehension, or reverse mode (zpy.gradient, zpy.jacobian)")

@@ -624,6 +624,9 @@ class _Reverse:
                 out.append(s)
                 continue
             fn = self.facts.callee(s)
+            if fn is ops.make_scope and analysis.read_without_gradient(self.f, s.var, self.facts):  # any(...)
+                out.append(s)
+                continue
             if fn is ops.make_scope:  # one that _consume_generators could not make a list
                 raise UnsupportedSyntax(
                     "differentiating through a generator expression is not supported yet: its items are "

@@ -52,7 +52,7 @@ from .registry import adjoint, array, nondifferentiable, pushforward, scalar
 
 nondifferentiable(
     int, round, len, range, isinstance, issubclass, print, bool, str, repr,
-    type, id, hash, callable, hasattr, chr, ord, format,
+    type, id, hash, callable, hasattr, chr, ord, format, any, all,
 )
 
 adjoint(abs)(operators.abs_any)
@@ -214,6 +214,31 @@ def divmod_(a, b):
 @pushforward(divmod)
 def divmod_push(y, a, b, *, da, db):
     return (None, runtime.shaped(da - db * y[0], y[1]))
+
+
+@adjoint(dict)
+def dict_(iterable=(), /):
+    """``dict(mapping)`` or ``dict(pairs)`` (``dict(a=x)`` is compiled as
+    the display ``{"a": x}``): each value gets the gradient of its key, a
+    pair ``(None, that)``, and a value a later pair overrides none."""
+    items, start = (iterable, 0) if isinstance(iterable, dict) else runtime.take(iterable)
+    y = dict(items)
+
+    def back(dy):
+        if isinstance(iterable, dict):
+            return ({k: dy.get(k) for k in iterable},)
+        last = {k: i for i, (k, _) in enumerate(items)}
+        grads = [(None, dy.get(k)) if last[k] == i else None for i, (k, _) in enumerate(items)]
+        return (runtime.like_iterable(iterable, grads, start),)
+    return y, back
+
+
+@pushforward(dict)
+def dict_push(y, iterable=(), /, *, diterable):
+    if isinstance(iterable, dict):
+        return dict(diterable)
+    items = runtime.items_read(iterable, diterable)
+    return {k: d[1] for (k, _), d in zip(items, diterable)}
 
 
 @adjoint(dict.get)
