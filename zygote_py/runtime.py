@@ -72,6 +72,8 @@ def seed(y: Any) -> Any:
     :class:`NonScalarOutput`."""
     if type(y) is float:
         return 1.0
+    if type(y) is np.float64:
+        return _ONE64
     if isinstance(y, (Fraction, Decimal)):
         return type(y)(1)
     if isinstance(y, (bool, complex, np.complexfloating)) or not (
@@ -98,6 +100,9 @@ def seed(y: Any) -> Any:
     if isinstance(y, np.floating):
         return y.dtype.type(1)
     return 1
+
+
+_ONE64 = np.float64(1.0)
 
 
 def zero_tangent(x: Any) -> Any:

@@ -161,6 +161,8 @@ def fold_constants(ir: IR) -> None:
         b.stmts = kept
     substitute(ir, env)
     _simplify_arithmetic(ir)
+    _fuse_fills(ir)
+    _subtract_negations(ir)
     for b in ir.blocks.values():
         t = b.term
         if isinstance(t, Branch) and isinstance(t.cond, Const) and _is_literal(t.cond.value):
@@ -246,6 +248,40 @@ _BOOLEAN = {
 }
 """Callees whose result may be a boolean (array), which ``1 * x`` and
 ``x + 0`` turn into integers."""
+
+
+def _subtract_negations(ir: IR) -> None:
+    """In compiler-made code, ``a + -b`` is ``a - b``."""
+    uses = use_counts(ir)
+    negs = {s.var: s for b in ir.blocks.values() for s in b.stmts
+            if s.pure and isinstance(s.callee, Const) and s.callee.value is operator.neg and uses.get(s.var) == 1}
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            if s.pure and isinstance(s.callee, Const) and s.callee.value is operator.add and len(s.args) == 2 \
+                    and s.args[1] in negs and not s.kwargs:
+                neg = negs.pop(s.args[1])
+                s.callee, s.args = Const(operator.sub), [s.args[0], neg.args[0]]
+
+
+def _fuse_fills(ir: IR) -> None:
+    """In compiler-made code, ``np.full_like(b, s) * b`` (the gradient of a
+    sum, scaled by the derivative of what was summed) is ``b * s``: one
+    array made, not two. (Its dtype may differ where ``s`` is wider, which
+    the ``unbroadcast`` to the operand's dtype undoes.)"""
+    uses = use_counts(ir)
+    fills = {s.var: s for b in ir.blocks.values() for s in b.stmts
+             if s.pure and isinstance(s.callee, Const) and s.callee.value is np.full_like
+             and len(s.args) == 2 and not s.kwargs and uses.get(s.var) == 1}
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            if not (s.pure and isinstance(s.callee, Const) and s.callee.value is operator.mul and len(s.args) == 2):
+                continue
+            for i in (0, 1):
+                fill, other = fills.get(s.args[i]), s.args[1 - i]
+                if fill is not None and fill.args[0] == other:
+                    s.args = [other, fill.args[1]]
+                    fill.pure = True
+                    break
 
 
 def _simplify_arithmetic(ir: IR) -> None:

@@ -154,7 +154,7 @@ def add_push(y, x1, x2, *, dx1, dx2):
 @adjoint(np.subtract)
 def subtract(x1, x2):
     def back(dy):
-        return (runtime.unbroadcast(dy, x1), runtime.unbroadcast(-dy, x2))
+        return (runtime.unbroadcast(dy, x1), -runtime.unbroadcast(dy, x2))  # (negated once summed)
     return np.subtract(x1, x2), back
 
 

@@ -234,7 +234,7 @@ def add_any_push(y, a, b, *, da, db):
 @adjoint(operator.sub)
 def sub_any(a, b):
     def back(dy):
-        return (runtime.unbroadcast(dy, a), runtime.unbroadcast(-dy, b))
+        return (runtime.unbroadcast(dy, a), -runtime.unbroadcast(dy, b))  # (negated once summed)
     return a - b, back
 
 

@@ -6,9 +6,9 @@ def logsumexp_forward(x):
 
     def logsumexp_pullback(dy):
         dm = runtime.unbroadcast(dy, m)
-        t_3 = np.full_like(t, runtime.unbroadcast(dy, t_2) / t_1) * t
+        t_3 = t * (runtime.unbroadcast(dy, t_2) / t_1)
         dx = runtime.unbroadcast(t_3, x)
-        dm = dm + runtime.unbroadcast(-t_3, m)
+        dm = dm - runtime.unbroadcast(t_3, m)
         dx = dx + numpy_reductions.extremum_grad(dm, x, m, None, False)
         return (dx,)
     return (m + t_2, logsumexp_pullback)
