@@ -5,48 +5,90 @@ Exit codes: 0 ok, 1 check failed, 2 usage error, 3 cannot differentiate.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 from typing import Optional
 
 from . import __version__
-from .api import differentiable, ir, roundtrip
+from .api import ir, roundtrip
 from .errors import ZygoteError
 
 EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_CANNOT = 0, 1, 2, 3
 
 
-def _load(target: str):
-    """``path/to/module.py:NAME`` → the function (the module is imported)."""
-    path, sep, name = target.rpartition(":")
-    if not sep or not path.endswith(".py") or not name:
-        raise SystemExit(f"zpy: expected FILE.py:FUNCTION, got {target!r}")
+def _source_file(path: str) -> Path:
     file = Path(path)
-    if not file.is_file():
-        raise SystemExit(f"zpy: no such file: {path}")
-    spec = importlib.util.spec_from_file_location(file.stem, file)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[file.stem] = module
-    spec.loader.exec_module(module)
-    obj = module
-    for part in name.split("."):
-        if not hasattr(obj, part):
-            raise SystemExit(f"zpy: {path} has no function {name!r}")
-        obj = getattr(obj, part)
-    return obj
+    if not path.endswith(".py") or not file.is_file():
+        raise _Usage(f"no such Python file: {path}")
+    return file
+
+
+class _Usage(Exception):
+    """A command line that cannot be carried out as written (exit 2)."""
 
 
 def _show(args: argparse.Namespace) -> int:
-    f = _load(args.target)
+    from .ad import pipeline
+    from .backend import module as emitter
+    from .frontend import static
+
+    path, sep, name = args.target.rpartition(":")
+    if not sep or not name:
+        raise _Usage(f"expected FILE.py:FUNCTION, got {args.target!r}")
+    module = static.load(_source_file(path))
+    if module.bindings.get(name) is None or module.bindings[name].kind != "function":
+        raise _Usage(f"{path} has no top-level function {name!r}")
+    module.check_names(name)
+    fn = module.functions[name]
     if args.ir:
-        print(ir(f), end="")
-    elif args.roundtrip:
-        print(roundtrip(f).__zpy_source__, end="")
-    elif args.adjoint_ir:
-        print(differentiable(f).adjoint_ir, end="")
+        print(ir(fn), end="")
+        return EXIT_OK
+    if args.roundtrip:
+        print(roundtrip(fn).__zpy_source__, end="")
+        return EXIT_OK
+    params = emitter.plan(module, name)
+    entry = pipeline.compiled(fn, tuple(p.active for p in params), tuple(p.kind for p in params), False)
+    if args.adjoint_ir:
+        print(f"# forward\n{entry.forward_ir}\n# pullback\n{entry.pullback_ir}", end="")
     else:
-        print(differentiable(f).source, end="")
+        print(entry.source, end="")
+    return EXIT_OK
+
+
+def _emit(args: argparse.Namespace) -> int:
+    import os
+
+    from .backend import module as emitter
+
+    source = _source_file(args.module)
+    if args.check and args.output is None:
+        raise _Usage("--check needs -o FILE: the gradient module to check")
+    out = None if args.output is None else Path(args.output)
+    base = Path.cwd() if out is None else out.resolve().parent
+    shown = Path(os.path.relpath(source.resolve(), base)).as_posix()
+    command = f"zpy emit {shown}" + ("" if out is None else f" -o {out.name}")
+    command += "".join(f" --function {f}" for f in args.function or ())
+    try:
+        emitted = emitter.emit_module(source, args.function, shown, command)
+    except emitter.NoSuchFunction as e:
+        raise _Usage(e.message) from None
+    for name, why in emitted.skipped.items():
+        print(f"zpy: not emitted: {name}: {why}", file=sys.stderr)
+    if out is None:
+        print(emitted.text, end="")
+        return EXIT_OK
+    if args.check:
+        if not out.is_file():
+            print(f"zpy: {out} is missing: generate it with {command}", file=sys.stderr)
+            return EXIT_STALE
+        old = out.read_text()
+        if old != emitted.text:
+            reasons = emitter.stale(emitted, old)
+            print(f"zpy: {out} is stale ({'; '.join(reasons)}): regenerate it with {command}", file=sys.stderr)
+            return EXIT_STALE
+        return EXIT_OK
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(emitted.text)
     return EXIT_OK
 
 
@@ -76,11 +118,37 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"zygote_py {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    emit = sub.add_parser(
+        "emit",
+        help="write the gradient module of a Python file, to check in",
+        description="Write a gradient module for FILE.py, which runs without zygote_py wherever it can: for "
+        "each function f, f_forward(*args) -> (y, pullback) and f_gradient(*args) -> gradients, with the "
+        "conventions of zpy.pullback and zpy.gradient. FILE.py is not run: its imports are imported and "
+        "its def statements built, nothing else. Parameters annotated int, bool, str or bytes are not "
+        "differentiated; float or no annotation means a real number; np.ndarray a real array; anything "
+        "else is differentiated with nothing assumed. Helpers the gradients need are copied into the "
+        "module; what cannot be copied (a call differentiated at run time) is imported from zygote_py, "
+        "and the header says where.",
+        epilog="Exit codes: 0 ok (with --check: the file is current), 1 with --check: the file is stale or "
+        "missing, 2 usage error, 3 a function cannot be differentiated or a name it reads cannot be "
+        "resolved without running FILE.py.",
+    )
+    emit.add_argument("module", metavar="FILE.py", help="the source module")
+    emit.add_argument("-o", "--output", metavar="OUT.py", help="write to OUT.py instead of printing")
+    emit.add_argument("--function", metavar="NAME", action="append",
+                      help="emit only this function (repeat for more); default: every top-level function "
+                      "that can be differentiated (the others are listed in the header)")
+    emit.add_argument("--check", action="store_true",
+                      help="with -o: exit 0 if OUT.py is what zpy emit would write, 1 if it is stale or "
+                      "missing, naming the changed source definitions (for CI and pre-commit)")
+    emit.set_defaults(run=_emit)
     show = sub.add_parser(
         "show",
         help="print a function's IR, gradient source or roundtrip source",
-        description="Print what zygote_py makes of one function (the module is imported). "
-        "By default: the emitted forward function and pullback, with every parameter differentiated.",
+        description="Print what zygote_py makes of one function of FILE.py (which is not run, as for zpy "
+        "emit). By default: the emitted forward function and pullback, parameters differentiated as "
+        "zpy emit decides from their annotations.",
+        epilog="Exit codes: 0 ok, 2 usage error, 3 the function cannot be differentiated.",
     )
     show.add_argument("target", metavar="FILE.py:NAME", help="the function, e.g. model.py:loss")
     what = show.add_mutually_exclusive_group()
@@ -91,6 +159,7 @@ def parser() -> argparse.ArgumentParser:
     show.set_defaults(run=_show)
     rules = sub.add_parser(
         "rules",
+        epilog="Exit codes: 0 ok, 1 with --check: FILE is stale or missing, 2 usage error.",
         help="print the table of derivative rules (docs/rules.md)",
         description="The built-in derivative rules as Markdown: every supported function, which of "
         "its parameters get a gradient, and whether its rule is inlined or called at run time.",
@@ -110,6 +179,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         return EXIT_USAGE
     try:
         return args.run(args)
+    except _Usage as e:
+        print(f"zpy: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except SyntaxError as e:
+        print(f"zpy: {e.filename}:{e.lineno}: {e.msg}", file=sys.stderr)
+        return EXIT_CANNOT
     except ZygoteError as e:
         print(f"zpy: {type(e).__name__}: {e}", file=sys.stderr)
         return EXIT_CANNOT

@@ -472,8 +472,9 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
              and _integer(s.args[1], facts, defs)}
     _scalars(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE)], items,
              facts, incoming, stmts)
-    _real(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE, ARRAY, VECTOR)],
-          facts, incoming, stmts)
+    real_constants = [v for v in facts.constants if kind(facts.static[v]) in (NUMBER, FLOAT, ARRAY, VECTOR)]
+    _real(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE, ARRAY, VECTOR)]
+          + real_constants, facts, incoming, stmts)
 
 
 _REAL_PRESERVING = {

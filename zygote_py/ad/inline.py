@@ -55,18 +55,22 @@ class RuleIR:
     passes_all: frozenset[Var]  # calls that pass every parameter in order
 
 
-_CACHE: dict[int, Optional[RuleIR]] = {}
+_CACHE: dict[tuple[int, int], tuple[Any, Any, Optional[RuleIR]]] = {}
 
 
 def rule_ir(rule: Any, target: Any) -> Optional[RuleIR]:
-    """The lowered rule, or None when it cannot be inlined (cached)."""
-    key = id(rule)
-    if key not in _CACHE:
+    """The lowered rule for the function ``target`` (one rule may serve
+    several: ``operator.pow`` and ``np.power``), or None when it cannot be
+    inlined (cached)."""
+    key = (id(rule), id(target))
+    hit = _CACHE.get(key)
+    if hit is None or hit[0] is not rule or hit[1] is not target:
         try:
-            _CACHE[key] = _prepare(rule, target)
+            ir = _prepare(rule, target)
         except ZygoteError:
-            _CACHE[key] = None
-    return _CACHE[key]
+            ir = None
+        hit = _CACHE[key] = (rule, target, ir)
+    return hit[2]
 
 
 def resolve_globals(ir: IR, globals_: dict) -> None:

@@ -165,6 +165,18 @@ class Compiled:
                     self._fused = (code, constants, fdef)
         return self._fused
 
+    def forward_def(self) -> tuple[gast.FunctionDef, dict[str, Any]]:
+        """The emitted forward ``def`` (its pullback nested inside) and the
+        constants it reads by name (for ``zpy emit``; do not change it)."""
+        _, constants, fdef = self._emit_forward()
+        return fdef, constants
+
+    def gradient_def(self) -> tuple[gast.FunctionDef, dict[str, Any]]:
+        """The emitted fused gradient ``def`` and the constants it reads by
+        name (for ``zpy emit``; do not change it)."""
+        _, constants, fdef = self._emit_fused()
+        return fdef, constants
+
     @property
     def source(self) -> str:
         """The emitted forward function, with its pullback inside."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
 
@@ -163,6 +163,7 @@ def fold_constants(ir: IR) -> None:
     _simplify_arithmetic(ir)
     _fuse_fills(ir)
     _subtract_negations(ir)
+    _cancel_negations(ir)
     for b in ir.blocks.values():
         t = b.term
         if isinstance(t, Branch) and isinstance(t.cond, Const) and _is_literal(t.cond.value):
@@ -263,22 +264,63 @@ def _subtract_negations(ir: IR) -> None:
                 s.callee, s.args = Const(operator.sub), [s.args[0], neg.args[0]]
 
 
+def _cancel_negations(ir: IR) -> None:
+    """In compiler-made code, ``-(-a * b * c)`` is ``a * b * c``."""
+    uses = use_counts(ir)
+    defs = {s.var: s for b in ir.blocks.values() for s in b.stmts}
+
+    def single(v: Any, fn: Any) -> Optional[Statement]:
+        d = defs.get(v) if isinstance(v, Var) else None
+        ok = d is not None and d.pure and isinstance(d.callee, Const) and d.callee.value is fn and not d.kwargs
+        return d if ok and uses.get(v) == 1 else None
+
+    env: dict[Var, Operand] = {}
+    for b in ir.blocks.values():
+        kept = []
+        for s in b.stmts:
+            outer = s.pure and isinstance(s.callee, Const) and s.callee.value is operator.neg and len(s.args) == 1
+            product = single(s.args[0], operator.mul) if outer else None
+            while product is not None and single(product.args[0], operator.mul) is not None:
+                product = single(product.args[0], operator.mul)
+            inner = single(product.args[0], operator.neg) if product is not None else None
+            if inner is not None:
+                product.args[0] = inner.args[0]
+                env[s.var] = s.args[0]
+                continue
+            kept.append(s)
+        b.stmts = kept
+    substitute(ir, env)
+
+
+_ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pow}
+
+
 def _fuse_fills(ir: IR) -> None:
-    """In compiler-made code, ``np.full_like(b, s) * b`` (the gradient of a
-    sum, scaled by the derivative of what was summed) is ``b * s``: one
-    array made, not two. (Its dtype may differ where ``s`` is wider, which
+    """In compiler-made code, ``np.full_like(a, s) * b`` (the gradient of a
+    sum, scaled by the derivative of what was summed) is ``b * s`` when
+    ``b`` is ``a`` or an elementwise operation of it: one array made, not
+    two. (Its dtype may differ where ``s`` is wider, which
     the ``unbroadcast`` to the operand's dtype undoes.)"""
     uses = use_counts(ir)
     fills = {s.var: s for b in ir.blocks.values() for s in b.stmts
              if s.pure and isinstance(s.callee, Const) and s.callee.value is np.full_like
              and len(s.args) == 2 and not s.kwargs and uses.get(s.var) == 1}
+    defs = {s.var: s for b in ir.blocks.values() for s in b.stmts}
+
+    def covers(v: Operand, a: Operand) -> bool:
+        """``v``'s shape includes ``a``'s: ``a`` itself, or an elementwise
+        operation of it."""
+        d = defs.get(v) if isinstance(v, Var) else None
+        return v == a or d is not None and isinstance(d.callee, Const) and d.callee.value in _ELEMENTWISE \
+            and a in d.args
+
     for b in ir.blocks.values():
         for s in b.stmts:
             if not (s.pure and isinstance(s.callee, Const) and s.callee.value is operator.mul and len(s.args) == 2):
                 continue
             for i in (0, 1):
                 fill, other = fills.get(s.args[i]), s.args[1 - i]
-                if fill is not None and fill.args[0] == other:
+                if fill is not None and covers(other, fill.args[0]):
                     s.args = [other, fill.args[1]]
                     fill.pure = True
                     break

@@ -1,0 +1,336 @@
+# Gradients of regression.py, written by zygote_py 0.1.0.
+# generated — regenerate with zpy emit: zpy emit regression.py -o regression_grad.py
+#
+# Source definitions (sha256 of their text, first 16 hex digits):
+#   L2       e7ec14a0312ff031
+#   predict  9f077ce8ece37ece
+#   loss     740519af85b43412
+#   growth   d9e218cbfe159054
+#
+# NAME_forward(*args) returns (y, pullback) and pullback(dy) the gradients
+# (it may be called once); NAME_gradient(*args) returns the gradients.
+# Parameters annotated int, bool, str or bytes are not differentiated;
+# float or no annotation means a real number, np.ndarray a real array.
+
+import math
+import numpy as np
+
+L2 = 0.01
+inf = float('inf')
+
+
+# zygote_py.runtime.unbroadcast
+def unbroadcast(dy, x):
+    """``dy`` summed down to the shape of ``x``, an operand that NumPy
+    broadcast to the shape of ``dy``, with ``x``'s float dtype (a Python
+    number ``x`` gets a Python number)."""
+    if dy is None:
+        return None
+    shape = np.shape(x)
+    dshape = np.shape(dy)
+    if dshape != shape:
+        extra = len(dshape) - len(shape)
+        if extra >= 0:
+            axes = tuple(range(extra)) + tuple((i + extra for i, n in enumerate(shape) if n == 1 and dshape[i + extra] != 1))
+            if axes:
+                dy = np.sum(dy, axis=axes, keepdims=True)
+        if extra > 0:
+            dy = np.reshape(dy, shape)
+        elif np.shape(dy) != shape:
+            dy = np.broadcast_to(dy, shape)
+    if isinstance(x, (np.ndarray, np.generic)):
+        if x.dtype.kind in 'fc' and np.result_type(dy) != x.dtype:
+            if np.iscomplexobj(dy) and x.dtype.kind != 'c':
+                dy = np.real(dy)
+            dy = np.asarray(dy).astype(x.dtype)
+        return dy[()] if isinstance(x, np.generic) and isinstance(dy, np.ndarray) else dy
+    if isinstance(dy, (np.ndarray, np.generic)) and isinstance(x, (int, float)):
+        dy = dy.item()
+    return dy.real if isinstance(dy, complex) and (not isinstance(x, complex)) else dy
+
+
+# zygote_py.rules.numpy_linalg.real_matrices
+def real_matrices(dy, x1, x2, least=2):
+    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
+    too, with ``least`` to 2 dimensions each: for two matrices its
+    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
+    return type(x1) is np.ndarray and type(x2) is np.ndarray and (least <= x1.ndim <= 2) and (least <= x2.ndim <= 2) and (x1.dtype is x2.dtype) and (x1.dtype.kind == 'f') and (getattr(dy, 'dtype', None) is x1.dtype)
+
+
+# zygote_py.runtime.user_gradient
+def user_gradient(x, g):
+    """The gradient ``g`` of the argument ``x`` as ``zpy.gradient`` returns
+    it: an array of zeros for an array that this run's path did not
+    reach."""
+    if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and (g == 0):
+        return np.zeros_like(x)
+    return g
+
+
+# zygote_py.rules.numpy_linalg.fit
+def fit(g, x):
+    """``g`` as the gradient of ``x``: summed down to ``x``'s shape where
+    ``x`` was broadcast, real when ``x`` is real, of ``x``'s float dtype (a
+    Python number for a number, an array for a list)."""
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x)
+    if np.iscomplexobj(g) and (not np.iscomplexobj(x)):
+        g = np.real(g)
+    return unbroadcast(g, x)
+
+
+# zygote_py.rules.numpy_linalg.sum_to
+def sum_to(g, shape):
+    """``g`` summed over the axes along which an array of ``shape`` was
+    broadcast to ``g``'s shape."""
+    extra = g.ndim - len(shape)
+    axes = tuple(range(extra)) + tuple((extra + i for i, n in enumerate(shape) if n == 1 and g.shape[extra + i] != 1))
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g.reshape(shape)
+
+
+# zygote_py.rules.numpy_linalg.conj
+def conj(x):
+    """The complex conjugate, and ``x`` itself when it is real (no copy)."""
+    return np.conj(x) if np.iscomplexobj(x) else x
+
+
+# zygote_py.rules.numpy_linalg.mH
+def mH(x):
+    """The conjugate transposes of a stack of matrices."""
+    return conj(np.swapaxes(x, -1, -2))
+
+
+# zygote_py.rules.numpy_linalg.matmul_grad
+def matmul_grad(dy, x1, x2, wrt):
+    """The gradient of ``np.matmul(x1, x2)`` with respect to ``x1``
+    (``wrt == 0``) or ``x2`` (``wrt == 1``): a 1-d ``x1`` is promoted to a
+    row, a 1-d ``x2`` to a column, and batch dimensions are summed where the
+    operand was broadcast."""
+    if real_matrices(dy, x1, x2, 1):
+        if x1.ndim == 1 and x2.ndim == 1:
+            return dy * (x2 if wrt == 0 else x1)
+        if wrt == 0:
+            return np.multiply.outer(dy, x2) if x1.ndim == 2 else x2 @ dy
+        return np.multiply.outer(x1, dy) if x2.ndim == 2 else dy @ x1
+    a, b, g = (np.asarray(x1), np.asarray(x2), np.asarray(dy))
+    if a.ndim == 1 and b.ndim == 1:
+        return fit(g * conj(b), x1) if wrt == 0 else fit(g * conj(a), x2)
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    if a.ndim == 1:
+        g = np.expand_dims(g, -2)
+    if b.ndim == 1:
+        g = g[..., None]
+    if wrt == 0:
+        return fit(sum_to(g @ mH(b2), a2.shape).reshape(a.shape), x1)
+    if b2.ndim == 2 and a2.ndim > 2:
+        gb = mH(a2.reshape(-1, a2.shape[-1])) @ g.reshape(-1, g.shape[-1])
+    else:
+        gb = sum_to(mH(a2) @ g, b2.shape)
+    return fit(gb.reshape(b.shape), x2)
+
+
+# zygote_py.runtime.seed
+def seed(y):
+    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type."""
+    if type(y) is float:
+        return 1.0
+    if isinstance(y, np.ndarray) and y.ndim == 0 and (y.dtype.kind in 'fiu'):
+        return np.ones_like(y) if y.dtype.kind == 'f' else 1
+    if isinstance(y, np.floating):
+        return y.dtype.type(1)
+    if isinstance(y, (int, np.integer)) and (not isinstance(y, bool)):
+        return 1
+    raise TypeError(f'a gradient needs a real scalar output, not {type(y).__name__} {np.shape(y)}')
+
+
+# predict (regression.py, line 18): w: a real array; b: a real number; x: a real array
+def predict_forward(w, b, x):
+    t = x @ w
+    t_1 = np.tanh(t + b)
+
+    def predict_pullback(dy):
+        t_2 = dy * (1.0 - t_1 * t_1)
+        t_3 = unbroadcast(t_2, t)
+        db = unbroadcast(t_2, b)
+        if real_matrices(t_3, x, w):
+            dx, dw = (t_3 @ w.T, x.T @ t_3)
+        else:
+            dx, dw = (matmul_grad(t_3, x, w, 0), matmul_grad(t_3, x, w, 1))
+        return (user_gradient(w, dw), db, user_gradient(x, dx))
+    return (t_1, predict_pullback)
+
+
+def predict_gradient(w, b, x):
+    t = x @ w
+    t_1 = np.tanh(t + b)
+    dy = seed(t_1)
+    t_2 = dy * (1.0 - t_1 * t_1)
+    t_3 = unbroadcast(t_2, t)
+    db = unbroadcast(t_2, b)
+    if real_matrices(t_3, x, w):
+        dx, dw = (t_3 @ w.T, x.T @ t_3)
+    else:
+        dx, dw = (matmul_grad(t_3, x, w, 0), matmul_grad(t_3, x, w, 1))
+    return (user_gradient(w, dw), db, user_gradient(x, dx))
+
+
+# loss (regression.py, line 22): w: a real array; b: a real number; x: a real array; y: a real array
+def loss_forward(w, b, x, y):
+    t = x @ w
+    t_1 = np.tanh(t + b)
+    r = t_1 - y
+    t_3 = L2
+    t_2 = w * w
+    t_4 = np.sum(t_2)
+    penalty_1 = t_3 * t_4
+    if penalty_1 > 1.0:
+        penalty = np.sqrt(penalty_1)
+        path = 0
+        penalty_1 = penalty
+    else:
+        path = 1
+    t_5 = r * r
+    t_6 = np.mean(t_5)
+
+    def loss_pullback(dout):
+        dpenalty = unbroadcast(dout, penalty_1)
+        t_7 = np.full_like(t_5, unbroadcast(dout, t_6) * (t_6.size / max(np.size(t_5), 1)))
+        dr = unbroadcast(t_7 * r, r)
+        dr = dr + unbroadcast(t_7 * r, r)
+        if path == 0:
+            dpenalty = dpenalty / (2.0 * penalty)
+        t_7 = np.full_like(t_2, unbroadcast(dpenalty * t_3, t_4))
+        dw = unbroadcast(t_7 * w, w)
+        dw = dw + unbroadcast(t_7 * w, w)
+        dy = -unbroadcast(dr, y)
+        t_7 = unbroadcast(dr, t_1) * (1.0 - t_1 * t_1)
+        t_8 = unbroadcast(t_7, t)
+        db = unbroadcast(t_7, b)
+        if real_matrices(t_8, x, w):
+            dx, t_7 = (t_8 @ w.T, x.T @ t_8)
+        else:
+            dx, t_7 = (matmul_grad(t_8, x, w, 0), matmul_grad(t_8, x, w, 1))
+        dw = dw + t_7
+        return (user_gradient(w, dw), db, user_gradient(x, dx), user_gradient(y, dy))
+    return (t_6 + penalty_1, loss_pullback)
+
+
+def loss_gradient(w, b, x, y):
+    t = x @ w
+    t_1 = np.tanh(t + b)
+    r = t_1 - y
+    t_3 = L2
+    t_2 = w * w
+    t_4 = np.sum(t_2)
+    penalty_1 = t_3 * t_4
+    if penalty_1 > 1.0:
+        penalty = np.sqrt(penalty_1)
+        path = 0
+        penalty_1 = penalty
+    else:
+        path = 1
+    t_5 = r * r
+    t_6 = np.mean(t_5)
+    t_8 = t_6 + penalty_1
+    dout = seed(t_8)
+    dpenalty = unbroadcast(dout, penalty_1)
+    t_7 = np.full_like(t_5, unbroadcast(dout, t_6) * (t_6.size / max(np.size(t_5), 1)))
+    dr = unbroadcast(t_7 * r, r)
+    dr = dr + unbroadcast(t_7 * r, r)
+    if path == 0:
+        dpenalty = dpenalty / (2.0 * penalty)
+    t_7 = np.full_like(t_2, unbroadcast(dpenalty * t_3, t_4))
+    dw = unbroadcast(t_7 * w, w)
+    dw = dw + unbroadcast(t_7 * w, w)
+    dy = -unbroadcast(dr, y)
+    t_7 = unbroadcast(dr, t_1) * (1.0 - t_1 * t_1)
+    t_9 = unbroadcast(t_7, t)
+    db = unbroadcast(t_7, b)
+    if real_matrices(t_9, x, w):
+        dx, t_7 = (t_9 @ w.T, x.T @ t_9)
+    else:
+        dx, t_7 = (matmul_grad(t_9, x, w, 0), matmul_grad(t_9, x, w, 1))
+    dw = dw + t_7
+    return (user_gradient(w, dw), db, user_gradient(x, dx), user_gradient(y, dy))
+
+
+# growth (regression.py, line 30): rate: a real number; steps: not differentiated (int)
+def growth_forward(rate, steps):
+    saved_path = []
+    trip = 0
+    saved_v = []
+    saved_t = []
+    saved_t_1 = []
+    v = 1.0
+    for _ in range(steps):
+        t = 1.0 + rate
+        saved_t.append(t)
+        saved_v.append(v)
+        v = v * t
+        if v > 10.0:
+            t = math.sqrt(v - 9.0)
+            saved_t_1.append(t)
+            v = 10.0 + t
+            saved_path.append(0)
+        else:
+            saved_path.append(1)
+        trip += 1
+
+    def growth_pullback(dv):
+        drate = 0.0
+        for _ in range(trip):
+            path = saved_path.pop()
+            if path == 0:
+                t_1 = saved_t_1.pop()
+                if t_1:
+                    dv = dv / (2 * t_1)
+                else:
+                    dv = dv * inf
+            t_1 = saved_t.pop()
+            v = saved_v.pop()
+            dv_1 = dv * t_1
+            drate = drate + dv * v
+            dv = dv_1
+        return (drate, None)
+    return (v, growth_pullback)
+
+
+def growth_gradient(rate, steps):
+    saved_path = []
+    trip = 0
+    saved_v = []
+    saved_t = []
+    saved_t_1 = []
+    v = 1.0
+    for _ in range(steps):
+        t = 1.0 + rate
+        saved_t.append(t)
+        saved_v.append(v)
+        v = v * t
+        if v > 10.0:
+            t = math.sqrt(v - 9.0)
+            saved_t_1.append(t)
+            v = 10.0 + t
+            saved_path.append(0)
+        else:
+            saved_path.append(1)
+        trip += 1
+    dv = seed(v)
+    drate = 0.0
+    for _ in range(trip):
+        path = saved_path.pop()
+        if path == 0:
+            t = saved_t_1.pop()
+            if t:
+                dv = dv / (2 * t)
+            else:
+                dv = dv * inf
+        t = saved_t.pop()
+        v_1 = saved_v.pop()
+        dv_1 = dv * t
+        drate = drate + dv * v_1
+        dv = dv_1
+    return (drate, None)

@@ -1,0 +1,255 @@
+"""``zpy emit``: emit → import → compare with ``zpy.gradient``,
+``zpy.pullback`` and central finite differences; standalone modules;
+determinism and hygiene; no execution of the source module."""
+import ast
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import zygote_py as zpy
+from zygote_py.cli import main
+
+CORPUS = Path(__file__).parent / "corpus"
+EXAMPLES = Path(__file__).parents[2] / "examples"
+rng = np.random.default_rng(7)
+W, X, Y = rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=4)
+
+CASES = {
+    "calls": [
+        ("softplus", (0.3,)), ("power", (1.7, 3)), ("iterate", (0.3, 0.7, 4)), ("iterate", (-1.2, 0.4, 3)),
+        ("piecewise", (1.0, 0.5)), ("piecewise", (-2.0, 0.5)), ("piecewise", (0.1, 0.5)),
+        ("early", (0.4, 2.0)), ("early", (0.01, 100.0)),
+    ],
+    "arrays": [
+        ("mse", (W, X, Y)), ("logsumexp", (rng.normal(size=5),)), ("broadcast", (rng.normal(size=(3, 3)), 0.7)),
+        ("broadcast", (rng.normal(size=(3, 3)) - 3.0, 0.7)), ("norms", (rng.normal(size=(2, 3)), 3)),
+        ("picks", (rng.normal(size=4),)),
+    ],
+    "dynamic": [("chain", (0.6,)), ("hyp", (0.3, 0.4))],
+}
+
+
+def emit(source: Path, out: Path, *extra: str) -> Path:
+    assert main(["emit", str(source), "-o", str(out), *extra]) == 0
+    return out
+
+
+def load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"emitted_{path.stem}_{abs(hash(path))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def finite_differences(f, args, h=1e-6):
+    out = []
+    for i, a in enumerate(args):
+        if isinstance(a, int):
+            out.append(None)
+            continue
+        x = np.array(a, dtype=float)
+        g = np.zeros_like(x)
+        for k in np.ndindex(x.shape):
+            up, down = x.copy(), x.copy()
+            up[k] += h
+            down[k] -= h
+            plus = [*args[:i], up if x.ndim else float(up), *args[i + 1:]]
+            minus = [*args[:i], down if x.ndim else float(down), *args[i + 1:]]
+            g[k] = (f(*plus) - f(*minus)) / (2 * h)
+        out.append(g if x.ndim else float(g))
+    return out
+
+
+def same(a, b, **tol):
+    if a is None or b is None:
+        assert a is None and b is None
+    else:
+        np.testing.assert_allclose(a, b, **tol)
+
+
+@pytest.fixture(scope="module")
+def emitted(tmp_path_factory):
+    out = tmp_path_factory.mktemp("emitted")
+    return {name: load(emit(CORPUS / f"{name}.py", out / f"{name}_grad.py")) for name in CASES}
+
+
+@pytest.mark.parametrize("module,function,args", [(m, f, a) for m, cases in CASES.items() for f, a in cases])
+def test_emitted_gradient_matches_the_api_and_finite_differences(emitted, module, function, args):
+    source = importlib.import_module(f"tests.cli.corpus.{module}")
+    fn = getattr(source, function)
+    grads = getattr(emitted[module], f"{function}_gradient")(*args)
+    expected = zpy.gradient(fn, *args)
+    assert len(grads) == len(expected) == len(args)
+    for g, e in zip(grads, expected):
+        same(g, e, rtol=1e-12, atol=1e-12)
+    for g, e in zip(grads, finite_differences(fn, args)):
+        same(g, e, rtol=1e-5, atol=1e-6)
+    for g, a in zip(grads, args):
+        if isinstance(a, np.ndarray):
+            assert type(g) is np.ndarray and g.shape == a.shape
+
+
+@pytest.mark.parametrize("module,function,args", [(m, f, a) for m, cases in CASES.items() for f, a in cases])
+def test_emitted_forward_matches_pullback(emitted, module, function, args):
+    source = importlib.import_module(f"tests.cli.corpus.{module}")
+    fn = getattr(source, function)
+    y, back = getattr(emitted[module], f"{function}_forward")(*args)
+    y_api, back_api = zpy.pullback(fn, *args)
+    same(y, fn(*args), rtol=1e-14)
+    for g, e in zip(back(0.5), back_api(0.5)):
+        same(g, e, rtol=1e-12, atol=1e-12)
+
+
+def test_non_scalar_output_has_a_pullback(emitted):
+    y, back = emitted["arrays"].predict_forward(W, X)
+    dy = rng.normal(size=y.shape)
+    dw, dx = back(dy)
+    ew, ex = zpy.pullback(zpy_fn("arrays", "predict"), W, X)[1](dy)
+    same(dw, ew, rtol=1e-12)
+    same(dx, ex, rtol=1e-12)
+    with pytest.raises(TypeError, match="real scalar output"):
+        emitted["arrays"].predict_gradient(W, X)
+
+
+def zpy_fn(module, name):
+    return getattr(importlib.import_module(f"tests.cli.corpus.{module}"), name)
+
+
+def test_dynamic_calls_import_the_runtime_and_say_why(tmp_path):
+    text = emit(CORPUS / "dynamic.py", tmp_path / "g.py").read_text()
+    assert "from zygote_py import runtime" in text
+    assert "#   zygote_py.runtime.J (lines 10, 14):" in text
+    assert "#   fact: fact has no differentiated parameter" in text
+
+
+@pytest.mark.parametrize("name", ["calls", "arrays"])
+def test_static_modules_import_nothing_from_zygote_py(tmp_path, name):
+    text = emit(CORPUS / f"{name}.py", tmp_path / "g.py").read_text()
+    assert "zygote_py import" not in text and "import zygote_py" not in text
+
+
+def numpy_only_path(tmp_path: Path) -> Path:
+    """A directory holding NumPy (symlinked) and nothing else: with
+    ``python -S -E`` and only this on sys.path, zygote_py cannot be imported."""
+    site = tmp_path / "site"
+    site.mkdir()
+    root = Path(np.__file__).parent
+    for name in (root.name, root.name + ".libs"):
+        if (root.parent / name).exists():
+            (site / name).symlink_to(root.parent / name)
+    return site
+
+
+RUN = """
+import sys
+sys.path[:0] = [{site!r}, {here!r}]
+try:
+    import zygote_py
+except ImportError:
+    pass
+else:
+    raise SystemExit("zygote_py is importable")
+import numpy as np
+import {module} as g
+{body}
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("source,body", [
+    (CORPUS / "calls.py", "assert abs(g.power_gradient(2.0, 3)[0] - 12.0) < 1e-12\n"
+                          "print(g.iterate_gradient(0.3, 0.7, 4), g.early_gradient(0.4, 2.0))"),
+    (CORPUS / "arrays.py", "v = np.arange(4.0)\nassert g.picks_gradient(v)[0].tolist() == [1.0, 2.0, 4.0, 6.0]\n"
+                           "print(g.mse_gradient(np.ones(3), np.ones((4, 3)), np.zeros(4)))"),
+    (EXAMPLES / "regression.py", "print(g.loss_gradient(np.ones(3), 0.5, np.ones((4, 3)), np.zeros(4)))"),
+])
+def test_emitted_module_runs_with_numpy_but_without_zygote_py(tmp_path, source, body):
+    site = numpy_only_path(tmp_path)
+    here = tmp_path / "here"
+    here.mkdir()
+    emit(source, here / "gradmod.py")
+    script = RUN.format(site=str(site), here=str(here), module="gradmod", body=body)
+    run = subprocess.run([sys.executable, "-S", "-E", "-c", script], cwd=here, capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().endswith("ok")
+
+
+def test_output_is_deterministic(tmp_path):
+    """Byte-identical output from fresh processes with different hash seeds."""
+    outputs = []
+    for seed in ("1", "2"):
+        out = tmp_path / seed / "g.py"
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        run = subprocess.run([sys.executable, "-m", "zygote_py", "emit", str(CORPUS / "arrays.py"), "-o", str(out)],
+                             capture_output=True, text=True, env=env, timeout=120)
+        assert run.returncode == 0, run.stderr
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+
+
+def module_level_names(tree: ast.Module) -> set[str]:
+    names = set()
+    for st in tree.body:
+        if isinstance(st, (ast.FunctionDef, ast.ClassDef)):
+            names.add(st.name)
+        elif isinstance(st, (ast.Import, ast.ImportFrom)):
+            names |= {a.asname or a.name.partition(".")[0] for a in st.names}
+        elif isinstance(st, ast.Assign):
+            names |= {t.id for t in st.targets if isinstance(t, ast.Name)}
+    return names
+
+
+@pytest.mark.parametrize("name", ["calls", "arrays", "dynamic"])
+def test_emitted_modules_compile_and_define_no_unused_names(tmp_path, name):
+    text = emit(CORPUS / f"{name}.py", tmp_path / "g.py").read_text()
+    tree = ast.parse(text)
+    compile(tree, "g.py", "exec")
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    unused = {n for n in module_level_names(tree) - read if not n.endswith(("_forward", "_gradient"))}
+    assert not unused
+    shown = os.path.relpath(CORPUS / f"{name}.py", tmp_path)
+    assert text.startswith(f"# Gradients of {shown}, written by zygote_py {zpy.__version__}.\n"
+                           f"# generated — regenerate with zpy emit: zpy emit {shown} -o g.py\n")
+
+
+def test_selected_functions_only(tmp_path):
+    text = emit(CORPUS / "calls.py", tmp_path / "g.py", "--function", "iterate").read_text()
+    tree = ast.parse(text)
+    defs = {st.name for st in tree.body if isinstance(st, ast.FunctionDef)}
+    assert {"iterate_forward", "iterate_gradient"} <= defs
+    assert not any(d.startswith(("power_", "piecewise_", "early_")) for d in defs)
+    # its callees are inlined, and are part of what the header tracks
+    assert "#   softplus" in text and "#   power" in text and "#   early" not in text
+
+
+def test_stdout_without_output_file(capsys):
+    assert main(["emit", str(CORPUS / "calls.py"), "--function", "power"]) == 0
+    out = capsys.readouterr().out
+    assert "def power_gradient(x, n):" in out and out.startswith("# Gradients of ")
+
+
+def test_top_level_code_does_not_run(tmp_path, monkeypatch):
+    marker = tmp_path / "marker.txt"
+    monkeypatch.setenv("ZPY_MARKER", str(marker))
+    g = load(emit(CORPUS / "toplevel.py", tmp_path / "g.py"))
+    assert not marker.exists()
+    (dx,) = g.scaled_gradient(0.3)
+    assert dx == pytest.approx(2.0 * np.cos(0.3))
+
+
+def test_unresolved_name_is_an_error_with_file_and_line(tmp_path, capsys):
+    out = tmp_path / "g.py"
+    assert main(["emit", str(CORPUS / "unresolved.py"), "-o", str(out), "--function", "uses_factor"]) == 3
+    err = capsys.readouterr().err
+    assert "'FACTOR'" in err and "unresolved.py" in err and "line 12" in err and "not a literal" in err
+    assert not out.exists()
+    # by default, the function is left out and named in the header
+    text = emit(CORPUS / "unresolved.py", out).read_text()
+    assert "def fine_gradient" in text and "#   uses_factor: uses_factor reads 'FACTOR'" in text

@@ -1,0 +1,676 @@
+"""A source module → its gradient module, as Python text (``zpy emit``).
+
+For each selected function ``f`` of the module the gradient module defines
+``f_forward(*args) -> (y, pullback)`` (the emitted forward function, its
+pullback nested inside) and ``f_gradient(*args) -> gradients`` (the fused
+gradient, with the value dropped from what it returns): the conventions of
+``zpy.pullback`` and ``zpy.gradient``, one gradient per parameter, ``None``
+where none flows. Calls between the module's functions are inlined by the
+compiler (``ad/callees.py``); a call it keeps (recursion) runs the
+callee's source, which is then copied into the gradient module.
+
+The module is never run: :func:`zygote_py.frontend.static.load` builds
+its functions from their ``def`` statements alone.
+
+**Which parameters are differentiated** is decided here, from the
+annotations, since there are no arguments to look at (:func:`plan`):
+``int``, ``bool``, ``str`` and ``bytes`` are not; ``float``, or no
+annotation, is a real number; ``np.ndarray`` (or ``numpy.typing.NDArray``)
+is a real array; anything else is differentiated with nothing assumed
+(which makes the compiler call zygote_py's run-time ``J`` more often).
+
+**Standalone.** The emitted code reads zygote_py helpers (``runtime.seed``,
+``runtime.unbroadcast``, NumPy rules' helpers...). Each is copied into the
+gradient module when its source uses only NumPy, other modules and
+builtins (the runtime's own helpers are replaced by the plain versions in
+:mod:`.standalone`); what cannot be copied (``runtime.J`` for a call
+differentiated at run time) is read from an imported zygote_py module, and
+the header lists each such helper with the lines of the source that need
+it. Everything else the code reads is bound as the source module binds it
+(its imports, its literals) or imported by its real name.
+
+**Staleness.** The header names the source file, the sha256 of every
+definition the gradients depend on, and the zygote_py version; the output
+is a pure function of those (and of zygote_py's code), so comparing bytes
+is the check (:func:`stale`).
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import importlib
+import inspect
+import re
+import textwrap
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import gast
+import numpy as np
+
+from .. import __version__
+from ..ad import pipeline
+from ..ad.analysis import ARRAY, FLOAT, NUMBER
+from ..errors import ZygoteError
+from ..frontend import static
+from . import standalone
+
+HEADER_LINE = "# generated — regenerate with zpy emit"
+_PACKAGE = "zygote_py"
+_NOT_DIFFERENTIATED = {"int": NUMBER, "bool": 0, "str": 0, "bytes": 0}
+
+
+class CannotEmit(ZygoteError):
+    """A function, or a value its gradient reads, cannot be written into a
+    gradient module."""
+
+
+class NoSuchFunction(CannotEmit):
+    """``--function`` names no top-level function of the module."""
+
+
+# --------------------------------------------------------------------------
+# Which parameters are differentiated
+# --------------------------------------------------------------------------
+
+@dataclass
+class Parameter:
+    name: str
+    active: bool
+    kind: int
+    described: str  # "a real number", "not differentiated (int)"...
+
+
+def plan(module: static.StaticModule, name: str) -> list[Parameter]:
+    """Each parameter of function ``name`` (in the order of
+    :func:`~zygote_py.ad.pipeline.param_values`), differentiated or not and
+    its kind, from its annotation (see the module's docstring)."""
+    args = module.node(name).args
+    out = [_parameter(module, a) for a in args.posonlyargs + args.args]
+    if args.vararg:
+        out.append(Parameter(args.vararg.arg, True, 0, "differentiated, nothing assumed"))
+    out += [_parameter(module, a) for a in args.kwonlyargs]
+    if args.kwarg:
+        out.append(Parameter(args.kwarg.arg, True, 0, "differentiated, nothing assumed"))
+    return out
+
+
+def _parameter(module: static.StaticModule, a: ast.arg) -> Parameter:
+    ann = a.annotation
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            ann = ast.Name(id="?")
+    if ann is None or isinstance(ann, ast.Name) and ann.id == "float":
+        return Parameter(a.arg, True, FLOAT, "a real number")
+    if isinstance(ann, ast.Name) and ann.id in _NOT_DIFFERENTIATED:
+        return Parameter(a.arg, False, _NOT_DIFFERENTIATED[ann.id], f"not differentiated ({ann.id})")
+    base = ann.value if isinstance(ann, ast.Subscript) else ann
+    obj = _dotted(module.namespace, base)
+    if obj is np.ndarray or typing.get_origin(obj) is np.ndarray:
+        return Parameter(a.arg, True, ARRAY, "a real array")
+    return Parameter(a.arg, True, 0, "differentiated, nothing assumed")
+
+
+def _dotted(namespace: dict, node: ast.expr) -> Any:
+    if isinstance(node, ast.Name):
+        return namespace.get(node.id)
+    if isinstance(node, ast.Attribute):
+        return getattr(_dotted(namespace, node.value), node.attr, None)
+    return None
+
+
+# --------------------------------------------------------------------------
+# The gradient module
+# --------------------------------------------------------------------------
+
+@dataclass
+class Emitted:
+    """A gradient module: its text, and what went into it."""
+
+    text: str
+    functions: list[str]
+    skipped: dict[str, str]
+    digests: dict[str, str]
+    runtime: dict[str, list[int]] = field(default_factory=dict)
+    """zygote_py helpers the module imports → the source lines that need them."""
+
+
+def emit_module(
+    path: Path, functions: Optional[list[str]] = None, shown_path: Optional[str] = None,
+    command: Optional[str] = None,
+) -> Emitted:
+    """The gradient module of the source file ``path``: of the named
+    ``functions`` (each must differentiate, or :class:`~zygote_py.errors.ZygoteError`
+    is raised), or of every top-level function that differentiates (the
+    others are listed in the header, with the reason). ``shown_path`` is
+    the source's name in the header; ``command`` the command that
+    regenerates the file."""
+    module = static.load(path)
+    names = functions if functions is not None else list(module.bindings)
+    chosen: list[tuple[str, list[Parameter], list[ast.FunctionDef]]] = []
+    skipped: dict[str, str] = {}
+    for name in names:
+        b = module.bindings.get(name)
+        if b is None or b.kind != "function":
+            if functions is None:
+                continue
+            raise NoSuchFunction(f"{path} has no top-level function {name!r}", filename=str(path),
+                             hint="zpy emit differentiates the module's top-level def statements")
+        try:
+            params = plan(module, name)
+            if not any(p.active for p in params):
+                raise CannotEmit(f"{name} has no differentiated parameter", function=name,
+                                 filename=str(path), line=b.line,
+                                 hint="annotate a parameter float or np.ndarray, or leave it unannotated")
+            module.check_names(name)
+            chosen.append((name, params, _gradient_defs(module, name, params)))
+        except ZygoteError as e:
+            if functions is not None:
+                raise
+            skipped[name] = e.message.splitlines()[0]
+    if not chosen:
+        raise CannotEmit(f"no function of {path} can be differentiated: "
+                         + "; ".join(f"{k}: {v}" for k, v in skipped.items()), filename=str(path))
+    writer = _Writer(module)
+    body = writer.write([d for _, _, defs in chosen for d in defs])
+    deps = module.dependencies([name for name, _, _ in chosen])
+    digests = {d: module.digest(d) for d in deps}
+    shown = shown_path or path.name
+    text = _header(shown, digests, skipped, writer, command or f"zpy emit {shown}") + writer.preamble()
+    for (name, params, _), defs in zip(chosen, body):
+        line = module.bindings[name].line
+        text += f"\n\n# {name} ({shown}, line {line}): " + "; ".join(
+            f"{p.name}: {p.described}" for p in params) + "\n" + "\n\n\n".join(defs) + "\n"
+    return Emitted(text, [n for n, _, _ in chosen], skipped, digests, dict(writer.runtime))
+
+
+def _header(shown: str, digests: dict[str, str], skipped: dict[str, str], writer: "_Writer", command: str) -> str:
+    width = max(map(len, digests))
+    lines = [
+        f"# Gradients of {shown}, written by zygote_py {__version__}.",
+        f"{HEADER_LINE}: {command}",
+        "#",
+        "# Source definitions (sha256 of their text, first 16 hex digits):",
+        *(f"#   {name.ljust(width)}  {digest}" for name, digest in digests.items()),
+        "#",
+        "# NAME_forward(*args) returns (y, pullback) and pullback(dy) the gradients",
+        "# (it may be called once); NAME_gradient(*args) returns the gradients.",
+        "# Parameters annotated int, bool, str or bytes are not differentiated;",
+        "# float or no annotation means a real number, np.ndarray a real array.",
+    ]
+    if skipped:
+        lines += ["#", "# Not emitted:"] + [f"#   {k}: {v}" for k, v in skipped.items()]
+    if writer.runtime:
+        lines += ["#", "# Imports zygote_py for what cannot be written out here:"]
+        for what, uses in writer.runtime.items():
+            where = f" (line{'s' if len(uses) > 1 else ''} {', '.join(map(str, uses))})" if uses else ""
+            lines.append(f"#   {what}{where}: {_summary(writer.values[what])}")
+    return "\n".join(lines) + "\n"
+
+
+def _summary(value: Any) -> str:
+    doc = inspect.getdoc(value) or ""
+    first = re.split(r"(?<=[.:])\s", " ".join(doc.split()), maxsplit=1)[0]
+    return first[:100].rstrip(".:") or "a zygote_py helper"
+
+
+def _gradient_defs(module: static.StaticModule, name: str, params: list[Parameter]) -> list[ast.FunctionDef]:
+    """``name_forward`` and ``name_gradient`` as Python ``ast`` definitions,
+    their constants replaced by :func:`_constant` placeholders."""
+    fn = module.functions[name]
+    entry = pipeline.compiled(fn, tuple(p.active for p in params), tuple(p.kind for p in params), False)
+    out = []
+    for fdef, constants in (entry.forward_def(), entry.gradient_def()):
+        tree = gast.gast_to_ast(gast.Module(body=[copy.deepcopy(fdef)], type_ignores=[]))
+        node = ast.fix_missing_locations(tree).body[0]
+        arrays = [p.name for p in params if p.kind == ARRAY and p.active and not _assigned(node, p.name)]
+        if node.name.endswith("_gradient"):
+            for ret in _returns(node):
+                ret.value = _second(ret.value)
+                _wrap_gradients(ret, params, arrays)
+        else:
+            pullback = next(n for n in node.body if isinstance(n, ast.FunctionDef))
+            for ret in _returns(pullback):
+                _wrap_gradients(ret, params, arrays)
+        out.append(_Placeholders(constants).visit(node))
+    return out
+
+
+def _returns(fdef: ast.FunctionDef) -> list[ast.Return]:
+    """The ``return`` statements of ``fdef`` itself (not of nested
+    functions)."""
+    out, todo = [], list(fdef.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Return):
+            out.append(n)
+        elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo += [c for c in ast.iter_child_nodes(n) if isinstance(c, ast.stmt)]
+    return out
+
+
+def _second(value: ast.expr) -> ast.expr:
+    """``(y, grads)`` → ``grads``."""
+    if isinstance(value, ast.Tuple) and len(value.elts) == 2:
+        return value.elts[1]
+    return ast.Subscript(value=value, slice=ast.Constant(1), ctx=ast.Load())
+
+
+def _assigned(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(node))
+
+
+def _wrap_gradients(ret: ast.Return, params: list[Parameter], arrays: list[str]) -> None:
+    """An array parameter's gradient goes through ``user_gradient`` (an
+    unreached one is the number 0: zeros of its shape, as ``zpy.gradient``
+    returns)."""
+    if not isinstance(ret.value, ast.Tuple) or len(ret.value.elts) != len(params):
+        return
+    for i, p in enumerate(params):
+        g = ret.value.elts[i]
+        if p.name in arrays and not (isinstance(g, ast.Constant) and g.value is None):
+            ret.value.elts[i] = ast.Call(
+                func=_constant(standalone.runtime.user_gradient, "user_gradient"),
+                args=[ast.Name(id=p.name, ctx=ast.Load()), g], keywords=[],
+            )
+
+
+def _constant(value: Any, hint: str, line: Optional[int] = None) -> ast.Name:
+    """A read of ``value`` (a module, a helper...), named when the module is
+    written (see :class:`_Writer`): a name carrying ``constant``, ``hint``
+    (the emitter's name for it) and ``line`` (in the source)."""
+    node = ast.Name(id=f"__zpy_constant_{id(value)}", ctx=ast.Load())
+    node.constant, node.hint, node.line = value, hint, line
+    return node
+
+
+def _is_constant(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and hasattr(node, "constant")
+
+
+class _Placeholders(ast.NodeTransformer):
+    """Every read of a constant → a :class:`_Constant`; ``m.attr`` of a
+    zygote_py module ``m`` → the constant ``m.attr``."""
+
+    def __init__(self, constants: dict[str, Any]):
+        self.constants = constants
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if isinstance(node.ctx, ast.Load) and node.id in self.constants:
+            return ast.copy_location(_constant(self.constants[node.id], node.id, getattr(node, "lineno", None)), node)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        base = node.value
+        if isinstance(base, ast.Name) and base.id in self.constants and isinstance(node.ctx, ast.Load):
+            m = self.constants[base.id]
+            if isinstance(m, types.ModuleType) and _ours(m) and hasattr(m, node.attr):
+                return ast.copy_location(
+                    _constant(getattr(m, node.attr), node.attr, getattr(node, "lineno", None)), node)
+        self.generic_visit(node)
+        return node
+
+
+def _ours(value: Any) -> bool:
+    name = value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", None)
+    return isinstance(name, str) and (name == _PACKAGE or name.startswith(_PACKAGE + "."))
+
+
+class _NotCopyable(Exception):
+    pass
+
+
+class _Writer:
+    """Names every value the emitted definitions read at module level:
+    the source module's own bindings under their names, then each
+    constant — reused when already bound, a builtin by its name, a
+    zygote_py helper copied (or imported, listed in ``runtime``), a module
+    imported, a literal assigned."""
+
+    def __init__(self, module: static.StaticModule):
+        self.module = module
+        self.names: dict[str, Any] = {}
+        self.by_id: dict[int, str] = {}
+        self.local: set[str] = set()
+        self.imports: list[str] = []
+        self.literals: list[str] = []
+        self.helpers: list[str] = []
+        self.sources: list[str] = []
+        self.runtime: dict[str, list[int]] = {}
+        self.values: dict[str, Any] = {}
+
+    # -- the whole module --------------------------------------------------
+
+    def write(self, defs: list[ast.FunctionDef]) -> list[list[str]]:
+        """The definitions' text, grouped per function (forward, gradient)."""
+        for d in defs:
+            self.local |= _locals(d)
+            self.local.add(d.name)
+        for d in defs:
+            clash = self.module.bindings.get(d.name)
+            if clash is not None:
+                raise CannotEmit(f"the gradient module would define {d.name}, which the source module "
+                                 "defines too", filename=str(self.module.path), line=clash.line,
+                                 hint="rename it, or emit the other functions with --function")
+        for d in defs:
+            for g in _globals(d):
+                self._user(g)
+        for d in defs:
+            for c in _constants(d):
+                self._resolve(c)
+        texts = [ast.unparse(_Substitute().visit(d)) for d in defs]
+        return [texts[i:i + 2] for i in range(0, len(texts), 2)]
+
+    def preamble(self) -> str:
+        plain = sorted(i for i in self.imports if i.startswith("import ") and _PACKAGE not in i)
+        froms = sorted(i for i in self.imports if i.startswith("from ") and _PACKAGE not in i)
+        ours = sorted(i for i in self.imports if _PACKAGE in i)
+        parts = ["\n".join(g) for g in (plain + froms, ours) if g]
+        text = "\n" + "\n\n".join(parts) + "\n" if parts else ""
+        if self.literals:
+            text += "\n" + "\n".join(self.literals) + "\n"
+        for d in self.helpers + self.sources:
+            text += "\n\n" + d + "\n"
+        return text
+
+    # -- the source module's names -----------------------------------------
+
+    def _user(self, name: str) -> None:
+        """Bind ``name`` as the source module binds it."""
+        if name in self.names or name not in self.module.bindings and hasattr(builtins, name):
+            return
+        b = self.module.bindings.get(name)
+        if b is None:
+            raise CannotEmit(f"the gradient reads {name!r}, which the module does not define",
+                             filename=str(self.module.path))
+        if b.kind == "function":
+            self._claim(name, self.module.functions.get(name))
+            node = self.module.node(name)
+            self.local |= _locals(node)
+            self.sources.append(ast.get_source_segment(self.module.text, node))
+            for g in self.module.global_names(name):
+                self._user(g)
+            return
+        value = self.module.namespace[name]
+        self._claim(name, value)
+        if b.kind == "literal":
+            self.literals.append(f"{name} = {ast.get_source_segment(self.module.text, b.node.value)}")
+        elif b.attr is None:
+            self.imports.append(_import(b.module, name))
+        else:
+            self.imports.append(f"from {b.module} import {b.attr}" + ("" if b.attr == name else f" as {name}"))
+
+    def _claim(self, name: str, value: Any) -> None:
+        self.names[name] = value
+        self.by_id.setdefault(id(value), name)
+
+    def _free(self, hint: str) -> str:
+        name, k = hint, 0
+        while name in self.names or name in self.local or name in self.module.bindings or not name.isidentifier():
+            k += 1
+            name = f"{hint}_{k}"
+        return name
+
+    # -- constants ---------------------------------------------------------
+
+    def _resolve(self, c: ast.Name) -> None:
+        """Decide the expression that reads ``c`` (``c.expr``: a name, or
+        ``module.name`` for a zygote_py helper that is imported)."""
+        c.expr = self._name_of(c.constant, c.hint)
+        if "." in c.expr and c.line is not None:
+            what = next(w for w, v in self.values.items() if v is c.constant)
+            if c.line not in self.runtime[what]:
+                self.runtime[what] = sorted([*self.runtime[what], c.line])
+
+    def _name_of(self, value: Any, hint: str) -> str:
+        if id(value) in self.by_id:
+            return self.by_id[id(value)]
+        b = getattr(value, "__name__", None)
+        if isinstance(b, str) and getattr(builtins, b, None) is value and b not in self.names \
+                and b not in self.local and b not in self.module.bindings:
+            self._claim(b, value)
+            return b
+        if _ours(value) and not isinstance(value, types.ModuleType):
+            try:
+                self._check_copyable(value, set())
+            except _NotCopyable:
+                return self._import_ours(value)
+            return self._copy(value)
+        if isinstance(value, types.ModuleType):
+            name = self._free(hint)
+            self._claim(name, value)
+            self.imports.append(_import(value.__name__, name))
+            return name
+        if type(value) is object:  # a sentinel (ops.STOP): a fresh one, shared by the helpers reading it
+            name = self._free(hint)
+            self._claim(name, value)
+            self.literals.append(f"{name} = object()")
+            return name
+        if _literal(value) or type(value) is float:
+            if type(value) is float and hint == "const":
+                hint = "nan" if value != value else "inf"
+            name = self._free(hint)
+            self._claim(name, value)
+            self.literals.append(f"{name} = {_float(value) if type(value) is float else repr(value)}")
+            return name
+        where = _importable(value)
+        if where is None:
+            raise CannotEmit(f"the gradient reads a {type(value).__name__} ({value!r:.60}) that cannot be "
+                             "written into a module", filename=str(self.module.path),
+                             hint="bind it by an import or a literal in the source module")
+        name = self._free(hint)
+        self._claim(name, value)
+        self.imports.append(f"from {where[0]} import {where[1]}" + ("" if where[1] == name else f" as {name}"))
+        return name
+
+    def _import_ours(self, value: Any) -> str:
+        """``value``, a zygote_py helper that cannot be copied, read from its
+        module (imported once, and listed in the header)."""
+        owner = importlib.import_module(value.__module__)
+        attr = value.__name__
+        m = self._name_of(owner, owner.__name__.rpartition(".")[2])
+        what = f"{owner.__name__}.{attr}"
+        self.runtime.setdefault(what, [])
+        self.values[what] = value
+        self.by_id[id(value)] = f"{m}.{attr}"
+        return f"{m}.{attr}"
+
+    def _source(self, fn: types.FunctionType) -> ast.FunctionDef:
+        node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+        if not isinstance(node, ast.FunctionDef) or node.decorator_list or fn.__code__.co_freevars:
+            raise _NotCopyable(fn)
+        return static._without_annotations(node)
+
+    def _check_copyable(self, fn: Any, seen: set) -> None:
+        """Raise :class:`_NotCopyable` unless ``fn`` (or its replacement in
+        :mod:`.standalone`) and the helpers it calls read only modules,
+        literals, builtins and other copyable helpers."""
+        fn = standalone.REPLACES.get(fn, fn)
+        if id(fn) in seen or id(fn) in self.by_id:
+            return
+        seen.add(id(fn))
+        if not isinstance(fn, types.FunctionType) or not _ours(fn):
+            raise _NotCopyable(fn)
+        for _, v, _ in _references(fn, self._source(fn)):
+            if v is not _BUILTIN and type(v) is not object and \
+                    not (isinstance(v, types.ModuleType) and not _ours(v) or _literal(v)):
+                self._check_copyable(v, seen)
+
+    def _copy(self, value: Any) -> str:
+        fn = standalone.REPLACES.get(value, value)
+        name = self._free(fn.__name__)
+        self._claim(name, value)
+        self.by_id[id(fn)] = name
+        node = self._source(fn)
+        self.local |= _locals(node)
+        refs = _references(fn, node)
+        for ref, v, hint in refs:
+            if v is not _BUILTIN:
+                ref.id = self._name_of(v, hint)
+        node = _Flatten().visit(node)
+        node.name = name
+        self.helpers.append(f"# {value.__module__}.{value.__qualname__}\n" + ast.unparse(node))
+        return name
+
+
+_BUILTIN = object()
+
+
+def _references(fn: types.FunctionType, node: ast.FunctionDef) -> list[tuple[ast.Name, Any, str]]:
+    """The global reads of the helper ``fn`` (whose definition is ``node``):
+    ``(name node, value, name)``, the value being ``_BUILTIN`` for a builtin;
+    ``m.attr`` of a zygote_py module ``m`` is a read of that attribute (its
+    name node is marked to replace the attribute). Raises
+    :class:`_NotCopyable` for a name it cannot resolve or a zygote_py module
+    read otherwise."""
+    names = set(static.global_names(node))
+    out = []
+    attribute_bases = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in names:
+            m = fn.__globals__.get(n.value.id)
+            if isinstance(m, types.ModuleType) and _ours(m):
+                if not hasattr(m, n.attr):
+                    raise _NotCopyable(fn)
+                n.value.flatten = True
+                attribute_bases.add(id(n.value))
+                out.append((n.value, getattr(m, n.attr), n.attr))
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id in names and id(n) not in attribute_bases:
+            if n.id in fn.__globals__:
+                v = fn.__globals__[n.id]
+                if isinstance(v, types.ModuleType) and _ours(v):
+                    raise _NotCopyable(fn)
+                out.append((n, v, n.id))
+            elif hasattr(builtins, n.id):
+                out.append((n, _BUILTIN, n.id))
+            else:
+                raise _NotCopyable(fn)
+    return out
+
+
+class _Flatten(ast.NodeTransformer):
+    """``m.attr`` whose base was marked by :func:`_references` → the name
+    given to the base (the copied helper ``attr``)."""
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if getattr(node.value, "flatten", False):
+            return ast.copy_location(ast.Name(id=node.value.id, ctx=node.ctx), node)
+        self.generic_visit(node)
+        return node
+
+
+class _Substitute(ast.NodeTransformer):
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if _is_constant(node):
+            base, _, attr = node.expr.partition(".")
+            new = ast.Name(id=base, ctx=ast.Load())
+            if attr:
+                new = ast.Attribute(value=new, attr=attr, ctx=ast.Load())
+            return ast.copy_location(new, node)
+        return node
+
+
+def _constants(d: ast.AST) -> list[ast.Name]:
+    return [n for n in ast.walk(d) if _is_constant(n)]
+
+
+def _locals(d: ast.AST) -> set[str]:
+    """Every name ``d`` binds anywhere (parameters, assignments, nested
+    functions): none of them can name a module-level value."""
+    out = set()
+    for n in ast.walk(d):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not d:
+            out.add(n.name)
+    return out
+
+
+def _globals(d: ast.FunctionDef) -> list[str]:
+    """The global names ``d`` reads other than its constants."""
+    names = static.global_names(d)
+    return [n for n in names if not n.startswith("__zpy_constant_")]
+
+
+def _import(module: str, name: str) -> str:
+    if module == name:
+        return f"import {module}"
+    parent, _, last = module.rpartition(".")
+    if last == name and parent:
+        return f"from {parent} import {name}"
+    return f"import {module} as {name}"
+
+
+def _literal(value: Any) -> bool:
+    try:
+        return type(value) in (int, float, complex, str, bytes, bool, tuple, type(None)) and \
+            ast.literal_eval(repr(value)) == value
+    except (ValueError, SyntaxError):
+        return False
+
+
+def _float(x: float) -> str:
+    """A float as a Python expression (``float('inf')`` for infinity)."""
+    return repr(x) if x == x and abs(x) != float("inf") else f"float({str(x)!r})"
+
+
+def _importable(value: Any) -> Optional[tuple[str, str]]:
+    """``(module, name)`` such that ``from module import name`` is
+    ``value``, if there is one."""
+    module, name = getattr(value, "__module__", None), getattr(value, "__qualname__", None) or \
+        getattr(value, "__name__", None)
+    candidates = [module] if isinstance(module, str) else []
+    candidates += ["numpy", "math", "operator", "cmath", "functools", "builtins"]
+    for m in candidates:
+        try:
+            owner = importlib.import_module(m)
+        except ImportError:
+            continue
+        if isinstance(name, str) and "." not in name and getattr(owner, name, None) is value:
+            return m, name
+    return None
+
+
+# --------------------------------------------------------------------------
+# Staleness
+# --------------------------------------------------------------------------
+
+_DIGEST = re.compile(r"^#   (\w+)\s+([0-9a-f]{16})$")
+
+
+def digests_of(text: str) -> dict[str, str]:
+    """The source digests listed in a gradient module's header."""
+    out = {}
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        m = _DIGEST.match(line)
+        if m:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+def stale(current: Emitted, old: str) -> list[str]:
+    """Why the gradient module text ``old`` differs from ``current``: the
+    source definitions that changed, were added or were removed, or else
+    what else did."""
+    before = digests_of(old)
+    reasons = [
+        f"{name} {'changed' if name in before else 'added'}"
+        for name, d in current.digests.items() if before.get(name) != d
+    ] + [f"{name} removed" for name in before if name not in current.digests]
+    if reasons:
+        return reasons
+    version = re.search(r"written by zygote_py (\S+)\.$", old.partition("\n")[0])
+    if version and version.group(1) != __version__:
+        return [f"written by zygote_py {version.group(1)}, this is {__version__}"]
+    return ["its text differs from what zpy emit writes now (edited by hand, or zygote_py's output changed)"]

@@ -1,0 +1,144 @@
+"""Helpers that ``zpy emit`` writes into a gradient module, so that it runs
+without zygote_py.
+
+Each function here stands in for the :mod:`zygote_py.runtime` helper of the
+same name (see ``REPLACES``) on what a gradient module is emitted for: real
+numbers and real arrays. They are written with NumPy and builtins only, and
+the module emitter copies their source into the module that calls them
+(:func:`zygote_py.backend.module.emit_module`), so keep them free of other
+names. The runtime's versions keep some gradients sparse (``Scatter``,
+``Items``); these make every gradient a dense array at once: the same
+values, and O(size of the array) per item added instead of O(1).
+``tests/cli/test_standalone.py`` checks each against the runtime's.
+"""
+import numpy as np
+
+from .. import runtime
+from ..ir import ops
+
+
+def seed(y):
+    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type."""
+    if type(y) is float:
+        return 1.0
+    if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "fiu":
+        return np.ones_like(y) if y.dtype.kind == "f" else 1
+    if isinstance(y, np.floating):
+        return y.dtype.type(1)
+    if isinstance(y, (int, np.integer)) and not isinstance(y, bool):
+        return 1
+    raise TypeError(f"a gradient needs a real scalar output, not {type(y).__name__} {np.shape(y)}")
+
+
+def unbroadcast(dy, x):
+    """``dy`` summed down to the shape of ``x``, an operand that NumPy
+    broadcast to the shape of ``dy``, with ``x``'s float dtype (a Python
+    number ``x`` gets a Python number)."""
+    if dy is None:
+        return None
+    shape = np.shape(x)
+    dshape = np.shape(dy)
+    if dshape != shape:
+        extra = len(dshape) - len(shape)
+        if extra >= 0:
+            axes = tuple(range(extra)) + tuple(
+                i + extra for i, n in enumerate(shape) if n == 1 and dshape[i + extra] != 1
+            )
+            if axes:
+                dy = np.sum(dy, axis=axes, keepdims=True)
+        if extra > 0:
+            dy = np.reshape(dy, shape)
+        elif np.shape(dy) != shape:
+            dy = np.broadcast_to(dy, shape)  # a cotangent of size 1 for a broadcast input
+    if isinstance(x, (np.ndarray, np.generic)):
+        if x.dtype.kind in "fc" and np.result_type(dy) != x.dtype:
+            if np.iscomplexobj(dy) and x.dtype.kind != "c":
+                dy = np.real(dy)
+            dy = np.asarray(dy).astype(x.dtype)
+        return dy[()] if isinstance(x, np.generic) and isinstance(dy, np.ndarray) else dy
+    if isinstance(dy, (np.ndarray, np.generic)) and isinstance(x, (int, float)):
+        dy = dy.item()
+    return dy.real if isinstance(dy, complex) and not isinstance(x, complex) else dy
+
+
+def real_if_real(g, x):
+    """``g`` as the gradient of ``x``: its real part when ``x`` is real."""
+    return g.real if np.iscomplexobj(g) and not np.iscomplexobj(x) else g
+
+
+def scatter(x, key, dy):
+    """The gradient of ``x`` for a gradient ``dy`` of ``x[key]``: zeros of
+    ``x``'s shape with ``dy`` added at ``key`` (repeated indices add up)."""
+    if dy is None:
+        return None
+    dtype = getattr(x, "dtype", None)
+    g = np.zeros(np.shape(x), dtype if dtype is not None and dtype.kind in "fc" else float)
+    np.add.at(g, key, np.real(dy) if g.dtype.kind != "c" else dy)
+    return g
+
+
+def add_at(g, x, key, dy):
+    """``g + scatter(x, key, dy)``: one more item's gradient added."""
+    return g + scatter(x, key, dy)
+
+
+def add_to(g, x, key, dy):
+    """``add_at``: the runtime updates a gradient no one else holds in place;
+    here it is a new array."""
+    return g + scatter(x, key, dy)
+
+
+def accum(a, b):
+    """The sum of two gradients of the same value, ``None`` being zero;
+    tuples, lists and dicts add item by item."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, (tuple, list)):
+        items = [accum(u, v) for u, v in zip(a, b)]
+        return items if isinstance(a, list) else tuple(items)
+    if isinstance(a, dict):
+        total = dict(a)
+        for key, value in b.items():
+            total[key] = accum(total.get(key), value)
+        return total
+    return a + b
+
+
+def user_gradient(x, g):
+    """The gradient ``g`` of the argument ``x`` as ``zpy.gradient`` returns
+    it: an array of zeros for an array that this run's path did not
+    reach."""
+    if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and g == 0:
+        return np.zeros_like(x)
+    return g
+
+
+STOP = object()
+"""What :func:`iternext` returns once the iterator is exhausted."""
+
+
+def iternext(iterator):
+    """One step of a ``for`` loop: the next item, or ``STOP``."""
+    return next(iterator, STOP)
+
+
+def exhausted(value):
+    """Whether :func:`iternext` reported the end of the iteration."""
+    return value is STOP
+
+
+REPLACES = {
+    ops.iternext: iternext,
+    ops.exhausted: exhausted,
+    runtime.seed: seed,
+    runtime.unbroadcast: unbroadcast,
+    runtime.real_if_real: real_if_real,
+    runtime.scatter: scatter,
+    runtime.add_at: add_at,
+    runtime.add_to: add_to,
+    runtime.accum: accum,
+    runtime.user_gradient: user_gradient,
+}
+"""Runtime helper → the function written into gradient modules for it."""
