@@ -5,6 +5,7 @@ import functools
 import itertools
 import dataclasses
 import inspect
+import math
 import operator
 import sys
 import types
@@ -688,7 +689,7 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
     if np.iscomplexobj(dy) and dtype.kind != "c":
         dy = np.real(dy)  # a real input's gradient is real (the complex convention)
     basic = basic_index(key)
-    if basic and np.size(dy) * 4 <= np.prod(shape):
+    if basic and np.size(dy) * 4 <= math.prod(shape):
         return Scatter(shape, dtype, [(key, dy)], 1)
     g = np.zeros(shape, dtype)
     if basic or _mask(key):

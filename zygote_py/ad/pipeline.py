@@ -101,6 +101,8 @@ class Compiled:
         self._cells = [(k, v) for kind, k, v in self.guards if kind == "cell"]
         self._forward: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
         self._fused: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
+        self._instances: "weakref.WeakKeyDictionary[types.FunctionType, types.FunctionType]" = \
+            weakref.WeakKeyDictionary()  # the gradient function made for each function object
 
     def valid(self, fn: types.FunctionType) -> bool:
         """Whether every global and cell the compilation specialised on
@@ -195,9 +197,11 @@ class Compiled:
     def gradient_function(self, fn: types.FunctionType) -> types.FunctionType:
         """``f_gradient(*args) -> (y, grads)``, one gradient per parameter
         (itself differentiable: its source is the emitted one)."""
-        code, constants, fdef = self._emit_fused()
-        g = instantiate(code, constants, fn, keep_identity=False)
-        register_emitted(g.__code__, fdef)
+        g = self._instances.get(fn)
+        if g is None:
+            code, constants, fdef = self._emit_fused()
+            g = self._instances[fn] = instantiate(code, constants, fn, keep_identity=False)
+            register_emitted(g.__code__, fdef)
         return g
 
 
