@@ -161,9 +161,12 @@ def fold_constants(ir: IR) -> None:
         b.stmts = kept
     substitute(ir, env)
     _simplify_arithmetic(ir)
-    _fuse_fills(ir)
-    _subtract_negations(ir)
-    _cancel_negations(ir)
+    called = {id(s.callee.value) for b in ir.blocks.values() for s in b.stmts if isinstance(s.callee, Const)}
+    if id(np.full_like) in called:
+        _fuse_fills(ir)
+    if id(operator.neg) in called:
+        _subtract_negations(ir)
+        _cancel_negations(ir)
     for b in ir.blocks.values():
         t = b.term
         if isinstance(t, Branch) and isinstance(t.cond, Const) and _is_literal(t.cond.value):
@@ -489,11 +492,13 @@ def merge_blocks(ir: IR) -> None:
 
 def _thread_one(ir: IR) -> bool:
     handlers = {b.handler.target for b in ir.blocks.values() if b.handler}
-    readers = _readers(ir)
-    for b in list(ir.blocks.values())[1:]:
+    empty = [b for b in list(ir.blocks.values())[1:] if not b.stmts and isinstance(b.term, Jump)
+             and b.term.target != b.id and b.id not in handlers]
+    if not empty:
+        return False
+    readers = _readers(ir) if any(b.args for b in empty) else {}
+    for b in empty:
         t = b.term
-        if b.stmts or not isinstance(t, Jump) or t.target == b.id or b.id in handlers:
-            continue
         if any(readers.get(a, set()) - {("jump", b.id)} for a in b.args):
             continue  # an argument read anywhere but in this block's own jump
         for p in ir.blocks.values():
