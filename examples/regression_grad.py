@@ -8,7 +8,7 @@
 #   growth   d9e218cbfe159054
 #
 # NAME_forward(*args) returns (y, pullback) and pullback(dy) the gradients
-# (it may be called once); NAME_gradient(*args) returns the gradients.
+# (it may be called again); NAME_gradient(*args) returns the gradients.
 # Parameters annotated int, bool, str or bytes are not differentiated;
 # float or no annotation means a real number, np.ndarray a real array.
 
@@ -280,17 +280,21 @@ def growth_forward(rate, steps):
         trip += 1
 
     def growth_pullback(dv):
+        saved_path_left = list(saved_path)
+        saved_t_left = list(saved_t)
+        saved_t_1_left = list(saved_t_1)
+        saved_v_left = list(saved_v)
         drate = 0.0
         for _ in range(trip):
-            path = saved_path.pop()
+            path = saved_path_left.pop()
             if path == 0:
-                t_1 = saved_t_1.pop()
+                t_1 = saved_t_1_left.pop()
                 if t_1:
                     dv = dv / (2 * t_1)
                 else:
                     dv = dv * inf
-            t_1 = saved_t.pop()
-            v = saved_v.pop()
+            t_1 = saved_t_left.pop()
+            v = saved_v_left.pop()
             dv_1 = dv * t_1
             drate = drate + dv * v
             dv = dv_1

@@ -200,7 +200,7 @@ def _header(shown: str, digests: dict[str, str], skipped: dict[str, str], writer
         *(f"#   {name.ljust(width)}  {digest}" for name, digest in digests.items()),
         "#",
         "# NAME_forward(*args) returns (y, pullback) and pullback(dy) the gradients",
-        "# (it may be called once); NAME_gradient(*args) returns the gradients.",
+        "# (it may be called again); NAME_gradient(*args) returns the gradients.",
         "# Parameters annotated int, bool, str or bytes are not differentiated;",
         "# float or no annotation means a real number, np.ndarray a real array.",
     ]
@@ -235,11 +235,42 @@ def _gradient_defs(module: static.StaticModule, name: str, params: list[Paramete
                 ret.value = _second(ret.value)
                 _wrap_gradients(ret, params, arrays)
         else:
-            pullback = next(n for n in node.body if isinstance(n, ast.FunctionDef))
-            for ret in _returns(pullback):
-                _wrap_gradients(ret, params, arrays)
+            for pullback in [n for n in ast.walk(node) if isinstance(n, ast.FunctionDef) and n is not node]:
+                for ret in _returns(pullback):  # (one pullback per return of the forward)
+                    _wrap_gradients(ret, params, arrays)
+                _recallable(pullback)
         out.append(_Placeholders(constants).visit(node))
     return out
+
+
+def _recallable(pullback: ast.FunctionDef) -> None:
+    """Make the pullback read the forward's records from copies of them, so
+    that it may be called again, as ``zpy.pullback``'s may: each record
+    ``saved`` it pops (a list the forward filled) becomes ``saved_left =
+    list(saved)`` at its start."""
+    popped = sorted({n.func.value.id for n in ast.walk(pullback)
+                     if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "pop"
+                     and isinstance(n.func.value, ast.Name)})
+    local = {n.id for n in ast.walk(pullback) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local |= {a.arg for a in pullback.args.args}
+    stacks = [name for name in popped if name not in local]
+    taken = {n.id for n in ast.walk(pullback) if isinstance(n, ast.Name)}
+    copies = {}
+    for name in stacks:
+        new = name + "_left"
+        while new in taken:
+            new += "_"
+        copies[name] = new
+    for n in ast.walk(pullback):
+        if isinstance(n, ast.Name) and n.id in copies:
+            n.id = copies[n.id]
+    pullback.body[0:0] = [
+        ast.Assign(targets=[ast.Name(id=new, ctx=ast.Store())],
+                   value=ast.Call(func=ast.Name(id="list", ctx=ast.Load()), args=[ast.Name(id=old, ctx=ast.Load())],
+                                  keywords=[]))
+        for old, new in copies.items()
+    ]
+    ast.fix_missing_locations(pullback)
 
 
 def _returns(fdef: ast.FunctionDef) -> list[ast.Return]:
