@@ -492,3 +492,20 @@ def dead_call_result_compared(x):
     y = -y
     y = z < 0.0
     return 1.0
+
+
+def swap_in_a_loop(x, y, n):
+    """Loop-carried values exchanged on the back edge (a parallel copy)."""
+    for _ in range(n):
+        t = x
+        x = y
+        y = t
+    return x * 2.0 + y * 0.5
+
+
+def tuple_swap_in_a_loop(x, y, n):
+    k = 0
+    while k < n:
+        x, y = y, x * 1.5
+        k += 1
+    return x - y * y

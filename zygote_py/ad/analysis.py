@@ -442,6 +442,8 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             num.add(s.var)
         elif fn in (ops.build_tuple, ops.build_list) and s.args and not any(isinstance(a, Starred) for a in s.args):
             seqs.add(s.var)
+        elif fn is ops.unpack and s.args[0] in seqs:  # a, b = p: the same items
+            seqs.add(s.var)
     candidates = {p for p in incoming if p not in entry.args}
     num |= candidates
 
@@ -460,7 +462,8 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             ):
                 num.discard(s.var)
                 changed = True
-            if s.var in seqs and not all(is_num(v) for v in s.args):
+            if s.var in seqs and not (all(is_num(v) for v in s.args) if facts.callee(s) is not ops.unpack
+                                      else s.args[0] in seqs):
                 seqs.discard(s.var)
                 changed = True
         for p in candidates & num:

@@ -335,6 +335,9 @@ class _Reverse:
             nxt.var = k
             done.args = [k]
             body = f.blocks[h.term.orelse.target]
+            if body.id == h.id or body.args:  # an empty body, threaded away: the read gets a block of its own
+                body = f.new_block()
+                body.term, h.term.orelse = h.term.orelse, Jump(body.id, [])
             body.stmts.insert(0, Statement(item, Const(operator.getitem), [xs, k], [], nxt.line))
             changed = True
         return changed
@@ -1122,9 +1125,13 @@ class _Reverse:
         f = self.f
         jumps = [j for j in f.blocks[p].jumps() if j.target == bid]
         live = self.live_in[bid]
+        own = set(self.params[bid])
         out = []
         for v in self.gout[p]:
-            g = grads.get(v, NONE) if v in live else NONE
+            # (a parameter of the target passed to it again, as in a swap
+            # y, z = z, y on a loop's back edge, has the gradient of what it
+            # becomes there, not of itself)
+            g = grads.get(v, NONE) if v in live and v not in own else NONE
             for j in jumps:
                 for param, arg in zip(self.params[bid], j.args):
                     if arg == v and param in self.facts.active:
@@ -1144,9 +1151,10 @@ class _Reverse:
         was in (those the exception left replay their completed
         iterations)."""
         live = self.live_in[h]
+        own = set(self.params[h])
         out = []
         for v in self.gin[p]:
-            g = grads.get(v, NONE) if v in live else NONE
+            g = grads.get(v, NONE) if v in live and v not in own else NONE
             for param, arg in zip(self.params[h][1:], self.f.blocks[p].handler.args):
                 if arg == v and param in self.facts.active:
                     g = self._accum(block, v, g, grads.get(param, NONE))

@@ -119,16 +119,38 @@ def _is_literal(value: Any) -> bool:
     return isinstance(value, _LITERAL)
 
 
+def _tuple_items(ir: IR) -> dict[Var, list[Operand]]:
+    """The items of the tuple displays (``(x, y)``) and of the unpacks of
+    one into as many values (``a, b = x, y``): a tuple's items never
+    change."""
+    stmts = [s for b in ir.blocks.values() for s in b.stmts if isinstance(s.callee, Const)]
+    out = {s.var: list(s.args) for s in stmts
+           if s.callee.value is ops.build_tuple and not any(isinstance(a, Starred) for a in s.args)}
+    for s in stmts:
+        if s.callee.value is ops.unpack and s.args[0] in out and isinstance(s.args[1], Const) \
+                and s.args[1].value == len(out[s.args[0]]):
+            out[s.var] = out[s.args[0]]
+            s.pure = True  # (it cannot raise: the counts agree; dropped once its items are read directly)
+            next(d for d in stmts if d.var == s.args[0]).pure = True  # (the display has no effect)
+    return out
+
+
 def fold_constants(ir: IR) -> None:
     """Evaluate pure operators on literal constants (``-1`` is lowered as
     ``operator.neg(1)``), and turn branches on constants into jumps."""
     env: dict[Var, Operand] = {}
     types_: dict[Var, tuple] = {}  # tuples of types built by the code: (int, float)
+    tuples = _tuple_items(ir)
     for b in ir.blocks.values():
         kept = []
         for s in b.stmts:
             fn = s.callee.value if isinstance(s.callee, Const) else None
             args = [env.get(a, a) if isinstance(a, Var) else a for a in s.args]
+            if fn is operator.getitem and len(args) == 2 and args[0] in tuples and isinstance(args[1], Const) \
+                    and type(args[1].value) is int and -len(tuples[args[0]]) <= args[1].value < len(tuples[args[0]]):
+                item = tuples[args[0]][args[1].value]  # a, b = x, y: a is x
+                env[s.var] = env.get(item, item) if isinstance(item, Var) else item
+                continue
             if fn is ops.build_tuple and args and all(isinstance(a, Const) and isinstance(a.value, type) for a in args):
                 types_[s.var] = tuple(a.value for a in args)
             if fn is isinstance and not s.kwargs and len(args) == 2 and args[1] in types_:

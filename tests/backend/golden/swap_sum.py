@@ -1,4 +1,3 @@
 def swap_sum(pair):
     a, b = pair
-    a, b = (b, a + b)
-    return (a, b)
+    return (b, a + b)
