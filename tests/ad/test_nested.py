@@ -133,3 +133,15 @@ def test_nestlevel_counts_the_differentiations_running():
     LEVELS.clear()
     assert d(outer_records, 1.5) == pytest.approx(6.0)  # d/dx (x * 2x)
     assert LEVELS == [1, 2] and zpy.nestlevel() == 0
+
+
+def x_log_x(s):
+    return s * math.log(s) + math.log(s, 2.0)
+
+
+def test_second_derivative_through_math_log():
+    """``math.log``'s rule is inlined (its base has a default), so its
+    gradient code can be differentiated again."""
+    s = 1.5
+    assert zpy.hessian(x_log_x, s) == pytest.approx(1 / s - 1 / (s * s * math.log(2.0)), rel=1e-12)
+    assert d(lambda v: d(x_log_x, v), s) == pytest.approx(1 / s - 1 / (s * s * math.log(2.0)), rel=1e-12)

@@ -421,3 +421,12 @@ def test_compiled_clip_shares_the_gradient_at_ties():
     a = np.array([-2.0, -1.0, 0.0, 1.0, 2.0])
     (g,) = zpy.gradient(clip_sum, a)
     np.testing.assert_array_equal(g, [0.0, 0.5, 1.0, 0.5, 0.0])
+
+
+def slice_bound_from_a_shape(W):
+    n = W.shape[0] - 1
+    return np.sum(W[:n] ** 2)
+
+
+def test_a_slice_whose_bound_comes_from_a_shape():
+    check(slice_bound_from_a_shape, RNG.standard_normal((3, 2)))

@@ -26,7 +26,7 @@ _FOLDABLE: set[Callable] = {
     operator.invert, operator.not_, operator.lt, operator.le, operator.eq,
     operator.ne, operator.gt, operator.ge, operator.and_, operator.or_,
     operator.xor, operator.lshift, operator.rshift, ops.build_tuple, slice,
-    operator.truth,
+    operator.truth, math.log, math.log2, math.log10, math.sqrt, math.exp,
 }
 _SINGLETONS = (type(None), bool, type(Ellipsis))
 """Constants whose identity is their value: ``x is None`` on constants folds

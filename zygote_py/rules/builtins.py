@@ -52,7 +52,7 @@ from .registry import adjoint, array, nondifferentiable, pushforward, scalar
 
 nondifferentiable(
     int, round, len, range, isinstance, issubclass, print, bool, str, repr,
-    type, id, hash, callable, hasattr, chr, ord, format, any, all,
+    type, id, hash, callable, hasattr, chr, ord, format, any, all, slice,
 )
 
 adjoint(abs)(operators.abs_any)

@@ -299,14 +299,12 @@ def expm1_push(y, x, *, dx):
 
 
 @adjoint(math.log)
-def log(x, *base):
-    y = math.log(x, *base)
+def log(x, base=math.e):
+    y = math.log(x, base)  # (math.log(e) is exactly 1: the same value as math.log(x))
 
     def back(dy):
-        if not base:
-            return (dy / x,)
-        log_base = math.log(base[0])
-        return (dy / (x * log_base), -dy * y / (base[0] * log_base))
+        log_base = math.log(base)
+        return (dy / (x * log_base), -dy * y / (base * log_base))
     return y, back
 
 
