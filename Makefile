@@ -22,6 +22,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/tensor_costs.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
