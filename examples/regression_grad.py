@@ -263,17 +263,15 @@ def growth_forward(rate, steps):
     trip = 0
     saved_v = []
     saved_t = []
-    saved_t_1 = []
+    t = 1.0 + rate
     v = 1.0
     for _ in range(steps):
-        t = 1.0 + rate
-        saved_t.append(t)
         saved_v.append(v)
         v = v * t
         if v > 10.0:
-            t = math.sqrt(v - 9.0)
-            saved_t_1.append(t)
-            v = 10.0 + t
+            t_1 = math.sqrt(v - 9.0)
+            saved_t.append(t_1)
+            v = 10.0 + t_1
             saved_path.append(0)
         else:
             saved_path.append(1)
@@ -282,23 +280,20 @@ def growth_forward(rate, steps):
     def growth_pullback(dv):
         saved_path_left = list(saved_path)
         saved_t_left = list(saved_t)
-        saved_t_1_left = list(saved_t_1)
         saved_v_left = list(saved_v)
-        drate = 0.0
+        t_1 = 0.0
         for _ in range(trip):
             path = saved_path_left.pop()
             if path == 0:
-                t_1 = saved_t_1_left.pop()
-                if t_1:
-                    dv = dv / (2 * t_1)
+                t_3 = saved_t_left.pop()
+                if t_3:
+                    dv = dv / (2 * t_3)
                 else:
                     dv = dv * inf
-            t_1 = saved_t_left.pop()
             v = saved_v_left.pop()
-            dv_1 = dv * t_1
-            drate = drate + dv * v
-            dv = dv_1
-        return (drate, None)
+            dv_1 = dv * t
+            dv, t_1 = (dv_1, t_1 + dv * v)
+        return (t_1, None)
     return (v, growth_pullback)
 
 
@@ -307,34 +302,30 @@ def growth_gradient(rate, steps):
     trip = 0
     saved_v = []
     saved_t = []
-    saved_t_1 = []
+    t = 1.0 + rate
     v = 1.0
     for _ in range(steps):
-        t = 1.0 + rate
-        saved_t.append(t)
         saved_v.append(v)
         v = v * t
         if v > 10.0:
-            t = math.sqrt(v - 9.0)
-            saved_t_1.append(t)
-            v = 10.0 + t
+            t_1 = math.sqrt(v - 9.0)
+            saved_t.append(t_1)
+            v = 10.0 + t_1
             saved_path.append(0)
         else:
             saved_path.append(1)
         trip += 1
     dv = seed(v)
-    drate = 0.0
+    t_1 = 0.0
     for _ in range(trip):
         path = saved_path.pop()
         if path == 0:
-            t = saved_t_1.pop()
-            if t:
-                dv = dv / (2 * t)
+            t_3 = saved_t.pop()
+            if t_3:
+                dv = dv / (2 * t_3)
             else:
                 dv = dv * inf
-        t = saved_t.pop()
         v_1 = saved_v.pop()
         dv_1 = dv * t
-        drate = drate + dv * v_1
-        dv = dv_1
-    return (drate, None)
+        dv, t_1 = (dv_1, t_1 + dv * v_1)
+    return (t_1, None)

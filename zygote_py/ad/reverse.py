@@ -161,6 +161,7 @@ class _Reverse:
             self._analyse(active)
             analysis.numeric(self.f, numeric, self.facts)
         _share_array_reads(self.f, self.facts)
+        self._hoist_invariants()
         for v in self.facts.constants:  # the code is specialised on their kinds
             self._guard(v)
         rv = self.ret.term.value
@@ -296,6 +297,66 @@ class _Reverse:
                 changed = True
             b.stmts = out
         return changed
+
+    def _hoist_invariants(self) -> None:
+        """Loop-invariant arithmetic on numbers (``dt * drag``) and reads of
+        globals the compilation assumes (``GRAVITY``) move to the loop's
+        preheader: computed once, and kept once for the pullback instead
+        of recorded on a stack each iteration. Only what cannot raise or
+        change anything moves (``+ - *`` and negation of real numbers), so
+        a loop that runs zero times loses nothing."""
+        f = self.f
+        home = {v: bid for bid, b in f.blocks.items() for v in b.args + [s.var for s in b.stmts]}
+        preds = predecessors(f)
+        moved = True
+        while moved:
+            moved = False
+            for h, body in self.loops.items():
+                outside = [p for p in preds[h] if p not in body]
+                if len(outside) != 1 or any(f.blocks[b].handler is not None for b in body | {outside[0]}):
+                    continue
+                pre = f.blocks[outside[0]]
+                at = self._before_iterator(pre, f.blocks[h])
+                for bid in sorted(body):
+                    kept = []
+                    for st in f.blocks[bid].stmts:
+                        if self._invariant(st) and all(home.get(v) not in body for v in st.operands()
+                                                       if isinstance(v, Var)):
+                            made = {x.var for x in pre.stmts[at:]}
+                            if any(v in made for v in st.operands()):
+                                at = len(pre.stmts)
+                            pre.stmts.insert(at, st)
+                            at += 1
+                            home[st.var] = pre.id
+                            moved = True
+                        else:
+                            kept.append(st)
+                    f.blocks[bid].stmts = kept
+
+    def _before_iterator(self, pre: Block, header: Block) -> int:
+        """Where in the preheader ``pre`` hoisted statements go: before the
+        ``iter(range(n))`` of a for loop, which the emitter writes as the
+        loop's own header, else at its end."""
+        first = header.stmts[0] if header.stmts else None
+        if first is None or self.facts.callee(first) is not ops.iternext:
+            return len(pre.stmts)
+        chain = {first.args[0]}
+        for x in reversed(pre.stmts):
+            if x.var in chain:
+                chain |= {v for v in x.operands() if isinstance(v, Var)}
+        return next((i for i, x in enumerate(pre.stmts) if x.var in chain), len(pre.stmts))
+
+    def _invariant(self, st: Statement) -> bool:
+        """Whether ``st`` may be computed before its loop: see
+        :meth:`_hoist_invariants`."""
+        fn = self.facts.callee(st)
+        if fn in (ops.load_global, getattr) and st.var in self.facts.static and not st.kwargs:
+            return True
+        return (
+            fn in (operator.add, operator.sub, operator.mul, operator.neg, operator.pos) and not st.kwargs
+            and all(isinstance(a, Const) and type(a.value) in (int, float)
+                    or a in self.facts.scalars and a in self.facts.real for a in st.args)
+        )
 
     def _index_active_loops(self) -> bool:
         """``for c in xs`` over a differentiated ``xs`` becomes
