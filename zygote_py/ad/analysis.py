@@ -473,8 +473,9 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     defs = {s.var: s for s in stmts}
     items = {s.var for s in stmts if s.args and s.args[0] in vectors and item_of_array(s)
              and _integer(s.args[1], facts, defs)}
-    _scalars(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE)], items,
-             facts, incoming, stmts)
+    number_constants = [v for v in facts.constants if kind(facts.static[v]) in (NUMBER, FLOAT)]
+    _scalars(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE)]
+             + number_constants, items, facts, incoming, stmts)
     real_constants = [v for v in facts.constants if kind(facts.static[v]) in (NUMBER, FLOAT, ARRAY, VECTOR)]
     _real(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE, ARRAY, VECTOR)]
           + real_constants, facts, incoming, stmts)
@@ -592,7 +593,7 @@ def _scalars(ir: IR, scalar_args: list[Var], items: set[Var], facts: Facts, inco
     :func:`numeric`'s. (Sequence arguments are in it, so that their items
     are.)"""
     sc = facts.scalars
-    sc.update(scalar_args, items)
+    sc.update(scalar_args, items, facts.sequences)  # (sequences: so that their items are)
     sc.update(s.var for s in stmts if s.var in facts.numeric and s.var not in facts.arrays)
     sc.update(p for p in incoming if p in facts.numeric and p not in ir.entry.args)
 
@@ -601,6 +602,7 @@ def _scalars(ir: IR, scalar_args: list[Var], items: set[Var], facts: Facts, inco
             return isinstance(op.value, (int, float))
         return op in sc
 
+    given = set(scalar_args) | facts.sequences  # (arguments, globals holding numbers, sequences of them)
     _shrink(sc, stmts, incoming, is_scalar,
-            lambda s: s.var in items or _is_math_number(facts.callee(s))
+            lambda s: s.var in items or s.var in given or _is_math_number(facts.callee(s))
             or all(is_scalar(v) for v in _operands(s)) and not _complex_power(s, facts))
