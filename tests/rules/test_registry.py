@@ -145,3 +145,23 @@ def test_a_user_adjoint_hides_the_builtin_pushforward(user_entries):
     user_entries.append(math.sin)
     adjoint(math.sin)(lambda x: (math.sin(x), lambda dy: (dy,)))
     assert registry.lookup_pushforward(math.sin) is None  # forward mode derives it from the user's rule
+
+
+def test_a_rule_for_a_new_callable_object_keeps_compiled_gradients(user_entries):
+    """Compiled code reached a callable object through the run-time ``J``,
+    which reads the registry each call: a first rule for one need not drop
+    every compiled gradient (as compiling a tensor expression would)."""
+    from zygote_py.rules import registry
+
+    s = Scaler(3)
+    user_entries.append(s)
+    before = registry.generation()
+    adjoint(s)(lambda x: (s(x), lambda dy: (3 * dy,)))
+    assert registry.generation() == before
+
+    def python_function(x):
+        return x
+
+    user_entries.append(python_function)
+    adjoint(python_function)(lambda x: (x, lambda dy: (dy,)))
+    assert registry.generation() != before  # (its source may have been compiled into a caller)

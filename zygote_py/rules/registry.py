@@ -116,12 +116,16 @@ def adjoint(fn: Any) -> Callable[[Rule], Rule]:
     """Decorator: register the decorated function as the rule for ``fn``.
 
     The rule is returned unchanged. Registering again for the same ``fn``
-    replaces the earlier rule of the same layer.
+    replaces the earlier rule of the same layer. Compiled gradients are
+    dropped (the generation changes) unless ``fn`` is a callable object
+    registered for the first time, which no compiled code can have
+    depended on (it was reached through the run-time ``J``).
     """
 
     def register(rule: Rule) -> Rule:
+        if _entry(fn) is not None or isinstance(fn, (types.FunctionType, types.MethodType)):
+            _generation[0] += 1  # (compiled code may have read the old entry, or the function's source)
         _target[key(fn)] = rule
-        _generation[0] += 1
         return rule
 
     return register
