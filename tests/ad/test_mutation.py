@@ -728,3 +728,23 @@ def change_a_stopped_copy(x):
 def test_the_copy_stop_gradient_makes_may_be_changed():
     """(Not finite differences: stop_gradient hides items[0]'s dependence on x.)"""
     assert zpy.value_and_gradient(change_a_stopped_copy, 1.5) == (3.75, (3.0,))
+
+
+def tanh_then_changed(x):
+    v = np.tanh(x)
+    w = v * 2.0
+    v -= 1.0
+    return np.sum(v * w)
+
+
+def exp_then_scaled(x):
+    v = np.exp(x)
+    v *= 2.0
+    return np.sum(v)
+
+
+@pytest.mark.parametrize("f", [tanh_then_changed, exp_then_scaled], ids=lambda f: f.__name__)
+def test_an_output_its_rule_reads_changed_in_place(f):
+    """tanh's and exp's pullbacks read their output: it is kept as it was,
+    and the change goes to a copy (once a silent wrong gradient)."""
+    check(f, np.array([0.37, 0.5, -1.2]))

@@ -207,6 +207,7 @@ def snapshot_reads(f: IR, facts: Facts) -> None:
     the change and must see the value as it was. Indexing reads only the
     shape (its pullback scatters), so it reads the original."""
     active, callee = facts.active, facts.callee
+    _keep_outputs(f, facts)
     defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
     reach = _reachable(f)
     resized = _resized_objects(f, defs, callee)
@@ -237,6 +238,26 @@ def snapshot_reads(f: IR, facts: Facts) -> None:
                 next(bb for bb in f.blocks.values() if v in bb.args).stmts.insert(0, made)
             for _, r in readers:
                 _substitute_in(r, v, copy_)
+
+
+def _keep_outputs(f: IR, facts: Facts) -> None:
+    """An array that a differentiated call made (``v = np.tanh(x)``), and
+    that a change then consumes (``v -= 1``): the call's pullback may read
+    its output (tanh's does), so the output is kept as it is and the code
+    goes on with a copy of it, which the change changes. (The array is new,
+    so every reference to it is a use of the value.)"""
+    for b in list(f.blocks.values()):
+        for st in list(b.stmts):
+            if not member(facts.callee(st), _VERSIONED) or not isinstance(st.args[0], Var):
+                continue
+            v = st.args[0]
+            home, d = next(((bb, x) for bb in f.blocks.values() for x in bb.stmts if x.var == v), (None, None))
+            if d is None or v not in facts.active or v not in facts.arrays or member(facts.callee(d), _FRESH) \
+                    or member(facts.callee(d), _VERSIONED):
+                continue  # (an array: an object's identity is its whole point, and no rule reads it back)
+            copy_ = f.new_var(f.names.get(v))
+            substitute(f, {v: copy_})
+            home.stmts.insert(home.stmts.index(d) + 1, Statement(copy_, Const(mut.snapshot), [v], [], d.line))
 
 
 def _reachable(f: IR) -> dict[int, set[int]]:
