@@ -280,3 +280,13 @@ def test_fields_properties_and_class_constants_of_an_argument():
     assert (y, dy) == (reads_fields(p, 1.5), pytest.approx(6.0 * 1.5 + 2.0))
     y, dy = zpy.jvp(reads_fields, (p, 1.5), (zpy.Tangent(x=0.0, y=1.0), 1.0))
     assert dy == pytest.approx(1.5 + 9.5)
+
+
+def sorted_dot(q):
+    return np.sum(np.sort(q) * q)
+
+
+def test_a_module_function_named_like_a_list_method():
+    """``np.sort(q)`` is NumPy's function, not a ``sort`` method changing
+    ``np`` in place."""
+    assert_directional(sorted_dot, np.array([1.47, 0.2, -0.9]))

@@ -123,7 +123,8 @@ class _Forward:
         self.uses, self.callee_uses = _uses(primal)
         self.changes = any(member(self.facts.callee(s), _STORES | _IN_PLACE | _OTHER_IN_PLACE)
                            or mutation.is_add_at(self.facts.callee(s)) or self._method(s) is not None
-                           and self._method(s)[1] in _MUTATORS for s in self.defs.values())
+                           and self._method(s)[1] in _MUTATORS and self.facts.callee(s) is analysis._MISSING
+                           for s in self.defs.values())
 
     def _consumers(self) -> frozenset:
         """The globals naming builtins of :data:`.reverse.CONSUMERS` that an
@@ -191,8 +192,8 @@ class _Forward:
             if member(fn, _STORES) or in_place or mutation.is_add_at(fn):
                 if isinstance(first, Var):
                     targets.append((first, s))
-            elif method is not None and method[1] in _MUTATORS:
-                targets.append((method[0], s))
+            elif method is not None and method[1] in _MUTATORS and fn is analysis._MISSING:
+                targets.append((method[0], s))  # (np.sort(x) is no x.sort(): a module's function)
             out = next((v for k, v in s.kwargs if k == "out"), None)
             if isinstance(out, Var):
                 targets.append((out, s))
