@@ -430,3 +430,17 @@ def slice_bound_from_a_shape(W):
 
 def test_a_slice_whose_bound_comes_from_a_shape():
     check(slice_bound_from_a_shape, RNG.standard_normal((3, 2)))
+
+
+def array_unused_on_the_path_taken(a):
+    u = np.array([a, 1.0])
+    if a > 5.0:
+        return np.sum(u)
+    return a * 2.0
+
+
+def test_an_array_built_but_unused_on_the_path_taken():
+    """Its gradient is the number 0 there, which np.array's rule spreads
+    over the items (it once indexed it)."""
+    assert zpy.gradient(array_unused_on_the_path_taken, 0.5) == (2.0,)
+    check(array_unused_on_the_path_taken, 6.0)

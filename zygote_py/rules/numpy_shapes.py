@@ -112,6 +112,8 @@ def like(g, x):
         return None
     if isinstance(x, (tuple, list)):
         g = np.asarray(g)  # once, rather than per item: g may be a sparse runtime.Scatter
+        if g.ndim == 0 and len(x):  # the zero gradient a path that did not use the array gives it
+            g = np.broadcast_to(g, (len(x),) + np.shape(np.asarray(x[0])))
         if g.ndim == 1 and all(type(v) is float for v in x):
             items = np.real(g).tolist()  # fast path: a flat list of floats
         else:
