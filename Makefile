@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench venv clean
+.PHONY: demo test bench fuzz venv clean
 
 venv: $(STAMP)
 
@@ -23,6 +23,10 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/tensor_costs.py
+
+# differential fuzzing: 10,000 random programs against finite differences, both modes
+fuzz: $(STAMP)
+	$(PY) -m tests.robustness.fuzz --programs 10000
 
 clean:
 	rm -rf $(VENV) build *.egg-info

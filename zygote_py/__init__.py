@@ -8,7 +8,10 @@ from .api import (
 from .hooks import checkpoint, hook, non_differentiable, stop_gradient
 from .derivatives import hessian, hvp, jacobian
 from .runtime import nestlevel
-from .errors import NoDerivativeRule, NonScalarOutput, SourceNotFound, UnsupportedSyntax, ZygoteError
+from .errors import (
+    BadTangent, NoDerivativeRule, NonScalarOutput, RecursionTooDeep, SourceNotFound, UnsupportedSyntax,
+    WrongArguments, ZygoteError,
+)
 from .tangent import Tangent
 
 __version__ = "0.1.0"
@@ -16,5 +19,6 @@ __version__ = "0.1.0"
 __all__ = [
     "gradient", "pullback", "value_and_gradient", "jvp", "pushforward", "differentiable", "Differentiable", "adjoint",
     "roundtrip", "ir", "Tangent", "jacobian", "hvp", "hessian", "nestlevel", "stop_gradient", "hook", "checkpoint", "non_differentiable",
-    "ZygoteError", "UnsupportedSyntax", "SourceNotFound", "NoDerivativeRule", "NonScalarOutput",
+    "ZygoteError", "UnsupportedSyntax", "SourceNotFound", "NoDerivativeRule", "NonScalarOutput", "BadTangent",
+    "WrongArguments", "RecursionTooDeep",
 ]

@@ -3,6 +3,9 @@ roundtrip, ir."""
 from __future__ import annotations
 
 import functools
+import inspect
+import numbers
+import sys
 from decimal import Decimal
 from fractions import Fraction
 import types
@@ -15,7 +18,7 @@ from .ad.analysis import NUMBER
 from .ad.pipeline import GONE
 from .backend.compile import CodeCache, compile_def, function_def, instantiate, source_of
 from . import runtime
-from .errors import ZygoteError
+from .errors import BadTangent, RecursionTooDeep, WrongArguments, ZygoteError
 from .frontend.source import get_source
 from .ir.core import IR
 from .rules import nested as nested_rules, registry
@@ -84,18 +87,26 @@ def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
     if registry.is_nondifferentiable(plain):
         return plain(*args), lambda dy: (None,) * len(args)
     fn, full = _target(f, args)
-    entry = _compiled(fn, full)
-    forward = runtime.nested(entry.forward_function(fn))
-    y, back = forward(*full)
+    _check_arity(fn, full)
+    try:
+        entry = _compiled(fn, full)
+        forward = runtime.nested(entry.forward_function(fn))
+        y, back = forward(*full)
+    except RecursionError as e:
+        raise _too_deep(e, f) from None
     sig = entry.signature
     skip = len(full) - len(args)
     state = {"back": back}
 
     def back_user(dy):
-        b = state.pop("back", None)
-        if b is None:  # stacks were consumed by the first call: record again
-            _, b = forward(*full)
-        grads = pipeline.call_grads(sig, len(full), [], b(dy))
+        _check_cotangent(y, dy, fn)
+        try:
+            b = state.pop("back", None)
+            if b is None:  # stacks were consumed by the first call: record again
+                _, b = forward(*full)
+            grads = pipeline.call_grads(sig, len(full), [], b(dy))
+        except RecursionError as e:
+            raise _too_deep(e, f) from None
         return _user_gradients(args, grads[skip:])
 
     return y, back_user
@@ -111,18 +122,22 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         raise ValueError(f"jvp: {len(primals)} primals and {len(tangents)} tangents")
     for x, t in zip(primals, tangents):
         if t is not None and np.shape(t) != np.shape(x):
-            raise ValueError(f"jvp: a tangent of shape {np.shape(t)} for a primal of shape {np.shape(x)}")
+            raise BadTangent(f"jvp: a tangent of shape {np.shape(t)} for a primal of shape {np.shape(x)}",
+                             function=getattr(f, "__qualname__", None))
     plain = f.__wrapped__ if isinstance(f, Differentiable) else f
     runtime.NEST[0] += 1
     try:
         if isinstance(plain, (types.FunctionType, types.MethodType)) and registry.lookup(plain) is None \
                 and registry.lookup_pushforward(plain) is None and not registry.is_nondifferentiable(plain):
             fn, full = _target(plain, primals)
+            _check_arity(fn, full)
             skip = len(full) - len(primals)
             return pipeline.call_jvp(fn, full, {}, (None,) * skip + tangents, {})
         return runtime.push(plain, primals, {}, tangents, {})
     except ZygoteError as e:
         raise _located(e, f) from None
+    except RecursionError as e:
+        raise _too_deep(e, f) from None
     finally:
         runtime.NEST[0] -= 1
 
@@ -142,6 +157,51 @@ def _located(e: ZygoteError, f: Callable) -> ZygoteError:
             line = tb.tb_lineno
         tb = tb.tb_next
     return type(e)(e.message, function=fn.__qualname__, filename=fn.__code__.co_filename, line=line, hint=e.hint)
+
+
+def _too_deep(e: RecursionError, f: Callable) -> ZygoteError:
+    """A :class:`RecursionTooDeep` at the innermost line of ``f`` in the
+    traceback of ``e``, raised where a differentiated recursion reached
+    Python's limit (the compiler's frames are no use to the user)."""
+    deep = RecursionTooDeep(
+        f"the differentiated function recursed past Python's recursion limit ({sys.getrecursionlimit()})",
+        hint="a differentiated call uses a few Python frames where the plain call uses one: raise the limit "
+        "with sys.setrecursionlimit, or write the recursion as a loop",
+    )
+    return _located(deep.with_traceback(e.__traceback__), f)
+
+
+def _check_arity(fn: types.FunctionType, args: tuple) -> None:
+    """Raise :class:`WrongArguments` unless ``fn`` takes ``len(args)``
+    positional arguments (the emitted code's own TypeError would name the
+    emitted function)."""
+    code = fn.__code__
+    most = code.co_argcount
+    least = most - len(fn.__defaults__ or ())
+    if least <= len(args) and (len(args) <= most or code.co_flags & inspect.CO_VARARGS):
+        return
+    takes = f"{least} to {most}" if least != most else f"{most}"
+    raise WrongArguments(
+        f"{fn.__name__}() takes {takes} positional argument{'s' if most != 1 else ''} but {len(args)} were given",
+        function=fn.__qualname__, filename=code.co_filename, line=code.co_firstlineno,
+    )
+
+
+def _check_cotangent(y: Any, dy: Any, fn: types.FunctionType) -> None:
+    """Raise :class:`BadTangent` unless ``dy`` can be the cotangent of a
+    number or array output ``y``: a number, or an array of ``y``'s shape (a
+    cotangent of another shape would give gradients of another shape, in
+    silence). Structured outputs are checked by their rules."""
+    if not isinstance(y, (numbers.Number, np.ndarray, np.generic)):
+        return
+    if isinstance(dy, (numbers.Number, np.generic)) or isinstance(dy, np.ndarray) and dy.shape in ((), np.shape(y)):
+        return
+    what = f"an array of shape {dy.shape}" if isinstance(dy, np.ndarray) else f"a {type(dy).__name__}"
+    raise BadTangent(
+        f"back(dy) needs a cotangent shaped like the output, an array of shape {np.shape(y)}, not {what}"
+        if isinstance(y, np.ndarray) else f"back(dy) needs a number as the cotangent of a number output, not {what}",
+        function=fn.__qualname__, filename=fn.__code__.co_filename, line=fn.__code__.co_firstlineno,
+    )
 
 
 _SCALAR_TYPES = (float, int, bool, complex, str, bytes, type(None), Fraction, Decimal, np.float64, np.float32)
@@ -197,6 +257,8 @@ def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
         return _run(hit, args) if hit is not None else _value_and_gradient(f, args)
     except ZygoteError as e:
         raise _located(e, f) from None
+    except RecursionError as e:
+        raise _too_deep(e, f) from None
     finally:
         runtime.NEST[0] -= 1
 
@@ -212,6 +274,8 @@ def gradient(f: Callable, *args: Any) -> tuple:
         return (_run(hit, args) if hit is not None else _value_and_gradient(f, args))[1]
     except ZygoteError as e:
         raise _located(e, f) from None
+    except RecursionError as e:
+        raise _too_deep(e, f) from None
     finally:
         runtime.NEST[0] -= 1
 
@@ -225,6 +289,7 @@ def _value_and_gradient(f: Callable, args: tuple) -> tuple[Any, tuple]:
         y, back = pullback(f, *args)
         return y, back(runtime.seed(y))
     fn, full = _target(f, args)
+    _check_arity(fn, full)
     entry = _compiled(fn, full)
     g = entry.gradient_function(fn)
     y, grads = g(*full)

@@ -55,3 +55,19 @@ class NoDerivativeRule(ZygoteError):
 
 class NonScalarOutput(ZygoteError):
     """``gradient`` needs a real scalar output."""
+
+
+class BadTangent(ZygoteError, ValueError):
+    """A cotangent given to ``back`` (or a tangent given to ``jvp``) that
+    does not match its value: another shape, or not a number."""
+
+
+class WrongArguments(ZygoteError, TypeError):
+    """``gradient``, ``pullback`` or ``jvp`` was given a number of
+    arguments the function does not take."""
+
+
+class RecursionTooDeep(ZygoteError, RecursionError):
+    """The differentiated function recursed past Python's recursion limit
+    (a differentiated call uses a few Python frames where the plain call
+    uses one)."""

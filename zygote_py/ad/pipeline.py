@@ -219,6 +219,14 @@ def primal_ir(fn: types.FunctionType, consumers: frozenset = frozenset()) -> IR:
     ``consumers`` in :func:`~zygote_py.frontend.lower.lower`; not cached)."""
     ir = None if consumers else _PRIMALS.get(fn.__code__)
     if ir is None:
+        with _LOCK:  # (CPython 3.11's AST constructor is not safe in several threads at once)
+            return _lowered(fn, consumers)
+    return ir
+
+
+def _lowered(fn: types.FunctionType, consumers: frozenset) -> IR:
+    ir = None if consumers else _PRIMALS.get(fn.__code__)
+    if ir is None:
         src = get_source(fn)
         ir = lower(src.node, filename=src.filename, name=fn.__name__, freevars=fn.__code__.co_freevars,
                    consumers=consumers)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import inspect
 import operator
-import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -262,7 +261,6 @@ def _concrete(target: IR, out: list[Statement], t: Operand, primal: Operand, lin
 # --------------------------------------------------------------------------
 
 _COMPILED: dict[tuple, tuple[Any, Callable]] = {}
-_LOCK = threading.Lock()
 
 
 def call(rule: Any, y: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> Any:
@@ -276,6 +274,8 @@ def call(rule: Any, y: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: di
     key = (id(rule), zero, kzero)
     hit = _COMPILED.get(key)
     if hit is None or hit[0] is not rule:
+        from .pipeline import _LOCK  # (the one lock of all compilation: see pipeline.primal_ir)
+
         with _LOCK:
             hit = _COMPILED[key] = (rule, _specialise(rule, len(args), list(kwargs), zero, kzero))
     fn = hit[1]

@@ -1,0 +1,108 @@
+"""``make fuzz``: differential fuzzing of zygote_py at scale.
+
+Writes ``--programs`` random programs (see :mod:`fuzz_programs`), program
+``i`` from ``random.Random(seed + i)`` so that any one can be written again
+by its number, checks each in both modes against central finite
+differences on ``--jobs`` processes, and prints a summary: points checked
+and skipped, refusals (clear zygote_py errors, by message), disagreements
+(wrong gradients or tangents, crashes), and the generator's coverage of
+constructs. Each disagreeing program is written to ``--out`` with its
+findings. Exits 1 when any program disagrees.
+
+    python -m tests.robustness.fuzz --programs 10000 --jobs 2
+    python -m tests.robustness.fuzz --show 1234      # print program 1234
+"""
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import random
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from . import fuzz_programs as fp
+
+
+def program(seed: int, exclude: frozenset = frozenset()) -> fp.Program:
+    return fp.write_program(fp.Chooser(random.Random(seed).randint), exclude)
+
+
+def run_one(job: tuple[int, str, frozenset]) -> tuple[int, Counter, fp.Outcome, str]:
+    seed, directory, exclude = job
+    p = program(seed, exclude)
+    try:
+        outcome = fp.check_source(Path(directory), p.source)
+    except Exception as e:  # noqa: BLE001  (a failure to even load is a finding of the generator)
+        outcome = fp.Outcome(disagreements=[f"the program did not load: {type(e).__name__}: {e}"])
+    return seed, p.tags, outcome, p.source
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--programs", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "zygote_py-fuzz-failures"),
+                        help="where to write the programs that disagree")
+    parser.add_argument("--exclude", default="", help="constructs not to generate, comma-separated "
+                        f"(of: {', '.join(sorted(fp.EXCLUDABLE))})")
+    parser.add_argument("--show", type=int, help="print program SEED and exit")
+    args = parser.parse_args(argv)
+    exclude = frozenset(filter(None, args.exclude.split(",")))
+    if args.show is not None:
+        print(program(args.show, exclude).source)
+        return 0
+
+    start = time.time()
+    tags: Counter = Counter()
+    refusals: Counter = Counter()
+    refusing: Counter = Counter()
+    checked = checked_jvp = skipped = 0
+    failing = []
+    out = Path(args.out)
+    with tempfile.TemporaryDirectory() as directory:
+        jobs = [(args.seed + i, directory, exclude) for i in range(args.programs)]
+        with multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=200) as pool:
+            for n, (seed, used, outcome, source) in enumerate(pool.imap_unordered(run_one, jobs, chunksize=8), 1):
+                tags.update(used.keys())
+                checked += outcome.checked
+                checked_jvp += outcome.checked_jvp
+                skipped += outcome.skipped
+                for mode in {mode for mode, _, _ in outcome.refused}:
+                    refusing[mode] += 1
+                refusals.update({(mode, kind, message) for mode, kind, message in outcome.refused})
+                if outcome.disagreements:
+                    failing.append(seed)
+                    out.mkdir(exist_ok=True)
+                    findings = "\n".join("# " + line for line in outcome.disagreements)
+                    (out / f"program_{seed}.py").write_text(f"# fuzz program {seed}\n{findings}\n\n{source}")
+                if n % 1000 == 0:
+                    print(f"  {n} programs, {len(failing)} disagreeing, {time.time() - start:.0f} s", flush=True)
+
+    total = args.programs
+    print(f"\nzygote_py fuzz: {total} programs (seeds {args.seed}..{args.seed + total - 1}), "
+          f"{time.time() - start:.0f} s on {args.jobs} processes")
+    if exclude:
+        print(f"  constructs excluded: {', '.join(sorted(exclude))}")
+    print(f"  points checked: {checked} by gradient, {checked_jvp} by jvp; {skipped} skipped "
+          "(the plain program fails or is not smooth there)")
+    print(f"  programs refused (a clear zygote_py error): {refusing['gradient']} by gradient, "
+          f"{refusing['jvp']} by jvp")
+    for (mode, kind, message), count in refusals.most_common(8):
+        print(f"    {count:6d} {mode}: {kind}: {message[:100]}")
+    print(f"  programs disagreeing with finite differences or crashing: {len(failing)}"
+          + (f" (written to {out}/)" if failing else ""))
+    if failing:
+        print(f"    seeds: {' '.join(map(str, sorted(failing)[:40]))}{' ...' if len(failing) > 40 else ''}")
+    print("  coverage: programs using each construct")
+    for tag in sorted(fp.ALL_TAGS, key=lambda t: -tags[t]):
+        print(f"    {tags[tag]:6d} {100 * tags[tag] / total:5.1f}%  {tag}")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
