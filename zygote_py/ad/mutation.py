@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import hooks
 from ..errors import UnsupportedSyntax, ZygoteError
-from .analysis import _MISSING, Facts, static_values
+from .analysis import edge_values, _MISSING, Facts, static_values
 from ..ir import ops
 from ..ir.cfg import predecessors, reverse_postorder
 from ..ir.core import IR, Block, Const, Starred, Statement, Var
@@ -246,18 +246,38 @@ def _keep_outputs(f: IR, facts: Facts) -> None:
     its output (tanh's does), so the output is kept as it is and the code
     goes on with a copy of it, which the change changes. (The array is new,
     so every reference to it is a use of the value.)"""
+    defs = {x.var: (bb, x) for bb in f.blocks.values() for x in bb.stmts}
+    incoming: dict[Var, list] = {}
+    for p, val in edge_values(f):
+        incoming.setdefault(p, []).append(val)
+
+    def made_by_a_rule(v: Operand, seen: set) -> bool:
+        """Whether ``v`` may be the output of a differentiated call (through
+        block arguments: a loop's last value)."""
+        if not isinstance(v, Var) or v in seen:
+            return False
+        seen.add(v)
+        if v in defs:
+            fn = facts.callee(defs[v][1])
+            return v in facts.active and not member(fn, _FRESH) and not member(fn, _VERSIONED)
+        return any(made_by_a_rule(u, seen) for u in incoming.get(v, ()))
+
     for b in list(f.blocks.values()):
         for st in list(b.stmts):
             if not member(facts.callee(st), _VERSIONED) or not isinstance(st.args[0], Var):
                 continue
             v = st.args[0]
-            home, d = next(((bb, x) for bb in f.blocks.values() for x in bb.stmts if x.var == v), (None, None))
-            if d is None or v not in facts.active or v not in facts.arrays or member(facts.callee(d), _FRESH) \
-                    or member(facts.callee(d), _VERSIONED):
+            if v not in facts.active or v not in facts.arrays or not made_by_a_rule(v, set()):
                 continue  # (an array: an object's identity is its whole point, and no rule reads it back)
             copy_ = f.new_var(f.names.get(v))
-            substitute(f, {v: copy_})
-            home.stmts.insert(home.stmts.index(d) + 1, Statement(copy_, Const(mut.snapshot), [v], [], d.line))
+            if v in defs:  # every reference to the new array is a use of v: all go to the copy
+                home, d = defs[v]
+                substitute(f, {v: copy_})
+                home.stmts.insert(home.stmts.index(d) + 1, Statement(copy_, Const(mut.snapshot), [v], [], d.line))
+            else:  # a block argument only fresh values reach: the change goes to a copy made just before it
+                b.stmts.insert(b.stmts.index(st), Statement(copy_, Const(mut.snapshot), [v], [], st.line))
+                st.args[0] = copy_
+            defs = {x.var: (bb, x) for bb in f.blocks.values() for x in bb.stmts}
 
 
 def _reachable(f: IR) -> dict[int, set[int]]:
