@@ -223,6 +223,19 @@ def snapshot_reads(f: IR, facts: Facts) -> None:
                 and not (_shape_read(r, v, callee) and v not in resized)
                 and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
             ]
+            held = next((r for bb in f.blocks.values() for r in bb.stmts
+                         if callee(r) in (ops.store_deref, ops.store_global) and v in list(r.operands())
+                         and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))),
+                        None)
+            if held is not None and any(isinstance(o, Var) and o in active for o in st.operands()):
+                # a nested function (or a global) holds the object, and reads it later: no copy may
+                # stand for it, and its reads there are out of the gradient's reach
+                name = f.names.get(v)
+                raise UnsupportedSyntax(
+                    f"changing {'`' + name + '`' if name else 'a value'} in place after a nested function "
+                    "captured it", function=f.name, filename=f.filename, line=st.line,
+                    hint="pass the value to the nested function as an argument, or change it before the "
+                    "nested function is defined")
             if not readers:
                 continue
             copy_ = f.new_var(f.names.get(v))
