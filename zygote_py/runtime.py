@@ -934,6 +934,8 @@ def user_gradient(x: Any, g: Any) -> Any:
         return None
     if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and g == 0:
         return np.zeros_like(x)
+    if type(x) is float and type(g) is int:
+        return float(g)  # (the exact 0 a gradient starts from where arrays are differentiated too)
     if isinstance(x, (tuple, list)) and isinstance(g, (tuple, list)) and len(x) == len(g):
         items = [user_gradient(a, b) for a, b in zip(x, g)]
         return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)

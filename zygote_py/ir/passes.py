@@ -211,7 +211,8 @@ def propagate_none(ir: IR) -> None:
     from ..runtime import accum, attribute_gradient, call_pullback, scatter, unbroadcast
 
     # run-time helpers linear in one argument, the gradient: its position
-    linear_in = {unbroadcast: 0, scatter: 2, attribute_gradient: 2}
+    # (np.full_like(a, dy): a sum's gradient, broadcast back to its input)
+    linear_in = {unbroadcast: 0, scatter: 2, attribute_gradient: 2, np.full_like: 1}
 
     env: dict[Var, Operand] = {}
     for b in ir.blocks.values():
