@@ -203,13 +203,12 @@ class _Forward:
                 for i in (*definite, *in_place):
                     if i < len(s.args) and isinstance(s.args[i], Var) and not self._scalar(s.args[i]):
                         targets.append((s.args[i], s))
-        self.mutated = {v for v in [a for b in self.p.blocks.values() for a in b.args] + list(self.defs)
-                        if find(v) in {find(obj) for obj, _ in targets}}
+        values = [a for b in self.p.blocks.values() for a in b.args] + list(self.defs)
+        self.mutated = {v for v in values if find(v) in {find(obj) for obj, _ in targets}}
         changed: set[Var] = set()
         while True:
             roots = {find(obj) for obj, s in targets
-                     if any(isinstance(o, Var) and o in self.facts.active and o != obj for o in _operands(s)[1:])}
-            values = [a for b in self.p.blocks.values() for a in b.args] + list(self.defs)
+                     if any(isinstance(o, Var) and o in self.facts.active and o != obj for o in list(s.operands())[1:])}
             members = {v for v in values if find(v) in roots}
             if members <= changed:
                 return changed
@@ -333,7 +332,7 @@ class _Forward:
         if s.var in self.facts.static and not isinstance(self.facts.static[s.var], (list, dict, set, np.ndarray)):
             copy.pure = True  # a global or a module's attribute, read: written where it is used
             self.loads.add(copy.var)
-        operands = _operands(s)
+        operands = list(s.operands())
         touched = [o for o in operands if isinstance(o, Var) and (o in self.facts.active)]
         if not touched and s.var not in self.facts.active:
             out.append(copy)
@@ -592,7 +591,3 @@ def _parameter_cells(ir: IR) -> dict[str, Var]:
         b.stmts = kept
     substitute(ir, env)
     return {n: params[n] for n in ir.cellvars if n in params}
-
-
-def _operands(s: Statement) -> list:
-    return list(s.operands())

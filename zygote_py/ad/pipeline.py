@@ -107,19 +107,7 @@ class Compiled:
     def valid(self, fn: types.FunctionType) -> bool:
         """Whether every global and cell the compilation specialised on
         still holds the same object (a global may also be a builtin)."""
-        if registry.generation() != self.generation:
-            return False
-        g = fn.__globals__
-        for k, v in self._globals:
-            if g.get(k, _GONE) is not v and (k in g or _BUILTINS.get(k, _GONE) is not v):
-                return False
-        for cell, v in self._cells:
-            try:
-                if cell.cell_contents is not v:
-                    return False
-            except ValueError:
-                return False
-        return True
+        return _guards_hold(fn, self.generation, self._globals, self._cells)
 
     def global_checks(self, fn: types.FunctionType) -> Optional[tuple[tuple[str, Any], ...]]:
         """``(name, expected)`` pairs such that the compilation is valid
@@ -203,6 +191,25 @@ class Compiled:
             g = self._instances[fn] = instantiate(code, constants, fn, keep_identity=False)
             register_emitted(g.__code__, fdef)
         return g
+
+
+def _guards_hold(fn: types.FunctionType, generation: int, globals_: list[tuple], cells: list[tuple]) -> bool:
+    """Whether a compilation of ``fn`` is still valid: no rule registered
+    or removed since, and every global and cell it specialised on still
+    holding the same object (a global may also be a builtin)."""
+    if registry.generation() != generation:
+        return False
+    g = fn.__globals__
+    for k, v in globals_:
+        if g.get(k, _GONE) is not v and (k in g or _BUILTINS.get(k, _GONE) is not v):
+            return False
+    for cell, v in cells:
+        try:
+            if cell.cell_contents is not v:
+                return False
+        except ValueError:
+            return False
+    return True
 
 
 GONE = _GONE = object()
@@ -400,23 +407,16 @@ class CompiledJvp:
         t, guards = forward.transform(primal_ir(fn), fn, list(active), list(numeric))
         ir = optimize(checked(t, "the forward transform"))
         self.ir = ir
-        self.guards = list({(g[0], g[1] if g[0] == "global" else id(g[1])): g for g in guards}.values())
-        aliases = {k: v for kind, k, v in self.guards if kind == "global"}
+        self._globals = [(k, v) for kind, k, v in guards if kind == "global"]
+        self._cells = [(k, v) for kind, k, v in guards if kind == "cell"]
+        aliases = dict(self._globals)
         self.fdef, constants = function_def(ir, f"{fn.__name__}_jvp", aliases)
         code = compile_def(self.fdef, constants, fn.__code__.co_freevars, fn.__code__.co_filename)
         self.function = instantiate(code, constants, fn, keep_identity=False)
         register_emitted(self.function.__code__, self.fdef)
 
     def valid(self, fn: types.FunctionType) -> bool:
-        if registry.generation() != self.generation:
-            return False
-        for kind, k, v in self.guards:
-            if kind == "global":
-                if fn.__globals__.get(k, _BUILTINS.get(k, _GONE)) is not v:
-                    return False
-            elif cell_value(k) is not v:
-                return False
-        return True
+        return _guards_hold(fn, self.generation, self._globals, self._cells)
 
     @property
     def source(self) -> str:
