@@ -644,7 +644,9 @@ def unbroadcast(dy: Any, x: Any) -> Any:
             dy = dy.item()
         return real_if_real(dy, x)
     dshape = getattr(dy, "shape", ())
-    if dshape != shape:
+    if len(dshape) < len(shape):  # a gradient that broadcasts to x's shape: a zero started as 0
+        dy = np.full(shape, dy)
+    elif dshape != shape:
         extra = len(dshape) - len(shape)
         axes = tuple(range(extra)) + tuple(
             i + extra for i, n in enumerate(shape) if n == 1 and dshape[i + extra] != 1

@@ -5,14 +5,11 @@ tangent must agree with central finite differences wherever the program is
 smooth. A refusal (a clear zygote_py error naming the construct) is
 allowed; a wrong number or a crash is not.
 
-Programs with arrays still find open bugs too often (about one in six in
-``make fuzz``: see test_known_bugs.py), so the runs that must pass write
-programs over floats only (with math and NumPy calls on floats, branches,
-loops, containers, closures and helpers), one run per mode (``jvp`` still
-fails on about one such program in sixty in ``make fuzz``; these 200 pass);
-programs with every construct run marked as expected to fail — strict, so
-that the run fails once the bugs are fixed, and the arrays can join the
-runs that must pass.
+The runs over floats only (with math and NumPy calls on floats, branches,
+loops, containers, closures and helpers) check 200 programs per mode; the
+run with every construct (arrays, their mutation, np.sort) checks 60 in
+both modes. The open bugs ``make fuzz`` still finds are in
+test_known_bugs.py.
 """
 import pytest
 from hypothesis import HealthCheck, Phase, given, note, settings
@@ -29,9 +26,9 @@ SETTINGS = dict(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 
-OPEN_BUGS = frozenset({"arrays", "array mutation", "np.sort"})
-"""Constructs the fuzzer finds wrong gradients or crashes in (see
-test_known_bugs.py); "arrays" leaves out the other two as well."""
+FLOATS = frozenset({"arrays", "array mutation", "np.sort"})
+"""The constructs left out of programs over floats ("arrays" leaves out
+the other two as well)."""
 
 
 @pytest.fixture(scope="module")
@@ -49,17 +46,15 @@ def check(program_dir, data, exclude: frozenset, modes=fp.MODES) -> None:
 @settings(max_examples=200, **SETTINGS)
 @given(st.data())
 def test_gradients_of_random_programs(program_dir, data):
-    check(program_dir, data, OPEN_BUGS, modes=("gradient",))
+    check(program_dir, data, FLOATS, modes=("gradient",))
 
 
 @settings(max_examples=200, **SETTINGS)
 @given(st.data())
 def test_tangents_of_random_programs(program_dir, data):
-    check(program_dir, data, OPEN_BUGS, modes=("jvp",))
+    check(program_dir, data, FLOATS, modes=("jvp",))
 
 
-@pytest.mark.xfail(strict=True, reason="open bugs with arrays (mutation, arrays unused on the path taken, NaN "
-                   "gradients...): see test_known_bugs.py")
 @settings(max_examples=60, **SETTINGS)
 @given(st.data())
 def test_random_programs_with_every_construct(program_dir, data):

@@ -1,8 +1,9 @@
-"""Bugs the fuzzer found, each cut down to a minimal program and recorded
-as expected to fail (strict: a fix makes the test pass, and the marker must
-then go). Each says what the right result is; none is fixed here, since
-each lies in the transform or the rules, not in the API."""
+"""Bugs the fuzzer found, each cut down to a minimal program. The fixed
+ones are regression tests saying what they were; the open ones (the
+programs in ``found/``) are expected to fail, strictly: a fix makes the
+test pass, and the program must then become a regression test."""
 import importlib.util
+import math
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,17 @@ import zygote_py as zpy
 from . import fuzz_programs as fp
 
 X = np.array([0.37, 0.5])
+
+
+def assert_gradient(f, p, *rest):
+    """The gradient of ``f`` along its first argument, a float, against
+    the central difference; returns the gradient."""
+    y, grads = zpy.value_and_gradient(f, p, *rest)
+    assert y == f(p, *rest)
+    h = 1e-6
+    slope = (f(p + h, *rest) - f(p - h, *rest)) / (2 * h)
+    assert grads[0] == pytest.approx(slope, rel=1e-6, abs=1e-9), (grads, slope)
+    return grads
 
 
 def tanh_then_subtract_in_place(x):
@@ -123,10 +135,9 @@ def test_a_sum_only_compared_gets_no_nan(p):
 FOUND = Path(__file__).parent / "found"
 
 
-@pytest.mark.xfail(strict=True, reason="fuzzer findings not cut down by hand yet (each file's first lines say "
-                   "which): wrong jvp values, jvp UnboundLocalError and IRError, a builtin compared with a float in "
-                   "forward mode, 'float' has no 'reshape', None * float, accum of gradients of different lengths, "
-                   "a NaN gradient, a wrong gradient through a lambda")
+@pytest.mark.xfail(strict=True, reason="fuzzer findings not fixed yet (each file's first lines say what "
+                   "happens): forward mode over zip of an array changed in the loop, np.full of a value that is "
+                   "an int on one path")
 @pytest.mark.parametrize("name", sorted(p.stem for p in FOUND.glob("*.py")))
 def test_programs_the_fuzzer_found(name):
     spec = importlib.util.spec_from_file_location(f"zpy_found_{name}", FOUND / f"{name}.py")
@@ -172,3 +183,66 @@ def test_a_nested_function_reads_an_object_changed_after_its_definition(f):
     with pytest.raises(zpy.UnsupportedSyntax, match="after a nested function captured it") as e:
         zpy.value_and_gradient(f, 0.3)
     assert e.value.line is not None and e.value.function == f.__name__
+
+
+def closure_made_before_its_variable(p):
+    lam = lambda r: r * y  # noqa: E731
+    y = math.sin(p)
+    return lam(2.0)
+
+
+def closure_made_before_a_loop_assigns_its_variable(p):
+    lam = lambda r: r * y  # noqa: E731
+    for _ in range(2):
+        y = math.sin(p)
+    return lam(2.0)
+
+
+def closure_that_may_read_an_unassigned_variable(p):
+    lam = lambda r: r if r > 0 else y  # noqa: E731
+    s = lam(p)
+    for _ in range(2):
+        y = math.sin(p)
+    return s * lam(-1.0)
+
+
+@pytest.mark.parametrize("f", [closure_made_before_its_variable, closure_made_before_a_loop_assigns_its_variable,
+                               closure_that_may_read_an_unassigned_variable], ids=lambda f: f.__name__)
+def test_a_closure_made_before_the_variable_it_reads_is_assigned(f):
+    """Found by the fuzzer (a silent 0.0 for 0.93: the closure's gradient
+    for the variable went to the value it had where the closure was made,
+    before it had one)."""
+    (g,) = assert_gradient(f, 0.37)
+    assert g != 0.0
+
+
+def closure_reads_a_variable_never_assigned(p):
+    lam = lambda r: r * y  # noqa: E731
+    if p > 10.0:
+        y = p
+    return lam(2.0)
+
+
+def test_a_closure_reading_a_variable_never_assigned_raises_like_python():
+    with pytest.raises(NameError, match="'y'"):
+        closure_reads_a_variable_never_assigned(0.37)
+    with pytest.raises(NameError, match="'y'"):
+        zpy.gradient(closure_reads_a_variable_never_assigned, 0.37)
+
+
+def last_item_read_then_list_grown(p, n):
+    items = [3.0, p]
+    for _ in range(n):
+        y = math.sin(items[-1])
+        for _ in range(2):
+            items.append(0.5 * y)
+    return y
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_an_item_read_by_a_negative_index_before_the_list_grows(n):
+    """Found by the fuzzer (a silent wrong gradient, or 'accum: gradients
+    of lengths 4 and 6': the read's pullback took the list's length, and
+    so the item ``[-1]`` named, when it ran, after the appends)."""
+    (g, _) = assert_gradient(last_item_read_then_list_grown, 0.37, n)
+    assert g != 0.0

@@ -41,7 +41,7 @@ NUMERIC_CALLEES = {
     operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
     operator.neg, operator.pos, operator.abs, operator.mod, operator.iadd,
     operator.isub, operator.imul, operator.itruediv, operator.ipow, operator.imod,
-    abs, float, pow,
+    abs, float, pow, ops.check_bound,
 }
 
 
@@ -402,8 +402,8 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     vectors = {a for a, k in zip(entry.args, numeric_args) if k == VECTOR}
     seqs.update(a for a, k in zip(entry.args, numeric_args) if k == SEQUENCE)
     incoming: dict[Var, list] = {}
-    for p, v in edge_values(ir):
-        incoming.setdefault(p, []).append(v)
+    for p, v in edge_values(ir):  # (an unassigned variable is read only through check_bound, which raises)
+        incoming.setdefault(p, []).extend([] if isinstance(v, Const) and v.value is ops.UNBOUND else [v])
     stmts = [s for b in ir.blocks.values() for s in b.stmts]
     for s in stmts:  # a global or free variable holding a number or an array now (guarded)
         if s.var in facts.static and facts.callee(s) in (ops.load_global, ops.load_deref):

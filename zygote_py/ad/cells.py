@@ -28,6 +28,7 @@ from typing import Any, Callable, Optional
 import gast
 
 from ..errors import UnsupportedSyntax
+from ..frontend.lower import drop_needless_checks
 from ..ir import ops
 from ..ir.cfg import predecessors
 from ..ir.core import IR, Const, Return, Statement, Var
@@ -81,6 +82,7 @@ def share_cells(f: IR, cells: set[str], callee: Callable[[Statement], Any],
                 raise refuse("a nested function that shares variables assigned more than once and is "
                              "returned or passed on", None)
     new_defs: dict[int, dict[str, Var]] = {}
+    handed: set[Var] = set()
     for b in f.blocks.values():
         out = []
         for s in b.stmts:
@@ -96,6 +98,7 @@ def share_cells(f: IR, cells: set[str], callee: Callable[[Statement], Any],
                 v = f.new_var(name)
                 out.append(Statement(v, Const(ops.load_deref), [Const(name)], [], s.line))
                 now.append(v)
+                handed.add(v)
             values = f.new_var()
             out.append(Statement(values, Const(ops.build_tuple), now, [], s.line))
             pair, after = f.new_var(), f.new_var()
@@ -112,17 +115,20 @@ def share_cells(f: IR, cells: set[str], callee: Callable[[Statement], Any],
             if made:
                 new_defs[id(out[-1])] = made
         b.stmts = out
-    return _ssa(f, cells, new_defs, params)
+    return _ssa(f, cells, new_defs, params, frozenset(handed))
 
 
 def _ssa(f: IR, cells: set[str], call_defs: dict[int, dict[str, Var]],
-         entry: Optional[dict[str, Var]] = None) -> bool:
+         entry: Optional[dict[str, Var]] = None, unchecked: frozenset = frozenset()) -> bool:
     """Replace each ``load_deref`` of a name in ``cells`` by the value of
     the assignment that reaches it: a ``store_deref``, an entry of
     ``call_defs`` (the statement after which names have new values) or of
-    ``entry`` (values at the function's start). A read that no assignment
-    reaches on some path stays a read of the cell."""
+    ``entry`` (values at the function's start). On a path no assignment
+    reaches, the value is ``UNBOUND``: a read that may meet it checks it
+    (as Python does), unless it is one of ``unchecked``, the values handed
+    to a nested function's call for its gradient."""
     preds = predecessors(f)
+    unbound = Const(ops.UNBOUND)
 
     def assigns(s: Statement) -> dict[str, Any]:
         fn = s.callee.value if isinstance(s.callee, Const) else None
@@ -136,49 +142,53 @@ def _ssa(f: IR, cells: set[str], call_defs: dict[int, dict[str, Var]],
             for name, v in assigns(s).items():
                 last[(b.id, name)] = v
     at_entry: dict[tuple[int, str], Any] = {}
-    undefined = object()
 
     def read_end(bid: int, name: str) -> Any:
         return last[(bid, name)] if (bid, name) in last else read_entry(bid, name)
 
     def read_entry(bid: int, name: str) -> Any:
         if bid == f.entry.id:
-            return (entry or {}).get(name, undefined)
+            return (entry or {}).get(name, unbound)
         key = (bid, name)
         if key not in at_entry:
             ps = preds[bid]
             if len(ps) == 1:
                 at_entry[key] = read_end(ps[0], name)
             else:
-                phi = f.new_var(name)
-                at_entry[key] = phi
-                incoming = [read_end(p, name) for p in ps]
-                if any(v is undefined for v in incoming):
-                    at_entry[key] = undefined
-                else:
-                    f.blocks[bid].args.append(phi)
-                    for p, v in zip(ps, incoming):
-                        for j in f.blocks[p].jumps():
-                            if j.target == bid:
-                                j.args.append(v)
+                phi = at_entry[key] = f.new_var(name)
+                f.blocks[bid].args.append(phi)
+                for p in ps:
+                    v = read_end(p, name)
+                    for j in f.blocks[p].jumps():
+                        if j.target == bid:
+                            j.args.append(v)
         return at_entry[key]
 
     env: dict[Var, Any] = {}
+    changed = False
     for b in f.blocks.values():
         cur: dict[str, Any] = {}
+        out = []
         for s in b.stmts:
             fn = s.callee.value if isinstance(s.callee, Const) else None
             if fn is ops.load_deref and s.args[0].value in cells:
                 name = s.args[0].value
                 v = cur[name] if name in cur else read_entry(b.id, name)
-                if v is not undefined and v != s.var:
+                if v is s.var:
+                    out.append(s)
+                    continue
+                changed = True
+                if s.var in unchecked:
                     env[s.var] = v
+                    continue
+                s = Statement(s.var, Const(ops.check_bound), [v, Const(name)], [], s.line)
+            out.append(s)
             cur.update(assigns(s))
-    for b in f.blocks.values():
-        b.stmts = [s for s in b.stmts if s.var not in env]
+        b.stmts = out
     substitute(f, env)
+    drop_needless_checks(f)
     remove_trivial_args(f)
-    return bool(env)
+    return changed
 
 
 def cells_out(f: IR, names: tuple[str, ...]) -> None:
@@ -192,6 +202,7 @@ def cells_out(f: IR, names: tuple[str, ...]) -> None:
         v = f.new_var(name)
         f.entry.stmts.insert(0, Statement(v, Const(ops.load_deref), [Const(name)]))
         first[name] = v
+    handed: set[Var] = set()
     for b in f.blocks.values():
         if isinstance(b.term, Return):
             values = []
@@ -199,8 +210,9 @@ def cells_out(f: IR, names: tuple[str, ...]) -> None:
                 v = f.new_var(name)
                 b.stmts.append(Statement(v, Const(ops.load_deref), [Const(name)]))
                 values.append(v)
+                handed.add(v)
             inner, outer = f.new_var(), f.new_var()
             b.stmts.append(Statement(inner, Const(ops.build_tuple), values))
             b.stmts.append(Statement(outer, Const(ops.build_tuple), [b.term.value, inner]))
             b.term.value = outer
-    _ssa(f, set(names), {}, first)
+    _ssa(f, set(names), {}, first, frozenset(handed))

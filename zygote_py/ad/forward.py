@@ -8,7 +8,7 @@ variable. The transform keeps the primal's control flow as it is (no
 stacks, no transposed graph): a block argument whose value may carry a
 tangent gets a tangent argument next to it, and a jump that passes a
 value with a zero tangent passes a concrete zero
-(``runtime.zero_tangent``).
+(:func:`.pushrules.zero_operand`: a float zero for an integer array too).
 
 - **Calls.** A call with a pushforward rule gets the rule inlined, its zero
   tangents dropped (:mod:`.pushrules`). A call of another Python function,
@@ -48,6 +48,7 @@ from .. import runtime
 from ..backend.naming import clean
 from ..errors import UnsupportedSyntax
 from ..ir import ops
+from ..ir.cfg import reverse_postorder
 from ..ir.passes import member, substitute
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
 from ..rules import operators, registry
@@ -205,12 +206,19 @@ class _Forward:
                         targets.append((s.args[i], s))
         values = [a for b in self.p.blocks.values() for a in b.args] + list(self.defs)
         self.mutated = {v for v in values if find(v) in {find(obj) for obj, _ in targets}}
+        held = {find(v) for v, s in self.defs.items() if self.facts.callee(s) in (ops.load_deref, ops.load_global)}
         changed: set[Var] = set()
         while True:
             roots = {find(obj) for obj, s in targets
                      if any(isinstance(o, Var) and o in self.facts.active and o != obj for o in list(s.operands())[1:])}
             members = {v for v in values if find(v) in roots}
             if members <= changed:
+                change = next((s for obj, s in targets if find(obj) in roots & held), None)
+                if change is not None:  # read elsewhere too, where its tangent cannot follow
+                    raise self.refuse("changing in place, with a differentiated value, an object that a nested "
+                                      "function or a global variable holds", change.line,
+                                      "change a copy made in this function (y = y.copy()), or pass the object to "
+                                      "the nested function as an argument")
                 return changed
             changed |= members
             self.facts.active |= members
@@ -253,7 +261,7 @@ class _Forward:
                     if a in self.facts.active:
                         self.t[a] = f.new_var(self._dname(a))
                         nb.args.append(self.t[a])
-        for bid in p.blocks:
+        for bid in reverse_postorder(p):  # a value's definition before its uses (inlining appends blocks)
             self._block(p.blocks[bid], blocks[bid])
         if self.changes:
             # a value read before an object changes in place must be
@@ -275,7 +283,7 @@ class _Forward:
     def sub(self, op: Any) -> Any:
         if isinstance(op, Starred):
             return Starred(self.sub(op.value))
-        return self.env.get(op, op) if isinstance(op, Var) else op
+        return self.env[op] if isinstance(op, Var) else op
 
     def emit(self, out: list[Statement], callee: Any, *args: Operand, name: Optional[str] = None,
              line: Optional[int] = None, pure: bool = True) -> Var:
@@ -285,14 +293,17 @@ class _Forward:
         out.append(Statement(v, Const(callee), list(args), [], line, pure))
         return v
 
-    def concrete(self, out: list[Statement], op: Operand, line: Optional[int]) -> Operand:
-        """The tangent of ``op`` as a value: a zero made for a zero tangent."""
+    def concrete(self, out: list[Statement], op: Operand, line: Optional[int],
+                 zero: Any = runtime.zero_tangent) -> Operand:
+        """The tangent of ``op`` as a value: a zero made for a zero tangent
+        (by ``zero``: :func:`.pushrules.zero_operand` where code computes
+        with it whatever ``op`` is)."""
         t = self.tangent(op)
         if not is_zero(t):
             return t
         if isinstance(op, Const) and type(op.value) in (float, complex, int, bool):
             return Const(runtime.zero_tangent(op.value))
-        return self.emit(out, runtime.zero_tangent, self.sub(op), line=line)
+        return self.emit(out, zero, self.sub(op), line=line)
 
     def _block(self, b: Block, nb: Block) -> None:
         out: list[Statement] = []
@@ -321,7 +332,9 @@ class _Forward:
     def _jump(self, j: Jump, out: list[Statement]) -> Jump:
         target = self.p.blocks[j.target]
         args = [self.sub(a) for a in j.args]
-        args += [self.concrete(out, a, None) for p, a in zip(target.args, j.args) if p in self.facts.active]
+        # (an active block argument's tangent is computed with: an integer array passed gets a float zero)
+        args += [self.concrete(out, a, None, pushrules.zero_operand) for p, a in zip(target.args, j.args)
+                 if p in self.facts.active]
         return Jump(self.ids[j.target], args)
 
     def _statement(self, s: Statement, out: list[Statement]) -> None:
@@ -435,7 +448,7 @@ class _Forward:
         value is stored into its object later, and its own (a copy, unless
         it is a view of its operand's tangent) when its object changes."""
         if is_zero(t) and s.var in self.materialise:
-            t = self.emit(out, runtime.zero_tangent, self.env[s.var], name=self._dname(s.var), line=s.line)
+            t = self.emit(out, pushrules.zero_operand, self.env[s.var], name=self._dname(s.var), line=s.line)
         elif not is_zero(t) and s.var in self.mutated and not member(self.facts.callee(s), _VIEWS):
             t = self.emit(out, runtime.owned, t, name=self._dname(s.var), line=s.line)
         if not is_zero(t):
@@ -530,7 +543,7 @@ class _Forward:
         dx, dv = self.tangent(x), self.tangent(v)
         line = s.line
         if is_zero(dx):  # an object without a tangent yet, changed by an active value
-            dx = self.emit(out, runtime.zero_tangent, self.sub(x), line=line)
+            dx = self.emit(out, pushrules.zero_operand, self.sub(x), line=line)
         term = None
         if fn is operator.imul and not is_zero(dv):
             term = self.emit(out, operator.mul, self.sub(x), dv, line=line)  # before x changes

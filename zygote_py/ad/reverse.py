@@ -529,7 +529,7 @@ class _Reverse:
     def _promote_cells(self) -> dict[str, Operand]:
         """A cell variable (a local a nested function captures) defined once
         — a parameter never reassigned, or a single store that comes before
-        every read — is that value: its reads become the value itself, so
+        every read and every nested function that reads it — is that value: its reads become the value itself, so
         gradients flow through them as through any SSA value. The store
         stays, for the nested function."""
         f = self.f
@@ -546,6 +546,9 @@ class _Reverse:
                     stores.setdefault(st.args[0].value, []).append((bid, i, st))
                 elif fn is ops.load_deref:
                     loads.setdefault(st.args[0].value, []).append((bid, i, st))
+                elif fn is ops.make_function:  # the nested function reads the cell: as a load, where it is made
+                    for c in analysis.free_names(st.args[0].value) & set(f.cellvars):
+                        loads.setdefault(c, []).append((bid, i, st))
         values: dict[str, Operand] = {}
         self.rebound_inside = _rebound_by_nested_functions(f)
         for c in f.cellvars:
@@ -564,7 +567,8 @@ class _Reverse:
         env = {}
         for c, v in values.items():
             for bid, i, st in loads.get(c, []):
-                env[st.var] = v
+                if st.callee.value is ops.load_deref:
+                    env[st.var] = v
         for b in f.blocks.values():
             b.stmts = [st for st in b.stmts if st.var not in env]
         passes.substitute(f, env)
@@ -940,6 +944,8 @@ class _Reverse:
         self.iters_of: dict[int, list[int]] = {}
         self.maybe_adj: set[Var] = set()  # gradients that may be None at run time
         self.zero_ok: set[Var] = set()  # block arguments that may start from 0 where no gradient arrives
+        self.seeded: list[tuple[list[tuple[Statement, int]], list[Statement]]] = []  # see _drop_unseeded_rules
+        self.linear: set[int] = set()
         entry = a.new_block()
         dy = a.new_var(a.signature.args[0])
         entry.args = [dy]
@@ -964,6 +970,23 @@ class _Reverse:
         entry.stmts[0:0] = [self._load_stmts[n] for n in sorted(self._load_stmts)]
         self._simplify_adjoint()
 
+    def _drop_unseeded_rules(self) -> bool:
+        """An inlined pullback whose incoming gradient turned out to be
+        ``None`` gives no gradients: rules are linear in it, so every
+        statement of theirs that reads ``None`` is ``None`` too, even a
+        call the simplifier cannot see through (``dot_grad(None, a, b,
+        0)``). Returns whether it found one."""
+        present = {id(st) for b in self.a.blocks.values() for st in b.stmts}
+        found = False
+        for k in range(len(self.seeded) - 1, -1, -1):
+            uses, region = self.seeded[k]
+            if any(id(st) in present and isinstance(st.args[i], Const) and st.args[i].value is None
+                   for st, i in uses):
+                self.linear.update(id(st) for st in region)
+                del self.seeded[k]
+                found = True
+        return found
+
     def _simplify_adjoint(self) -> None:
         """Settle which gradients are statically absent, start the numeric
         ones that some paths leave out from 0, and add numbers with ``+``."""
@@ -972,8 +995,8 @@ class _Reverse:
         while True:
             before = passes.size(a)
             passes.remove_trivial_args(a)
-            passes.propagate_none(a)
-            if passes.size(a) == before:
+            passes.propagate_none(a, self.linear)
+            if passes.size(a) == before and not self._drop_unseeded_rules():
                 break
         for b in a.blocks.values():
             for j in b.jumps():
@@ -1154,8 +1177,11 @@ class _Reverse:
             env = {n: self._alpha(v, popped) for n, v in captured.items() if n in r.captured}
             start = cur
             real = frozenset(n for n, v in captured.items() if analysis.is_real(v, self.facts))
+            known, first = set(a.blocks), len(cur.stmts)
             cur, outs = Inliner(a, s.line).back(r, dy, env, cur, _same_shape(r, args), real,
                                                 s.var in self.facts.real)
+            added = start.stmts[first:] + [st for bid, blk in a.blocks.items() if bid not in known for st in blk.stmts]
+            self.seeded.append(([(st, i) for st in added for i, x in enumerate(st.args) if x == dy], added))
             for arg, g in zip(args, outs):
                 if isinstance(arg, Var) and arg in self.facts.active:
                     if cur is not start and g in cur.args:  # a gradient some paths of the rule leave out

@@ -493,7 +493,7 @@ class FunctionEmitter:
         if key in self.aliases:
             return self.aliases[key]
         if key not in self._const_names:
-            base = getattr(value, "__name__", None) or ""
+            base = value.name if isinstance(value, ops.Sentinel) else getattr(value, "__name__", None) or ""
             base = naming.clean(_ALIASES.get(base, base.split(".")[-1]), "const")
             candidate, k = base, 0
             while candidate in self._taken:

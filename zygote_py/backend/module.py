@@ -57,6 +57,7 @@ from ..ad import pipeline
 from ..ad.analysis import ARRAY, FLOAT, NUMBER
 from ..errors import ZygoteError
 from ..frontend import static
+from ..ir import ops
 from . import standalone
 
 HEADER_LINE = "# generated — regenerate with zpy emit"
@@ -467,6 +468,11 @@ class _Writer:
                 and b not in self.local and b not in self.module.bindings:
             self._claim(b, value)
             return b
+        if _sentinel(value):  # (ops.UNBOUND): a fresh one, shared by the helpers reading it
+            name = self._free(hint)
+            self._claim(name, value)
+            self.literals.append(f"{name} = object()")
+            return name
         if _ours(value) and not isinstance(value, types.ModuleType):
             try:
                 self._check_copyable(value, set())
@@ -477,11 +483,6 @@ class _Writer:
             name = self._free(hint)
             self._claim(name, value)
             self.imports.append(_import(value.__name__, name))
-            return name
-        if type(value) is object:  # a sentinel (ops.STOP): a fresh one, shared by the helpers reading it
-            name = self._free(hint)
-            self._claim(name, value)
-            self.literals.append(f"{name} = object()")
             return name
         if _literal(value) or type(value) is float:
             if type(value) is float and hint == "const":
@@ -529,7 +530,7 @@ class _Writer:
         if not isinstance(fn, types.FunctionType) or not _ours(fn):
             raise _NotCopyable(fn)
         for _, v, _ in _references(fn, self._source(fn)):
-            if v is not _BUILTIN and type(v) is not object and \
+            if v is not _BUILTIN and not _sentinel(v) and \
                     not (isinstance(v, types.ModuleType) and not _ours(v) or _literal(v)):
                 self._check_copyable(v, seen)
 
@@ -551,6 +552,11 @@ class _Writer:
 
 
 _BUILTIN = object()
+
+
+def _sentinel(value: Any) -> bool:
+    """A marker value, such as ``ops.UNBOUND`` or the standalone ``STOP``."""
+    return type(value) is object or isinstance(value, ops.Sentinel)
 
 
 def _references(fn: types.FunctionType, node: ast.FunctionDef) -> list[tuple[ast.Name, Any, str]]:

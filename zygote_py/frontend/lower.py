@@ -656,7 +656,7 @@ class _Lowerer:
             return value
         # May be unbound: checked here, and the checked value is the
         # variable's from now on. Checks of values that turn out to be
-        # bound on every path are removed by _drop_needless_checks.
+        # bound on every path are removed by drop_needless_checks.
         checked = self._emit(ops.check_bound, [value, Const(_key_name(key))], line=line)
         self.ir.names[checked] = _key_name(key)
         self.ssa.write(self.block, key, checked)
@@ -1396,7 +1396,7 @@ def _cleanup(ir: IR) -> None:
     _remove_unreachable(ir)
     _bypass_empty_blocks(ir)
     _remove_unreachable(ir)
-    _drop_needless_checks(ir)
+    drop_needless_checks(ir)
     _remove_trivial_args(ir)
     _renumber(ir)
 
@@ -1498,7 +1498,7 @@ def _bypass_empty_blocks(ir: IR) -> None:
             j.target, j.args = nxt.target, list(nxt.args)
 
 
-def _drop_needless_checks(ir: IR) -> None:
+def drop_needless_checks(ir: IR) -> None:
     """Remove ``check_bound(v, name)`` where ``v`` is bound on every path:
     a block argument may be unbound only if some incoming value may be."""
     incoming = _incoming(ir)

@@ -18,7 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 
-class _Sentinel:
+class Sentinel:
+    """A marker value of the IR, named by its attribute of this module."""
+
     __slots__ = ("name",)
 
     def __init__(self, name: str):
@@ -28,10 +30,10 @@ class _Sentinel:
         return self.name
 
 
-STOP = _Sentinel("STOP")
+STOP = Sentinel("STOP")
 """What :func:`iternext` returns once the iterator is exhausted."""
 
-UNBOUND = _Sentinel("UNBOUND")
+UNBOUND = Sentinel("UNBOUND")
 """The value of a local variable on a path where it has not been assigned."""
 
 

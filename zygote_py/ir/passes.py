@@ -203,11 +203,12 @@ _LINEAR = {
 }
 
 
-def propagate_none(ir: IR) -> None:
+def propagate_none(ir: IR, linear: frozenset = frozenset()) -> None:
     """``None`` is the zero gradient. In compiler-made (``pure``) code,
     an accumulation with ``None`` is its other operand, and rule arithmetic
     with a ``None`` operand is ``None``: rules are linear in the incoming
-    gradient, so every term of theirs carries it."""
+    gradient, so every term of theirs carries it. So is any statement whose
+    ``id`` is in ``linear`` (of a pullback whose gradient is ``None``)."""
     from ..runtime import accum, attribute_gradient, call_pullback, scatter, unbroadcast
 
     # run-time helpers linear in one argument, the gradient: its position
@@ -230,6 +231,7 @@ def propagate_none(ir: IR) -> None:
                 or fn is call_pullback
                 or member(fn, linear_in) and nones[linear_in[fn]]
                 or fn is operator.getitem and nones[0]  # an item of no gradients
+                or id(s) in linear
             ):
                 env[s.var] = Const(None)
                 continue

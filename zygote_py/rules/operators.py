@@ -489,9 +489,11 @@ else it calls these at run time)."""
 
 @adjoint(operator.getitem)
 def getitem(container, key):
+    n = len(container) if isinstance(container, (tuple, list)) else 0  # (a list may grow before the pullback)
+
     def back(dy):
         if isinstance(container, (tuple, list)):
-            grads = [None] * len(container)
+            grads = [None] * n
             grads[key] = dy
             return (tuple(grads) if isinstance(container, tuple) else grads, None)
         if isinstance(container, dict):
