@@ -23,6 +23,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/tensor_costs.py
+	$(PY) benchmarks/disk_cache.py
 
 # differential fuzzing: 10,000 random programs against finite differences, both modes
 fuzz: $(STAMP)

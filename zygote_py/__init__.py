@@ -5,6 +5,7 @@ from .api import (
     Differentiable, adjoint, differentiable, gradient, ir, jvp, pullback, pushforward, roundtrip,
     value_and_gradient,
 )
+from .ad.diskcache import CacheError, cache_dir
 from .hooks import checkpoint, hook, non_differentiable, stop_gradient
 from .derivatives import hessian, hvp, jacobian
 from .runtime import nestlevel
@@ -19,6 +20,7 @@ __version__ = "0.1.0"
 __all__ = [
     "gradient", "pullback", "value_and_gradient", "jvp", "pushforward", "differentiable", "Differentiable", "adjoint",
     "roundtrip", "ir", "Tangent", "jacobian", "hvp", "hessian", "nestlevel", "stop_gradient", "hook", "checkpoint", "non_differentiable",
+    "cache_dir", "CacheError",
     "ZygoteError", "UnsupportedSyntax", "SourceNotFound", "NoDerivativeRule", "NonScalarOutput", "BadTangent",
     "WrongArguments", "RecursionTooDeep",
 ]

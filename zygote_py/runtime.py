@@ -18,7 +18,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import tangent
-from .errors import NoDerivativeRule, NonScalarOutput
+from .errors import NoDerivativeRule, NonScalarOutput, UnsupportedSyntax
 from .rules import registry
 from .tangent import Tangent
 
@@ -193,6 +193,14 @@ def call_pullback(back: Any, dy: Any) -> Any:
     if dy is None:
         return _NO_GRADS
     return back(dy)
+
+
+def is_number_zero(dy: Any) -> bool:
+    """Whether ``dy``, an array's gradient, is the number 0 that the
+    adjoint starts it from on the paths that give it none (or a multiple
+    of it): a rule that reshapes the gradient cannot take it, and it
+    gives no gradients."""
+    return isinstance(dy, (int, float, np.number)) and dy == 0
 
 
 class _NoGrads(tuple):
@@ -891,6 +899,20 @@ def add_to(g: Any, x: Any, key: Any, dy: Any) -> Any:
     return add_at(g, x, key, dy)
 
 
+def item_buffer(g: Any, x: np.ndarray) -> list:
+    """The gradient ``g`` of the one-dimensional array ``x`` (0 or ``None``
+    for none yet) as a list of its items' gradients, which a loop over
+    items adds to (see :func:`item_gradient`)."""
+    if g is None or isinstance(g, (int, float)) and g == 0:
+        return [0.0] * len(x)
+    return np.asarray(dense(g)).tolist()
+
+
+def item_gradient(values: list, x: np.ndarray) -> Items:
+    """The gradient of ``x`` that :func:`item_buffer`'s list holds."""
+    return Items(x.shape, x.dtype, values)
+
+
 _getrefcount = sys.getrefcount
 
 
@@ -1027,18 +1049,31 @@ class EagerIterator:
     return in place of Python's lazy iterators, since each item's pullback
     must be taken when the item is made. Like those it is exhausted once
     iterated over, and has no ``len``. Its gradient is a list with one
-    gradient per item (``None`` for an item that gets none)."""
+    gradient per item (``None`` for an item that gets none).
 
-    __slots__ = ("items", "position")
+    Python's iterator reads its lists and arrays (``sources``) as it goes,
+    so a loop that changes one in place ahead of it sees the change, which
+    the items read in advance lack: :meth:`check` refuses that. Item ``k``
+    was read from the positions ``range(*spans[k])`` of each source, the
+    end of the iteration from ``range(*spans[-1])``; ``spans=None``: item
+    ``k`` from position ``k``, the end from none."""
 
-    def __init__(self, items: list):
+    __slots__ = ("items", "position", "sources", "watched", "spans")
+
+    def __init__(self, items: list, sources: tuple = (), spans: list | None = None):
         self.items = items
         self.position = 0  # how many items it has yielded
+        self.sources = sources
+        self.watched = [(i, s.copy()) for i, s in enumerate(sources)
+                        if type(s) is list or type(s) is np.ndarray and s.ndim == 1]
+        self.spans = spans
 
     def __iter__(self) -> "EagerIterator":
         return self
 
     def __next__(self) -> Any:
+        if self.watched:
+            self.check(self.position)
         if self.position == len(self.items):
             raise StopIteration
         self.position += 1
@@ -1057,6 +1092,27 @@ class EagerIterator:
     def __repr__(self) -> str:
         return f"EagerIterator({self.position} of {len(self.items)} items taken)"
 
+    def check(self, k: int, sources: tuple | None = None) -> None:
+        """Raise :class:`UnsupportedSyntax` unless the sources (or their
+        versions ``sources``, where reverse mode changed a copy of them)
+        still hold, where Python's iterator reads its item ``k`` (``k ==
+        len(items)``: its end), what they held when the items were read."""
+        lo, hi = (k, k + (k < len(self.items))) if self.spans is None else self.spans[k]
+        for i, copy in self.watched:
+            source = (self.sources if sources is None else sources)[i]
+            same = len(source) == len(copy) and (
+                all(a is b for a, b in zip(source[lo:hi], copy[lo:hi])) if type(copy) is list
+                else source.dtype == copy.dtype and source[lo:hi].tobytes() == copy[lo:hi].tobytes())
+            if not same:
+                raise UnsupportedSyntax(
+                    f"a loop changes the {type(source).__name__} that its map, filter, zip, enumerate or "
+                    "reversed iterates over, where the iterator has yet to read it: Python's iterator reads "
+                    "the change, zygote_py's read all the items when it was made",
+                    hint="index the list or array in the loop to read the changed items "
+                    "(for i in range(len(u)): e = u[i]), or iterate over a copy to read the items as they "
+                    "were (zip(u.copy(), v))",
+                )
+
 
 class _NotASequence(NoDerivativeRule, TypeError):
     """``len()`` of an :class:`EagerIterator`: a ``TypeError``, as for
@@ -1069,6 +1125,26 @@ def position(iterable: Any) -> int:
     gradient: the items an :class:`EagerIterator` has yielded; 0 for
     anything else (a tuple, list or array is iterated from its start)."""
     return iterable.position if type(iterable) is EagerIterator else 0
+
+
+def filter_spans(kept: list[int], n: int) -> list[tuple[int, int]]:
+    """The :class:`EagerIterator` spans of ``filter``'s items, the items
+    ``kept`` of its ``n``: each is read with those rejected before it."""
+    ends = [k + 1 for k in kept]
+    return list(zip([0, *ends], ends)) + [(ends[-1] if ends else 0, n)]
+
+
+def reversed_spans(n: int) -> list[tuple[int, int]]:
+    """The :class:`EagerIterator` spans of ``reversed``'s ``n`` items."""
+    return [(n - 1 - k, n - k) for k in range(n)] + [(0, 0)]
+
+
+def check_unchanged(iterator: Any, k: int, *sources: Any) -> None:
+    """:meth:`EagerIterator.check` of item ``k`` against the versions
+    ``sources`` of its sources, in a reverse-mode loop that reads the items
+    by their index (see ``ad.reverse``)."""
+    if type(iterator) is EagerIterator and iterator.watched:
+        iterator.check(k, sources)
 
 
 def take(iterable: Any) -> tuple[Any, int]:
@@ -1187,20 +1263,23 @@ def _push_iterator(f: Any, args: tuple, kwargs: dict, dargs: tuple) -> tuple[Eag
         function, iterables, dits = None, args[:1] if f is enumerate or f is reversed else args, dargs
     tangents = [tangent_of_items(it, d) for it, d in zip(iterables, dits)]
     if f is reversed:
-        return EagerIterator(list(reversed(iterables[0]))), EagerIterator(list(reversed(tangents[0])))
+        items = list(reversed(iterables[0]))
+        return EagerIterator(items, iterables, reversed_spans(len(items))), EagerIterator(list(reversed(tangents[0])))
     rows, drows = list(zip(*iterables, **kwargs)) if f is not enumerate else None, None
     if f is enumerate:
         start = args[1] if len(args) > 1 else kwargs.get("start", 0)
-        return EagerIterator(list(enumerate(iterables[0], start))), EagerIterator([(0, d) for d in tangents[0]])
+        return (EagerIterator(list(enumerate(iterables[0], start)), iterables),
+                EagerIterator([(0, d) for d in tangents[0]]))
     drows = list(zip(*tangents))
     if f is zip:
-        return EagerIterator(rows), EagerIterator(drows)
+        return EagerIterator(rows, iterables), EagerIterator(drows)
     if f is map:
         pairs = [push(function, row, {}, drow, {}) for row, drow in zip(rows, drows)]
-        return EagerIterator([p[0] for p in pairs]), EagerIterator([p[1] for p in pairs])
+        return EagerIterator([p[0] for p in pairs], iterables), EagerIterator([p[1] for p in pairs])
     test = bool if function is None else function
-    kept = [(row[0], drow[0]) for row, drow in zip(rows, drows) if test(row[0])]
-    return EagerIterator([v for v, _ in kept]), EagerIterator([d for _, d in kept])
+    kept = [i for i, row in enumerate(rows) if test(row[0])]
+    return (EagerIterator([rows[i][0] for i in kept], iterables, filter_spans(kept, len(rows))),
+            EagerIterator([drows[i][0] for i in kept]))
 
 
 def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: tuple) -> tuple[Any, Any]:
@@ -1268,11 +1347,14 @@ _MACHINERY = {__name__, "zygote_py.api", "zygote_py.ad.pipeline"}
 
 
 def tangent_of_items(iterable: Any, d: Any) -> Any:
-    """``d``, the tangent of ``iterable``, or a zero one for each item."""
+    """``d``, the tangent of ``iterable``, or a zero one for each item (a
+    float zero for each of an integer array's too: see ``zero_operand``)."""
+    from .ad.pushrules import zero_operand
+
     if d is not None:
         return d
     if isinstance(iterable, (tuple, list, np.ndarray)):
-        return zero_tangent(iterable)
+        return zero_operand(iterable)
     if type(iterable) is EagerIterator:
         zeros = EagerIterator(zero_tangent(iterable.items))
         zeros.position = iterable.position

@@ -243,6 +243,7 @@ class Facts:
     real: set[Var] = field(default_factory=set)  # numbers and arrays known not to be complex
     sequences: set[Var] = field(default_factory=set)  # tuples and lists of numbers
     indices: set[Var] = field(default_factory=set)  # loop indices from range()
+    vector_items: set[Var] = field(default_factory=set)  # x[i]: a 1-d real array argument's item at an integer
     constants: set[Var] = field(default_factory=set)  # globals and free variables holding numbers or arrays
 
     def callee(self, s: Statement) -> Any:
@@ -471,8 +472,9 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
                 num.discard(p)
                 changed = True
     defs = {s.var: s for s in stmts}
-    items = {s.var for s in stmts if s.args and s.args[0] in vectors and item_of_array(s)
-             and _integer(s.args[1], facts, defs)}
+    items = facts.vector_items
+    items.update(s.var for s in stmts if s.args and s.args[0] in vectors and item_of_array(s)
+                 and _integer(s.args[1], facts, defs))
     number_constants = [v for v in facts.constants if kind(facts.static[v]) in (NUMBER, FLOAT)]
     _scalars(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE)]
              + number_constants, items, facts, incoming, stmts)

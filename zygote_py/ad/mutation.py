@@ -146,6 +146,8 @@ def _part_of(f: IR, v: Var, defs: dict, callee: Callable, where: Block, change: 
     parent, key = st.args
     if fn is getattr and not (isinstance(key, Const) and isinstance(key.value, str)):
         return None
+    if member(_made_by(parent, defs, callee), _PAIRS):
+        return None  # an (object, value) pair this pass made: its value is a call's result, no part of it
     reach = _reachable(f)
     order = {id(x): i for i, x in enumerate(where.stmts)}
 
@@ -289,8 +291,37 @@ def _keep_outputs(f: IR, facts: Facts) -> None:
                 home.stmts.insert(home.stmts.index(d) + 1, Statement(copy_, Const(mut.snapshot), [v], [], d.line))
             else:  # a block argument only fresh values reach: the change goes to a copy made just before it
                 b.stmts.insert(b.stmts.index(st), Statement(copy_, Const(mut.snapshot), [v], [], st.line))
-                st.args[0] = copy_
+                _substitute_in(st, v, copy_)  # (all of it: call_changing passes the object to the callee too)
             defs = {x.var: (bb, x) for bb in f.blocks.values() for x in bb.stmts}
+
+
+def changed_in_place(f: IR, v: Operand, root: Var) -> bool:
+    """Whether ``v`` is ``root``, or ``root`` changed in place: one of the
+    versions this pass made of it (through block arguments that only such
+    versions reach), not another value bound to its name."""
+    defs = {st.var: st for b in f.blocks.values() for st in b.stmts}
+    incoming: dict[Var, list] = {}
+    for p, val in edge_values(f):
+        incoming.setdefault(p, []).append(val)
+    seen: set[Var] = set()
+
+    def version(x: Operand) -> bool:
+        if x == root or x in seen:
+            return True  # (a block argument met again: a loop passing the versions round)
+        if not isinstance(x, Var):
+            return False
+        seen.add(x)
+        st = defs.get(x)
+        if st is None:
+            return bool(incoming.get(x)) and all(version(u) for u in incoming[x])
+        fn = st.callee.value if isinstance(st.callee, Const) else None
+        if fn is operator.getitem and _is_const(st.args[1], 0) and isinstance(st.args[0], Var) \
+                and st.args[0] in defs and isinstance(defs[st.args[0]].callee, Const) \
+                and member(defs[st.args[0]].callee.value, _PAIRS):
+            return version(defs[st.args[0]].args[0])  # the object out of an (object, value) pair
+        return (member(fn, _VERSIONED) or fn is mut.snapshot) and version(st.args[0])
+
+    return version(v)
 
 
 def _reachable(f: IR) -> dict[int, set[int]]:
@@ -488,7 +519,9 @@ def _is_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var]) ->
                 or _copy_method(v, defs, callee)):
             return True
         if fn is operator.getitem and member(_made_by(defs[v][1].args[0], defs, callee), _PAIRS):
-            return _is_const(defs[v][1].args[1], 0)  # the object out of an (object, value) pair
+            pair = defs[defs[v][1].args[0]][1]  # the object out of an (object, value) pair, or obj.copy()'s value
+            copied = callee(pair) is mut.call_method and len(pair.args) == 2 and _is_const(pair.args[1], "copy")
+            return _is_const(defs[v][1].args[1], 0) or copied
         if v in defs:
             return False
         incoming = [j.args[b.args.index(v)] for b in f.blocks.values() if v in b.args

@@ -12,6 +12,7 @@ value it specialised on is rebound, or a rule is registered or removed.
 from __future__ import annotations
 
 import builtins
+import inspect
 import threading
 import types
 import weakref
@@ -272,7 +273,8 @@ def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active:
              param_out: Optional[int] = None, cells_out: tuple = ()) -> Compiled:
     """The gradient of ``fn`` specialised on which parameters are
     differentiated and their kinds (compiled once, cached per code
-    object). ``param_out``: ``fn`` changes that parameter in place for its
+    object, and on disk when that cache is on: see :mod:`.diskcache`).
+    ``param_out``: ``fn`` changes that parameter in place for its
     caller, and is differentiated as returning it with its value.
     ``cells_out``: ``fn`` is a nested function that assigns these cells of
     its caller's, differentiated as returning their values too (see
@@ -286,7 +288,10 @@ def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active:
         table = _FORWARDS.setdefault(fn.__code__, {})
         entry = table.get(key)
         if entry is None or not entry.valid(fn):
-            entry = _compile(fn, list(active), list(numeric), self_active, param_out, cells_out)
+            from . import diskcache  # (it builds on this module)
+
+            entry = diskcache.compiled(fn, key, lambda f: _compile(
+                f, list(active), list(numeric), self_active, param_out, cells_out))
             table[key] = entry
     return entry
 
@@ -300,8 +305,18 @@ def _compile(fn: types.FunctionType, active: list[bool], numeric: list[bool], se
     return Compiled(fn, t, generation)
 
 
+def code_signature(code: types.CodeType) -> Signature:
+    """The signature of the function running ``code`` (that of its IR,
+    known without lowering its source)."""
+    names = code.co_varnames
+    p, n, k = code.co_posonlyargcount, code.co_argcount, code.co_kwonlyargcount
+    vararg = names[n + k] if code.co_flags & inspect.CO_VARARGS else None
+    kwarg = names[n + k + (vararg is not None)] if code.co_flags & inspect.CO_VARKEYWORDS else None
+    return Signature(list(names[:p]), list(names[p:n]), vararg, list(names[n:n + k]), kwarg)
+
+
 def masks(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple[tuple, tuple]:
-    values = param_values(primal_ir(fn).signature, fn, args, kwargs)
+    values = param_values(code_signature(fn.__code__), fn, args, kwargs)
     return (
         tuple(v is not _GONE and is_differentiable_value(v) for v in values),
         tuple(0 if v is _GONE else kind(v) for v in values),

@@ -381,7 +381,8 @@ class _Reverse:
                 continue
             xs = maker.args[0]
             made_by = self.facts.callee(defs[xs][1]) if isinstance(xs, Var) and xs in defs else None
-            if passes.member(made_by, higher_order.ITERATORS):
+            iterator = xs if passes.member(made_by, higher_order.ITERATORS) else None
+            if iterator is not None:
                 items = f.new_var()
                 pre.stmts.insert(pre.stmts.index(maker), Statement(items, Const(list), [xs], [], maker.line))
                 xs = items
@@ -400,6 +401,11 @@ class _Reverse:
                 body = f.new_block()
                 body.term, h.term.orelse = h.term.orelse, Jump(body.id, [])
             body.stmts.insert(0, Statement(item, Const(operator.getitem), [xs, k], [], nxt.line))
+            if iterator is not None:  # Python's iterator reads the item now, the list was read before the loop
+                versions = _source_versions(f, defs[iterator][1], made_by, pre, h)
+                check = Statement(f.new_var(), Const(runtime.check_unchanged), [iterator, k, *versions], [],
+                                  nxt.line)
+                body.stmts.insert(0, check)
             changed = True
         return changed
 
@@ -790,7 +796,9 @@ class _Reverse:
     # -- records --------------------------------------------------------------------
 
     def _liveness(self) -> None:
-        live_in, live_out = _live_sets(self.f, self.order)
+        # a closure reads the values of the variables it captures where it is made (its gradient is theirs)
+        captures = {v: _vars(info[1].values()) for v, info in self.adj.items() if info[0] == "closure"}
+        live_in, live_out = _live_sets(self.f, self.order, captures)
         act = self.facts.active
         key = lambda v: v.id  # noqa: E731
         self.live_in = live_in
@@ -944,8 +952,10 @@ class _Reverse:
         self.iters_of: dict[int, list[int]] = {}
         self.maybe_adj: set[Var] = set()  # gradients that may be None at run time
         self.zero_ok: set[Var] = set()  # block arguments that may start from 0 where no gradient arrives
+        self.zero_made: set[Var] = set()  # gradients that may be that 0 at run time (see _may_be_zero)
         self.seeded: list[tuple[list[tuple[Statement, int]], list[Statement]]] = []  # see _drop_unseeded_rules
         self.linear: set[int] = set()
+        self.item_scatters: set[int] = set()  # pullbacks' statements of items x[i] (see _item_buffers)
         entry = a.new_block()
         dy = a.new_var(a.signature.args[0])
         entry.args = [dy]
@@ -1014,8 +1024,12 @@ class _Reverse:
                         maybe.add(s.var)
                     else:
                         s.callee = Const(operator.add)
-        _fuse_scatter_adds(a)
+        item_adds = _fuse_scatter_adds(a, self.item_scatters)
         passes.optimize(a)
+        if _drop_needless_zero_guards(a):
+            passes.optimize(a)
+        if _item_buffers(a, item_adds):
+            passes.optimize(a)
         passes.hoist_invariants(a)
 
     @property
@@ -1049,11 +1063,7 @@ class _Reverse:
         ``0`` first."""
         if v in self.facts.numeric:
             # each operand on its own: the other may yet turn out None
-            g, h = (
-                _call(self.a, block, runtime.accum, self.zero, x, name=self._dname(v), pure=True)
-                if self._maybe(x) else x
-                for x in (g, h)
-            )
+            g, h = (self._from_zero(block, v, x) if self._maybe(x) else x for x in (g, h))
         if _none(g):
             g, h = h, g
         if _none(g):
@@ -1063,10 +1073,33 @@ class _Reverse:
         out = _call(self.a, block, runtime.accum, g, h, name=self._dname(v), pure=True)
         if self._maybe(g) and self._maybe(h):
             self.maybe_adj.add(out)
+        if self._may_be_zero(g) and self._may_be_zero(h):
+            self.zero_made.add(out)
+        return out
+
+    def _from_zero(self, block: Block, v: Var, g: Var) -> Var:
+        """``accum(0, g)``: the gradient ``g`` of the number ``v``, or 0."""
+        out = _call(self.a, block, runtime.accum, self.zero, g, name=self._dname(v), pure=True)
+        self.zero_made.add(out)
         return out
 
     def _maybe(self, op: Operand) -> bool:
         return isinstance(op, Var) and op in self.maybe_adj
+
+    def _slot(self, v: Var, slot: Var) -> None:
+        """``slot``, an adjoint block's argument, is the gradient of ``v``:
+        of a number or an array, 0 where no path gives one; else ``None``."""
+        if v in self.facts.numeric:
+            self.zero_ok.add(slot)
+            self.zero_made.add(slot)
+        else:
+            self.maybe_adj.add(slot)
+
+    def _may_be_zero(self, op: Operand) -> bool:
+        """Whether the gradient ``op`` may be, at run time, the number 0 that
+        a path giving none starts it from (:meth:`_slot`), or a sum or an
+        elementwise rule's gradient of such zeros."""
+        return isinstance(op, Var) and op in self.zero_made
 
     def _adjoint_block(self, bid: int) -> None:
         f, a = self.f, self.a
@@ -1083,7 +1116,7 @@ class _Reverse:
         else:
             for v, slot in zip(self.gout[bid], self.slots[bid]):
                 grads[v] = slot
-                (self.zero_ok if v in self.facts.numeric else self.maybe_adj).add(slot)
+                self._slot(v, slot)
             iters = dict(zip(self.nest[bid], cur.args[len(self.slots[bid]):]))
         # the values recorded on stacks, popped in reverse order of pushing
         popped: dict[Var, Operand] = {}
@@ -1112,7 +1145,7 @@ class _Reverse:
             cur.term = Jump(x.id, [grads.get(v, NONE) for v in gin] + [iters[h] for h in self.nest[bid]])
             cur, grads, iters = x, dict(zip(gin, x.args)), dict(zip(self.nest[bid], x.args[len(gin):]))
             for v, slot in grads.items():
-                (self.zero_ok if v in self.facts.numeric else self.maybe_adj).add(slot)
+                self._slot(v, slot)
             flag = self._came(cur, bid)
         if bid == f.entry.id:
             out = [grads.get(p, NONE) if p in self.facts.active else NONE for p in f.entry.args]
@@ -1178,10 +1211,26 @@ class _Reverse:
             start = cur
             real = frozenset(n for n, v in captured.items() if analysis.is_real(v, self.facts))
             known, first = set(a.blocks), len(cur.stmts)
+            # an array's gradient that may be the 0 no path gave (see _simplify_adjoint): a rule that
+            # reshapes it (concatenate's, cumsum's) would fail on it; it gives no gradients
+            guard = self._may_be_zero(dy) and s.var in self.facts.arrays and not _elementwise(r)
+            if guard:
+                body, skip, join = a.new_block(), a.new_block(), a.new_block()
+                cond = _call(a, cur, runtime.is_number_zero, dy, pure=True, line=s.line)
+                cur.term, cur = Branch(cond, Jump(skip.id, []), Jump(body.id, []), s.line), body
             cur, outs = Inliner(a, s.line).back(r, dy, env, cur, _same_shape(r, args), real,
                                                 s.var in self.facts.real)
+            if guard:
+                join.args = [a.new_var() for _ in outs]
+                cur.term, skip.term = Jump(join.id, list(outs)), Jump(join.id, [NONE] * len(outs))
+                cur, outs = join, join.args
+                self.zero_made.update(outs)
+            elif self._may_be_zero(dy):
+                self.zero_made.update(g for g in outs if isinstance(g, Var))
             added = start.stmts[first:] + [st for bid, blk in a.blocks.items() if bid not in known for st in blk.stmts]
             self.seeded.append(([(st, i) for st in added for i, x in enumerate(st.args) if x == dy], added))
+            if s.var in self.facts.vector_items:
+                self.item_scatters.update(id(st) for st in added)  # (its scatter, once its callee is known)
             for arg, g in zip(args, outs):
                 if isinstance(arg, Var) and arg in self.facts.active:
                     if cur is not start and g in cur.args:  # a gradient some paths of the rule leave out
@@ -1268,7 +1317,7 @@ class _Reverse:
         cur.term = Jump(d.id, [grads.get(v, NONE) for v in slots] + [iters[x] for x in self.nest[h]])
         inner = dict(zip(slots, d.args))
         for v in slots:
-            (self.zero_ok if v in self.facts.numeric else self.maybe_adj).add(inner[v])
+            self._slot(v, inner[v])
         inner_iters = dict(zip(self.nest[h], own))
         item = _call(a, d, ops.iternext, inner_iters[h], name="_")
         done = _call(a, d, ops.exhausted, item)
@@ -1279,15 +1328,72 @@ class _Reverse:
         )
 
 
-def _fuse_scatter_adds(a: IR) -> None:
+def _drop_needless_zero_guards(a: IR) -> bool:
+    """Take the rule's way past each guard ``is_number_zero(g)`` (see
+    :meth:`Adjoint._adjoint_stmt`) whose ``g``, once the adjoint is
+    simplified, cannot be the number 0 that a path giving no gradient starts
+    from. Optimistic, as constant propagation: a guard's zero way, and what
+    flows from it, counts only once its ``g`` may be 0."""
+    defs = {s.var: s for b in a.blocks.values() for s in b.stmts}
+    guards = {
+        b.id: defs[b.term.cond].args[0] for b in a.blocks.values()
+        if isinstance(b.term, Branch) and b.term.cond in defs
+        and isinstance(defs[b.term.cond].callee, Const) and defs[b.term.cond].callee.value is runtime.is_number_zero
+    }
+    if not guards:
+        return False
+
+    def zero(x) -> bool:
+        if isinstance(x, Const):
+            return type(x.value) in (int, float) and x.value == 0
+        return x in maybe
+
+    maybe: set[Var] = set()
+    live: set[int] = set()  # guards whose zero way is taken
+    changed = True
+    while changed:
+        changed, seen, todo = False, set(), [a.entry.id]
+        while todo:
+            b = a.blocks[todo.pop()]
+            if b.id in seen:
+                continue
+            seen.add(b.id)
+            for s in b.stmts:
+                if s.var not in maybe and any(zero(x) for x in s.operands()):
+                    maybe.add(s.var)
+                    changed = True
+            if b.id in guards and b.id not in live and zero(guards[b.id]):
+                live.add(b.id)
+                changed = True
+            t = b.term
+            jumps = [t.orelse] if b.id in guards and b.id not in live else list(b.jumps())
+            if b.handler is not None:  # whatever a handler receives, conservatively
+                new = set(a.blocks[b.handler.target].args) - maybe
+                changed |= bool(new)
+                maybe |= new
+                todo.append(b.handler.target)
+            for j in jumps:
+                todo.append(j.target)
+                for p, v in zip(a.blocks[j.target].args, j.args):
+                    if p not in maybe and zero(v):
+                        maybe.add(p)
+                        changed = True
+    for bid in guards.keys() - live:
+        a.blocks[bid].term = a.blocks[bid].term.orelse
+    return bool(guards.keys() - live)
+
+
+def _fuse_scatter_adds(a: IR, item_scatters: set[int]) -> set[int]:
     """``g + scatter(x, key, v)``, the gradient of an indexed array gaining
     one more item's gradient, becomes ``add_at(g, x, key, v)``: one call,
     which extends ``g`` in place of making a scatter and then adding it;
     ``add_to`` when ``g`` is read nowhere else, which may update ``g`` in
     place (it checks at run time that no other reference to it exists).
-    Not pure, so that no pass moves or merges it."""
+    Not pure, so that no pass moves or merges it. Returns the ids of those
+    made of one of ``item_scatters`` (see :func:`_item_buffers`)."""
     uses, _ = _uses(a)
     defs = {st.var: st for b in a.blocks.values() for st in b.stmts}
+    item_adds: set[int] = set()
     for b in a.blocks.values():
         for st in b.stmts:
             if not (isinstance(st.callee, Const) and st.callee.value is operator.add and len(st.args) == 2):
@@ -1298,8 +1404,91 @@ def _fuse_scatter_adds(a: IR) -> None:
                     st.callee = Const(runtime.add_at)
                     st.pure = False
                     st.args = [acc, *d.args]
+                    if id(d) in item_scatters:
+                        item_adds.add(id(st))
                     break
     _update_in_place(a)
+    return item_adds
+
+
+def _item_buffers(a: IR, item_adds: set[int]) -> bool:
+    """In a loop, a gradient that gains only items' gradients
+    (``g = add_to(g, x, i, v)``, for items ``x[i]`` of a one-dimensional
+    real array at integer indices, as ``item_adds`` says) is a Python list
+    of its items' gradients while the loop runs: made where the loop is
+    entered (``runtime.item_buffer``), added to with ``g[i] += v``, no call
+    per item, and turned back into the gradient where the loop is left
+    (``runtime.item_gradient``). A loop left by more than one edge keeps
+    the calls. Returns whether it changed anything."""
+    if not item_adds:
+        return False
+    preds = predecessors(a)
+    where = {id(st): b for b in a.blocks.values() for st in b.stmts}
+    reads: dict[Var, list[tuple[int, Any]]] = {}  # value -> (block, statement or jump) reading it
+    for b in a.blocks.values():
+        for st in b.stmts:
+            for v in _vars(st.operands()):
+                reads.setdefault(v, []).append((b.id, st))
+        for v in _vars(b.term_operands()):
+            reads.setdefault(v, []).append((b.id, b.term))
+        for j in b.jumps():
+            for v in _vars(j.args):
+                reads.setdefault(v, []).append((b.id, j))
+    entry_values = set(a.entry.args) | {st.var for st in a.entry.stmts}
+    changed = False
+    for h, body in natural_loops(a).items():
+        exits = [(bid, t) for bid in body for t in a.blocks[bid].successors() if t not in body]
+        if len(exits) != 1 or exits[0][0] != h or preds[exits[0][1]] != [h]:
+            continue
+        out = a.blocks[exits[0][1]]
+        header = a.blocks[h]
+        for p, g in enumerate(header.args):
+            chain, cur = [], g
+            while True:
+                inside = [(bid, r) for bid, r in reads.get(cur, [])
+                          if bid in body and not (isinstance(r, Jump) and r.target not in body)]
+                if len(inside) != 1:
+                    break
+                bid, r = inside[0]
+                if isinstance(r, Jump):
+                    if r.target == h and r.args.index(cur) == p and r.args.count(cur) == 1 and chain:
+                        chain.append(r)
+                    break
+                if id(r) not in item_adds or r.args[0] != cur or cur in r.args[1:] or r.args[1] not in entry_values:
+                    break
+                chain.append(r)
+                cur = r.var
+            if not chain or not isinstance(chain[-1], Jump) or len({st.args[1] for st in chain[:-1]}) != 1:
+                continue
+            x = chain[0].args[1]
+            for q in preds[h]:
+                if q in body:
+                    continue
+                stmts = a.blocks[q].stmts
+                for j in a.blocks[q].jumps():
+                    if j.target == h:
+                        buf = a.new_var(a.names.get(g))
+                        at = max((k + 1 for k, st in enumerate(stmts) if st.var in (j.args[p], x)), default=0)
+                        stmts.insert(at, Statement(buf, Const(runtime.item_buffer), [j.args[p], x]))
+                        j.args[p] = buf
+            env = {}
+            for st in chain[:-1]:
+                b = where[id(st)]
+                old, new = a.new_var(), a.new_var()
+                _, _, key, v = st.args
+                at = b.stmts.index(st)
+                b.stmts[at:at + 1] = [Statement(old, Const(operator.getitem), [g, key], [], st.line),
+                                      Statement(new, Const(operator.iadd), [old, v], [], st.line),
+                                      Statement(a.new_var(), Const(operator.setitem), [g, key, new], [], st.line, False)]
+                env[st.var] = g
+            passes.substitute(a, env)
+            leaving = next(j for j in header.jumps() if j.target == out.id)
+            for v in [g, *(q for q, w in zip(out.args, leaving.args) if w == g)]:  # (the list, after the loop)
+                done = a.new_var(a.names.get(v))
+                passes.substitute(a, {v: done}, set(a.blocks) - body)
+                out.stmts.insert(0, Statement(done, Const(runtime.item_gradient), [v, x], [], None, True))
+            changed = True
+    return changed
 
 
 _IN_PLACE_FORMS = {runtime.add_at: runtime.add_to, mutation_rules.take_item: mutation_rules.take_item_owned}
@@ -1333,19 +1522,29 @@ def _read_at_end(b: Block) -> set[Var]:
     return _vars(b.term_operands() + [v for j in b.jumps() for v in j.args])
 
 
-def _live_sets(ir: IR, order: list[int]) -> tuple[dict[int, set[Var]], dict[int, set[Var]]]:
-    """Live-in and live-out values of every block of ``ir``."""
+def _live_sets(ir: IR, order: list[int], also_read: Optional[dict[Var, set[Var]]] = None
+               ) -> tuple[dict[int, set[Var]], dict[int, set[Var]]]:
+    """Live-in and live-out values of every block of ``ir``; the statement
+    making a key of ``also_read`` reads its values too."""
     def at_entry(bid: int) -> set[Var]:
         h = ir.blocks[bid].handler
         return _vars(h.args) if h else set()
 
+    extra = also_read or {}
     return live_sets(
         ir, order, lambda bid: _read_at_end(ir.blocks[bid]),
-        lambda bid: [(st.var, _vars(st.operands())) for st in ir.blocks[bid].stmts], at_entry,
+        lambda bid: [(st.var, _vars(st.operands()) | extra.get(st.var, set())) for st in ir.blocks[bid].stmts],
+        at_entry,
     )
 
 
 _ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.mod, operator.pow}
+
+
+def _elementwise(r: RuleIR) -> bool:
+    """Whether ``r`` is an elementwise operation's rule (whose gradient
+    can be a number: it broadcasts)."""
+    return isinstance(r.target, np.ufunc) or passes.member(r.target, _ELEMENTWISE)
 
 
 def _same_shape(r: RuleIR, args: list[Operand]) -> frozenset[str]:
@@ -1465,3 +1664,18 @@ def _rebound_by_nested_functions(f: IR) -> set[str]:
                         out.update(node.names)
     return out
 
+
+def _source_versions(f: IR, maker: Statement, made_by: Any, pre: Block, loop: Block) -> list[Operand]:
+    """The lists and arrays that ``maker`` (a call of ``map``, ``zip``...,
+    ``made_by``) iterates over, as a ``loop`` that ``pre`` enters sees them
+    each time round: the loop's argument for one that it changes in place,
+    a copy after the mutation pass (see ``runtime.check_unchanged``), not
+    for one it binds another value to. None at all when one is spread
+    (``zip(*rows)``): they are checked as they were."""
+    if any(isinstance(a, Starred) for a in maker.args):
+        return []
+    sources = maker.args[1:] if made_by in (map, filter) else maker.args[:1] if made_by in (enumerate, reversed) \
+        else maker.args
+    entered = isinstance(pre.term, Jump) and pre.term.target == loop.id
+    entry = {a: p for a, p in zip(pre.term.args, loop.args) if isinstance(a, Var)} if entered else {}
+    return [entry[a] if a in entry and mutation.changed_in_place(f, entry[a], a) else a for a in sources]

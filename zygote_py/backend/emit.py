@@ -34,7 +34,7 @@ import gast
 from ..ir import ops
 from ..ir.cfg import reverse_postorder
 from ..ir.core import IR, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
-from ..ir.passes import same_operands
+from ..ir.passes import member, same_operands
 from . import naming
 
 BINOPS = {
@@ -65,6 +65,10 @@ EMPTY_DISPLAYS = {ops.build_list, ops.build_set, ops.build_dict, ops.build_tuple
 STORES = {ops.store_global, ops.store_deref}
 DELETES = {ops.delete_global, ops.delete_deref}
 LOADS = {ops.load_global, ops.load_deref}
+READ_ONLY = {*BINOPS, *UNARY, *COMPARE, *EMPTY_DISPLAYS, *LOADS, operator.getitem, getattr, len, abs}
+"""Callees that change none of their operands (see ``_changes_nothing``)."""
+NUMPY_WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "shuffle"}
+"""NumPy's functions that change an argument in place."""
 NEVER_FOLD = {
     operator.setitem, setattr, operator.delitem, delattr, ops.iternext,
     ops.exhausted, ops.unpack, ops.unpack_starred, *STORES, *DELETES,
@@ -133,6 +137,7 @@ class FunctionEmitter:
         # globals that the compiled code is guarded to find holding these
         # values: a constant equal to one is written as that global's name
         self.aliases = {id(v): n for n, v in (aliases or {}).items()}
+        self.guarded = aliases or {}
         self.order = reverse_postorder(ir)
         self.defs: dict[Var, Statement] = {}
         self.home: dict[Var, int] = {}
@@ -154,23 +159,33 @@ class FunctionEmitter:
         self.makers: dict[int, Statement] = {}
         self.folded: dict[Var, Statement] = {}
         used_in = {}
+        made_after, read_after = {}, {}  # how many effects the block has had where a value is made, read
         for bid in self.order:
             b = ir.blocks[bid]
+            effects = 0
             for st in b.stmts:
                 for v in st.operands():
-                    used_in.setdefault(v, bid) if isinstance(v, Var) else None
+                    if isinstance(v, Var):
+                        used_in.setdefault(v, bid)
+                        read_after.setdefault(v, effects)
+                made_after[st.var] = effects
+                effects += not self._changes_nothing(st)
             for v in b.term_operands() + [a for j in b.jumps() for a in j.args]:
-                used_in.setdefault(v, bid) if isinstance(v, Var) else None
+                if isinstance(v, Var):
+                    used_in.setdefault(v, bid)
+                    read_after.setdefault(v, effects)
         self._find_unpacks()
         for st in self.defs.values():
             # Compiler-made values with no effect are written where they are
             # used: reads (a pullback's view of its forward's cells, a
             # guarded module attribute) anywhere, arithmetic within its
-            # block (so a value hoisted out of a loop stays out).
+            # block (so a value hoisted out of a loop stays out) when no
+            # effect comes between (a call may change the arrays it reads).
             if st.pure and (
                 _callee(st) in LOADS or _callee(st) is getattr and isinstance(st.args[0], Var)
                 and _callee(self.defs.get(st.args[0], st)) in LOADS
                 or self._foldable(st) and used_in.get(st.var) == self.home[st.var]
+                and read_after.get(st.var) == made_after[st.var]
             ):
                 self.folded[st.var] = st
                 self.skip.add(id(st))
@@ -184,6 +199,33 @@ class FunctionEmitter:
         self._name_values()
 
     # -- analysis ---------------------------------------------------------
+
+    def _changes_nothing(self, s: Statement) -> bool:
+        """Whether ``s`` is known to change no object in place: compiler-made
+        (``pure``), or a call of an operator, of ``math`` or of NumPy's
+        functions (other than those that write into an argument), without
+        ``out`` or a spread argument."""
+        fn = self._known(s.callee)
+        if s.pure or member(fn, READ_ONLY):
+            return True
+        if fn is None or any(k in ("out", None) for k, _ in s.kwargs) or any(isinstance(a, Starred) for a in s.args):
+            return False
+        module = getattr(fn, "__module__", None) or ""
+        return module == "math" or module.split(".")[0] == "numpy" and getattr(fn, "__name__", "") not in NUMPY_WRITERS
+
+    def _known(self, op: Operand) -> Any:
+        """The value of ``op`` when known here: a constant, a global the
+        code is guarded to find holding one (``aliases``), an attribute of
+        such a module; else ``None``."""
+        if isinstance(op, Const):
+            return op.value
+        s = self.defs.get(op)
+        if s is not None and _callee(s) is ops.load_global and isinstance(s.args[0], Const):
+            return self.guarded.get(s.args[0].value)
+        if s is not None and _callee(s) is getattr and len(s.args) == 2 and isinstance(s.args[1], Const):
+            obj = self._known(s.args[0])
+            return getattr(obj, s.args[1].value, None) if isinstance(obj, types.ModuleType) else None
+        return None
 
     def _find_unpacks(self) -> None:
         for bid in self.order:

@@ -47,7 +47,8 @@ def optimize(ir: IR) -> IR:
     """The standard clean-up pipeline, to a fixed point."""
     while True:
         before = size(ir)
-        for p in (fold_constants, prune_unreachable, remove_trivial_args, eliminate_dead_code, merge_blocks):
+        for p in (fold_constants, prune_unreachable, remove_trivial_args, merge_repeated, eliminate_dead_code,
+                  merge_blocks):
             p(ir)
             checked(ir, p.__name__)
         if size(ir) == before:
@@ -75,9 +76,9 @@ def size(ir: IR) -> tuple[int, int, int]:
     )
 
 
-def substitute(ir: IR, env: dict[Var, Operand]) -> None:
+def substitute(ir: IR, env: dict[Var, Operand], blocks: Optional[set[int]] = None) -> None:
     """Replace every use of a key of ``env`` by its value (followed
-    transitively)."""
+    transitively), in ``blocks`` when given, else everywhere."""
     if not env:
         return
 
@@ -89,6 +90,8 @@ def substitute(ir: IR, env: dict[Var, Operand]) -> None:
         return op
 
     for b in ir.blocks.values():
+        if blocks is not None and b.id not in blocks:
+            continue
         for s in b.stmts:
             s.callee = sub(s.callee)
             s.args = [sub(a) for a in s.args]
@@ -221,6 +224,8 @@ def propagate_none(ir: IR, linear: frozenset = frozenset()) -> None:
         for s in b.stmts:
             args = [env.get(a, a) if isinstance(a, Var) else a for a in s.args]
             nones = [isinstance(a, Const) and a.value is None for a in args]
+            if isinstance(s.callee, Var):  # (a method of no gradient, g.reshape, is None too)
+                nones.append(isinstance(env.get(s.callee), Const) and env[s.callee].value is None)
             fn = s.callee.value if isinstance(s.callee, Const) else None
             if s.pure and fn is accum and any(nones):
                 env[s.var] = args[1] if nones[0] else args[0]
@@ -433,6 +438,59 @@ def _edges_to(block, target: int) -> Iterable[tuple[Jump, bool]]:
             yield j, False
     if block.handler is not None and block.handler.target == target:
         yield block.handler, True
+
+
+_MERGEABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos,
+              operator.pow, operator.matmul, operator.getitem}
+"""Operations that compute a value and change none of their operands."""
+
+
+def merge_repeated(ir: IR) -> None:
+    """Local common subexpressions: within a block, a compiler-made
+    (``pure``) operation of :data:`_MERGEABLE` or :mod:`math` that repeats
+    an earlier one, with no statement that may have an effect between them
+    (``g[i] += v`` changes what ``g[i]`` reads), is that one's value
+    (``dy * t + dy * t``). Only values that nothing could change in place
+    are merged: those read by such operations and terminators alone."""
+    def computes(s: Statement) -> bool:
+        fn = s.callee.value if isinstance(s.callee, Const) else None
+        return member(fn, _MERGEABLE) or getattr(fn, "__module__", None) == "math"
+
+    escaping: set[Var] = set()
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            if not computes(s):
+                escaping.update(v for v in s.operands() if isinstance(v, Var))
+        for j in b.jumps():
+            escaping.update(v for v in j.args if isinstance(v, Var))
+    env: dict[Var, Operand] = {}
+    for b in ir.blocks.values():
+        seen: dict[tuple, Var] = {}
+        for s in b.stmts:
+            if not s.pure:
+                seen.clear()
+                continue
+            if not computes(s) or s.kwargs or s.var in escaping or any(isinstance(a, Starred) for a in s.args):
+                continue
+            key = (id(s.callee.value), *(_operand_key(env.get(a, a) if isinstance(a, Var) else a) for a in s.args))
+            if key in seen:
+                env[s.var] = seen[key]
+            else:
+                seen[key] = s.var
+    for b in ir.blocks.values():
+        b.stmts = [s for s in b.stmts if s.var not in env]
+    substitute(ir, env)
+
+
+def _operand_key(op: Operand) -> Any:
+    """What identifies an operand for :func:`merge_repeated`: a variable
+    itself, a literal by type and ``repr`` (``-0.0`` is not ``0.0``), any
+    other constant by identity."""
+    if isinstance(op, Var):
+        return op
+    if type(op.value) in (int, float, complex, str, bool, type(None)):
+        return type(op.value), repr(op.value)
+    return "object", id(op.value)
 
 
 def eliminate_dead_code(ir: IR) -> None:

@@ -13,7 +13,11 @@ laziness is lost: functions run when ``map`` or ``filter`` is called, on
 every item, including those that nothing ever reads, so their side
 effects and errors happen then, and an infinite iterable (``map(f,
 itertools.count())``) never returns (``zip`` or ``map`` with a finite
-iterable among several stops where Python's would).
+iterable among several stops where Python's would). A loop that changes
+in place a list or array such an iterator reads, where it has yet to read
+it (or its length), is refused with ``UnsupportedSyntax`` when the
+iterator gets there: Python's iterator would read the change (see
+:meth:`zygote_py.runtime.EagerIterator.check`).
 
 Gradients:
 
@@ -42,10 +46,12 @@ import functools
 
 from zygote_py import errors, runtime
 
-from .registry import adjoint, pushforward
+from .registry import adjoint, nondifferentiable, pushforward
 
 ITERATORS = (map, filter, zip, enumerate, reversed)
 """The functions whose rules return an iterator (see above)."""
+
+nondifferentiable(runtime.check_unchanged)  # (a check reverse mode adds to a loop over one of them)
 
 
 @adjoint(map)
@@ -54,7 +60,7 @@ def map_(function, *iterables):
         raise TypeError("map() must have at least two arguments.")
     starts = [runtime.position(it) for it in iterables]
     calls = [runtime.J(function, *row) for row in zip(*iterables)]
-    y = runtime.EagerIterator([value for value, _ in calls])
+    y = runtime.EagerIterator([value for value, _ in calls], iterables)
 
     def back(dy):
         dfunction = None
@@ -74,7 +80,7 @@ def filter_(function, iterable):
     items, start = runtime.take(iterable)
     test = bool if function is None else function
     kept = [i for i, v in enumerate(items) if test(v)]
-    y = runtime.EagerIterator([items[i] for i in kept])
+    y = runtime.EagerIterator([items[i] for i in kept], (iterable,), runtime.filter_spans(kept, len(items)))
 
     def back(dy):
         grads = [None] * len(items)
@@ -87,7 +93,7 @@ def filter_(function, iterable):
 @adjoint(zip)
 def zip_(*iterables, strict=False):
     starts = [runtime.position(it) for it in iterables]
-    y = runtime.EagerIterator(list(zip(*iterables, strict=strict)))
+    y = runtime.EagerIterator(list(zip(*iterables, strict=strict)), iterables)
 
     def back(dy):
         rows = runtime.iterator_gradient(dy, y)
@@ -100,7 +106,7 @@ def zip_(*iterables, strict=False):
 @adjoint(enumerate)
 def enumerate_(iterable, start=0):
     items, first = runtime.take(iterable)
-    y = runtime.EagerIterator(list(enumerate(items, start)))
+    y = runtime.EagerIterator(list(enumerate(items, start)), (iterable,))
 
     def back(dy):
         grads = [None if d is None else d[1] for d in runtime.iterator_gradient(dy, y)]
@@ -110,7 +116,8 @@ def enumerate_(iterable, start=0):
 
 @adjoint(reversed)
 def reversed_(sequence):
-    y = runtime.EagerIterator(list(reversed(sequence)))
+    items = list(reversed(sequence))
+    y = runtime.EagerIterator(items, (sequence,), runtime.reversed_spans(len(items)))
 
     def back(dy):
         return (runtime.like_iterable(sequence, list(runtime.iterator_gradient(dy, y))[::-1]),)

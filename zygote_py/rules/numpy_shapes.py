@@ -246,10 +246,12 @@ def _zero(x):
 def tangent_as(t, y, copy=False):
     """The tangent ``t`` of the values NumPy made the array ``y`` of, as
     ``y``'s: of its shape and dtype (the real part for a real ``y``), a
-    new array when ``copy``; ``None`` when ``y`` has an integer or boolean
-    dtype."""
+    new array when ``copy``; a float zero of its shape when ``y`` has an
+    integer or boolean dtype, whose values carry no tangent but which a
+    rule may compute with (``u * np.full(3, k)``, ``k`` an int on one
+    path only; see ``pushrules.zero_operand``)."""
     if y.dtype.kind not in "fc":
-        return None
+        return np.zeros(y.shape)
     t = np.asarray(t)
     if t.dtype.kind == "c" and y.dtype.kind != "c":
         t = t.real

@@ -18,8 +18,8 @@ def branchy_forward(x, y):
 
     def branchy_pullback(dz):
         if path_1 == 0:
-            dz_1 = dz * z
-            dz = dz_1 + dz * z
+            dz = dz * z
+            dz = dz + dz
         if path == 0:
             dx = dz * y
             dy = dz * x

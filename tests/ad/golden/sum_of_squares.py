@@ -11,10 +11,12 @@ def sum_of_squares_forward(x):
         trip += 1
 
     def sum_of_squares_pullback(ds):
-        dx = 0
+        dx = runtime.item_buffer(0, x)
         for _ in range(trip):
             t_1 = saved_t.pop()
             i = saved_i.pop()
-            dx = runtime.add_to(dx, x, i, ds * t_1 + ds * t_1)
+            t_1 = ds * t_1
+            dx[i] += t_1 + t_1
+        dx = runtime.item_gradient(dx, x)
         return (dx,)
     return (s, sum_of_squares_pullback)
