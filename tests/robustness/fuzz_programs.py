@@ -546,7 +546,11 @@ POINTS = [
     (-0.64, 0.52, np.array([1.47, 0.2, -0.9]), 3),
 ]
 DIRECTION = (0.6, -0.3, np.array([0.5, -0.8, 0.25]))
-PLAIN_FAILURES = (OverflowError, ZeroDivisionError, ValueError, FloatingPointError, IndexError, KeyError)
+# (a program may fail as plain Python at some points: it divides by zero there,
+# or multiplies an integer array in place by a float)
+UFUNC_TYPE_ERROR = (getattr(np, "_core", None) or np.core)._exceptions.UFuncTypeError
+PLAIN_FAILURES = (OverflowError, ZeroDivisionError, ValueError, FloatingPointError, IndexError, KeyError,
+                  UFUNC_TYPE_ERROR)
 
 
 def load(directory: Path, source: str):

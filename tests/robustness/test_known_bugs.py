@@ -547,3 +547,150 @@ def test_a_loop_rebinding_what_its_zip_reads_is_right():
     versions the mutation pass makes of it, not the name)."""
     assert_gradient(zip_over_an_array_the_loop_rebinds, 0.37, -1.21, np.array([0.83, -0.4, 1.1]), 2)
     assert_jvp(zip_over_an_array_the_loop_rebinds, 0.37, -1.21, np.array([0.83, -0.4, 1.1]), 2)
+
+
+def _scaled_by_a_fill(a, b):
+    v = np.ones(3) * b
+    return np.sum(np.full(3, b) * v) + a * a
+
+
+def fill_with_a_list_item(p, q):
+    items = [0, q]
+    return _scaled_by_a_fill(b=items[0], a=p)
+
+
+def test_a_number_filling_an_integer_array_and_scaling_another():
+    """Found by the fuzzer (program_1302709: TypeError None + float in the
+    emitted gradient): ``np.full(3, b)`` with ``b`` the int 0 gives no
+    gradient at run time, joined inside the inlined rule before it reached
+    ``b``'s other gradient, which was added to it with ``+``; fixed."""
+    dp, dq = assert_gradient(fill_with_a_list_item, 0.7, -1.2)
+    assert dq == 0.0
+
+
+def _shrink_in_place(w):
+    v = np.sin(w)
+    w -= 0.25 * (w + 0.75)
+    return np.cumsum(w * v)
+
+
+def changed_twice_by_a_callee(p):
+    v = np.array([p, 2.0 * p, p * p])
+    u = -v / (1.0 + _shrink_in_place(v))
+    return np.sum(_shrink_in_place(u) * v)
+
+
+def scaled_in_place_after_a_callee(p):
+    v = np.array([p, 2.0 * p, p * p])
+    u = v / (1.0 + _shrink_in_place(v.copy()))
+    u *= 3.0
+    return np.sum(u * u)
+
+
+def test_a_value_of_unknown_type_changed_in_place_keeps_what_its_pullback_read():
+    """Found by the fuzzer (program_538, silently wrong gradient): ``u = a /
+    b`` with ``b`` returned by a Python function (its type unknown when
+    compiling), then changed in place (``u *= 3.0`` or by a function
+    changing its argument): the division's pullback read ``u`` after the
+    change. Such a value, an operator's, is now copied like a known array;
+    fixed."""
+    assert_gradient(changed_twice_by_a_callee, -0.64)
+    assert_gradient(changed_twice_by_a_callee, 0.37)
+    assert_gradient(scaled_in_place_after_a_callee, 0.37)
+
+
+def item_of_a_list_of_arrays_scaled_in_place(p):
+    v = np.array([p, 2.0 * p, p * p])
+    w = [np.exp(v)][0]
+    w *= 3.0
+    return np.sum(w * w)
+
+
+def item_of_a_dict_scaled_in_place(p):
+    v = np.array([p, 2.0 * p, p * p])
+    w = np.exp(v)
+    d = {"a": w}
+    d["a"] *= 3.0
+    return np.sum(w * w)
+
+
+@pytest.mark.parametrize("f", [item_of_a_list_of_arrays_scaled_in_place, item_of_a_dict_scaled_in_place])
+def test_an_array_held_by_a_container_changed_in_place_is_refused(f):
+    """Found while cutting down program_538 (silently wrong gradients): an
+    item of a list of arrays was taken for a number, so ``w *= 3.0`` went
+    through the rule of numbers while changing the array that ``np.exp``'s
+    pullback reads; and ``d["a"] *= 3.0`` was differentiated as ``d["a"] =
+    d["a"] * 3.0``, which leaves ``w``, the same array, unchanged. Both are
+    now refused with an error naming the line."""
+    with pytest.raises(zpy.ZygoteError) as e:
+        zpy.gradient(f, 0.37)
+    assert f.__name__ in str(e.value) and "in-place" in str(e.value)
+
+
+def numpy_scalar_cubed(p):
+    s = np.sum(np.cos(np.array([p, 0.2, -0.9])) * 0.52)
+    return s ** 3 + p
+
+
+def test_a_numpy_scalar_power_has_the_value_of_the_plain_program():
+    """Found by the fuzzer (program_4734: the gradient's value differed from
+    the plain program's in the last bit): ``s ** 3`` on a NumPy scalar ran
+    as ``np.power(s, 3)``, which rounds differently from the scalar's
+    ``**``; the user's own operation now computes it."""
+    for p in np.linspace(-2.0, 2.0, 41):
+        y, (g,) = zpy.value_and_gradient(numpy_scalar_cubed, float(p))
+        assert y == numpy_scalar_cubed(float(p))
+    assert_gradient(numpy_scalar_cubed, -0.64)
+
+
+def loop_value_nothing_reads(p, q):
+    u = q
+    for _ in range(3):
+        u = np.tanh(np.sin(u) / (1.0 + u * (u * u)))
+    return p * p + np.sum(q) * 0.0
+
+
+def test_a_loop_carried_value_nothing_reads_gets_no_gradient():
+    """Found by the fuzzer (program_5689: a NaN gradient where the finite
+    difference is 0): a value carried around a loop and never read after
+    it had its gradient started from 0 and carried back through the loop,
+    where 0 times an infinite slope is NaN. A gradient that only ever
+    receives none, around a loop too, is now none at compile time."""
+    q = np.array([1.47, 0.2, -0.9])
+    dp, dq = zpy.gradient(loop_value_nothing_reads, -0.64, q)
+    assert dp == pytest.approx(-1.28)
+    assert np.array_equal(dq, np.zeros(3))
+
+
+def lambda_reads_a_copy_changed_later(p):
+    u = np.array([p, 0.5]) * 1.0
+    lam = lambda r: r + np.sum(u)  # noqa: E731
+    u[1] = 0.75
+    return lam(p)
+
+
+def test_a_lambda_reading_an_operators_value_changed_later_is_refused():
+    """Found by the fuzzer (program_7735: the gradient's value differed from
+    the plain program's): a lambda captures ``u = x * 1.0``, and ``u`` is
+    then changed in place; the copy made for the multiplication's pullback
+    was not known to be differentiated, so the refusal of a change to a
+    captured value missed it and the lambda read the old value."""
+    with pytest.raises(zpy.UnsupportedSyntax, match="changing `u` in place after a nested function captured it"):
+        zpy.gradient(lambda_reads_a_copy_changed_later, 0.3)
+
+
+def max_of_an_array_of_ints_or_floats(p, q):
+    v = np.cos(q) * p
+    if p < 0.0:
+        v = np.full(3, 3)
+    return np.sum(v * q) - np.max(v)
+
+
+def test_the_tangent_of_the_max_of_an_integer_array():
+    """Found by the fuzzer (program_7347: jvp raised UFuncTypeError): the max
+    of an array that is an integer one on some paths; its tangent, float
+    zeros, was cast to the integers."""
+    q = np.array([0.83, -0.4, 1.1])
+    assert_jvp(max_of_an_array_of_ints_or_floats, -1.21, q)
+    assert_jvp(max_of_an_array_of_ints_or_floats, 0.37, q)
+    assert_gradient(max_of_an_array_of_ints_or_floats, 0.37, q)

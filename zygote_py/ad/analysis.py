@@ -604,7 +604,7 @@ def _scalars(ir: IR, scalar_args: list[Var], items: set[Var], facts: Facts, inco
             return isinstance(op.value, (int, float))
         return op in sc
 
-    given = set(scalar_args) | facts.sequences  # (arguments, globals holding numbers, sequences of them)
+    given = set(scalar_args)  # (arguments: numbers, sequences of numbers; a built sequence is one if its items are)
     _shrink(sc, stmts, incoming, is_scalar,
             lambda s: s.var in items or s.var in given or _is_math_number(facts.callee(s))
             or all(is_scalar(v) for v in _operands(s)) and not _complex_power(s, facts))

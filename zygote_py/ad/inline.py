@@ -25,6 +25,8 @@ import types
 from dataclasses import dataclass
 from typing import Any, Optional
 
+import numpy as np
+
 from .. import runtime
 from ..backend.naming import clean
 from ..errors import ZygoteError
@@ -168,6 +170,12 @@ def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
                   _method_calls(fwd) | _method_calls(back), param_of, passes_all)
 
 
+_UFUNC_OF = {operator.pow: np.power, operator.abs: np.absolute}
+"""Operators whose rule on arrays is their ufunc's (``x ** y`` calls
+``np.power`` on arrays): the user's own operation computes the rule's value.
+(On a NumPy scalar ``**`` is C's ``pow``, which may round differently from
+the ufunc.)"""
+
 _MUTATORS = {"fill", "sort", "put", "itemset", "resize", "setflags", "partition", "append", "extend",
              "insert", "pop", "remove", "clear", "update", "setdefault", "__setitem__", "__delitem__"}
 """Methods that change their object, whose calls are never pure."""
@@ -274,7 +282,7 @@ class Inliner:
         rule's parameters, positionally in order or by their own names (read
         directly or from their cells): then the user's call, whose
         arguments bind to the same parameters, computes the same value."""
-        if not _calls(s, r.target):
+        if not (_calls(s, r.target) or _calls(s, _UFUNC_OF.get(r.target))):
             return False
         passed = [r.param_of.get(a) for a in s.args]
         passed += [k for k, v in s.kwargs if k is not None and r.param_of.get(v) == k]

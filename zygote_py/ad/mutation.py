@@ -178,7 +178,9 @@ def plain_item_updates(f: IR, facts: Facts) -> None:
     an array (a view into ``y``), and stores it back: the same as storing
     ``t + v``, which changes nothing behind the store's back. So an
     in-place operator whose operand is read from an item or attribute and
-    whose value is stored straight back there becomes the plain operator."""
+    whose value is stored straight back there becomes the plain operator,
+    when the item is part of an array or a number: an array held by a list,
+    a dict or an object may be held elsewhere too, and is changed there."""
     uses = use_counts(f)
     for b in f.blocks.values():
         defs = {s.var: s for s in b.stmts}
@@ -192,7 +194,8 @@ def plain_item_updates(f: IR, facts: Facts) -> None:
                     and update.args[0] in defs and uses.get(update.args[0]) == 1):
                 continue
             cur = defs[update.args[0]]
-            if facts.callee(cur) is read and _same_operands(cur.args, s.args[:2]):
+            part = fn is operator.setitem and s.args[0] in facts.arrays or cur.var in facts.scalars
+            if part and facts.callee(cur) is read and _same_operands(cur.args, s.args[:2]):
                 update.callee = Const(mut.PLAIN[facts.callee(update)])
 
 
@@ -232,7 +235,7 @@ def snapshot_reads(f: IR, facts: Facts) -> None:
             if held is not None and any(isinstance(o, Var) and o in active for o in st.operands()):
                 # a nested function (or a global) holds the object, and reads it later: no copy may
                 # stand for it, and its reads there are out of the gradient's reach
-                name = f.names.get(v)
+                name = f.names.get(v) or held.args[0].value  # (the variable's own, or the one holding it)
                 raise UnsupportedSyntax(
                     f"changing {'`' + name + '`' if name else 'a value'} in place after a nested function "
                     "captured it", function=f.name, filename=f.filename, line=st.line,
@@ -282,9 +285,11 @@ def _keep_outputs(f: IR, facts: Facts) -> None:
             if not member(facts.callee(st), _VERSIONED) or not isinstance(st.args[0], Var):
                 continue
             v = st.args[0]
-            if v not in facts.active or v not in facts.arrays or not made_by_a_rule(v, set()):
+            if v not in facts.active or not _is_array(v, defs, facts.callee, facts.arrays) \
+                    or not made_by_a_rule(v, set()):
                 continue  # (an array: an object's identity is its whole point, and no rule reads it back)
             copy_ = f.new_var(f.names.get(v))
+            facts.active.add(copy_)  # (the change, and what holds the array, read the copy)
             if v in defs:  # every reference to the new array is a use of v: all go to the copy
                 home, d = defs[v]
                 substitute(f, {v: copy_})

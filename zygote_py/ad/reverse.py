@@ -260,6 +260,7 @@ class _Reverse:
         def refuse(message: str, line: Optional[int], hint: str) -> UnsupportedSyntax:
             return UnsupportedSyntax(message, function=self.f.name, filename=self.f.filename, line=line, hint=hint)
 
+        analysis.numeric(self.f, numeric, self.facts)
         mutation.plain_item_updates(self.f, self.facts)
         while True:
             analysis.numeric(self.f, numeric, self.facts)
@@ -1002,6 +1003,7 @@ class _Reverse:
         ones that some paths leave out from 0, and add numbers with ``+``."""
         a = self.a
         passes.prune_unreachable(a)
+        self._pass_zero_back()
         while True:
             before = passes.size(a)
             passes.remove_trivial_args(a)
@@ -1031,6 +1033,26 @@ class _Reverse:
         if _item_buffers(a, item_adds):
             passes.optimize(a)
         passes.hoist_invariants(a)
+
+    def _pass_zero_back(self) -> None:
+        """A block argument that is only passed on to arguments that start
+        from 0 (a rule's gradient of a number, joined inside the rule
+        before it reaches the caller's) starts from 0 too."""
+        a = self.a
+        read = {x for b in a.blocks.values() for s in b.stmts for x in s.operands()}
+        read |= {x for b in a.blocks.values() for x in b.term_operands()}
+        read |= {x for b in a.blocks.values() if b.handler is not None for x in b.handler.args}
+        passed: dict[Var, list[Var]] = {}
+        for b in a.blocks.values():
+            for j in b.jumps():
+                for p, v in zip(a.blocks[j.target].args, j.args):
+                    passed.setdefault(v, []).append(p)
+        params = {v for b in a.blocks.values() for v in b.args} - read
+        found = True
+        while found:
+            more = {v for v in params - self.zero_ok if all(p in self.zero_ok for p in passed.get(v, [None]))}
+            self.zero_ok |= more
+            found = bool(more)
 
     @property
     def _load_stmts(self) -> dict[str, Statement]:

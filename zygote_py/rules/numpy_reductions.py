@@ -189,7 +189,10 @@ def extremum_grad(dy, a, y, axis, keepdims):
         share = np.expand_dims(dy, axis)
     if np.count_nonzero(hit) != np.size(y) or (axis is not None and np.isnan(y).any()):
         share = share / np.maximum(np.sum(hit, axis, keepdims=True), 1)
-    return np.multiply(hit, share, dtype=np.result_type(y))
+    dtype = np.result_type(y)
+    if dtype.kind not in "fc":  # (an integer array's: its tangent, in forward mode, is float zeros)
+        dtype = np.result_type(dtype, share)
+    return np.multiply(hit, share, dtype=dtype)
 
 
 @adjoint(np.max)

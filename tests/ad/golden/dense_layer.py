@@ -1,7 +1,7 @@
 def dense_layer_forward(W, x, b):
     t = W @ x
     t_1 = np.tanh(t + b)
-    t_2 = np.power(t_1, 2)
+    t_2 = t_1 ** 2
 
     def dense_layer_pullback(dy):
         t_3 = np.full_like(t_2, dy) * (2.0 * t_1) * (1.0 - t_1 * t_1)
