@@ -217,11 +217,13 @@ _NO_GRADS = _NoGrads()
 def differentiable_callable(fn: Any) -> bool:
     """Whether :func:`J` can differentiate calls of ``fn`` with no rule:
     Python functions and methods (by their source), and objects whose class
-    defines ``__call__`` in Python."""
+    defines ``__call__`` in Python; not the operations the compiler lowers
+    Python's syntax to (:mod:`zygote_py.ir.ops`), which are differentiated
+    by their rules or not at all."""
     if isinstance(fn, types.MethodType):
         fn = fn.__func__
     if isinstance(fn, types.FunctionType):
-        return True
+        return fn.__module__ != "zygote_py.ir.ops"
     if type(fn) is functools.partial:  # J calls its function
         return registry.lookup(fn.func) is not None or registry.is_nondifferentiable(fn.func) or (
             differentiable_callable(fn.func))
@@ -318,9 +320,19 @@ def call_with_cells(f: Any, shared: tuple, written: tuple, values: tuple, *args:
 def forward_with_cells(f: Any, written: tuple, args: tuple) -> tuple[Any, Callable]:
     """:func:`call_with_cells`'s call and its pullback in ``J``'s convention,
     from the gradients of its value and of the values it left in the cells
-    ``written``."""
+    ``written``. A cell still unassigned at the call is refused: the
+    compiled function reads each such cell once at its start."""
     from .ad import pipeline
 
+    cells = dict(zip(f.__code__.co_freevars, f.__closure__))
+    for name in written:
+        try:
+            cells[name].cell_contents
+        except ValueError:
+            raise UnsupportedSyntax(
+                f"calling {f.__name__}, which assigns `{name}` (nonlocal), before `{name}` is assigned",
+                hint=f"assign {name} before the call (for instance {name} = None)",
+            ) from None
     return pipeline.call_forward(f, args, {}, cells_out=written)
 
 

@@ -130,3 +130,23 @@ def test_a_closure_that_shares_assigned_variables_and_is_passed_on_is_refused(f)
     with pytest.raises(UnsupportedSyntax, match="passed on") as info:
         zpy.gradient(f, 1.5)
     assert info.value.line is not None
+
+
+def assigned_first_by_a_nested_function(x):
+    def g():
+        nonlocal y
+        y = x * 2.0
+    g()
+    r = y * x
+    y = 1.0
+    return r
+
+
+def test_a_nested_function_assigning_a_cell_still_unassigned_is_refused():
+    """``g`` assigns ``y`` before its owner does: the compiled ``g`` read
+    the empty cell at its start (a NameError from inside zygote_py); now a
+    clear refusal at the call's line."""
+    assert assigned_first_by_a_nested_function(1.5) == 4.5
+    with pytest.raises(zpy.UnsupportedSyntax, match="calling g, which assigns `y` \\(nonlocal\\), before `y` is") as e:
+        zpy.gradient(assigned_first_by_a_nested_function, 1.5)
+    assert e.value.line == assigned_first_by_a_nested_function.__code__.co_firstlineno + 4

@@ -71,3 +71,65 @@ def test_a_value_a_nested_function_reassigns_is_differentiated(f):
     in silence; then it was refused; now it is the right one, 2.0 (see
     test_cells.py)."""
     assert zpy.gradient(f, 1.5) == (2.0,)
+
+
+def set_of_differentiated_values(x):
+    s = {x, 2.0 * x}
+    return sum(s)
+
+
+def test_a_set_of_differentiated_values_is_refused_at_the_users_line():
+    """A set display went to the source transform of zygote_py's own
+    ``build_set``, and the error named that function in zygote_py's file."""
+    with pytest.raises(zpy.NoDerivativeRule, match="no derivative rule for `{a, b, \\*c}` with differentiated") as e:
+        zpy.gradient(set_of_differentiated_values, 1.5)
+    assert e.value.function == "set_of_differentiated_values" and e.value.filename == __file__
+    assert e.value.line == set_of_differentiated_values.__code__.co_firstlineno + 1
+
+
+STORED = 0.0
+
+
+def _store_twice(x):
+    global STORED
+    STORED = x * 2.0
+
+
+def reads_a_global_a_callee_assigned(x):
+    _store_twice(x)
+    return STORED * x
+
+
+def test_a_callee_assigning_a_global_a_differentiated_value_is_refused():
+    """The caller read ``STORED`` after the call as a constant: the gradient
+    was 3.0 where it is 6.0, silently."""
+    assert reads_a_global_a_callee_assigned(1.5) == 4.5
+    with pytest.raises(zpy.UnsupportedSyntax, match="_store_twice assigns the global 'STORED' a differentiated") as e:
+        zpy.gradient(reads_a_global_a_callee_assigned, 1.5)
+    assert e.value.function == "_store_twice"
+    y, back = zpy.pullback(_store_twice, 1.5)  # differentiated itself: nothing differentiated reads it after
+    assert y is None and STORED == 3.0
+
+
+def _raise_double(x):
+    if x > 0.0:
+        raise ValueError(x * 2.0)
+    return x
+
+
+def catches_what_a_callee_raised(x):
+    try:
+        return _raise_double(x)
+    except ValueError as e:
+        return e.args[0] * x
+
+
+def test_an_exception_carrying_a_differentiated_value_out_of_a_callee_is_refused():
+    """The caller caught ``ValueError(2 x)`` and used its value: the gradient
+    was 3.0 where it is 6.0, silently. The callee's raise is refused when it
+    happens; where it does not, the gradient is as usual."""
+    assert catches_what_a_callee_raised(1.5) == 4.5
+    with pytest.raises(zpy.UnsupportedSyntax, match="_raise_double raised ValueError, which may carry") as e:
+        zpy.gradient(catches_what_a_callee_raised, 1.5)
+    assert e.value.function == "_raise_double"
+    assert zpy.gradient(catches_what_a_callee_raised, -1.5) == (1.0,)

@@ -318,7 +318,7 @@ def test_a_compilation_that_cannot_be_rebuilt_is_not_stored(folder, cache):
 def functions_of(entry: Path) -> list[str]:
     """The names of the functions an entry holds the code of."""
     payload = entry.read_bytes()[len(diskcache.MAGIC) + hashlib.sha256().digest_size:]
-    return [code.co_name for code, _, _ in marshal.loads(payload)[3]]
+    return [code.co_name for code, _, _ in marshal.loads(payload)[-1]]
 
 
 def test_processes_writing_at_once_leave_a_valid_cache(folder, cache):

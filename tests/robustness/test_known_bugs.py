@@ -694,3 +694,22 @@ def test_the_tangent_of_the_max_of_an_integer_array():
     assert_jvp(max_of_an_array_of_ints_or_floats, -1.21, q)
     assert_jvp(max_of_an_array_of_ints_or_floats, 0.37, q)
     assert_gradient(max_of_an_array_of_ints_or_floats, 0.37, q)
+
+
+def loop_reassigning_a_product_of_an_item(p0, p1, q, n):
+    x, y = p0, p1
+    for i1 in range(n):
+        y = 0.5 * (-(i1 * 0.25) * q[-1])
+        x += 0.5 * math.log(1.0 + np.hypot(y, x) ** 2)
+    return y * y + p1
+
+
+def test_a_pullback_whose_gradient_is_none_on_later_iterations():
+    """Found by the fuzzer (program_6389: TypeError None * float in the
+    emitted gradient): ``y``'s gradient, carried around the loop, is none
+    after the first iteration once ``x``'s (read by nothing after the loop)
+    is found to be none; the pullback it was passed to was called directly."""
+    q = np.array([0.83, -0.4, 1.1])
+    dp0, dp1, dq, dn = zpy.gradient(loop_reassigning_a_product_of_an_item, 0.37, -1.21, q, 2)
+    assert dp0 is None and dp1 == 1.0 and dn is None
+    assert np.allclose(dq, [0.0, 0.0, 2 * 0.125 * 0.125 * 1.1])

@@ -78,7 +78,7 @@ from ..rules import registry
 from . import pipeline
 
 ENV = "ZPY_CACHE_DIR"
-FORMAT = 1
+FORMAT = 2
 MAGIC = b"zygote_py gradient cache 1\n"
 _MAC_SIZE = hashlib.sha256().digest_size
 _KEY_FILE = "key"
@@ -494,7 +494,7 @@ def _describe(fn: types.FunctionType, entry: pipeline.Compiled) -> Optional[byte
     sig = entry.signature
     return marshal.dumps((
         (tuple(sig.posonly), tuple(sig.args), sig.vararg, tuple(sig.kwonly), sig.kwarg),
-        tuple(entry.changed_params), tuple(guards), tuple(functions),
+        tuple(entry.changed_params), tuple(entry.stored_globals), entry.raises_out, tuple(guards), tuple(functions),
     ))
 
 
@@ -513,7 +513,7 @@ def _load(directory: _Directory, key: str, path: Path, fn: types.FunctionType,
     if not data.startswith(MAGIC) or not hmac.compare_digest(data[len(MAGIC):head], mac):
         stats["rejected"] += 1
         return None
-    sig, changed, guards, functions = marshal.loads(data[head:])
+    sig, changed, stored, raises_out, guards, functions = marshal.loads(data[head:])
     home = fn.__globals__
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     held_globals, held_cells = [], []
@@ -535,7 +535,7 @@ def _load(directory: _Directory, key: str, path: Path, fn: types.FunctionType,
         return None
     posonly, args, vararg, kwonly, kwarg = sig
     return Loaded(fn, Signature(list(posonly), list(args), vararg, list(kwonly), kwarg), list(changed),
-                  held_globals, held_cells, parts, build)
+                  list(stored), raises_out, held_globals, held_cells, parts, build)
 
 
 def _cell_value(cell: types.CellType) -> Any:
@@ -552,13 +552,15 @@ class Loaded(pipeline.Compiled):
     ``guards``) is compiled again when asked for."""
 
     def __init__(self, fn: types.FunctionType, signature: Signature, changed_params: list[str],
-                 globals_: list[tuple], cells: list[tuple], parts: list[tuple],
+                 stored_globals: list[str], raises_out: bool, globals_: list[tuple], cells: list[tuple], parts: list[tuple],
                  build: Callable[[types.FunctionType], pipeline.Compiled]):
         self.name = fn.__name__
         self.freevars = fn.__code__.co_freevars
         self.filename = fn.__code__.co_filename
         self.signature = signature
         self.changed_params = changed_params
+        self.stored_globals = stored_globals
+        self.raises_out = raises_out
         self.generation = registry.generation()
         self._globals = globals_
         self._cells = cells

@@ -97,6 +97,8 @@ class Compiled:
         self.signature = t.forward.signature
         self.guards = t.guards
         self.changed_params = t.changed_params
+        self.stored_globals = t.stored_globals
+        self.raises_out = t.raises_out
         self.generation = generation  # of the rule registry, whose rules it inlined
         self._globals = [(k, v) for kind, k, v in self.guards if kind == "global"]
         self._cells = [(k, v) for kind, k, v in self.guards if kind == "cell"]
@@ -344,8 +346,26 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
             function=fn.__qualname__, filename=fn.__code__.co_filename, line=fn.__code__.co_firstlineno,
             hint=f"return the changed value and assign it in the caller, or change a copy inside {fn.__name__}",
         )
+    if entry.stored_globals:
+        raise UnsupportedSyntax(
+            f"{fn.__qualname__} assigns the global {entry.stored_globals[0]!r} a differentiated value, "
+            "and its caller's later reads of it would not be differentiated",
+            function=fn.__qualname__, filename=fn.__code__.co_filename, line=fn.__code__.co_firstlineno,
+            hint=f"return the value from {fn.__name__} and assign the global in the function you differentiate",
+        )
     forward = entry.forward_function(fn)
-    y, back = forward(*args, **kwargs)
+    if entry.raises_out:
+        try:
+            y, back = forward(*args, **kwargs)
+        except Exception as e:
+            raise UnsupportedSyntax(
+                f"{fn.__qualname__} raised {type(e).__name__}, which may carry a differentiated value to a caller "
+                "that catches it: differentiating that is not supported yet",
+                function=fn.__qualname__, filename=fn.__code__.co_filename, line=fn.__code__.co_firstlineno,
+                hint=f"return the value from {fn.__name__} instead of raising it",
+            ) from e
+    else:
+        y, back = forward(*args, **kwargs)
     sig = entry.signature
 
     def pullback(dy):

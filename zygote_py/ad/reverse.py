@@ -72,6 +72,11 @@ class Transformed:
     guards: list[tuple] = field(default_factory=list)
     changed_params: list[str] = field(default_factory=list)
     """Differentiated parameters the function changes in place."""
+    stored_globals: list[str] = field(default_factory=list)
+    """Globals the function assigns differentiated values."""
+    raises_out: bool = False
+    """Whether the function may raise, to its caller, an exception carrying a
+    differentiated value."""
 
 
 def transform(
@@ -521,6 +526,10 @@ class _Reverse:
         a loop that runs inside another loop (whose trip count the exit
         would have to push)."""
         f = self.f
+        self.raises_out = any(
+            isinstance(b.term, Raise) and (b.handler is None or b.handler.target in self.inert)
+            and any(isinstance(v, Var) and v in self.facts.active for v in b.term_operands())
+            for b in f.blocks.values())
         for bid in sorted(self.raising):
             b = f.blocks[bid]
             if b.handler.target in self.inert:
@@ -628,6 +637,7 @@ class _Reverse:
         be promoted would lose its gradient: say so instead."""
         calls = [(st, self.facts.callee(st)) for b in self.f.blocks.values() for st in b.stmts]
         held = {st.args[0].value for st, fn in calls if fn is ops.store_global and st.args[1] in self.facts.active}
+        self.stored_globals = sorted(held)
         for st, fn in calls:
             if fn is ops.load_global and st.args[0].value in held:
                 self._unsupported(
@@ -686,7 +696,8 @@ class _Reverse:
         self._adjoint()
         self.f.cellvars = sorted(set(self.f.cellvars) | set(self.forward_cells))
         self.a.freevars = sorted(self.forward_cells_used)
-        return Transformed(self.f, self.a, list(self.guards.values()), self.changed_params)
+        return Transformed(self.f, self.a, list(self.guards.values()), self.changed_params, self.stored_globals,
+                           self.raises_out)
 
     def _forward_block(self, b: Block) -> None:
         if b.id in self.inert:
@@ -787,6 +798,11 @@ class _Reverse:
             )
         if runtime.differentiable_callable(fn):
             return
+        if getattr(fn, "__module__", None) == ops.__name__:  # Python's syntax, as the compiler lowers it
+            raise NoDerivativeRule(
+                f"no derivative rule for {(fn.__doc__ or fn.__name__).splitlines()[0].rstrip('.').replace('``', '`')} "
+                "with differentiated values", function=self.f.name, filename=self.f.filename, line=s.line,
+                hint="hold differentiated values in a list, a tuple or a dict instead")
         name = registry.display_name(fn)
         raise NoDerivativeRule(
             f"no derivative rule for {name!r}, which is called with differentiated arguments",
@@ -957,6 +973,7 @@ class _Reverse:
         self.seeded: list[tuple[list[tuple[Statement, int]], list[Statement]]] = []  # see _drop_unseeded_rules
         self.linear: set[int] = set()
         self.item_scatters: set[int] = set()  # pullbacks' statements of items x[i] (see _item_buffers)
+        self.invoked: set[int] = set()  # pullbacks called directly (see _invoke)
         entry = a.new_block()
         dy = a.new_var(a.signature.args[0])
         entry.args = [dy]
@@ -1030,6 +1047,7 @@ class _Reverse:
         passes.optimize(a)
         if _drop_needless_zero_guards(a):
             passes.optimize(a)
+        _call_pullbacks_that_may_get_none(a, self.invoked)
         if _item_buffers(a, item_adds):
             passes.optimize(a)
         passes.hoist_invariants(a)
@@ -1276,6 +1294,7 @@ class _Reverse:
         makes it ``None`` (see :func:`passes.propagate_none`)."""
         v = self.a.new_var()
         block.stmts.append(Statement(v, pb, [dy], [], line, pure=True))
+        self.invoked.add(id(block.stmts[-1]))
         return v
 
     def _edge_values(self, block: Block, bid: int, p: int, grads: dict[Var, Operand],
@@ -1348,6 +1367,44 @@ class _Reverse:
             self._edge_block(h, self.preheader[h], inner, inner_iters),
             self._edge_block(h, self.latch[h], inner, inner_iters),
         )
+
+
+def _call_pullbacks_that_may_get_none(a: IR, invoked: set[int]) -> None:
+    """A pullback called directly, ``pb(dy)``, whose ``dy`` may be ``None``
+    once the adjoint is simplified (a gradient added to one the simplifier
+    found to be none, around a loop), is called through
+    ``runtime.call_pullback``, which gives none for none. (``invoked``: the
+    ``id`` of each such call.)"""
+    maybe: set[Var] = set()
+
+    def none(x) -> bool:
+        return isinstance(x, Const) and x.value is None or x in maybe
+
+    def may_give_none(s: Statement) -> bool:
+        fn = s.callee.value if isinstance(s.callee, Const) else None
+        if fn is runtime.accum:
+            return all(none(x) for x in s.args)
+        if fn is runtime.unbroadcast:
+            return none(s.args[0])
+        return fn in (operator.getitem, runtime.call_pullback, runtime.field) or isinstance(s.callee, Var)
+
+    changed = True
+    while changed:
+        changed = False
+        for b in a.blocks.values():
+            for s in b.stmts:
+                if s.var not in maybe and may_give_none(s):
+                    maybe.add(s.var)
+                    changed = True
+            for j in b.jumps():
+                for p, v in zip(a.blocks[j.target].args, j.args):
+                    if p not in maybe and none(v):
+                        maybe.add(p)
+                        changed = True
+    for b in a.blocks.values():
+        for s in b.stmts:
+            if id(s) in invoked and none(s.args[0]):
+                s.callee, s.args = Const(runtime.call_pullback), [s.callee, s.args[0]]
 
 
 def _drop_needless_zero_guards(a: IR) -> bool:
