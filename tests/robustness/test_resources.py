@@ -150,8 +150,6 @@ def test_memory_per_iteration_of_a_scalar_loop(tracing):
     assert per_iteration < 100
 
 
-@pytest.mark.xfail(strict=True, reason="x * i with i a loop counter is not inlined: each iteration records three "
-                   "pullback closures through runtime.J (2,120 bytes per iteration measured on 2026-11-23)")
 def test_memory_per_iteration_of_a_loop_multiplying_by_its_counter(tracing):
     per_iteration = peak_per_iteration(counter_loop, 10_000)
     print(f"\ncounter loop gradient: {per_iteration:.0f} bytes per iteration at its peak")

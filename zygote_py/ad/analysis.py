@@ -406,14 +406,19 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     for p, v in edge_values(ir):  # (an unassigned variable is read only through check_bound, which raises)
         incoming.setdefault(p, []).extend([] if isinstance(v, Const) and v.value is ops.UNBOUND else [v])
     stmts = [s for b in ir.blocks.values() for s in b.stmts]
+    tuples: set[Var] = set()  # globals and free variables holding tuples of real numbers (immutable)
     for s in stmts:  # a global or free variable holding a number or an array now (guarded)
         if s.var in facts.static and facts.callee(s) in (ops.load_global, ops.load_deref):
-            k = kind(facts.static[s.var])
+            value = facts.static[s.var]
+            k = kind(value)
             if k in (NUMBER, FLOAT, ARRAY, VECTOR):
                 facts.constants.add(s.var)
                 num.add(s.var)
                 if k in (ARRAY, VECTOR):
                     facts.arrays.add(s.var)
+            elif type(value) is tuple and value and all(type(v) in (int, float) for v in value):
+                tuples.add(s.var)
+    seqs |= tuples
 
     def is_num(op) -> bool:
         if isinstance(op, Const):
@@ -428,8 +433,16 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             facts.callee(s) is operator.getitem or _is_view(s, facts)
         )
 
+    defs = {s.var: s for s in stmts}
+    counters = {s.var for s in stmts if facts.callee(s) is ops.iternext and _integer(s.var, facts, defs)}
+    facts.indices.update(counters)  # (the variable of a for loop over a range: an int)
+    loop_items = counters | {s.var for s in stmts if facts.callee(s) is ops.iternext and s.args[0] in defs
+                             and facts.callee(defs[s.args[0]]) is iter and defs[s.args[0]].args[0] in tuples}
+
     def item_of_sequence(s: Statement) -> bool:
-        return (
+        """An item of a sequence of numbers, the variable of a loop over a
+        range or over a constant tuple of numbers."""
+        return s.var in loop_items or (
             facts.callee(s) is operator.getitem and len(s.args) == 2 and s.args[0] in seqs
             and (isinstance(s.args[1], Const) and type(s.args[1].value) is int or s.args[1] in facts.indices)
         )
@@ -463,24 +476,23 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             ):
                 num.discard(s.var)
                 changed = True
-            if s.var in seqs and not (all(is_num(v) for v in s.args) if facts.callee(s) is not ops.unpack
-                                      else s.args[0] in seqs):
+            if s.var in seqs and s.var not in tuples and not (
+                    all(is_num(v) for v in s.args) if facts.callee(s) is not ops.unpack else s.args[0] in seqs):
                 seqs.discard(s.var)
                 changed = True
         for p in candidates & num:
             if not all(is_num(v) or v == p for v in incoming[p]):
                 num.discard(p)
                 changed = True
-    defs = {s.var: s for s in stmts}
     items = facts.vector_items
     items.update(s.var for s in stmts if s.args and s.args[0] in vectors and item_of_array(s)
                  and _integer(s.args[1], facts, defs))
     number_constants = [v for v in facts.constants if kind(facts.static[v]) in (NUMBER, FLOAT)]
     _scalars(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE)]
-             + number_constants, items, facts, incoming, stmts)
+             + number_constants + sorted(tuples, key=lambda v: v.id), items | loop_items, facts, incoming, stmts)
     real_constants = [v for v in facts.constants if kind(facts.static[v]) in (NUMBER, FLOAT, ARRAY, VECTOR)]
     _real(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE, ARRAY, VECTOR)]
-          + real_constants, facts, incoming, stmts)
+          + real_constants + sorted(tuples | loop_items, key=lambda v: v.id), facts, incoming, stmts)
 
 
 _REAL_PRESERVING = {
