@@ -336,6 +336,20 @@ def forward_with_cells(f: Any, written: tuple, args: tuple) -> tuple[Any, Callab
     return pipeline.call_forward(f, args, {}, cells_out=written)
 
 
+def caught(exc: BaseException) -> None:
+    """At the start of an exception handler of a differentiated function:
+    refuse an exception that a function it called raised carrying a
+    differentiated value (marked by ``pipeline.call_forward``), which the
+    gradient cannot follow to the handler."""
+    raiser = getattr(exc, "_zpy_raised_by", None)
+    if raiser is not None:
+        raise UnsupportedSyntax(
+            f"catching the {type(exc).__name__} that {raiser} raised carrying a differentiated value: "
+            "differentiating that is not supported yet",
+            hint=f"return the value from {raiser} instead of raising it",
+        )
+
+
 NEST = [0]
 """How many differentiations are running (see :func:`nestlevel`)."""
 

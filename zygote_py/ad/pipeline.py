@@ -357,13 +357,9 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
     if entry.raises_out:
         try:
             y, back = forward(*args, **kwargs)
-        except Exception as e:
-            raise UnsupportedSyntax(
-                f"{fn.__qualname__} raised {type(e).__name__}, which may carry a differentiated value to a caller "
-                "that catches it: differentiating that is not supported yet",
-                function=fn.__qualname__, filename=fn.__code__.co_filename, line=fn.__code__.co_firstlineno,
-                hint=f"return the value from {fn.__name__} instead of raising it",
-            ) from e
+        except Exception as e:  # it goes on as it is; a differentiated handler refuses it (runtime.caught)
+            e._zpy_raised_by = fn.__qualname__
+            raise
     else:
         y, back = forward(*args, **kwargs)
     sig = entry.signature

@@ -526,6 +526,10 @@ class _Reverse:
         a loop that runs inside another loop (whose trip count the exit
         would have to push)."""
         f = self.f
+        for h in sorted({b.handler.target for b in f.blocks.values() if b.handler is not None}):
+            handler = f.blocks[h]  # (its first argument is the exception)
+            line = next((s.line for s in handler.stmts if s.line), None)
+            handler.stmts.insert(0, Statement(f.new_var(), Const(runtime.caught), [handler.args[0]], [], line))
         self.raises_out = any(
             isinstance(b.term, Raise) and (b.handler is None or b.handler.target in self.inert)
             and any(isinstance(v, Var) and v in self.facts.active for v in b.term_operands())

@@ -52,6 +52,7 @@ ITERATORS = (map, filter, zip, enumerate, reversed)
 """The functions whose rules return an iterator (see above)."""
 
 nondifferentiable(runtime.check_unchanged)  # (a check reverse mode adds to a loop over one of them)
+nondifferentiable(runtime.caught)  # (a check reverse mode adds at the start of an exception handler)
 
 
 @adjoint(map)
