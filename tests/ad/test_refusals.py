@@ -141,3 +141,26 @@ def test_an_exception_carrying_a_differentiated_value_out_of_a_callee_is_refused
 
 def lets_a_callee_raise(x):
     return _raise_double(x) * x
+
+
+def catches_another_kind(x):
+    try:
+        return _raise_double(x)
+    except KeyError:
+        return x
+
+
+def catches_without_reading(x):
+    try:
+        return _raise_double(x)
+    except ValueError:
+        return x * x
+
+
+def test_a_callees_exception_not_read_by_the_handler_is_fine():
+    """Only reading the exception is refused: a handler for another kind
+    lets it go on unchanged, and one that does not read it is
+    differentiated along the path taken."""
+    with pytest.raises(ValueError):
+        zpy.gradient(catches_another_kind, 1.5)
+    assert zpy.gradient(catches_without_reading, 1.5) == (3.0,)

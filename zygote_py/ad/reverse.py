@@ -526,10 +526,7 @@ class _Reverse:
         a loop that runs inside another loop (whose trip count the exit
         would have to push)."""
         f = self.f
-        for h in sorted({b.handler.target for b in f.blocks.values() if b.handler is not None}):
-            handler = f.blocks[h]  # (its first argument is the exception)
-            line = next((s.line for s in handler.stmts if s.line), None)
-            handler.stmts.insert(0, Statement(f.new_var(), Const(runtime.caught), [handler.args[0]], [], line))
+        self._check_caught()
         self.raises_out = any(
             isinstance(b.term, Raise) and (b.handler is None or b.handler.target in self.inert)
             and any(isinstance(v, Var) and v in self.facts.active for v in b.term_operands())
@@ -545,6 +542,26 @@ class _Reverse:
             left = [lp for lp in self.nest[bid] if lp not in self.nest[h]]
             if any(len(self.nest[lp]) > 1 for lp in left):
                 self._unsupported("an exception caught outside a loop that runs inside another loop", line)
+
+    def _check_caught(self) -> None:
+        """Before a handler reads its exception (``e.args``, not ``isinstance``
+        or ``raise``): ``runtime.caught(e)``, which refuses one that a
+        called function raised carrying a differentiated value."""
+        f = self.f
+        excs = {f.blocks[h].args[0] for h in {b.handler.target for b in f.blocks.values() if b.handler is not None}}
+        found = True
+        while found:  # (and the block arguments it is passed to)
+            more = {p for b in f.blocks.values() for j in b.jumps()
+                    for p, v in zip(f.blocks[j.target].args, j.args) if v in excs} - excs
+            excs |= more
+            found = bool(more)
+        for b in f.blocks.values():
+            at = next((i for i, st in enumerate(b.stmts) if self.facts.callee(st) is not isinstance
+                       and any(x in excs for x in st.operands())), None)
+            if at is not None:
+                st = b.stmts[at]
+                read = next(x for x in st.operands() if x in excs)
+                b.stmts.insert(at, Statement(f.new_var(), Const(runtime.caught), [read], [], st.line))
 
     def _promote_cells(self) -> dict[str, Operand]:
         """A cell variable (a local a nested function captures) defined once

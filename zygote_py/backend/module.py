@@ -52,7 +52,7 @@ from typing import Any, Optional
 import gast
 import numpy as np
 
-from .. import __version__
+from .. import __version__, runtime
 from ..ad import pipeline
 from ..ad.analysis import ARRAY, FLOAT, NUMBER
 from ..errors import ZygoteError
@@ -229,7 +229,7 @@ def _gradient_defs(module: static.StaticModule, name: str, params: list[Paramete
     out = []
     for fdef, constants in (entry.forward_def(), entry.gradient_def()):
         tree = gast.gast_to_ast(gast.Module(body=[copy.deepcopy(fdef)], type_ignores=[]))
-        node = ast.fix_missing_locations(tree).body[0]
+        node = _without_caught_checks(ast.fix_missing_locations(tree).body[0], constants)
         arrays = [p.name for p in params if p.kind == ARRAY and p.active and not _assigned(node, p.name)]
         if node.name.endswith("_gradient"):
             for ret in _returns(node):
@@ -272,6 +272,24 @@ def _recallable(pullback: ast.FunctionDef) -> None:
         for old, new in copies.items()
     ]
     ast.fix_missing_locations(pullback)
+
+
+def _without_caught_checks(node: ast.FunctionDef, constants: dict[str, Any]) -> ast.FunctionDef:
+    """``node`` without its ``runtime.caught(e)`` statements: in a gradient
+    module the functions call each other's emitted code, so no exception is
+    marked as carrying a differentiated value (see ``pipeline.call_forward``)."""
+    def is_check(st: ast.stmt) -> bool:
+        call = st.value if isinstance(st, ast.Expr) else None
+        f = call.func if isinstance(call, ast.Call) else None
+        return isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
+            constants.get(f.value.id) is runtime and f.attr == "caught"
+
+    for n in ast.walk(node):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(n, field, None)
+            if isinstance(body, list) and any(isinstance(st, ast.stmt) and is_check(st) for st in body):
+                setattr(n, field, [st for st in body if not is_check(st)] or [ast.Pass()])
+    return node
 
 
 def _returns(fdef: ast.FunctionDef) -> list[ast.Return]:
