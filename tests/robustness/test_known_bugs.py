@@ -714,3 +714,24 @@ def test_a_pullback_whose_gradient_is_none_on_later_iterations():
     dp0, dp1, dq, dn = zpy.gradient(loop_reassigning_a_product_of_an_item, 0.37, -1.21, q, 2)
     assert dp0 is None and dp1 == 1.0 and dn is None
     assert np.allclose(dq, [0.0, 0.0, 2 * 0.125 * 0.125 * 1.1])
+
+
+def closure_over_a_dict_changed_in_a_loop(p0, p1):
+    d = {"b": p1}
+
+    def inner(r):
+        return r * d["b"]
+    k = 0
+    while k < 2:
+        d["b"] = 0.5
+        k += 1
+    return inner(p0)
+
+
+def test_an_object_a_closure_holds_changed_in_a_loop_is_refused():
+    """Found by the fuzzer (program_2004307, silently wrong: the gradient of
+    p1 was p0 where it is 0): the dict the closure reads was changed inside
+    a loop, through the loop's version of it, which the refusal of changes
+    after a capture did not follow."""
+    with pytest.raises(zpy.UnsupportedSyntax, match="changing `d` in place after a nested function captured it"):
+        zpy.gradient(closure_over_a_dict_changed_in_a_loop, 0.37, -1.21)

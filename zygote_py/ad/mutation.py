@@ -229,9 +229,10 @@ def snapshot_reads(f: IR, facts: Facts) -> None:
                 and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
             ]
             held = next((r for bb in f.blocks.values() for r in bb.stmts
-                         if callee(r) in (ops.store_deref, ops.store_global) and v in list(r.operands())
-                         and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))),
-                        None)
+                         if callee(r) in (ops.store_deref, ops.store_global)
+                         and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
+                         and isinstance(r.args[1], Var) and changed_in_place(f, v, r.args[1])),
+                        None)  # (the object itself, or a version of it: changed in a loop)
             if held is not None and any(isinstance(o, Var) and o in active for o in st.operands()):
                 # a nested function (or a global) holds the object, and reads it later: no copy may
                 # stand for it, and its reads there are out of the gradient's reach
