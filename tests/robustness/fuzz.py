@@ -3,11 +3,16 @@
 Writes ``--programs`` random programs (see :mod:`fuzz_programs`), program
 ``i`` from ``random.Random(seed + i)`` so that any one can be written again
 by its number, checks each in both modes against central finite
-differences on ``--jobs`` processes, and prints a summary: points checked
-and skipped, refusals (clear zygote_py errors, by message), disagreements
-(wrong gradients or tangents, crashes), and the generator's coverage of
-constructs. Each disagreeing program is written to ``--out`` with its
-findings. Exits 1 when any program disagrees.
+differences on ``--jobs`` processes, and, when autograd is installed and
+can run a program (no assignment into arrays), its gradient against
+autograd's too; prints a summary: points checked and skipped, refusals
+(clear zygote_py errors, by message), disagreements (wrong gradients or
+tangents, crashes), differences from autograd, and the generator's
+coverage of constructs. Each disagreeing program is written to ``--out``
+with its findings (``program_SEED.py``; ``autograd_SEED.py`` for a
+difference from autograd alone, which finite differences arbitrate and
+which does not fail the run). Exits 1 when any program disagrees with
+finite differences.
 
     python -m tests.robustness.fuzz --programs 10000 --jobs 2
     python -m tests.robustness.fuzz --show 1234      # print program 1234
@@ -38,6 +43,8 @@ def run_one(job: tuple[int, str, frozenset]) -> tuple[int, Counter, fp.Outcome, 
         outcome = fp.check_source(Path(directory), p.source)
     except Exception as e:  # noqa: BLE001  (a failure to even load is a finding of the generator)
         outcome = fp.Outcome(disagreements=[f"the program did not load: {type(e).__name__}: {e}"])
+    fp.compare_with_autograd(p.source, outcome)
+    outcome.gradients = []
     return seed, p.tags, outcome, p.source
 
 
@@ -61,8 +68,8 @@ def main(argv=None) -> int:
     tags: Counter = Counter()
     refusals: Counter = Counter()
     refusing: Counter = Counter()
-    checked = checked_jvp = skipped = 0
-    failing = []
+    checked = checked_jvp = skipped = checked_autograd = by_autograd = 0
+    failing, autograd_differs = [], []
     out = Path(args.out)
     with tempfile.TemporaryDirectory() as directory:
         jobs = [(args.seed + i, directory, exclude) for i in range(args.programs)]
@@ -72,6 +79,13 @@ def main(argv=None) -> int:
                 checked += outcome.checked
                 checked_jvp += outcome.checked_jvp
                 skipped += outcome.skipped
+                checked_autograd += outcome.checked_autograd
+                by_autograd += outcome.checked_autograd > 0
+                if outcome.autograd_disagreements:
+                    autograd_differs.append(seed)
+                    out.mkdir(exist_ok=True)
+                    findings = "\n".join("# " + line for line in outcome.autograd_disagreements)
+                    (out / f"autograd_{seed}.py").write_text(f"# fuzz program {seed}\n{findings}\n\n{source}")
                 for mode in {mode for mode, _, _ in outcome.refused}:
                     refusing[mode] += 1
                 refusals.update({(mode, kind, message) for mode, kind, message in outcome.refused})
@@ -94,6 +108,13 @@ def main(argv=None) -> int:
           f"{refusing['jvp']} by jvp")
     for (mode, kind, message), count in refusals.most_common(8):
         print(f"    {count:6d} {mode}: {kind}: {message[:100]}")
+    if checked_autograd:
+        print(f"  compared with autograd: {checked_autograd} points of {by_autograd} programs (the others assign "
+              f"into arrays or use what autograd lacks); disagreeing with it: {len(autograd_differs)}"
+              + (f" (seeds {' '.join(map(str, sorted(autograd_differs)[:20]))}, written to {out}/)"
+                 if autograd_differs else ""))
+    else:
+        print("  compared with autograd: not installed, or it could run none of the programs")
     print(f"  programs disagreeing with finite differences or crashing: {len(failing)}"
           + (f" (written to {out}/)" if failing else ""))
     if failing:

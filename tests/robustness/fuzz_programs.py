@@ -37,6 +37,7 @@ import hashlib
 import importlib.util
 import math
 import sys
+import types
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -636,6 +637,9 @@ class Outcome:
     skipped: int = 0
     refused: list = dataclasses.field(default_factory=list)
     disagreements: list = dataclasses.field(default_factory=list)
+    gradients: list = dataclasses.field(default_factory=list)  # (point, zygote_py's gradients) checked
+    checked_autograd: int = 0  # points where autograd ran the program too (see compare_with_autograd)
+    autograd_disagreements: list = dataclasses.field(default_factory=list)
 
 
 MODES = ("gradient", "jvp")
@@ -680,6 +684,7 @@ def _check_gradient(prog, args, y, slopes, out: Outcome) -> None:
         grads = None
     if grads is not None:
         out.checked += 1
+        out.gradients.append((args, grads))
         if value != y:
             out.disagreements.append(f"gradient's value {value!r} != plain {y!r} at {args}")
         if len(grads) != 4 or grads[3] is not None:
@@ -712,3 +717,47 @@ def _check_jvp(prog, args, y, direction, directional, out: Outcome) -> None:
 
 def check_source(directory: Path, source: str, modes=MODES) -> Outcome:
     return check_program(load(directory, source), modes=modes)
+
+
+def compare_with_autograd(source: str, out: Outcome) -> None:
+    """At each point where ``out`` checked zygote_py's gradient against
+    finite differences, compare it with autograd's too, when autograd is
+    installed and can run the program (it cannot assign into arrays);
+    counted in ``out.checked_autograd``, differences in
+    ``out.autograd_disagreements``."""
+    for args, grads in out.gradients:
+        theirs = autograd_gradient(source, args)
+        if theirs is None:
+            return
+        out.checked_autograd += 1
+        for (i, k) in coordinates(args):
+            ours = grads[i] if k is None or grads[i] is None else grads[i][k]
+            ag = theirs[i] if k is None else theirs[i][k]
+            ours, ag = 0.0 if ours is None else float(ours), float(ag)
+            if abs(ours - ag) > 1e-7 * max(abs(ours), abs(ag), 1.0):
+                out.autograd_disagreements.append(
+                    f"gradient of argument {i}{'' if k is None else f'[{k}]'}: {ours!r}, autograd {ag!r} at {args}")
+
+
+def autograd_gradient(source: str, args: tuple) -> Optional[tuple]:
+    """autograd's gradient of the program's ``prog`` with respect to ``p0,
+    p1, q`` at ``args``, its ``np`` read as ``autograd.numpy`` and its
+    ``math`` functions as their ``autograd.numpy`` versions; ``None`` when
+    autograd is not installed or cannot run the program."""
+    try:
+        import autograd
+        import autograd.numpy as anp
+    except ImportError:
+        return None
+    namespace: dict = {"__name__": "zpy_fuzz_autograd"}
+    try:
+        exec(compile(source, "<fuzz program for autograd>", "exec"), namespace)
+        namespace["np"] = anp
+        namespace["math"] = types.SimpleNamespace(
+            sin=anp.sin, cos=anp.cos, tanh=anp.tanh, atan=anp.arctan, exp=anp.exp, log=anp.log, sqrt=anp.sqrt,
+            fabs=anp.abs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return tuple(autograd.grad(namespace["prog"], i)(*fresh(args)) for i in range(3))
+    except Exception:  # noqa: BLE001  (what autograd cannot differentiate: assignment into arrays...)
+        return None

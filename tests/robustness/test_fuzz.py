@@ -11,6 +11,8 @@ run with every construct (arrays, their mutation, np.sort) checks 60 in
 both modes. The open bugs ``make fuzz`` still finds are in
 test_known_bugs.py.
 """
+import math
+
 import pytest
 from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
@@ -59,3 +61,32 @@ def test_tangents_of_random_programs(program_dir, data):
 @given(st.data())
 def test_random_programs_with_every_construct(program_dir, data):
     check(program_dir, data, frozenset())
+
+
+AUTOGRAD_PROGRAM = '''
+import math
+
+import numpy as np
+
+
+def prog(p0, p1, q, n):
+    return math.sin(p0) * p1 + np.sum(np.tanh(q) * q)
+'''
+
+
+def test_the_comparison_with_autograd_finds_a_wrong_gradient():
+    """``make fuzz`` compares with autograd when it is installed (the test
+    suite never needs it): a right gradient passes, a planted wrong one is
+    reported, coordinate by coordinate."""
+    pytest.importorskip("autograd")
+    import numpy as np
+
+    p0, p1, q = 0.37, -1.21, np.array([0.83, -0.4, 1.1])
+    right = (math.cos(p0) * p1, math.sin(p0), np.tanh(q) + q / np.cosh(q) ** 2, None)
+    out = fp.Outcome(gradients=[((p0, p1, q, 2), right)])
+    fp.compare_with_autograd(AUTOGRAD_PROGRAM, out)
+    assert out.checked_autograd == 1 and out.autograd_disagreements == []
+    wrong = (right[0], right[1] + 1e-3, right[2], None)
+    out = fp.Outcome(gradients=[((p0, p1, q, 2), wrong)])
+    fp.compare_with_autograd(AUTOGRAD_PROGRAM, out)
+    assert len(out.autograd_disagreements) == 1 and out.autograd_disagreements[0].startswith("gradient of argument 1:")
