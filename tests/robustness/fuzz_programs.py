@@ -743,7 +743,10 @@ def autograd_gradient(source: str, args: tuple) -> Optional[tuple]:
     """autograd's gradient of the program's ``prog`` with respect to ``p0,
     p1, q`` at ``args``, its ``np`` read as ``autograd.numpy`` and its
     ``math`` functions as their ``autograd.numpy`` versions; ``None`` when
-    autograd is not installed or cannot run the program."""
+    autograd is not installed or cannot run the program, or runs another
+    one (its value differs from the plain program's: its arrays are
+    immutable, so ``u -= v`` rebinds ``u`` instead of changing the array
+    that other names hold)."""
     try:
         import autograd
         import autograd.numpy as anp
@@ -752,12 +755,21 @@ def autograd_gradient(source: str, args: tuple) -> Optional[tuple]:
     namespace: dict = {"__name__": "zpy_fuzz_autograd"}
     try:
         exec(compile(source, "<fuzz program for autograd>", "exec"), namespace)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = namespace["prog"](*fresh(args))
         namespace["np"] = anp
         namespace["math"] = types.SimpleNamespace(
             sin=anp.sin, cos=anp.cos, tanh=anp.tanh, atan=anp.arctan, exp=anp.exp, log=anp.log, sqrt=anp.sqrt,
             fabs=anp.abs)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return tuple(autograd.grad(namespace["prog"], i)(*fresh(args)) for i in range(3))
+            grads = []
+            for i in range(3):
+                value, g = autograd.value_and_grad(namespace["prog"], i)(*fresh(args))
+                if not math.isclose(value, y, rel_tol=1e-12, abs_tol=1e-12):
+                    return None
+                grads.append(g)
+            return tuple(grads)
     except Exception:  # noqa: BLE001  (what autograd cannot differentiate: assignment into arrays...)
         return None
