@@ -575,19 +575,11 @@ class Loaded(pipeline.Compiled):
         code, constants, fdef = self._parts[i]
         return code, constants, pickle.loads(fdef)
 
-    def _emit_forward(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
-        if self._forward is None:
-            with pipeline._LOCK:
-                if self._forward is None:
-                    self._forward = self._unpacked(0)
-        return self._forward
+    def _build_forward(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
+        return self._unpacked(0)
 
-    def _emit_fused(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
-        if self._fused is None:
-            with pipeline._LOCK:
-                if self._fused is None:
-                    self._fused = self._unpacked(1)
-        return self._fused
+    def _build_fused(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
+        return self._unpacked(1)
 
     def _compilation(self) -> pipeline.Compiled:
         if self._rebuilt is None:

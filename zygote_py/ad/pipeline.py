@@ -125,12 +125,17 @@ class Compiled:
     def _aliases(self) -> dict[str, Any]:
         return dict(self._globals)
 
-    def _emit_forward(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
-        if self._forward is None:
+    def _once(self, attr: str, build: Callable[[], tuple]) -> tuple:
+        """``self.<attr>``, built by ``build`` under the lock the first time
+        it is asked for."""
+        if getattr(self, attr) is None:
             with _LOCK:
-                if self._forward is None:
-                    self._forward = self._build_forward()
-        return self._forward
+                if getattr(self, attr) is None:
+                    setattr(self, attr, build())
+        return getattr(self, attr)
+
+    def _emit_forward(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
+        return self._once("_forward", self._build_forward)
 
     def _build_forward(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
         aliases = self._aliases()
@@ -149,14 +154,12 @@ class Compiled:
         return compile_def(fwd_def, constants, self.freevars, self.filename), constants, fwd_def
 
     def _emit_fused(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
-        if self._fused is None:
-            with _LOCK:
-                if self._fused is None:
-                    ir = fuse(self.forward_ir, self.pullback_ir)
-                    fdef, constants = function_def(ir, f"{self.name}_gradient", self._aliases())
-                    code = compile_def(fdef, constants, self.freevars, self.filename)
-                    self._fused = (code, constants, fdef)
-        return self._fused
+        return self._once("_fused", self._build_fused)
+
+    def _build_fused(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
+        ir = fuse(self.forward_ir, self.pullback_ir)
+        fdef, constants = function_def(ir, f"{self.name}_gradient", self._aliases())
+        return compile_def(fdef, constants, self.freevars, self.filename), constants, fdef
 
     def forward_def(self) -> tuple[gast.FunctionDef, dict[str, Any]]:
         """The emitted forward ``def`` (its pullback nested inside) and the
