@@ -173,30 +173,40 @@ def _part_of(f: IR, v: Var, defs: dict, callee: Callable, where: Block, change: 
     return parent, key, setattr if fn is getattr else mut.part_changed
 
 
-def plain_item_updates(f: IR, facts: Facts) -> None:
-    """``y[k] += v`` reads ``t = y[k]``, updates ``t`` in place when it is
-    an array (a view into ``y``), and stores it back: the same as storing
-    ``t + v``, which changes nothing behind the store's back. So an
-    in-place operator whose operand is read from an item or attribute and
-    whose value is stored straight back there becomes the plain operator,
-    when the item is part of an array or a number: an array held by a list,
-    a dict or an object may be held elsewhere too, and is changed there."""
+def item_updates(f: IR) -> list[tuple[Statement, Statement, Statement]]:
+    """``y[k] += v`` (or ``obj.a += v``) as the lowering writes it: the
+    read ``t = y[k]``, the in-place operator ``t += v`` and the store
+    ``y[k] = t``, each read once; see :func:`plain_item_updates`."""
     uses = use_counts(f)
+    out = []
     for b in f.blocks.values():
         defs = {s.var: s for s in b.stmts}
         for s in b.stmts:
-            fn = facts.callee(s)
-            read, store = (operator.getitem, operator.setitem) if fn is not setattr else (getattr, setattr)
+            fn = s.callee.value if isinstance(s.callee, Const) else None
+            read = operator.getitem if fn is operator.setitem else getattr
             if fn not in (operator.setitem, setattr) or len(s.args) != 3 or s.args[2] not in defs:
                 continue
             update = defs[s.args[2]]
-            if not (member(facts.callee(update), _IN_PLACE) and uses.get(update.var) == 1
-                    and update.args[0] in defs and uses.get(update.args[0]) == 1):
+            if not (isinstance(update.callee, Const) and member(update.callee.value, _IN_PLACE)
+                    and uses.get(update.var) == 1 and update.args[0] in defs and uses.get(update.args[0]) == 1):
                 continue
             cur = defs[update.args[0]]
-            part = fn is operator.setitem and s.args[0] in facts.arrays or cur.var in facts.scalars
-            if part and facts.callee(cur) is read and _same_operands(cur.args, s.args[:2]):
-                update.callee = Const(mut.PLAIN[facts.callee(update)])
+            if isinstance(cur.callee, Const) and cur.callee.value is read and _same_operands(cur.args, s.args[:2]):
+                out.append((cur, update, s))
+    return out
+
+
+def plain_item_updates(updates: list[tuple[Statement, Statement, Statement]], facts: Facts) -> None:
+    """``y[k] += v`` reads ``t = y[k]``, updates ``t`` in place when it is
+    an array (a view into ``y``), and stores it back: the same as storing
+    ``t + v``, which changes nothing behind the store's back. So the
+    in-place operator of each of ``updates`` (see :func:`item_updates`)
+    becomes the plain operator, when the item is part of an array or a
+    number: an array held by a list, a dict or an object may be held
+    elsewhere too, and is changed there."""
+    for cur, update, store in updates:
+        if store.callee.value is operator.setitem and store.args[0] in facts.arrays or cur.var in facts.scalars:
+            update.callee = Const(mut.PLAIN[update.callee.value])
 
 
 def _same_operands(xs: list, ys: list) -> bool:

@@ -265,8 +265,10 @@ class _Reverse:
         def refuse(message: str, line: Optional[int], hint: str) -> UnsupportedSyntax:
             return UnsupportedSyntax(message, function=self.f.name, filename=self.f.filename, line=line, hint=hint)
 
-        analysis.numeric(self.f, numeric, self.facts)
-        mutation.plain_item_updates(self.f, self.facts)
+        updates = mutation.item_updates(self.f)
+        if updates:  # (which of them change parts of arrays or numbers)
+            analysis.numeric(self.f, numeric, self.facts)
+            mutation.plain_item_updates(updates, self.facts)
         while True:
             analysis.numeric(self.f, numeric, self.facts)
             got = mutation.version_mutation(self.f, self.facts, frontend, made, refuse, passed)
