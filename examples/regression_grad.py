@@ -184,7 +184,7 @@ def loss_forward(w, b, x, y):
     r = t_1 - y
     t_3 = L2
     t_2 = w * w
-    t_4 = np.sum(t_2)
+    t_4 = t_2.sum()
     penalty_1 = t_3 * t_4
     if penalty_1 > 1.0:
         penalty = np.sqrt(penalty_1)
@@ -193,7 +193,7 @@ def loss_forward(w, b, x, y):
     else:
         path = 1
     t_5 = r * r
-    t_6 = np.mean(t_5)
+    t_6 = t_5.mean()
 
     def loss_pullback(dout):
         dpenalty = unbroadcast(dout, penalty_1)
@@ -224,7 +224,7 @@ def loss_gradient(w, b, x, y):
     r = t_1 - y
     t_3 = L2
     t_2 = w * w
-    t_4 = np.sum(t_2)
+    t_4 = t_2.sum()
     penalty_1 = t_3 * t_4
     if penalty_1 > 1.0:
         penalty = np.sqrt(penalty_1)
@@ -233,7 +233,7 @@ def loss_gradient(w, b, x, y):
     else:
         path = 1
     t_5 = r * r
-    t_6 = np.mean(t_5)
+    t_6 = t_5.mean()
     t_8 = t_6 + penalty_1
     dout = seed(t_8)
     dpenalty = unbroadcast(dout, penalty_1)

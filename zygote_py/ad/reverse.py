@@ -47,7 +47,7 @@ from ..ir.cfg import natural_loops, predecessors, reverse_postorder
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
 from ..rules import higher_order, registry
 from ..rules import mutation as mutation_rules
-from . import analysis, callees, cells, mutation
+from . import analysis, callees, cells, idioms, mutation
 from .analysis import Facts
 from .inline import Inliner, RuleIR, bind_arguments, rule_ir
 
@@ -167,6 +167,7 @@ class _Reverse:
             analysis.numeric(self.f, numeric, self.facts)
         _share_array_reads(self.f, self.facts)
         self._hoist_invariants()
+        self.shift_free = idioms.shift_free(self.f, self.facts)
         for v in self.facts.constants:  # the code is specialised on their kinds
             self._guard(v)
         rv = self.ret.term.value
@@ -717,6 +718,7 @@ class _Reverse:
         self._record_alphas()
         self._record_control()
         self._adjoint()
+        idioms.as_methods(self.f, self.facts)
         self.f.cellvars = sorted(set(self.f.cellvars) | set(self.forward_cells))
         self.a.freevars = sorted(self.forward_cells_used)
         return Transformed(self.f, self.a, list(self.guards.values()), self.changed_params, self.stored_globals,
@@ -1294,8 +1296,8 @@ class _Reverse:
             self.seeded.append(([(st, i) for st in added for i, x in enumerate(st.args) if x == dy], added))
             if s.var in self.facts.vector_items:
                 self.item_scatters.update(id(st) for st in added)  # (its scatter, once its callee is known)
-            for arg, g in zip(args, outs):
-                if isinstance(arg, Var) and arg in self.facts.active:
+            for i, (arg, g) in enumerate(zip(args, outs)):
+                if isinstance(arg, Var) and arg in self.facts.active and (s.var, i) not in self.shift_free:
                     if cur is not start and g in cur.args:  # a gradient some paths of the rule leave out
                         (self.zero_ok if arg in self.facts.numeric else self.maybe_adj).add(g)
                     grads[arg] = self._accum(cur, arg, grads.get(arg, NONE), g)

@@ -12,4 +12,4 @@ def dense_layer_forward(W, x, b):
         else:
             dW, dx = (numpy_linalg.matmul_grad(t_4, W, x, 0), numpy_linalg.matmul_grad(t_4, W, x, 1))
         return (dW, dx, db)
-    return (np.sum(t_2), dense_layer_pullback)
+    return (t_2.sum(), dense_layer_pullback)

@@ -1,0 +1,162 @@
+"""NumPy idioms the reverse transform treats as a careful person would.
+
+- **Shift invariance.** ``m + log(sum(exp(x - m)))`` (the log-sum-exp) and
+  ``(x - m) - log(sum(exp(x - m)))`` (the log-softmax) do not depend on
+  ``m`` when ``m`` is constant along the summed axes, as the max that
+  keeps the exponentials from overflowing is (``np.max(x)``, or
+  ``np.max(x, axis=k, keepdims=True)`` with the sum over the same ``k``,
+  ``keepdims=True``). Their derivative with respect to ``m`` is exactly 0,
+  so its contributions are left out of the pullback (in floating point
+  they are rounding errors that cancel), and the max's own pullback, a
+  search for the maximum's positions, runs only when ``m`` is used
+  elsewhere. JAX's ``logsumexp`` stops the max's gradient for the same
+  reason.
+- **Reductions as methods.** ``np.sum(a, axis=1)`` on an array is
+  ``a.sum(axis=1)``, which skips NumPy's function dispatch (about 1 µs a
+  call). The emitted forward calls reductions of known arrays, and the
+  array methods that the transform read as functions, as methods.
+"""
+from __future__ import annotations
+
+import operator
+import types
+from typing import Any, Optional
+
+import numpy as np
+
+from ..ir import passes
+from ..ir.core import IR, Const, Operand, Starred, Statement, Var
+from . import analysis
+from .analysis import Facts
+
+_SUBTRACT = (operator.sub, np.subtract)
+_ADD = (operator.add, np.add)
+_SUMS = (np.sum, np.ndarray.sum)
+_MAXES = (np.max, np.amax, np.ndarray.max)
+
+_PARAMS = {
+    np.sum: ("a", "axis", "dtype", "out", "keepdims"),
+    np.ndarray.sum: ("a", "axis", "dtype", "out", "keepdims"),
+    np.max: ("a", "axis", "out", "keepdims"),
+    np.amax: ("a", "axis", "out", "keepdims"),
+    np.ndarray.max: ("a", "axis", "out", "keepdims"),
+}
+"""The parameters of the reductions the shift-invariant idioms use, in
+order (only ``a``, ``axis`` and ``keepdims`` may be passed)."""
+
+
+def _reduction(s: Statement, fn: Any) -> Optional[tuple[Operand, Any, bool]]:
+    """``(a, axis, keepdims)`` of a sum or max called with constants for
+    ``axis`` and ``keepdims`` and nothing else."""
+    if any(isinstance(a, Starred) for a in s.args) or len(s.args) > 4:
+        return None
+    bound = dict(zip(_PARAMS[fn], s.args))
+    for k, v in s.kwargs:
+        if k is None or k in bound or k not in ("a", "axis", "keepdims"):
+            return None
+        bound[k] = v
+    if set(bound) - {"a", "axis", "keepdims"} or "a" not in bound:
+        return None
+    axis, keepdims = bound.get("axis", Const(None)), bound.get("keepdims", Const(False))
+    if not (isinstance(axis, Const) and isinstance(keepdims, Const) and type(keepdims.value) is bool):
+        return None
+    return bound["a"], axis.value, keepdims.value
+
+
+def shift_free(ir: IR, facts: Facts) -> set[tuple[Var, int]]:
+    """The operands whose gradient is exactly 0 by shift invariance, as
+    ``(statement's variable, argument position)``: the max ``m`` where the
+    log-sum-exp or log-softmax subtracts it and (in the log-sum-exp) adds
+    it back."""
+    defs = {s.var: s for b in ir.blocks.values() for s in b.stmts}
+    uses = passes.use_counts(ir)
+
+    def defined(v: Operand, fns: tuple, once: bool = True) -> Optional[Statement]:
+        s = defs.get(v) if isinstance(v, Var) else None
+        if s is None or facts.callee(s) not in fns or once and uses.get(v) != 1:
+            return None
+        return s
+
+    def shifted(d: Optional[Statement]) -> Optional[tuple[Operand, Operand]]:
+        """``(x, m)`` of ``d = x - m``, an array of real numbers minus a
+        max of it that is constant along the axes the idiom sums."""
+        if d is None or len(d.args) != 2 or d.kwargs or d.var not in facts.arrays:
+            return None
+        x, m = d.args
+        return (x, m) if x != m and x in facts.arrays and analysis.is_real(x, facts) else None
+
+    def log_sum_exp(l: Operand) -> Optional[tuple[Statement, Any, bool]]:
+        """``(d, axis, keepdims)`` of ``l = log(sum(exp(d), axis,
+        keepdims))``, each value read once."""
+        log = defined(l, (np.log,))
+        total = log and len(log.args) == 1 and not log.kwargs and defined(log.args[0], _SUMS)
+        summed = total and _reduction(total, facts.callee(total))
+        exp = summed and defined(summed[0], (np.exp,))
+        if not exp or len(exp.args) != 1 or exp.kwargs or not isinstance(exp.args[0], Var):
+            return None
+        d = defs.get(exp.args[0])
+        return (d, summed[1], summed[2]) if d is not None and facts.callee(d) in _SUBTRACT else None
+
+    def is_max(m: Operand, x: Operand, axis: Any, keepdims: bool) -> bool:
+        s = defined(m, _MAXES, once=False)
+        found = s and _reduction(s, facts.callee(s))
+        if not found or found[0] != x or found[1] != axis:
+            return False
+        return axis is None or keepdims and found[2]
+
+    out: set[tuple[Var, int]] = set()
+    for s in defs.values():
+        fn = facts.callee(s)
+        if len(s.args) != 2 or s.kwargs or fn not in _ADD + _SUBTRACT:
+            continue
+        for k in ((0, 1) if fn in _ADD else (0,)):
+            lse = log_sum_exp(s.args[1 - k])
+            xm = lse and shifted(lse[0])
+            if not xm or not is_max(xm[1], xm[0], lse[1], lse[2]):
+                continue
+            d = lse[0]
+            if fn in _ADD and s.args[k] == xm[1] and uses.get(d.var) == 1:  # m + log(sum(exp(x - m)))
+                out |= {(s.var, k), (d.var, 1)}
+            elif fn in _SUBTRACT:  # (x - m) - log(sum(exp(x - m)))
+                a = defs.get(s.args[0]) if isinstance(s.args[0], Var) else None
+                once = uses.get(d.var) == (2 if a is d else 1) and (a is d or uses.get(a.var if a else None) == 1)
+                if a is not None and facts.callee(a) in _SUBTRACT and shifted(a) == xm and once:
+                    out |= {(a.var, 1), (d.var, 1)}
+    return out
+
+
+_METHODS = {
+    np.sum: "sum", np.prod: "prod", np.mean: "mean", np.max: "max", np.amax: "max", np.min: "min",
+    np.amin: "min", np.var: "var", np.std: "std", np.cumsum: "cumsum", np.cumprod: "cumprod",
+    np.all: "all", np.any: "any", np.argmax: "argmax", np.argmin: "argmin",
+}
+"""NumPy reductions whose parameters after the array are their method's,
+in the same order."""
+
+
+def as_methods(ir: IR, facts: Facts) -> None:
+    """Call reductions of known arrays, and array methods the transform read
+    off ``np.ndarray``, as methods of their first argument (which also
+    works on a NumPy scalar, where ``np.ndarray.clip(s)`` raises; a rule's
+    ``np.ndarray.clip(a, ...)`` is a read of ``clip`` off the class)."""
+    read = {s.var: getattr(s.args[0].value, s.args[1].value, None) for b in ir.blocks.values() for s in b.stmts
+            if isinstance(s.callee, Const) and s.callee.value is getattr and len(s.args) == 2 and all(isinstance(a, Const) for a in s.args)
+            and isinstance(s.args[0].value, (type, types.ModuleType)) and isinstance(s.args[1].value, str)}
+    for b in ir.blocks.values():
+        out: list[Statement] = []
+        for s in b.stmts:
+            fn = read.get(s.callee) if isinstance(s.callee, Var) and s.callee in read else facts.callee(s)
+            name = None
+            if s.args and isinstance(s.args[0], Var) and s.args[0] in facts.arrays and passes.member(fn, _METHODS):
+                name = _METHODS[fn]
+            elif getattr(fn, "__objclass__", None) is np.ndarray and isinstance(fn, types.MethodDescriptorType):
+                name = fn.__name__
+            if name is None or not s.args or isinstance(s.args[0], Starred):
+                out.append(s)
+                continue
+            method = ir.new_var()
+            out.append(Statement(method, Const(getattr), [s.args[0], Const(name)], [], s.line, pure=True))
+            s.callee, s.args = method, s.args[1:]
+            out.append(s)
+        b.stmts = out
+
