@@ -52,7 +52,7 @@ from ..ir.cfg import reverse_postorder
 from ..ir.passes import member, substitute
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
 from ..rules import operators, registry
-from . import analysis, callees, mutation, pushrules
+from . import analysis, callees, idioms, mutation, pushrules
 from .analysis import Facts
 from .pushrules import ZERO, is_zero
 from .reverse import CONSUMERS, _call_array_methods, _uses
@@ -269,6 +269,9 @@ class _Forward:
             for b in f.blocks.values():
                 for st in b.stmts:
                     st.pure = st.var in self.loads
+        known = {self.env[s.var]: self.facts.callee(s) for b in p.blocks.values() for s in b.stmts if s.var in self.env}
+        idioms.as_methods(f, {self.env[v] for v in self.facts.arrays if v in self.env},
+                          lambda s: known.get(s.var, analysis._MISSING))
         return f
 
     def _dname(self, v: Var) -> Optional[str]:

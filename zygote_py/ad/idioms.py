@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import operator
 import types
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -134,20 +134,22 @@ _METHODS = {
 in the same order."""
 
 
-def as_methods(ir: IR, facts: Facts) -> None:
+def as_methods(ir: IR, arrays: set[Var], callee: Callable[[Statement], Any]) -> None:
     """Call reductions of known arrays, and array methods the transform read
     off ``np.ndarray``, as methods of their first argument (which also
     works on a NumPy scalar, where ``np.ndarray.clip(s)`` raises; a rule's
-    ``np.ndarray.clip(a, ...)`` is a read of ``clip`` off the class)."""
+    ``np.ndarray.clip(a, ...)`` is a read of ``clip`` off the class).
+    ``arrays``: values known to be arrays; ``callee``: a statement's callee
+    when known at compile time.)"""
     read = {s.var: getattr(s.args[0].value, s.args[1].value, None) for b in ir.blocks.values() for s in b.stmts
             if isinstance(s.callee, Const) and s.callee.value is getattr and len(s.args) == 2 and all(isinstance(a, Const) for a in s.args)
             and isinstance(s.args[0].value, (type, types.ModuleType)) and isinstance(s.args[1].value, str)}
     for b in ir.blocks.values():
         out: list[Statement] = []
         for s in b.stmts:
-            fn = read.get(s.callee) if isinstance(s.callee, Var) and s.callee in read else facts.callee(s)
+            fn = read.get(s.callee) if isinstance(s.callee, Var) and s.callee in read else callee(s)
             name = None
-            if s.args and isinstance(s.args[0], Var) and s.args[0] in facts.arrays and passes.member(fn, _METHODS):
+            if s.args and isinstance(s.args[0], Var) and s.args[0] in arrays and passes.member(fn, _METHODS):
                 name = _METHODS[fn]
             elif getattr(fn, "__objclass__", None) is np.ndarray and isinstance(fn, types.MethodDescriptorType):
                 name = fn.__name__

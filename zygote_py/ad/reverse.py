@@ -718,7 +718,7 @@ class _Reverse:
         self._record_alphas()
         self._record_control()
         self._adjoint()
-        idioms.as_methods(self.f, self.facts)
+        idioms.as_methods(self.f, self.facts.arrays, self.facts.callee)
         self.f.cellvars = sorted(set(self.f.cellvars) | set(self.forward_cells))
         self.a.freevars = sorted(self.forward_cells_used)
         return Transformed(self.f, self.a, list(self.guards.values()), self.changed_params, self.stored_globals,
