@@ -717,7 +717,7 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
     if type(key) is int and type(x) is np.ndarray and x.shape[0] >= 4 and (
         type(dy) is float or getattr(dy, "dtype", x.dtype).kind != "c"
     ):
-        return Scatter(x.shape, x.dtype, [(key, dy)], 1)  # x[i], the common case, first
+        return Scatter(x.shape, x.dtype, [(key, dy)], 1, 1 if type(dy) is float else np.size(dy))  # x[i], first
     shape = np.shape(x)
     dtype = getattr(x, "dtype", None)
     if dtype is None or dtype.kind not in "fc":
@@ -726,7 +726,7 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
         dy = np.real(dy)  # a real input's gradient is real (the complex convention)
     basic = basic_index(key)
     if basic and np.size(dy) * 4 <= math.prod(shape):
-        return Scatter(shape, dtype, [(key, dy)], 1)
+        return Scatter(shape, dtype, [(key, dy)], 1, np.size(dy))
     g = np.zeros(shape, dtype)
     if basic or _mask(key):
         g[key] = dy  # no index repeats: assignment is the sum, and much faster than add.at
@@ -825,12 +825,17 @@ class Scatter(_Lazy):
     pairs; scatters made from one another share the list, and one extends
     it only when it owns its end (``count == len(entries)``), so adding one
     item is O(1) and no scatter ever sees another's later items. Adding two
-    scatters joins them; multiplying by a number scales the values."""
+    scatters joins them, or makes them dense when their values have as many
+    elements as the array (the four gates of an LSTM, sliced from one
+    array: their gradients are then written into one array, once, instead
+    of on every use of the sum); multiplying by a number scales the values.
+    ``filled``: the number of elements of the values (an element picked
+    twice counts twice)."""
 
-    __slots__ = ("shape", "dtype", "entries", "count")
+    __slots__ = ("shape", "dtype", "entries", "count", "filled")
 
-    def __init__(self, shape: tuple, dtype: Any, entries: list, count: int):
-        self.shape, self.dtype, self.entries, self.count = shape, dtype, entries, count
+    def __init__(self, shape: tuple, dtype: Any, entries: list, count: int, filled: int):
+        self.shape, self.dtype, self.entries, self.count, self.filled = shape, dtype, entries, count, filled
 
     def dense(self) -> np.ndarray:
         g = np.zeros(self.shape, self.dtype)
@@ -844,7 +849,8 @@ class Scatter(_Lazy):
         if len(entries) != self.count:
             entries = entries[:self.count]
         entries.append((key, value))
-        return Scatter(self.shape, self.dtype, entries, self.count + 1)
+        return Scatter(self.shape, self.dtype, entries, self.count + 1,
+                       self.filled + (1 if type(value) is float else np.size(value)))
 
     def __add__(self, other: Any) -> Any:
         if isinstance(other, Scatter) and other.shape == self.shape:
@@ -852,7 +858,8 @@ class Scatter(_Lazy):
             out = big
             for key, value in small.entries[:small.count]:
                 out = out.plus(key, value)
-            return Scatter(out.shape, np.result_type(out.dtype, small.dtype), out.entries, out.count)
+            out = Scatter(out.shape, np.result_type(out.dtype, small.dtype), out.entries, out.count, out.filled)
+            return out.dense() if out.filled >= math.prod(out.shape) else out
         return super().__add__(other)
 
     def __neg__(self) -> "Scatter":
@@ -873,7 +880,7 @@ class Scatter(_Lazy):
 
     def _map(self, f: Callable) -> "Scatter":
         entries = [(key, f(value)) for key, value in self.entries[:self.count]]
-        return Scatter(self.shape, self.dtype, entries, len(entries))
+        return Scatter(self.shape, self.dtype, entries, len(entries), self.filled)
 
 
 class Items(_Lazy):
@@ -918,7 +925,7 @@ def add_to(g: Any, x: Any, key: Any, dy: Any) -> Any:
         and (type(dy) is float or isinstance(dy, np.floating))
     ):
         if type(g) is Items:  # shared: keep it as it is, and add to a scatter over it
-            return Scatter(g.shape, g.dtype, [(Ellipsis, g), (key, dy)], 2)
+            return Scatter(g.shape, g.dtype, [(Ellipsis, g), (key, dy)], 2, x.shape[0] + 1)
         values = [0.0] * x.shape[0] if isinstance(g, (int, float)) and g == 0 else np.asarray(g).tolist()
         values[key] += dy
         return Items(x.shape, x.dtype, values)

@@ -109,13 +109,15 @@ KEEPS_KIND = {mutation.store_item, mutation.delete_item, mutation.update_in_plac
 their first argument changed, and copies: of an array, an array."""
 
 
-def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Statement]) -> None:
+def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Statement], rows: set[Var]) -> None:
     """Add to ``facts.arrays`` a NumPy function's value, an array's view,
-    an array changed in place, and a block argument that only arrays reach
-    (the greatest fixed point: a loop-carried array stays one)."""
-    given = set(facts.arrays)
+    an array changed in place, the ``rows`` (``x[i]`` of an array of two
+    or more dimensions), and a block argument that only arrays reach (the
+    greatest fixed point: a loop-carried array stays one)."""
+    given = set(facts.arrays) | rows
     params = {p for p in incoming if p not in ir.entry.args}
     slices = {s.var for s in stmts if facts.callee(s) is slice}
+    slices |= {s.var for s in stmts if facts.callee(s) is ops.build_tuple and any(_slice(a, slices) for a in s.args)}
     while True:
         arrays = facts.arrays
         arrays.clear()
@@ -143,8 +145,14 @@ are numbers or arrays."""
 
 
 def _slice(key: Operand, slices: set) -> bool:
-    """A key that is one slice (``x[1:]`` of an array is an array)."""
-    return key in slices if isinstance(key, Var) else isinstance(key.value, slice)
+    """A key that keeps an axis: a slice, ``None`` or ``...``, alone or in a
+    tuple (``x[1:]``, ``x[:, :3]`` and ``x[..., 0]`` of an array are
+    arrays)."""
+    if isinstance(key, Var):
+        return key in slices
+    if isinstance(key, Const) and type(key.value) is tuple:
+        return any(_slice(Const(k), slices) for k in key.value)
+    return isinstance(key, Const) and (isinstance(key.value, slice) or key.value is None or key.value is Ellipsis)
 
 
 def may_overload(s: Statement, facts: Facts, known: Callable[[Var], bool]) -> bool:
@@ -425,7 +433,12 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             return isinstance(op.value, (int, float, complex)) and not isinstance(op.value, bool)
         return op in num
 
-    _arrays(ir, facts, incoming, stmts)
+    defs = {s.var: s for s in stmts}
+    counters = {s.var for s in stmts if facts.callee(s) is ops.iternext and _integer(s.var, facts, defs)}
+    matrices = {a for a, k in zip(entry.args, numeric_args) if k == ARRAY}
+    matrices |= {v for v in facts.constants if kind(facts.static[v]) == ARRAY}
+    _arrays(ir, facts, incoming, stmts, {s.var for s in stmts if s.args and s.args[0] in matrices and (
+        facts.callee(s) is operator.getitem and len(s.args) == 2 and _integer(s.args[1], facts, defs))})
 
     def item_of_array(s: Statement) -> bool:
         """An item, slice or linear view (``x.T``) of an array."""
@@ -433,8 +446,6 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             facts.callee(s) is operator.getitem or _is_view(s, facts)
         )
 
-    defs = {s.var: s for s in stmts}
-    counters = {s.var for s in stmts if facts.callee(s) is ops.iternext and _integer(s.var, facts, defs)}
     facts.indices.update(counters)  # (the variable of a for loop over a range: an int)
     loop_items = counters | {s.var for s in stmts if facts.callee(s) is ops.iternext and s.args[0] in defs
                              and facts.callee(defs[s.args[0]]) is iter and defs[s.args[0]].args[0] in tuples}
@@ -558,10 +569,35 @@ def _real(ir: IR, real_args: list[Var], facts: Facts, incoming: dict, stmts: lis
         return not any(k == "dtype" for k, _ in s.kwargs) and (
             preserves_real(facts.callee(s)) and not _complex_power(s, facts) or _is_view(s, facts))
 
-    real.update(s.var for s in stmts if s.var in facts.numeric and preserving(s))
+    real.update(s.var for s in stmts if s.var in facts.numeric and (preserving(s) or _made_real(s, facts)))
     real.update(p for p in incoming if p in facts.numeric and p not in ir.entry.args)
     _shrink(real, stmts, incoming, lambda op: is_real(op, facts),
-            lambda s: s.var in real_args or preserving(s) and all(is_real(v, facts) for v in _operands(s)))
+            lambda s: s.var in real_args or preserving(s) and all(
+                is_real(v, facts) for v in (s.args[:1] if facts.callee(s) is operator.getitem else _operands(s)))
+            or _made_real(s, facts))
+
+
+_FLOAT_ARRAYS = {np.zeros: 1, np.ones: 1, np.empty: 1, np.identity: 1, np.eye: 3}
+"""Constructors of float arrays, and how many positional arguments come
+before their ``dtype``."""
+
+_SAME_DTYPE = {np.zeros_like: 1, np.ones_like: 1, np.empty_like: 1, np.full_like: 2, np.full: 2}
+"""Constructors whose dtype is their operands' (the shape aside), and how
+many positional arguments come before their ``dtype``."""
+
+
+def _made_real(s: Statement, facts: Facts) -> bool:
+    """A new array of real numbers: ``np.zeros(shape)``, ``np.ones_like(x)``
+    of a real ``x``, ``np.full(shape, v)`` of a real ``v`` (no ``dtype``)."""
+    fn = facts.callee(s)
+    if any(k == "dtype" or k is None for k, _ in s.kwargs) or any(isinstance(a, Starred) for a in s.args):
+        return False
+    if member(fn, _FLOAT_ARRAYS):
+        return len(s.args) <= _FLOAT_ARRAYS[fn]
+    if member(fn, _SAME_DTYPE) and len(s.args) <= _SAME_DTYPE[fn]:
+        values = s.args[1:] if fn is np.full else s.args
+        return all(is_real(v, facts) for v in values)
+    return False
 
 
 def _shrink(facts: set, stmts: list[Statement], incoming: dict, holds: Callable[[Operand], bool],

@@ -999,6 +999,7 @@ class _Reverse:
         self.linear: set[int] = set()
         self.item_scatters: set[int] = set()  # pullbacks' statements of items x[i] (see _item_buffers)
         self.invoked: set[int] = set()  # pullbacks called directly (see _invoke)
+        self.rule_constants: set[int] = set()  # ids of the constants of inlined pullbacks' code
         entry = a.new_block()
         dy = a.new_var(a.signature.args[0])
         entry.args = [dy]
@@ -1070,7 +1071,7 @@ class _Reverse:
                         s.callee = Const(operator.add)
         item_adds = _fuse_scatter_adds(a, self.item_scatters)
         passes.optimize(a)
-        if _drop_needless_zero_guards(a):
+        if _drop_needless_zero_guards(a, self.rule_constants):
             passes.optimize(a)
         _call_pullbacks_that_may_get_none(a, self.invoked)
         if _item_buffers(a, item_adds):
@@ -1294,6 +1295,7 @@ class _Reverse:
                 self.zero_made.update(g for g in outs if isinstance(g, Var))
             added = start.stmts[first:] + [st for bid, blk in a.blocks.items() if bid not in known for st in blk.stmts]
             self.seeded.append(([(st, i) for st in added for i, x in enumerate(st.args) if x == dy], added))
+            self.rule_constants.update(id(x) for st in added for x in st.operands() if isinstance(x, Const) and x is not dy)
             if s.var in self.facts.vector_items:
                 self.item_scatters.update(id(st) for st in added)  # (its scatter, once its callee is known)
             for i, (arg, g) in enumerate(zip(args, outs)):
@@ -1432,12 +1434,21 @@ def _call_pullbacks_that_may_get_none(a: IR, invoked: set[int]) -> None:
                 s.callee, s.args = Const(runtime.call_pullback), [s.callee, s.args[0]]
 
 
-def _drop_needless_zero_guards(a: IR) -> bool:
+_SUMS = (operator.add, operator.sub, runtime.accum)
+"""Sums of gradients: the number 0 only when every term may be (0 plus a
+gradient is that gradient, of its kind)."""
+
+_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos, runtime.accum}
+
+
+def _drop_needless_zero_guards(a: IR, rule_constants: set[int]) -> bool:
     """Take the rule's way past each guard ``is_number_zero(g)`` (see
     :meth:`Adjoint._adjoint_stmt`) whose ``g``, once the adjoint is
     simplified, cannot be the number 0 that a path giving no gradient starts
     from. Optimistic, as constant propagation: a guard's zero way, and what
-    flows from it, counts only once its ``g`` may be 0."""
+    flows from it, counts only once its ``g`` may be 0. A rule's own
+    constant passed to a function (``matmul_grad(dy, a, b, 0)``: ``wrt``)
+    is no gradient (``rule_constants``: their ids)."""
     defs = {s.var: s for b in a.blocks.values() for s in b.stmts}
     guards = {
         b.id: defs[b.term.cond].args[0] for b in a.blocks.values()
@@ -1463,7 +1474,12 @@ def _drop_needless_zero_guards(a: IR) -> bool:
                 continue
             seen.add(b.id)
             for s in b.stmts:
-                if s.var not in maybe and any(zero(x) for x in s.operands()):
+                fn = s.callee.value if isinstance(s.callee, Const) else None
+                if passes.member(fn, _ARITHMETIC):
+                    operands = list(s.operands())
+                else:
+                    operands = [x for x in s.operands() if not (isinstance(x, Const) and id(x) in rule_constants)]
+                if s.var not in maybe and (all if fn in _SUMS else any)(zero(x) for x in operands):
                     maybe.add(s.var)
                     changed = True
             if b.id in guards and b.id not in live and zero(guards[b.id]):

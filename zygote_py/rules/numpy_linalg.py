@@ -341,7 +341,7 @@ def diagonal_scatter(a, offset, dy):
     :class:`runtime.Scatter`."""
     n, m = np.shape(a)
     i = np.arange(max(0, min(n + min(offset, 0), m - max(offset, 0))))
-    return runtime.Scatter((n, m), float_dtype(a), [((i + max(-offset, 0), i + max(offset, 0)), dy)], 1)
+    return runtime.Scatter((n, m), float_dtype(a), [((i + max(-offset, 0), i + max(offset, 0)), dy)], 1, i.size)
 
 
 def diagonal_grad(dy, a, offset, axis1, axis2):

@@ -1,0 +1,107 @@
+"""What the emitted gradient of array code leaves out when the compiler
+knows enough: run-time dispatch (``runtime.J``) for rows and slices of
+arrays, conjugates of real values, guards for a zero gradient that cannot
+arrive, and the dense zeros of each slice's gradient when the slices'
+gradients fill the whole array. Each gradient is checked against central
+differences, and each property against the emitted source (or the
+run-time value), so that each test fails when the property is lost."""
+import numpy as np
+
+import zygote_py as zpy
+from zygote_py import runtime
+
+from .test_numpy import check
+
+RNG = np.random.default_rng(5)
+X = RNG.standard_normal((4, 3, 5))  # a sequence of 4 batches: a global constant
+H = 2
+
+
+def gates(W, U, b):
+    h = np.zeros((3, H))
+    c = np.zeros((3, H))
+    for t in range(len(X)):
+        z = X[t] @ W + h @ U + b
+        i = 1.0 / (1.0 + np.exp(-z[:, :H]))
+        f = 1.0 / (1.0 + np.exp(-z[:, H:2 * H]))
+        o = 1.0 / (1.0 + np.exp(-z[:, 2 * H:3 * H]))
+        g = np.tanh(z[:, 3 * H:])
+        c = f * c + i * g
+        h = o * np.tanh(c)
+    return np.sum(h ** 2)
+
+
+ARGS = (RNG.standard_normal((5, 4 * H)) * 0.5, RNG.standard_normal((H, 4 * H)) * 0.5, RNG.standard_normal(4 * H) * 0.1)
+
+
+def _source(f, *args):
+    d = zpy.differentiable(f)
+    d.gradient(*args)
+    return d.source
+
+
+def test_gates_gradient():
+    check(gates, *ARGS)
+
+
+def test_rows_and_slices_of_arrays_are_inlined():
+    # X[t] of a 3-d constant is an array, z[:, :H] of an array is one: no run-time J
+    source = _source(gates, *ARGS)
+    assert "runtime.J" not in source, source
+
+
+def test_loop_carried_zeros_are_real():
+    # h and c start as np.zeros(...): real, so no rule conjugates them
+    source = _source(gates, *ARGS)
+    assert "conjugate" not in source, source
+
+
+def test_no_guard_for_a_zero_that_cannot_arrive():
+    # c's gradient starts as 0 before the loop, but 0 plus a gradient is that
+    # gradient; and h @ U's matmul_grad(dy, h, U, 0) passes the rule's wrt, no zero
+    source = _source(gates, *ARGS)
+    assert "is_number_zero" not in source, source
+
+
+def complex_zeros(w):
+    acc = np.zeros(3, dtype=complex)
+    for k in range(3):
+        acc = acc + w * (1.0 + 1.0j) ** k
+    return np.sum(np.abs(acc) ** 2)
+
+
+def test_complex_zeros_keep_their_conjugates():
+    w = RNG.standard_normal(3)
+    check(complex_zeros, w)
+    assert "conjugate" in _source(complex_zeros, w)
+
+
+def test_slices_that_fill_the_array_make_one_dense_gradient():
+    x = np.zeros((4, 8))
+    parts = [runtime.scatter(x, (slice(None), slice(2 * k, 2 * k + 2)), np.full((4, 2), k + 1.0)) for k in range(4)]
+    assert all(type(p) is runtime.Scatter for p in parts)
+    total = parts[0] + parts[1]
+    assert type(total) is runtime.Scatter  # half the array: still sparse
+    total = total + parts[2] + parts[3]
+    assert type(total) is np.ndarray
+    np.testing.assert_array_equal(total, np.repeat(np.arange(1.0, 5.0), 2)[None, :].repeat(4, axis=0))
+
+
+def test_an_item_added_twice_stays_sparse_until_the_array_is_covered():
+    x = np.zeros(8)
+    g = runtime.scatter(x, 3, 1.0) + runtime.scatter(x, 3, 2.0)
+    assert type(g) is runtime.Scatter and g.filled == 2
+    np.testing.assert_array_equal(runtime.dense(g), [0, 0, 0, 3.0, 0, 0, 0, 0])
+
+
+def matmul_then_axis_sum(A, B):
+    # matmul_grad(dy, A, B, 0) reads the rule's constant 0 (wrt), not a zero gradient
+    s = 0.0
+    for k in range(3):
+        s = s + np.sum(np.tanh(A @ B) * k, axis=0)
+    return np.sum(s ** 2)
+
+
+def test_rule_constants_are_not_zero_gradients():
+    A, B = RNG.standard_normal((3, 4)), RNG.standard_normal((4, 2))
+    check(matmul_then_axis_sum, A, B)
