@@ -5,7 +5,10 @@ arrive, and the dense zeros of each slice's gradient when the slices'
 gradients fill the whole array. Each gradient is checked against central
 differences, and each property against the emitted source (or the
 run-time value), so that each test fails when the property is lost."""
+import math
+
 import numpy as np
+import pytest
 
 import zygote_py as zpy
 from zygote_py import runtime
@@ -105,3 +108,27 @@ def matmul_then_axis_sum(A, B):
 def test_rule_constants_are_not_zero_gradients():
     A, B = RNG.standard_normal((3, 4)), RNG.standard_normal((4, 2))
     check(matmul_then_axis_sum, A, B)
+
+
+def sincos(x):
+    return math.sin(math.cos(x)) / 2 - x
+
+
+def scaled(x, k):
+    return x * k  # k may be an int, an array...: the output's kind is not known
+
+
+def test_float_output_is_seeded_with_one():
+    # a float output needs no run-time check of its kind: dy is 1.0, and 1.0 * v is v
+    fused = zpy.api._compiled(sincos, (0.7,)).gradient_source
+    assert "seed" not in fused and "1.0 *" not in fused, fused
+    (g,) = zpy.gradient(sincos, 0.7)
+    assert type(g) is float
+    assert abs(g - (-math.cos(math.cos(0.7)) * math.sin(0.7) / 2 - 1)) < 1e-15
+
+
+def test_output_of_unknown_kind_keeps_the_seed():
+    assert "seed(" in zpy.api._compiled(scaled, (0.7, 3)).gradient_source
+    assert zpy.gradient(scaled, 0.7, 3) == (3.0, None)
+    with pytest.raises(zpy.NonScalarOutput):
+        zpy.gradient(scaled, 0.7, np.ones(2))

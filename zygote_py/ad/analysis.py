@@ -177,6 +177,40 @@ def is_math_function(fn: Any) -> bool:
     return isinstance(fn, types.BuiltinFunctionType) and getattr(fn, "__module__", None) == "math"
 
 
+_FLOAT_MATH = {getattr(math, n) for n in (
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "pow", "fabs", "hypot", "erf",
+    "erfc", "gamma", "lgamma", "fsum", "copysign", "fmod", "degrees", "radians", "dist") if hasattr(math, n)}
+"""Functions of :mod:`math` whose value is always a float."""
+
+
+def is_float(ir: IR, v: Operand, float_args: set[Var], facts: Facts) -> bool:
+    """Whether ``v`` is always a Python float: a float argument or literal,
+    a value of one of :data:`_FLOAT_MATH`, or ``+ - * /`` of floats and
+    integer literals."""
+    defs = {s.var: s for b in ir.blocks.values() for s in b.stmts}
+
+    def floating(op: Operand, depth: int) -> bool:
+        if isinstance(op, Const):
+            return type(op.value) is float
+        s = defs.get(op)
+        if op in float_args or s is None or depth > 64:
+            return op in float_args
+        fn = facts.callee(s)
+        if member(fn, _FLOAT_MATH):
+            return True
+        if s.kwargs or any(isinstance(a, Starred) for a in s.args):
+            return False
+        if fn in (operator.neg, operator.pos) and len(s.args) == 1:
+            return floating(s.args[0], depth + 1)
+        if fn in (operator.add, operator.sub, operator.mul, operator.truediv) and len(s.args) == 2:
+            ints = [isinstance(a, Const) and type(a.value) is int for a in s.args]
+            return not all(ints) and all(i or floating(a, depth + 1) for a, i in zip(s.args, ints))
+        return False
+
+    return floating(v, 0)
+
+
 def _is_math_number(fn: Any) -> bool:
     """A function of :mod:`math` whose value is a number."""
     return (

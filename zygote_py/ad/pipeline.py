@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import operator
 import threading
 import types
 import weakref
@@ -25,27 +26,29 @@ from ..errors import UnsupportedSyntax
 from ..frontend.lower import lower
 from ..frontend.source import get_source, register_emitted
 from ..ir import ops
-from ..ir.core import IR, Branch, Const, Jump, Raise, Return, Signature, Starred, Statement, Var
-from ..ir.passes import optimize
+from ..ir.core import IR, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
+from ..ir.passes import optimize, substitute
 from ..ir.verify import checked
 from .. import runtime, tangent
 from ..rules import registry
 from ..tangent import Tangent
 from . import reverse
-from .analysis import cell_value, is_differentiable_value, kind
+from .analysis import Facts, cell_value, is_differentiable_value, is_float, kind
 
 
-def fuse(forward: IR, pullback: IR) -> IR:
+def fuse(forward: IR, pullback: IR, float_output: bool) -> IR:
     """The forward IR followed by the pullback's blocks, entered with the
     seed ``runtime.seed(y)`` (1 of the output's kind, or an error for an
-    output that is not a real scalar) where the forward returned:
-    ``f_gradient`` returns ``(y, gradients)``. The pullback's cells become
-    the function's locals."""
+    output that is not a real scalar; 1.0 for an output known to be a
+    float) where the forward returned: ``f_gradient`` returns ``(y,
+    gradients)``. The pullback's cells become the function's locals."""
     g = forward.copy()
     ret = next(b for b in g.blocks.values() if isinstance(b.term, Return))
     y = ret.term.value
-    seed = g.new_var(pullback.signature.args[0])
-    ret.stmts.append(Statement(seed, Const(runtime.seed), [y], [], ret.term.line))
+    seed: Operand = Const(1.0)
+    if not float_output:
+        seed = g.new_var(pullback.signature.args[0])
+        ret.stmts.append(Statement(seed, Const(runtime.seed), [y], [], ret.term.line))
     env: dict = {pullback.entry.args[0]: seed}
     ids = {}
     for bid, b in pullback.blocks.items():
@@ -79,7 +82,31 @@ def fuse(forward: IR, pullback: IR) -> IR:
             nb.term = Raise(sub(t.exc), None if t.cause is None else sub(t.cause), t.line)
     ret.term = Jump(ids[pullback.entry.id], [])
     g.cellvars = []
-    return optimize(checked(g, "fusing forward and pullback"))
+    g = optimize(checked(g, "fusing forward and pullback"))
+    if float_output:
+        _times_one(g)
+    return g
+
+
+def _times_one(g: IR) -> None:
+    """``1.0 * x`` and ``x * 1.0`` of a float ``x`` (the seed 1.0 times a
+    float) are ``x``, exactly."""
+    facts = Facts()
+    env: dict[Var, Operand] = {}
+    for b in g.blocks.values():
+        kept = []
+        for s in b.stmts:
+            a = [env.get(x, x) if isinstance(x, Var) else x for x in s.args]
+            if isinstance(s.callee, Const) and s.callee.value is operator.mul and len(a) == 2 and not s.kwargs:
+                for one, x in ((a[0], a[1]), (a[1], a[0])):
+                    if isinstance(one, Const) and type(one.value) is float and one.value == 1.0 \
+                            and is_float(g, x, set(), facts):
+                        env[s.var] = x
+                        break
+            if s.var not in env:
+                kept.append(s)
+        b.stmts = kept
+    substitute(g, env)
 
 
 class Compiled:
@@ -99,6 +126,7 @@ class Compiled:
         self.changed_params = t.changed_params
         self.stored_globals = t.stored_globals
         self.raises_out = t.raises_out
+        self.float_output = t.float_output
         self.generation = generation  # of the rule registry, whose rules it inlined
         self._globals = [(k, v) for kind, k, v in self.guards if kind == "global"]
         self._cells = [(k, v) for kind, k, v in self.guards if kind == "cell"]
@@ -157,7 +185,7 @@ class Compiled:
         return self._once("_fused", self._build_fused)
 
     def _build_fused(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
-        ir = fuse(self.forward_ir, self.pullback_ir)
+        ir = fuse(self.forward_ir, self.pullback_ir, self.float_output)
         fdef, constants = function_def(ir, f"{self.name}_gradient", self._aliases())
         return compile_def(fdef, constants, self.freevars, self.filename), constants, fdef
 

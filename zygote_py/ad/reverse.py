@@ -77,6 +77,9 @@ class Transformed:
     raises_out: bool = False
     """Whether the function may raise, to its caller, an exception carrying a
     differentiated value."""
+    float_output: bool = False
+    """Whether the value returned is always a Python float (whose seed is
+    1.0, no run-time check needed)."""
 
 
 def transform(
@@ -168,6 +171,9 @@ class _Reverse:
         _share_array_reads(self.f, self.facts)
         self._hoist_invariants()
         self.shift_free = idioms.shift_free(self.f, self.facts)
+        floats = {a for a, k in zip(self.f.entry.args, numeric) if k == analysis.FLOAT}
+        self.float_output = param_out is None and not cells_out and analysis.is_float(
+            self.f, self.ret.term.value, floats, self.facts)
         for v in self.facts.constants:  # the code is specialised on their kinds
             self._guard(v)
         rv = self.ret.term.value
@@ -722,7 +728,7 @@ class _Reverse:
         self.f.cellvars = sorted(set(self.f.cellvars) | set(self.forward_cells))
         self.a.freevars = sorted(self.forward_cells_used)
         return Transformed(self.f, self.a, list(self.guards.values()), self.changed_params, self.stored_globals,
-                           self.raises_out)
+                           self.raises_out, self.float_output)
 
     def _forward_block(self, b: Block) -> None:
         if b.id in self.inert:
