@@ -315,8 +315,7 @@ def growth_gradient(rate, steps):
         else:
             saved_path.append(1)
         trip += 1
-    dv = seed(v)
-    t_1 = 0.0
+    dv, t_1 = (1.0, 0.0)
     for _ in range(trip):
         path = saved_path.pop()
         if path == 0:

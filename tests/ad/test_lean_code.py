@@ -132,3 +132,39 @@ def test_output_of_unknown_kind_keeps_the_seed():
     assert zpy.gradient(scaled, 0.7, 3) == (3.0, None)
     with pytest.raises(zpy.NonScalarOutput):
         zpy.gradient(scaled, 0.7, np.ones(2))
+
+
+def power_of_sine(x, n):
+    r = 1.0
+    while n > 0:
+        r *= math.sin(x) * 2.0 + x * x  # the same number in every iteration
+        n -= 1
+    return r
+
+
+def nested_invariants(x, n):
+    r = 0.0
+    for i in range(n):
+        for j in range(3):
+            r += math.cos(x + i)  # the same in every iteration of the inner loop, not of the outer
+    return r
+
+
+def test_a_value_the_same_in_every_iteration_is_kept_once():
+    source = zpy.api._compiled(power_of_sine, (0.3, 5)).gradient_source
+    assert [w for w in source.split() if w.startswith("saved_")] == ["saved_r", "saved_r.append(r)", "saved_r.pop()"], source
+    for n in (0, 1, 5):
+        (g, gn) = zpy.gradient(power_of_sine, 0.3, n)
+        a = math.sin(0.3) * 2.0 + 0.09
+        expected = n * a ** (n - 1) * (2.0 * math.cos(0.3) + 0.6) if n else 0.0
+        assert abs(g - expected) <= 1e-12 * max(1.0, abs(expected)) and gn is None
+
+
+def test_a_value_that_changes_with_an_outer_loop_is_recorded():
+    (g, _) = zpy.gradient(nested_invariants, 0.4, 4)
+    expected = -3 * sum(math.sin(0.4 + i) for i in range(4))
+    assert abs(g - expected) < 1e-12
+
+
+def test_float_outputs_of_loops_are_seeded_with_one():
+    assert "seed" not in zpy.api._compiled(power_of_sine, (0.3, 5)).gradient_source

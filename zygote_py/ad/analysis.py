@@ -184,15 +184,33 @@ _FLOAT_MATH = {getattr(math, n) for n in (
 """Functions of :mod:`math` whose value is always a float."""
 
 
+_FLOAT_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv,
+                     operator.iadd, operator.isub, operator.imul, operator.itruediv}
+"""Operators whose value is a float when their operands are floats (or
+some are integers): ``x += 1`` on a float makes a new float."""
+
+
 def is_float(ir: IR, v: Operand, float_args: set[Var], facts: Facts) -> bool:
     """Whether ``v`` is always a Python float: a float argument or literal,
-    a value of one of :data:`_FLOAT_MATH`, or ``+ - * /`` of floats and
-    integer literals."""
+    a value of one of :data:`_FLOAT_MATH`, ``+ - * /`` (or ``+=``...) of
+    floats and integer literals, or a block argument only floats reach (assumed of the
+    loop-carried ones while their loop is followed)."""
     defs = {s.var: s for b in ir.blocks.values() for s in b.stmts}
+    incoming: dict[Var, list[Operand]] = {}
+    for p, x in edge_values(ir):
+        incoming.setdefault(p, []).append(x)
+    assumed: set[Var] = set()
 
     def floating(op: Operand, depth: int) -> bool:
         if isinstance(op, Const):
             return type(op.value) is float
+        if op in incoming and op not in ir.entry.args and depth <= 64:
+            if op in assumed:
+                return True
+            assumed.add(op)
+            found = all(floating(x, depth + 1) for x in incoming[op])
+            assumed.discard(op)
+            return found
         s = defs.get(op)
         if op in float_args or s is None or depth > 64:
             return op in float_args
@@ -203,7 +221,7 @@ def is_float(ir: IR, v: Operand, float_args: set[Var], facts: Facts) -> bool:
             return False
         if fn in (operator.neg, operator.pos) and len(s.args) == 1:
             return floating(s.args[0], depth + 1)
-        if fn in (operator.add, operator.sub, operator.mul, operator.truediv) and len(s.args) == 2:
+        if fn in _FLOAT_ARITHMETIC and len(s.args) == 2:
             ints = [isinstance(a, Const) and type(a.value) is int for a in s.args]
             return not all(ints) and all(i or floating(a, depth + 1) for a, i in zip(s.args, ints))
         return False

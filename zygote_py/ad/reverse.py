@@ -879,6 +879,7 @@ class _Reverse:
         self.cell_of: dict[Var, str] = {}
         self.stack_of: dict[tuple[Var, int], str] = {}
         params = dict(zip(f.entry.args, f.signature.names()))
+        defs = {s.var: s for b in f.blocks.values() for s in b.stmts}
         for bid in self.order:
             seen = []
             for v in self.needs[bid]:
@@ -886,7 +887,7 @@ class _Reverse:
                     continue
                 seen.append(v)
                 loops = self.nest[bid]
-                if loops and home[v] in self.loops[loops[0]]:
+                if loops and home[v] in self.loops[loops[0]] and not self._same_each_iteration(v, home, defs):
                     self.stack_of[(v, bid)] = self._cell("saved_" + clean(f.names.get(v), "t"))
                 elif v not in self.cell_of:
                     if v in params:
@@ -895,10 +896,14 @@ class _Reverse:
                     else:
                         self.cell_of[v] = self._cell(clean(f.names.get(v), "t"))
             self.needs[bid] = seen
+        entry = f.entry
+        inits = []
         for v, name in self.cell_of.items():
             if v in params:
                 continue
             h = home[v]
+            if self.nest[h]:  # a value made in a loop, the same in every iteration: none if it runs 0 times
+                inits.append(Statement(f.new_var(), Const(ops.store_deref), [Const(name), NONE]))
             # A loop-carried value is read after the loop: kept once, where
             # the loop is left, so the header stays a plain loop header.
             at = [e for e, left in self.exits.items() if h in left] if v in f.blocks[h].args and h in self.loops else []
@@ -907,8 +912,6 @@ class _Reverse:
                 store = Statement(f.new_var(), Const(ops.store_deref), [Const(name), v])
                 idx = self._record_at(b, next((i + 1 for i, s in enumerate(b.stmts) if s.var == v), 0))
                 b.stmts.insert(idx, store)
-        entry = f.entry
-        inits = []
         for (v, bid), name in self.stack_of.items():
             inits += self._new_stack(name)
             b = f.blocks[bid]
@@ -919,6 +922,26 @@ class _Reverse:
             at = self._record_at(b, at)
             b.stmts[at:at] = self._push(name, v)
         entry.stmts[0:0] = inits
+
+    def _same_each_iteration(self, v: Var, home: dict[Var, int], defs: dict[Var, Statement]) -> bool:
+        """Whether ``v``, made in a loop, is the same number in every
+        iteration of every loop around it: a :mod:`math` function or
+        arithmetic (see :meth:`_invariant`) of real numbers made before the
+        outermost one, or of such values. Then one cell keeps it for the
+        pullback, as for a value made before the loop (a math function that
+        may raise is not hoisted: the loop may run zero times)."""
+        s = defs.get(v)
+        loops = self.nest[home[v]] if v in home else []
+        if s is None or not loops or s.kwargs or any(isinstance(a, Starred) for a in s.args):
+            return False
+        fn = self.facts.callee(s)
+        number = all(isinstance(a, Const) and type(a.value) in (int, float) or a in self.facts.scalars
+                     and a in self.facts.real for a in s.args)
+        if not (self._invariant(s) or analysis.is_math_function(fn) and number and v in self.facts.scalars):
+            return False
+        body = self.loops[loops[0]]
+        return all(isinstance(a, Const) or home.get(a) not in body or self._same_each_iteration(a, home, defs)
+                   for a in s.args)
 
     @staticmethod
     def _record_at(b: Block, at: int) -> int:
