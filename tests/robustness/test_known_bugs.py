@@ -735,3 +735,32 @@ def test_an_object_a_closure_holds_changed_in_a_loop_is_refused():
     after a capture did not follow."""
     with pytest.raises(zpy.UnsupportedSyntax, match="changing `d` in place after a nested function captured it"):
         zpy.gradient(closure_over_a_dict_changed_in_a_loop, 0.37, -1.21)
+
+
+def constant_in_w(w, s):
+    lam = lambda r: r * s  # noqa: E731  (a nested function: the callee stays a call, differentiated at run time)
+    return np.full(3, s) * 1.0
+
+
+def concatenate_into_callee(p, q):
+    v = q * p
+    u = constant_in_w(np.concatenate([v[1:], v[:1]]), p)
+    return np.sum(u * v)
+
+
+def roll_into_callee(p, q):
+    u = constant_in_w(np.roll(q, 1), p)
+    return np.sum(u * p)
+
+
+@pytest.mark.parametrize("f", [concatenate_into_callee, roll_into_callee], ids=lambda f: f.__name__)
+def test_a_callees_zero_gradient_for_an_array_is_guarded(f):
+    # program_4569 (a crash) and program_8976 (q's gradient was a 0-d array): the callee's pullback
+    # gives the number 0 for w, whose rule (concatenate's, roll's) cannot take it; 0 plus that 0 is
+    # still 0, so the guard before the rule must stay
+    q = np.array([0.5, -1.0, 2.0])
+    grads = assert_gradient(f, 0.7, q)
+    h = 1e-6
+    slopes = [(f(0.7, q + h * e) - f(0.7, q - h * e)) / (2 * h) for e in np.eye(3)]
+    assert grads[1].shape == (3,)
+    np.testing.assert_allclose(grads[1], slopes, rtol=1e-6, atol=1e-9)

@@ -1100,7 +1100,7 @@ class _Reverse:
                         s.callee = Const(operator.add)
         item_adds = _fuse_scatter_adds(a, self.item_scatters)
         passes.optimize(a)
-        if _drop_needless_zero_guards(a, self.rule_constants):
+        if _drop_needless_zero_guards(a, self.rule_constants, self.invoked):
             passes.optimize(a)
         _call_pullbacks_that_may_get_none(a, self.invoked)
         if _item_buffers(a, item_adds):
@@ -1467,17 +1467,23 @@ _SUMS = (operator.add, operator.sub, runtime.accum)
 """Sums of gradients: the number 0 only when every term may be (0 plus a
 gradient is that gradient, of its kind)."""
 
-_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos, runtime.accum}
+def _helper(fn: Any) -> bool:
+    """A function of zygote_py's rules or run time that pullbacks call."""
+    module = getattr(fn, "__module__", None) or ""
+    return isinstance(fn, types.FunctionType) and (module.startswith("zygote_py.rules") or module == runtime.__name__)
 
 
-def _drop_needless_zero_guards(a: IR, rule_constants: set[int]) -> bool:
+def _drop_needless_zero_guards(a: IR, rule_constants: set[int], invoked: set[int]) -> bool:
     """Take the rule's way past each guard ``is_number_zero(g)`` (see
     :meth:`Adjoint._adjoint_stmt`) whose ``g``, once the adjoint is
     simplified, cannot be the number 0 that a path giving no gradient starts
     from. Optimistic, as constant propagation: a guard's zero way, and what
-    flows from it, counts only once its ``g`` may be 0. A rule's own
-    constant passed to a function (``matmul_grad(dy, a, b, 0)``: ``wrt``)
-    is no gradient (``rule_constants``: their ids)."""
+    flows from it, counts only once its ``g`` may be 0. A sum is 0 only if
+    every term may be; what a pullback called at run time gives may be 0
+    (the start of a number's gradient); a rule's own constant passed to
+    one of zygote_py's helpers after the gradient (``matmul_grad(dy, a, b,
+    0)``: ``wrt``) is no gradient (``rule_constants``: their ids;
+    ``invoked``: the ids of the statements that call pullbacks directly)."""
     defs = {s.var: s for b in a.blocks.values() for s in b.stmts}
     guards = {
         b.id: defs[b.term.cond].args[0] for b in a.blocks.values()
@@ -1504,11 +1510,11 @@ def _drop_needless_zero_guards(a: IR, rule_constants: set[int]) -> bool:
             seen.add(b.id)
             for s in b.stmts:
                 fn = s.callee.value if isinstance(s.callee, Const) else None
-                if passes.member(fn, _ARITHMETIC):
-                    operands = list(s.operands())
-                else:
-                    operands = [x for x in s.operands() if not (isinstance(x, Const) and id(x) in rule_constants)]
-                if s.var not in maybe and (all if fn in _SUMS else any)(zero(x) for x in operands):
+                operands = list(s.operands())[1:]  # (the callee: a pullback, see below)
+                if _helper(fn):  # its parameters after the gradient: matmul_grad(dy, a, b, 0)
+                    operands[1:] = [x for x in operands[1:] if not (isinstance(x, Const) and id(x) in rule_constants)]
+                pulled = fn is runtime.call_pullback or id(s) in invoked  # a pullback's 0 for a number
+                if s.var not in maybe and (pulled or (all if fn in _SUMS else any)(zero(x) for x in operands)):
                     maybe.add(s.var)
                     changed = True
             if b.id in guards and b.id not in live and zero(guards[b.id]):
