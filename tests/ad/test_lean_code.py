@@ -168,3 +168,23 @@ def test_a_value_that_changes_with_an_outer_loop_is_recorded():
 
 def test_float_outputs_of_loops_are_seeded_with_one():
     assert "seed" not in zpy.api._compiled(power_of_sine, (0.3, 5)).gradient_source
+
+
+def mean_square(W, b):
+    h = np.maximum(X[0] @ W + b, 0.0)
+    return np.sum(h ** 2) / len(X[0])
+
+
+def test_a_length_is_a_real_number():
+    W, b = RNG.standard_normal((5, 2)), RNG.standard_normal(2)
+    check(mean_square, W, b)
+    source = _source(mean_square, W, b)
+    assert "runtime.J" not in source and "conjugate" not in source, source
+
+
+def mean_of_list(xs, w):
+    return sum(x * w for x in xs) / len(xs)
+
+
+def test_the_length_of_a_list():
+    assert zpy.gradient(mean_of_list, [1.0, 2.0, 4.0], 0.5) == ([0.5 / 3] * 3, 7.0 / 3)

@@ -514,7 +514,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
         fn = facts.callee(s)
         if (
             member(fn, NUMERIC_CALLEES) or _is_math_number(fn) or item_of_sequence(s) or _array_valued(fn)
-            or item_of_array(s) or s.var in facts.arrays
+            or item_of_array(s) or s.var in facts.arrays or fn is len
         ):
             num.add(s.var)
         elif fn in (ops.build_tuple, ops.build_list) and s.args and not any(isinstance(a, Starred) for a in s.args):
@@ -532,6 +532,8 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
         changed = False
         for s in stmts:
             if s.var in num and s.var not in facts.arrays and s.var not in facts.constants and (
+                facts.callee(s) is not len  # (an int, whatever it measures)
+            ) and (
                 not item_of_sequence(s) and not _array_valued(facts.callee(s)) and not item_of_array(s)
                 and not any(is_num(v) for v in _operands(s))
                 or not item_of_sequence(s) and any(v in seqs for v in _operands(s))  # (x, 1.0) * 2 repeats a tuple
@@ -640,8 +642,11 @@ many positional arguments come before their ``dtype``."""
 
 def _made_real(s: Statement, facts: Facts) -> bool:
     """A new array of real numbers: ``np.zeros(shape)``, ``np.ones_like(x)``
-    of a real ``x``, ``np.full(shape, v)`` of a real ``v`` (no ``dtype``)."""
+    of a real ``x``, ``np.full(shape, v)`` of a real ``v`` (no ``dtype``);
+    or a length."""
     fn = facts.callee(s)
+    if fn is len:
+        return True
     if any(k == "dtype" or k is None for k, _ in s.kwargs) or any(isinstance(a, Starred) for a in s.args):
         return False
     if member(fn, _FLOAT_ARRAYS):
