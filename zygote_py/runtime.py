@@ -158,6 +158,17 @@ def is_zero_tangent(t: Any) -> bool:
     return t is None or isinstance(t, (int, np.integer))
 
 
+def add_into(g: Any, v: Any) -> Any:
+    """``g + v``, where ``g`` is a gradient summed around a loop that an
+    earlier ``+`` made (so nothing else holds it): added in place when both
+    are arrays of one shape and dtype, which saves an array per
+    iteration."""
+    if type(g) is np.ndarray and type(v) is np.ndarray and g.shape == v.shape and g.dtype is v.dtype:
+        g += v
+        return g
+    return g + v
+
+
 def accum_item(grads: dict, key: Any, g: Any) -> None:
     """Add ``g`` into ``grads[key]`` (the gradient of a closure's captured
     variable, or of an object's field)."""

@@ -188,3 +188,51 @@ def mean_of_list(xs, w):
 
 def test_the_length_of_a_list():
     assert zpy.gradient(mean_of_list, [1.0, 2.0, 4.0], 0.5) == ([0.5 / 3] * 3, 7.0 / 3)
+
+
+def test_weights_gradients_are_summed_in_place_over_the_steps():
+    source = _source(gates, *ARGS)
+    assert "W = runtime.add_into(dW, " in source and "dU = runtime.add_into(dU, " in source, source
+
+
+def test_add_into_adds_in_place_only_arrays_of_one_shape_and_dtype():
+    g = np.ones(3)
+    assert runtime.add_into(g, np.full(3, 2.0)) is g and list(g) == [3.0, 3.0, 3.0]
+    assert runtime.add_into(0, g) is not g
+    assert runtime.add_into(g, np.ones((2, 3))).shape == (2, 3) and list(g) == [3.0, 3.0, 3.0]
+    assert runtime.add_into(g, np.ones(3, np.float32)) is not g
+
+
+def steps_then_more(W):
+    h = np.ones((2, 3))
+    for t in range(3):
+        h = np.tanh(h @ W)
+    return np.sum(h) + np.sum(W * W)  # W's gradient enters the steps' adjoint as an array, not 0
+
+
+def steps(W):
+    h = np.ones((2, 3))
+    for t in range(3):
+        h = np.tanh(h @ W) + X[t, :2, :3]
+    return np.sum(h ** 2)
+
+
+def test_a_gradient_that_enters_the_loop_is_not_changed_in_place():
+    W = RNG.standard_normal((3, 3)) * 0.5
+    check(steps_then_more, W)
+    assert "add_into" not in _source(steps_then_more, W)
+
+
+def test_second_derivatives_through_a_sum_in_place():
+    W = RNG.standard_normal((3, 3)) * 0.5
+    assert "add_into" in _source(steps, W)
+    H = zpy.hessian(steps, W)  # forward over the emitted gradient
+    h = 1e-6
+    for k in range(9):
+        e = np.zeros(9)
+        e[k] = h
+        column = (zpy.gradient(steps, W + e.reshape(3, 3))[0] - zpy.gradient(steps, W - e.reshape(3, 3))[0]) / (2 * h)
+        np.testing.assert_allclose(H.reshape(9, 9)[:, k], column.ravel(), rtol=1e-5, atol=1e-7)
+    v = RNG.standard_normal((3, 3))
+    hv = zpy.gradient(lambda W: np.sum(zpy.gradient(steps, W)[0] * v), W)[0]  # reverse over reverse
+    np.testing.assert_allclose(hv.ravel(), H.reshape(9, 9) @ v.ravel(), rtol=1e-6, atol=1e-9)

@@ -363,10 +363,16 @@ class _Reverse:
 
     def _invariant(self, st: Statement) -> bool:
         """Whether ``st`` may be computed before its loop: see
-        :meth:`_hoist_invariants`."""
+        :meth:`_hoist_invariants`. (Also a slice, and a tuple of slices and
+        numbers, the key of ``z[:, :n]``: they cannot raise.)"""
         fn = self.facts.callee(st)
         if fn in (ops.load_global, getattr) and st.var in self.facts.static and not st.kwargs:
             return True
+        if fn in (slice, ops.build_tuple) and not st.kwargs and len(st.args) <= (3 if fn is slice else 8):
+            made = {s.var for b in self.f.blocks.values() for s in b.stmts if self.facts.callee(s) is slice}
+            return all(isinstance(a, Const) and (a.value is None or type(a.value) in (int, float, slice))
+                       or isinstance(a, Var) and (a in made and fn is ops.build_tuple or a in self.facts.scalars)
+                       for a in st.args)
         return (
             fn in (operator.add, operator.sub, operator.mul, operator.neg, operator.pos) and not st.kwargs
             and all(isinstance(a, Const) and type(a.value) in (int, float)
@@ -902,11 +908,11 @@ class _Reverse:
             if v in params:
                 continue
             h = home[v]
-            if self.nest[h]:  # a value made in a loop, the same in every iteration: none if it runs 0 times
-                inits.append(Statement(f.new_var(), Const(ops.store_deref), [Const(name), NONE]))
             # A loop-carried value is read after the loop: kept once, where
             # the loop is left, so the header stays a plain loop header.
             at = [e for e, left in self.exits.items() if h in left] if v in f.blocks[h].args and h in self.loops else []
+            if self.nest[h] and not at:  # a value made in a loop, the same in every iteration: none if it runs 0 times
+                inits.append(Statement(f.new_var(), Const(ops.store_deref), [Const(name), NONE]))
             for bid in at or [h]:
                 b = f.blocks[bid]
                 store = Statement(f.new_var(), Const(ops.store_deref), [Const(name), v])
@@ -1029,6 +1035,7 @@ class _Reverse:
         self.item_scatters: set[int] = set()  # pullbacks' statements of items x[i] (see _item_buffers)
         self.invoked: set[int] = set()  # pullbacks called directly (see _invoke)
         self.rule_constants: set[int] = set()  # ids of the constants of inlined pullbacks' code
+        self.array_sums: set[Var] = set()  # adjoint blocks' gradients of arrays (see _add_in_place)
         entry = a.new_block()
         dy = a.new_var(a.signature.args[0])
         entry.args = [dy]
@@ -1105,6 +1112,7 @@ class _Reverse:
         _call_pullbacks_that_may_get_none(a, self.invoked)
         if _item_buffers(a, item_adds):
             passes.optimize(a)
+        _add_in_place(a, self.array_sums)
         passes.hoist_invariants(a)
 
     def _pass_zero_back(self) -> None:
@@ -1184,6 +1192,8 @@ class _Reverse:
     def _slot(self, v: Var, slot: Var) -> None:
         """``slot``, an adjoint block's argument, is the gradient of ``v``:
         of a number or an array, 0 where no path gives one; else ``None``."""
+        if v in self.facts.arrays:
+            self.array_sums.add(slot)
         if v in self.facts.numeric:
             self.zero_ok.add(slot)
             self.zero_made.add(slot)
@@ -1423,6 +1433,32 @@ class _Reverse:
             self._edge_block(h, self.preheader[h], inner, inner_iters),
             self._edge_block(h, self.latch[h], inner, inner_iters),
         )
+
+
+def _add_in_place(a: IR, sums: set[Var]) -> None:
+    """``g = g + v`` in an adjoint loop, where ``g`` is an array's gradient
+    (one of ``sums``) that enters the loop as 0 and that nothing else in
+    the loop reads, becomes ``runtime.add_into(g, v)``: the first ``+``
+    makes an array that only ``g`` holds, which later iterations add to in
+    place (the gradients of an LSTM's weights, summed over its steps)."""
+    uses = passes.use_counts(a)
+    defs = {s.var: s for b in a.blocks.values() for s in b.stmts}
+    preds = predecessors(a)
+    for h, body in natural_loops(a).items():
+        header = a.blocks[h]
+        into = [(j, p in body) for p in preds[h] for j in a.blocks[p].jumps() if j.target == h]
+        for k, g in enumerate(header.args):
+            inside = [j.args[k] for j, back in into if back]
+            if g not in sums or len(inside) != 1 or not all(
+                    isinstance(j.args[k], Const) and type(j.args[k].value) in (int, float) and j.args[k].value == 0
+                    for j, back in into if not back):
+                continue
+            s = defs.get(inside[0])
+            readers = [st for bid in body for st in a.blocks[bid].stmts if g in st.operands()]
+            if (s is None or readers != [s] or uses.get(s.var) != 1 or not isinstance(s.callee, Const)
+                    or s.callee.value is not operator.add or s.args[0] != g or s.args[1] == g or s.kwargs):
+                continue
+            s.callee = Const(runtime.add_into)
 
 
 def _call_pullbacks_that_may_get_none(a: IR, invoked: set[int]) -> None:

@@ -19,7 +19,8 @@ the functions.
 - ``runtime.seed`` (the output's cotangent 1) and
   ``numpy_linalg.real_matrices`` (a test) have no gradient.
 - The run-time helpers emitted gradient code calls are linear in the
-  gradients they take: ``accum(a, b)`` passes its cotangent to both,
+  gradients they take: ``accum(a, b)`` and ``add_into(g, v)`` pass their
+  cotangent to both,
   ``unbroadcast(dy, x)`` broadcasts it back to ``dy``'s shape,
   ``scatter(x, key, dy)`` reads ``dy``'s part at ``key``, and ``add_at``
   and ``add_to`` (``g + scatter(x, key, dy)``) do both;
@@ -46,6 +47,13 @@ def accum(a, b):
     def back(dy):
         return (None if a is None else dy, None if b is None else dy)
     return runtime.accum(a, b), back
+
+
+@adjoint(runtime.add_into)
+def add_into(g, v):
+    def back(dy):
+        return (dy, dy)
+    return g + v, back
 
 
 @adjoint(runtime.unbroadcast)
@@ -121,6 +129,11 @@ def extremum_grad(dy, a, y, axis, keepdims):
 @pushforward(runtime.accum)
 def accum_push(y, a, b, *, da, db):
     return runtime.accum(da, db)
+
+
+@pushforward(runtime.add_into)
+def add_into_push(y, g, v, *, dg, dv):
+    return dg + dv
 
 
 @pushforward(runtime.unbroadcast)
