@@ -27,7 +27,7 @@ from ..frontend.lower import lower
 from ..frontend.source import get_source, register_emitted
 from ..ir import ops
 from ..ir.core import IR, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
-from ..ir.passes import optimize, substitute
+from ..ir.passes import fold_constants, merge_blocks, optimize, substitute
 from ..ir.verify import checked
 from .. import runtime, tangent
 from ..rules import registry
@@ -82,7 +82,9 @@ def fuse(forward: IR, pullback: IR, float_output: bool) -> IR:
             nb.term = Raise(sub(t.exc), None if t.cause is None else sub(t.cause), t.line)
     ret.term = Jump(ids[pullback.entry.id], [])
     g.cellvars = []
-    g = optimize(checked(g, "fusing forward and pullback"))
+    merge_blocks(checked(g, "fusing forward and pullback"))  # (each part is optimised already)
+    if float_output:
+        fold_constants(g)  # (the seed 1.0 in the pullback's arithmetic)
     if float_output:
         _times_one(g)
     return g
