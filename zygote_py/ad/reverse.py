@@ -1691,6 +1691,9 @@ def _update_in_place(a: IR) -> None:
     """``add_at(g, ...)`` (and the others of :data:`_IN_PLACE_FORMS`) where
     ``g`` is dead afterwards (read by nothing later on any path) becomes
     ``add_to``, which may update ``g`` in place."""
+    if not any(isinstance(st.callee, Const) and passes.member(st.callee.value, _IN_PLACE_FORMS)
+               for b in a.blocks.values() for st in b.stmts):
+        return  # (nothing to change: the liveness below is the costly part)
     order = reverse_postorder(a)
     _, live_out = _live_sets(a, order)
     for bid in order:
