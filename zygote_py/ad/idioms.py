@@ -116,12 +116,17 @@ def shift_free(ir: IR, facts: Facts) -> set[tuple[Var, int]]:
                 continue
             d = lse[0]
             if fn in _ADD and s.args[k] == xm[1] and uses.get(d.var) == 1:  # m + log(sum(exp(x - m)))
-                out |= {(s.var, k), (d.var, 1)}
+                found = {(s.var, k), (d.var, 1)}
             elif fn in _SUBTRACT:  # (x - m) - log(sum(exp(x - m)))
                 a = defs.get(s.args[0]) if isinstance(s.args[0], Var) else None
                 once = uses.get(d.var) == (2 if a is d else 1) and (a is d or uses.get(a.var if a else None) == 1)
-                if a is not None and facts.callee(a) in _SUBTRACT and shifted(a) == xm and once:
-                    out |= {(a.var, 1), (d.var, 1)}
+                found = {(a.var, 1), (d.var, 1)} if (
+                    a is not None and facts.callee(a) in _SUBTRACT and shifted(a) == xm and once) else set()
+            else:
+                found = set()
+            # both parts or neither: each is left out where its rule is inlined, which needs a number
+            if found and all(v in facts.numeric for v, _ in found):
+                out |= found
     return out
 
 
