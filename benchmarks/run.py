@@ -504,7 +504,7 @@ def emitted_call(w: Workload) -> Optional[Call]:
 
         active, numeric = pipeline.masks(w.forward, w.args, {})
         entry = pipeline.compiled(w.forward, active, numeric, False)
-        fused = entry.gradient_function(w.forward)
+        fused = entry.gradient_function(w.forward, False)  # (the value is not computed where not needed)
         scatter = getattr(runtime, "Scatter", None)
         sparse = scatter is not None and any(isinstance(g, scatter) for g in fused(*w.args)[1])
         densify = runtime.dense if sparse else None

@@ -112,8 +112,8 @@ def matmul_grad(dy, x1, x2, wrt):
         if x1.ndim == 1 and x2.ndim == 1:
             return dy * (x2 if wrt == 0 else x1)
         if wrt == 0:
-            return np.multiply.outer(dy, x2) if x1.ndim == 2 else x2 @ dy
-        return np.multiply.outer(x1, dy) if x2.ndim == 2 else dy @ x1
+            return dy[:, None] * x2 if x1.ndim == 2 else x2 @ dy
+        return x1[:, None] * dy if x2.ndim == 2 else dy @ x1
     a, b, g = (np.asarray(x1), np.asarray(x2), np.asarray(dy))
     if a.ndim == 1 and b.ndim == 1:
         return fit(g * conj(b), x1) if wrt == 0 else fit(g * conj(a), x2)
@@ -197,7 +197,7 @@ def loss_forward(w, b, x, y):
 
     def loss_pullback(dout):
         dpenalty = unbroadcast(dout, penalty_1)
-        t_7 = np.full_like(t_5, unbroadcast(dout, t_6) * (t_6.size / max(np.size(t_5), 1)))
+        t_7 = np.full_like(t_5, unbroadcast(dout, t_6) / max(np.size(t_5), 1))
         dr = unbroadcast(t_7 * r, r)
         dr = dr + unbroadcast(t_7 * r, r)
         if path == 0:
@@ -237,7 +237,7 @@ def loss_gradient(w, b, x, y):
     t_8 = t_6 + penalty_1
     dout = seed(t_8)
     dpenalty = unbroadcast(dout, penalty_1)
-    t_7 = np.full_like(t_5, unbroadcast(dout, t_6) * (t_6.size / max(np.size(t_5), 1)))
+    t_7 = np.full_like(t_5, unbroadcast(dout, t_6) / max(np.size(t_5), 1))
     dr = unbroadcast(t_7 * r, r)
     dr = dr + unbroadcast(t_7 * r, r)
     if path == 0:

@@ -125,7 +125,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
             raise BadTangent(f"jvp: a tangent of shape {np.shape(t)} for a primal of shape {np.shape(x)}",
                              function=getattr(f, "__qualname__", None))
     plain = f.__wrapped__ if isinstance(f, Differentiable) else f
-    runtime.NEST[0] += 1
+    _NEST[0] += 1
     try:
         if isinstance(plain, (types.FunctionType, types.MethodType)) and registry.lookup(plain) is None \
                 and registry.lookup_pushforward(plain) is None and not registry.is_nondifferentiable(plain):
@@ -139,7 +139,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     except RecursionError as e:
         raise _too_deep(e, f) from None
     finally:
-        runtime.NEST[0] -= 1
+        _NEST[0] -= 1
 
 
 def _located(e: ZygoteError, f: Callable) -> ZygoteError:
@@ -209,23 +209,38 @@ _SCALAR_TYPES = (float, int, bool, complex, str, bytes, type(None), Fraction, De
 type alone decides: calls with only these and arrays (whose dtype kind and
 dimension are checked too) take the fast path."""
 _FAST: dict[tuple, tuple] = {}
+_FAST_GRADIENTS: dict[tuple, tuple] = {}  # (zpy.gradient's: functions that may not compute the value)
 _FAST_LIMIT = 4096
 
 
 _GENERATION = registry.current_generation
 """The registry's generation, read without a call on the fast path."""
+_NEST = runtime.NEST
+_ndarray = np.ndarray
 
 
-def _fast(f: Callable, args: tuple) -> Optional[tuple]:
+def _kind(a: Any) -> Any:
+    """What the compiled code may depend on in an argument: its type; for
+    an array, its dtype and number of dimensions."""
+    return (a.dtype, a.ndim) if type(a) is _ndarray else type(a)
+
+
+def _fast(f: Callable, args: tuple, cache: dict) -> Optional[tuple]:
     """The cache entry of the compiled gradient function for ``f`` at
-    arguments of these types (and, for arrays, these dtype kinds and
-    dimensions), when one is cached and still valid: no rule registered or
-    removed since, and every global it inlined still bound to the same
-    object."""
-    n = len(args)  # (the key spelled out for one or two arguments: a third of the time of map)
-    key = (f, type(args[0])) if n == 1 else (f, type(args[0]), type(args[1])) if n == 2 else (f, *map(type, args))
-    hit = _FAST.get(key)
-    if hit is None or hit[3] != _GENERATION[0] or hit[4] is not None and hit[4] != _array_kinds(args):
+    arguments of these kinds (the key ``(f, *map(_kind, args))``), when one
+    is cached and still valid: no rule registered or removed since, and
+    every global it inlined still bound to the same object."""
+    n = len(args)  # (the key spelled out for one or two arguments: half the time of map)
+    if n == 1:
+        a = args[0]
+        hit = cache.get((f, (a.dtype, a.ndim) if type(a) is _ndarray else type(a)))
+    elif n == 2:
+        a, b = args
+        hit = cache.get((f, (a.dtype, a.ndim) if type(a) is _ndarray else type(a),
+                         (b.dtype, b.ndim) if type(b) is _ndarray else type(b)))
+    else:
+        hit = cache.get((f, *map(_kind, args)))
+    if hit is None or hit[3] != _GENERATION[0]:
         return None
     globs = hit[1]
     for k, v in hit[2]:
@@ -234,58 +249,56 @@ def _fast(f: Callable, args: tuple) -> Optional[tuple]:
     return hit
 
 
-def _array_kinds(args: tuple) -> tuple:
-    """What the compiled code depends on in array arguments: the kind of
-    each one's dtype (float, complex, integer...), and whether it is
-    one-dimensional."""
-    return tuple([(a.dtype.kind, a.ndim == 1) for a in args if type(a) is np.ndarray])
-
-
-def _run(hit: tuple, args: tuple) -> tuple[Any, tuple]:
-    y, grads = hit[0](*args)
-    if hit[4] is not None:
-        for g in grads:
-            if type(g) is not np.ndarray and g is not None:  # a lazy or a zero gradient
-                return y, _user_gradients(args, grads)
-    return y, grads
+def _dense(args: tuple, grads: tuple) -> tuple:
+    """The gradients of a call with array arguments as the user gets them:
+    a lazy one (sparse, or the number 0 for an array) made dense."""
+    for g in grads:
+        if type(g) is not np.ndarray and g is not None:
+            return _user_gradients(args, grads)
+    return grads
 
 
 def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
     """``(f(*args), gradient(f, *args))`` from one run of the fused gradient
     function (the forward pass followed by the pullback's body)."""
-    hit = _fast(f, args)
-    runtime.NEST[0] += 1
+    hit = _fast(f, args, _FAST)
+    _NEST[0] += 1
     try:
-        return _run(hit, args) if hit is not None else _value_and_gradient(f, args)
+        if hit is not None:
+            y, grads = hit[0](*args)
+            return y, grads if hit[4] is None else _dense(args, grads)
+        return _value_and_gradient(f, args, True)
     except ZygoteError as e:
         raise _located(e, f) from None
     except RecursionError as e:
         raise _too_deep(e, f) from None
     finally:
-        runtime.NEST[0] -= 1
+        _NEST[0] -= 1
 
 
 def gradient(f: Callable, *args: Any) -> tuple:
     """The gradient of a real-scalar-valued ``f`` at ``args``: one entry per
     positional argument, ``None`` where no gradient flows."""
-    hit = _fast(f, args)
-    runtime.NEST[0] += 1
+    hit = _fast(f, args, _FAST_GRADIENTS)
+    _NEST[0] += 1
     try:
-        if hit is not None and hit[4] is None:
-            return hit[0](*args)[1]
-        return (_run(hit, args) if hit is not None else _value_and_gradient(f, args))[1]
+        if hit is not None:
+            grads = hit[0](*args)[1]
+            return grads if hit[4] is None else _dense(args, grads)
+        return _value_and_gradient(f, args, False)[1]
     except ZygoteError as e:
         raise _located(e, f) from None
     except RecursionError as e:
         raise _too_deep(e, f) from None
     finally:
-        runtime.NEST[0] -= 1
+        _NEST[0] -= 1
 
 
-def _value_and_gradient(f: Callable, args: tuple) -> tuple[Any, tuple]:
+def _value_and_gradient(f: Callable, args: tuple, value: bool) -> tuple[Any, tuple]:
     """The general path: compile (or find) the gradient function, and
     remember it for calls with arguments of the same types when those types
-    alone decide what is differentiated."""
+    alone decide what is differentiated. ``value=False``: the value may be
+    ``None``, not computed."""
     plain = f.__wrapped__ if isinstance(f, Differentiable) else f
     if registry.lookup(plain) is not None or registry.is_nondifferentiable(plain):
         y, back = pullback(f, *args)
@@ -293,7 +306,7 @@ def _value_and_gradient(f: Callable, args: tuple) -> tuple[Any, tuple]:
     fn, full = _target(f, args)
     _check_arity(fn, full)
     entry = _compiled(fn, full)
-    g = entry.gradient_function(fn)
+    g = entry.gradient_function(fn, value)
     y, grads = g(*full)
     sig = entry.signature
     simple = sig.vararg is None and sig.kwarg is None and not sig.kwonly
@@ -302,10 +315,11 @@ def _value_and_gradient(f: Callable, args: tuple) -> tuple[Any, tuple]:
         simple and checks is not None and full is args and len(args) == len(sig.names())
         and all(isinstance(a, _SCALAR_TYPES) or type(a) is np.ndarray for a in args)
     ):
-        if len(_FAST) >= _FAST_LIMIT:
-            _FAST.clear()
-        arrays = _array_kinds(args) or None
-        _FAST[(f, *map(type, args))] = (g, fn.__globals__, checks, entry.generation, arrays)
+        cache = _FAST if value else _FAST_GRADIENTS
+        if len(cache) >= _FAST_LIMIT:
+            cache.clear()
+        arrays = any(type(a) is np.ndarray for a in args) or None
+        cache[(f, *map(_kind, args))] = (g, fn.__globals__, checks, entry.generation, arrays)
         return y, (grads if arrays is None else _user_gradients(args, grads))
     skip = len(full) - len(args)
     return y, _user_gradients(args, pipeline.call_grads(sig, len(full), [], grads)[skip:])

@@ -13,7 +13,7 @@ import pytest
 import zygote_py as zpy
 from zygote_py import runtime
 
-from .test_numpy import check
+from .test_numpy import check, numeric_gradient
 
 RNG = np.random.default_rng(5)
 X = RNG.standard_normal((4, 3, 5))  # a sequence of 4 batches: a global constant
@@ -236,3 +236,86 @@ def test_second_derivatives_through_a_sum_in_place():
     v = RNG.standard_normal((3, 3))
     hv = zpy.gradient(lambda W: np.sum(zpy.gradient(steps, W)[0] * v), W)[0]  # reverse over reverse
     np.testing.assert_allclose(hv.ravel(), H.reshape(9, 9) @ v.ravel(), rtol=1e-6, atol=1e-9)
+
+
+def sigmoid_sum(W, b):
+    return np.sum(1.0 / (1.0 + np.exp(-(W @ X[0, 0] + b))))
+
+
+def softplus_mean(x):
+    return (np.log(1.0 + np.exp(x)) / (1.0 + x * x)).mean()
+
+
+def ratio_sum(x, y):
+    return np.sum(x / y + 1.0 / (x * x + 1.0))
+
+
+def _gradient_only_source(f, *args):
+    from zygote_py.backend.compile import source_of
+    return source_of(zpy.api._compiled(f, args)._emit_fused(False)[2])
+
+
+def test_a_sum_of_a_real_array_is_seeded_with_one():
+    # the output is a NumPy scalar of a real dtype: no run-time seed, and the quotient times 1.0 is the quotient
+    W, b = RNG.standard_normal((4, 5)), RNG.standard_normal(4)
+    check(sigmoid_sum, W, b)
+    source = zpy.api._compiled(sigmoid_sum, (W, b)).gradient_source
+    assert "seed" not in source and "1.0 *" not in source and "* 1.0" not in source, source
+
+
+@pytest.mark.parametrize("f, args", [
+    (sigmoid_sum, (RNG.standard_normal((4, 5)), RNG.standard_normal(4))),
+    (softplus_mean, (RNG.standard_normal(6),)),
+    (ratio_sum, (RNG.standard_normal(5), RNG.uniform(1.0, 2.0, 5))),
+], ids=["sum", "mean", "quotients"])
+def test_zpy_gradient_does_not_compute_a_sum_it_does_not_return(f, args):
+    source = _gradient_only_source(f, *args)
+    assert ".sum()" not in source and ".mean()" not in source and "return (None, " in source, source
+    grads = zpy.gradient(f, *args)
+    value, same = zpy.value_and_gradient(f, *args)
+    assert value == f(*args)
+    for i, a in enumerate(args):
+        np.testing.assert_allclose(grads[i], numeric_gradient(f, args, i), rtol=1e-6, atol=1e-8)
+        assert np.array_equal(grads[i], same[i]) and grads[i].dtype == a.dtype
+
+
+def test_gradients_seeded_with_one_are_new_arrays():
+    # dropping `* 1.0` must not hand out an array that something else holds
+    x, y = RNG.standard_normal(5), RNG.uniform(1.0, 2.0, 5)
+    x0, y0 = x.copy(), y.copy()
+    first = zpy.gradient(ratio_sum, x, y)
+    assert not any(np.shares_memory(g, a) for g in first for a in (x, y)) and not np.shares_memory(*first)
+    kept = [g.copy() for g in first]
+    for g in first:
+        g += 100.0
+    second = zpy.gradient(ratio_sum, x, y)
+    assert np.array_equal(x, x0) and np.array_equal(y, y0)
+    for g, k in zip(second, kept):
+        assert np.array_equal(g, k)
+
+
+def test_float32_and_float64_calls_in_turn_keep_their_dtypes():
+    for dtype in (np.float64, np.float32, np.float64, np.float32):
+        x = np.linspace(-1.0, 1.0, 6).astype(dtype)
+        (g,) = zpy.gradient(softplus_mean, x)
+        assert g.dtype == dtype
+        np.testing.assert_allclose(g, numeric_gradient(softplus_mean, (x.astype(np.float64),), 0),
+                                   rtol=1e-4 if dtype == np.float32 else 1e-7, atol=1e-6)
+
+
+def test_a_sum_of_a_complex_array_still_refuses_the_gradient():
+    with pytest.raises(zpy.NonScalarOutput):
+        zpy.gradient(softplus_mean, np.linspace(-1.0, 1.0, 6) + 0.5j)
+
+
+def layer(W, x):
+    return np.sum(np.tanh(W @ x))
+
+
+def test_a_product_with_a_vector_takes_the_general_way_without_a_test():
+    # x is known one-dimensional: real_matrices(dy, W, x), for two matrices, is false without asking
+    W = RNG.standard_normal((3, 4))
+    for x in (RNG.standard_normal(4), RNG.standard_normal((4, 2))):
+        check(layer, W, x)
+        source = zpy.api._compiled(layer, (W, x)).gradient_source
+        assert ("real_matrices" in source) == (x.ndim == 2), source

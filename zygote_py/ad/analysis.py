@@ -229,6 +229,21 @@ def is_float(ir: IR, v: Operand, float_args: set[Var], facts: Facts) -> bool:
     return floating(v, 0)
 
 
+_SUMS = (np.sum, np.ndarray.sum, np.mean, np.ndarray.mean)
+
+
+def is_real_sum(ir: IR, v: Operand, facts: Facts) -> bool:
+    """Whether ``v`` is ``np.sum(x)``, ``x.sum()``, ``np.mean(x)`` or
+    ``x.mean()`` of an array ``x`` known real: a real NumPy scalar, for
+    which the seed 1.0 is exact and, a Python float being weakly typed,
+    keeps every gradient's dtype."""
+    s = next((s for b in ir.blocks.values() for s in b.stmts if s.var == v), None)
+    return (
+        s is not None and member(facts.callee(s), _SUMS) and len(s.args) == 1 and not s.kwargs
+        and isinstance(s.args[0], Var) and s.args[0] in facts.arrays and s.args[0] in facts.real
+    )
+
+
 def _is_math_number(fn: Any) -> bool:
     """A function of :mod:`math` whose value is a number."""
     return (
@@ -304,6 +319,7 @@ class Facts:
     sequences: set[Var] = field(default_factory=set)  # tuples and lists of numbers
     indices: set[Var] = field(default_factory=set)  # loop indices from range()
     vector_items: set[Var] = field(default_factory=set)  # x[i]: a 1-d real array argument's item at an integer
+    vectors: set[Var] = field(default_factory=set)  # 1-d real arrays: arguments and constants (guarded)
     constants: set[Var] = field(default_factory=set)  # globals and free variables holding numbers or arrays
 
     def callee(self, s: Statement) -> Any:
@@ -461,6 +477,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     num.update(a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, ARRAY, VECTOR, COMPLEX_ARRAY))
     facts.arrays.update(a for a, k in zip(entry.args, numeric_args) if k in (ARRAY, VECTOR, COMPLEX_ARRAY))
     vectors = {a for a, k in zip(entry.args, numeric_args) if k == VECTOR}
+    facts.vectors.update(vectors)
     seqs.update(a for a, k in zip(entry.args, numeric_args) if k == SEQUENCE)
     incoming: dict[Var, list] = {}
     for p, v in edge_values(ir):  # (an unassigned variable is read only through check_bound, which raises)
@@ -476,6 +493,8 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
                 num.add(s.var)
                 if k in (ARRAY, VECTOR):
                     facts.arrays.add(s.var)
+                if k == VECTOR:
+                    facts.vectors.add(s.var)
             elif type(value) is tuple and value and all(type(v) in (int, float) for v in value):
                 tuples.add(s.var)
     seqs |= tuples

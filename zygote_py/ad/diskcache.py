@@ -565,7 +565,8 @@ class Loaded(pipeline.Compiled):
         self._globals = globals_
         self._cells = cells
         self._parts = parts
-        self._forward = self._fused = None
+        self._forward = self._fused = self._fused_gradients = None
+        self.sum_output = False  # (the gradient function that skips the value is not cached: this one computes it)
         self._instances = weakref.WeakKeyDictionary()
         self._function = weakref.ref(fn)
         self._build = build
@@ -578,7 +579,7 @@ class Loaded(pipeline.Compiled):
     def _build_forward(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
         return self._unpacked(0)
 
-    def _build_fused(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
+    def _build_fused(self, value: bool) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
         return self._unpacked(1)
 
     def _compilation(self) -> pipeline.Compiled:

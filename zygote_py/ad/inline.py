@@ -36,6 +36,7 @@ from ..ir import ops
 from ..ir.cfg import back_edges
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
 from ..ir.passes import optimize, substitute
+from ..rules import numpy_linalg
 from .analysis import preserves_real, real_constant
 
 _MISSING = object()
@@ -290,7 +291,7 @@ class Inliner:
 
     def back(self, r: RuleIR, dy: Operand, captured: dict[str, Operand], block: Block,
              same_shape: frozenset[str] = frozenset(), real: frozenset[str] = frozenset(),
-             real_dy: bool = False) -> tuple[Block, list[Operand]]:
+             real_dy: bool = False, vectors: frozenset[str] = frozenset()) -> tuple[Block, list[Operand]]:
         """Inline ``back(dy)`` at the end of ``block``. Returns the block
         where code continues and the gradients (one per rule argument).
 
@@ -300,7 +301,10 @@ class Inliner:
         ``runtime.unbroadcast(g, p)`` is ``g``. ``real`` names parameters
         known not to be complex (and ``real_dy`` says ``dy`` is not): the
         conjugate of a value computed from them alone is the value, so
-        ``v.conjugate()`` is ``v``."""
+        ``v.conjugate()`` is ``v``. ``vectors`` names parameters known to be
+        one-dimensional arrays: ``numpy_linalg.real_matrices(dy, x1, x2)``
+        of one is false (the rule's general way is taken, right for any
+        shapes)."""
         ir = self.target
         loaded: dict[Var, str] = {}
         reals: set[Var] = {r.back.entry.args[0]} if real_dy else set()
@@ -331,6 +335,10 @@ class Inliner:
                     loaded[s.var] = s.args[0].value
                     if loaded[s.var] in real:
                         reals.add(s.var)
+                    continue
+                if fn is numpy_linalg.real_matrices and len(s.args) == 3 and not s.kwargs \
+                        and any(loaded.get(x) in vectors for x in s.args[1:]):
+                    env[s.var] = Const(False)
                     continue
                 if fn is runtime.unbroadcast and loaded.get(s.args[1]) in same_shape:
                     env[s.var] = env.get(s.args[0], s.args[0])

@@ -27,7 +27,7 @@ from ..frontend.lower import lower
 from ..frontend.source import get_source, register_emitted
 from ..ir import ops
 from ..ir.core import IR, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
-from ..ir.passes import fold_constants, merge_blocks, optimize, substitute
+from ..ir.passes import eliminate_dead_code, fold_constants, merge_blocks, optimize, substitute, use_counts
 from ..ir.verify import checked
 from .. import runtime, tangent
 from ..rules import registry
@@ -36,17 +36,20 @@ from . import reverse
 from .analysis import Facts, cell_value, is_differentiable_value, is_float, kind
 
 
-def fuse(forward: IR, pullback: IR, float_output: bool) -> IR:
+def fuse(forward: IR, pullback: IR, float_output: bool, sum_output: bool = False,
+         real_arrays: frozenset = frozenset(), value: bool = True) -> IR:
     """The forward IR followed by the pullback's blocks, entered with the
     seed ``runtime.seed(y)`` (1 of the output's kind, or an error for an
     output that is not a real scalar; 1.0 for an output known to be a
-    float) where the forward returned: ``f_gradient`` returns ``(y,
-    gradients)``. The pullback's cells become the function's locals."""
+    float, or a sum of an array of ``real_arrays``) where the forward
+    returned: ``f_gradient`` returns ``(y, gradients)``. The pullback's
+    cells become the function's locals. ``value=False``, for a sum: ``y``
+    is not computed, and ``None`` is returned in its place."""
     g = forward.copy()
     ret = next(b for b in g.blocks.values() if isinstance(b.term, Return))
     y = ret.term.value
     seed: Operand = Const(1.0)
-    if not float_output:
+    if not (float_output or sum_output):
         seed = g.new_var(pullback.signature.args[0])
         ret.stmts.append(Statement(seed, Const(runtime.seed), [y], [], ret.term.line))
     env: dict = {pullback.entry.args[0]: seed}
@@ -71,7 +74,7 @@ def fuse(forward: IR, pullback: IR, float_output: bool) -> IR:
         t = b.term
         if isinstance(t, Return):
             pair = g.new_var()
-            nb.stmts.append(Statement(pair, Const(ops.build_tuple), [y, sub(t.value)]))
+            nb.stmts.append(Statement(pair, Const(ops.build_tuple), [y if value else Const(None), sub(t.value)]))
             nb.term = Return(pair, ret.term.line)
         elif isinstance(t, Jump):
             nb.term = Jump(ids[t.target], [sub(a) for a in t.args])
@@ -83,17 +86,62 @@ def fuse(forward: IR, pullback: IR, float_output: bool) -> IR:
     ret.term = Jump(ids[pullback.entry.id], [])
     g.cellvars = []
     merge_blocks(checked(g, "fusing forward and pullback"))  # (each part is optimised already)
-    if float_output:
+    if float_output or sum_output:
         fold_constants(g)  # (the seed 1.0 in the pullback's arithmetic)
-    if float_output:
-        _times_one(g)
+        _times_one(g, real_arrays)
+    if not value and sum_output:
+        _drop_value(g, y)
     return g
 
 
-def _times_one(g: IR) -> None:
-    """``1.0 * x`` and ``x * 1.0`` of a float ``x`` (the seed 1.0 times a
-    float) are ``x``, exactly."""
+def _drop_value(g: IR, y: Var) -> None:
+    """Remove the sum ``y`` (a reduction of a real array, which cannot
+    raise) when nothing reads it, nor a cell it is kept in for a pullback
+    that does not read the cell."""
+    stmts = [s for b in g.blocks.values() for s in b.stmts]
+    loaded = {s.args[0].value for s in stmts if isinstance(s.callee, Const) and s.callee.value is ops.load_deref}
+    for b in g.blocks.values():
+        b.stmts = [s for s in b.stmts if not (
+            isinstance(s.callee, Const) and s.callee.value is ops.store_deref and s.args[1] == y
+            and s.args[0].value not in loaded)]
+    if use_counts(g).get(y, 0) == 0:
+        for b in g.blocks.values():
+            b.stmts = [s for s in b.stmts if s.var != y]
+        eliminate_dead_code(g)  # (the method the sum was read as)
+
+
+def _times_one(g: IR, real_arrays: frozenset) -> None:
+    """``1.0 * x`` and ``x * 1.0`` (the seed 1.0 times ``x``) are ``x``,
+    exactly, for a float ``x``, and for a quotient of arrays of
+    ``real_arrays`` (or of them and numbers) read only there: an array of
+    floats, new, that nothing else holds (a Python float is weakly typed:
+    the product has ``x``'s dtype)."""
     facts = Facts()
+    defs = {s.var: s for b in g.blocks.values() for s in b.stmts}
+    uses = use_counts(g)
+    stored: dict[str, list[Operand]] = {}  # (the pullback reads the forward's values from cells)
+    for s in defs.values():
+        if isinstance(s.callee, Const) and s.callee.value is ops.store_deref:
+            stored.setdefault(s.args[0].value, []).append(s.args[1])
+
+    def real(op: Operand) -> bool:
+        if isinstance(op, Const):
+            return type(op.value) in (int, float)
+        s = defs.get(op)
+        if s is not None and isinstance(s.callee, Const) and s.callee.value is ops.load_deref:
+            values = stored.get(s.args[0].value, [])
+            return bool(values) and all(v in real_arrays for v in values)
+        return op in real_arrays
+
+    def new_quotient(x: Operand) -> bool:
+        s = defs.get(x)
+        return (
+            s is not None and uses.get(x) == 1 and isinstance(s.callee, Const) and s.callee.value is operator.truediv
+            and len(s.args) == 2
+            and not s.kwargs and all(not isinstance(a, Starred) and real(a) for a in s.args)
+            and any(isinstance(a, Var) for a in s.args)
+        )
+
     env: dict[Var, Operand] = {}
     for b in g.blocks.values():
         kept = []
@@ -102,7 +150,7 @@ def _times_one(g: IR) -> None:
             if isinstance(s.callee, Const) and s.callee.value is operator.mul and len(a) == 2 and not s.kwargs:
                 for one, x in ((a[0], a[1]), (a[1], a[0])):
                     if isinstance(one, Const) and type(one.value) is float and one.value == 1.0 \
-                            and is_float(g, x, set(), facts):
+                            and (new_quotient(x) or is_float(g, x, set(), facts)):
                         env[s.var] = x
                         break
             if s.var not in env:
@@ -129,13 +177,16 @@ class Compiled:
         self.stored_globals = t.stored_globals
         self.raises_out = t.raises_out
         self.float_output = t.float_output
+        self.sum_output = t.sum_output
+        self.real_arrays = t.real_arrays
         self.generation = generation  # of the rule registry, whose rules it inlined
         self._globals = [(k, v) for kind, k, v in self.guards if kind == "global"]
         self._cells = [(k, v) for kind, k, v in self.guards if kind == "cell"]
         self._forward: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
         self._fused: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
-        self._instances: "weakref.WeakKeyDictionary[types.FunctionType, types.FunctionType]" = \
-            weakref.WeakKeyDictionary()  # the gradient function made for each function object
+        self._fused_gradients: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
+        self._instances: "weakref.WeakKeyDictionary[types.FunctionType, dict[bool, types.FunctionType]]" = \
+            weakref.WeakKeyDictionary()  # the gradient functions made for each function object, by value
 
     def valid(self, fn: types.FunctionType) -> bool:
         """Whether every global and cell the compilation specialised on
@@ -183,11 +234,13 @@ class Compiled:
         constants = {**pb_consts, **fwd_consts}
         return compile_def(fwd_def, constants, self.freevars, self.filename), constants, fwd_def
 
-    def _emit_fused(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
-        return self._once("_fused", self._build_fused)
+    def _emit_fused(self, value: bool = True) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
+        if value or not self.sum_output:
+            return self._once("_fused", lambda: self._build_fused(True))
+        return self._once("_fused_gradients", lambda: self._build_fused(False))
 
-    def _build_fused(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
-        ir = fuse(self.forward_ir, self.pullback_ir, self.float_output)
+    def _build_fused(self, value: bool) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
+        ir = fuse(self.forward_ir, self.pullback_ir, self.float_output, self.sum_output, self.real_arrays, value)
         fdef, constants = function_def(ir, f"{self.name}_gradient", self._aliases())
         return compile_def(fdef, constants, self.freevars, self.filename), constants, fdef
 
@@ -197,10 +250,11 @@ class Compiled:
         _, constants, fdef = self._emit_forward()
         return fdef, constants
 
-    def gradient_def(self) -> tuple[gast.FunctionDef, dict[str, Any]]:
+    def gradient_def(self, value: bool = True) -> tuple[gast.FunctionDef, dict[str, Any]]:
         """The emitted fused gradient ``def`` and the constants it reads by
-        name (for ``zpy emit``; do not change it)."""
-        _, constants, fdef = self._emit_fused()
+        name (for ``zpy emit``; do not change it). ``value=False``: see
+        :meth:`gradient_function`."""
+        _, constants, fdef = self._emit_fused(value)
         return fdef, constants
 
     @property
@@ -218,13 +272,15 @@ class Compiled:
         code, constants, _ = self._emit_forward()
         return instantiate(code, constants, fn, keep_identity=False)
 
-    def gradient_function(self, fn: types.FunctionType) -> types.FunctionType:
+    def gradient_function(self, fn: types.FunctionType, value: bool = True) -> types.FunctionType:
         """``f_gradient(*args) -> (y, grads)``, one gradient per parameter
-        (itself differentiable: its source is the emitted one)."""
-        g = self._instances.get(fn)
+        (itself differentiable: its source is the emitted one). ``value=False``:
+        ``y`` may be ``None``, not computed (for ``zpy.gradient``)."""
+        made = self._instances.setdefault(fn, {})
+        g = made.get(value)
         if g is None:
-            code, constants, fdef = self._emit_fused()
-            g = self._instances[fn] = instantiate(code, constants, fn, keep_identity=False)
+            code, constants, fdef = self._emit_fused(value)
+            g = made[value] = instantiate(code, constants, fn, keep_identity=False)
             register_emitted(g.__code__, fdef)
         return g
 

@@ -80,6 +80,11 @@ class Transformed:
     float_output: bool = False
     """Whether the value returned is always a Python float (whose seed is
     1.0, no run-time check needed)."""
+    sum_output: bool = False
+    """Whether the value returned is a sum or mean of an array known real
+    (whose seed is 1.0 too: see :func:`analysis.is_real_sum`)."""
+    real_arrays: frozenset = frozenset()
+    """The forward's values known to be arrays of real numbers."""
 
 
 def transform(
@@ -174,6 +179,8 @@ class _Reverse:
         floats = {a for a, k in zip(self.f.entry.args, numeric) if k == analysis.FLOAT}
         self.float_output = param_out is None and not cells_out and analysis.is_float(
             self.f, self.ret.term.value, floats, self.facts)
+        self.sum_output = param_out is None and not cells_out and analysis.is_real_sum(
+            self.f, self.ret.term.value, self.facts)
         for v in self.facts.constants:  # the code is specialised on their kinds
             self._guard(v)
         rv = self.ret.term.value
@@ -734,7 +741,8 @@ class _Reverse:
         self.f.cellvars = sorted(set(self.f.cellvars) | set(self.forward_cells))
         self.a.freevars = sorted(self.forward_cells_used)
         return Transformed(self.f, self.a, list(self.guards.values()), self.changed_params, self.stored_globals,
-                           self.raises_out, self.float_output)
+                           self.raises_out, self.float_output, self.sum_output,
+                           frozenset(self.facts.arrays & self.facts.real))
 
     def _forward_block(self, b: Block) -> None:
         if b.id in self.inert:
@@ -1323,8 +1331,9 @@ class _Reverse:
                 body, skip, join = a.new_block(), a.new_block(), a.new_block()
                 cond = _call(a, cur, runtime.is_number_zero, dy, pure=True, line=s.line)
                 cur.term, cur = Branch(cond, Jump(skip.id, []), Jump(body.id, []), s.line), body
+            vectors = frozenset(n for n, v in captured.items() if isinstance(v, Var) and v in self.facts.vectors)
             cur, outs = Inliner(a, s.line).back(r, dy, env, cur, _same_shape(r, args), real,
-                                                s.var in self.facts.real)
+                                                s.var in self.facts.real, vectors)
             if guard:
                 join.args = [a.new_var() for _ in outs]
                 cur.term, skip.term = Jump(join.id, list(outs)), Jump(join.id, [NONE] * len(outs))

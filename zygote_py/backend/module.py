@@ -227,7 +227,7 @@ def _gradient_defs(module: static.StaticModule, name: str, params: list[Paramete
     fn = module.functions[name]
     entry = pipeline.compiled(fn, tuple(p.active for p in params), tuple(p.kind for p in params), False)
     out = []
-    for fdef, constants in (entry.forward_def(), entry.gradient_def()):
+    for fdef, constants in (entry.forward_def(), entry.gradient_def(value=False)):
         tree = gast.gast_to_ast(gast.Module(body=[copy.deepcopy(fdef)], type_ignores=[]))
         node = _without_caught_checks(ast.fix_missing_locations(tree).body[0], constants)
         arrays = [p.name for p in params if p.kind == ARRAY and p.active and not _assigned(node, p.name)]

@@ -138,8 +138,10 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     y = np.mean(a, axis, dtype, out, keepdims)
 
     def back(dy):
+        if axis is None:  # (no read of y: a gradient that is not asked for the mean does not compute it)
+            return (np.full_like(a, dy / max(np.size(a), 1)), None, None, None, None)
         share = dy * (y.size / max(np.size(a), 1))
-        if axis is None or keepdims:
+        if keepdims:
             return (np.full_like(a, share), None, None, None, None)
         return (np.full_like(a, np.expand_dims(share, axis)), None, None, None, None)
     return y, back
