@@ -217,6 +217,23 @@ def change_the_argument(x):
     return np.sum(x * x)
 
 
+def sort_in_place(x):
+    y = np.sin(x) * 2.0
+    y.sort()  # its value, None, is not read
+    return np.sum(y * np.array([1.0, -2.0, 3.0, 0.5]))
+
+
+def sort_rows_in_place(x):
+    y = x[:, None] * x[::-1]
+    r = y.sort(axis=0, kind="stable")
+    return np.sum(y * np.arange(16.0).reshape(4, 4)) + (r is None)
+
+
+def sort_the_argument(x):
+    x.sort()
+    return np.sum(x * np.array([1.0, -2.0, 3.0, 0.5]))
+
+
 def change_a_float32_array(x):
     y = x.copy()
     y[0] = y[1] * y[2]
@@ -267,6 +284,9 @@ ARRAY_CASES = [
     (change_after_capture, (X,)),
     (change_after_capture_in_a_loop, (X,)),
     (change_the_argument, (X,)),
+    (sort_in_place, (X,)),
+    (sort_rows_in_place, (X,)),
+    (sort_the_argument, (X,)),
 ]
 
 

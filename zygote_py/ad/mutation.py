@@ -173,6 +173,35 @@ def _part_of(f: IR, v: Var, defs: dict, callee: Callable, where: Block, change: 
     return parent, key, setattr if fn is getattr else mut.part_changed
 
 
+def sorts_as_stores(f: IR, facts: Facts) -> bool:
+    """``y.sort(...)`` of a known array ``y`` becomes ``t = np.sort(y,
+    ...); y[...] = t``: the same change, made by an item store, which both
+    modes differentiate (the call's value is ``None``). Whether any
+    changed."""
+    defs = {s.var: s for b in f.blocks.values() for s in b.stmts}
+    uses = use_counts(f)
+    methods = {s.callee for s in defs.values() if isinstance(s.callee, Var) and s.callee in defs and uses.get(s.callee) == 1
+               and not any(isinstance(a, Starred) for a in s.args) and (m := defs[s.callee]).args
+               and facts.callee(m) is getattr and len(m.args) == 2 and m.args[0] in facts.arrays
+               and _is_const(m.args[1], "sort")}
+    changed = False
+    for b in f.blocks.values():
+        out = []
+        for s in b.stmts:
+            if s.var in methods:
+                continue
+            if isinstance(s.callee, Var) and s.callee in methods:
+                y, result = defs[s.callee].args[0], s.var
+                s.var, s.callee, s.args = f.new_var(), Const(np.sort), [y, *s.args]
+                out += [s, Statement(f.new_var(), Const(operator.setitem), [y, Const(Ellipsis), s.var], [], s.line)]
+                substitute(f, {result: Const(None)})
+                changed = True
+                continue
+            out.append(s)
+        b.stmts = out
+    return changed
+
+
 def item_updates(f: IR) -> list[tuple[Statement, Statement, Statement]]:
     """``y[k] += v`` (or ``obj.a += v``) as the lowering writes it: the
     read ``t = y[k]``, the in-place operator ``t += v`` and the store
