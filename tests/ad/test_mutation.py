@@ -217,6 +217,36 @@ def change_the_argument(x):
     return np.sum(x * x)
 
 
+def change_where_another_branch_rebinds(x, c):
+    v = np.ones(3) * x
+    if c > 0:
+        v = np.sin(x * np.arange(3.0))  # the other path rebinds v
+    else:
+        v += 0.25 * x ** 2  # this one changes the object v held
+    return np.sum(v * v)
+
+
+def change_in_a_loop_where_a_branch_rebinds(x, n):
+    v = np.zeros(2) + x
+    for i in range(n):
+        if i % 2 == 0:
+            v[i % 2] = v[1] * x  # a change, then the loop's next round reads it
+        else:
+            v = v * 2.0
+    return np.sum(v) * x
+
+
+def change_in_nested_branches(x, c):
+    u = np.array([x, 2.0, 0.5])
+    if c > 0:
+        u = u * x
+    elif c > -1:
+        u[0] = u[1] * x
+        if x > 0:
+            u *= 3.0
+    return np.sum(u * u)
+
+
 def sort_in_place(x):
     y = np.sin(x) * 2.0
     y.sort()  # its value, None, is not read
@@ -284,6 +314,13 @@ ARRAY_CASES = [
     (change_after_capture, (X,)),
     (change_after_capture_in_a_loop, (X,)),
     (change_the_argument, (X,)),
+    (change_where_another_branch_rebinds, (0.7, 1)),
+    (change_where_another_branch_rebinds, (0.7, -1)),
+    (change_in_a_loop_where_a_branch_rebinds, (0.7, 3)),
+    (change_in_a_loop_where_a_branch_rebinds, (0.7, 4)),
+    (change_in_nested_branches, (0.7, 1)),
+    (change_in_nested_branches, (0.7, 0)),
+    (change_in_nested_branches, (0.7, -2)),
     (sort_in_place, (X,)),
     (sort_rows_in_place, (X,)),
     (sort_the_argument, (X,)),
@@ -586,7 +623,17 @@ def read_a_part_before_changing_it(x):
     return r0[-1] * x
 
 
+def change_an_alias_from_one_path(x):
+    y = np.ones(2) * x
+    w = np.zeros(2)
+    if x > 0:
+        w = y  # another name for y, on one path only
+    y[0] = 3.0 * x  # w reads the change on that path, not on the other
+    return np.sum(w) * x
+
+
 @pytest.mark.parametrize("f, error, match", [
+    (change_an_alias_from_one_path, UnsupportedSyntax, "another name may refer to it"),
     (change_a_copy_of_part_of_an_array, UnsupportedSyntax, "a copy of part of an array"),
     (read_a_part_before_changing_it, UnsupportedSyntax, "may share its memory"),
     (write_into_a_global, UnsupportedSyntax, "may share its memory"),

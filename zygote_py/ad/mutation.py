@@ -571,7 +571,8 @@ def _is_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var]) ->
             return False
         incoming = [j.args[b.args.index(v)] for b in f.blocks.values() if v in b.args
                     for p in f.blocks.values() for j in p.jumps() if j.target == b.id]
-        return all(isinstance(a, Var) and uses.get(a, 0) == 1 and fresh(a) for a in incoming)
+        # (each read once, where it is passed: no other name holds it; or root itself, around a loop)
+        return all(isinstance(a, Var) and (uses.get(a, 0) == 1 or a == root) and fresh(a) for a in incoming)
 
     return fresh(root)
 
@@ -638,9 +639,13 @@ def _rename(f: IR, root: Var, version: Var, where_changed: int, frontend: set[Va
     """Every read of ``root`` that the change reaches reads ``version``
     instead, through new block arguments where the two meet. Returns the
     block arguments made. ``root`` passed on to a block argument of the
-    program's own (``frontend``: another name, assigned on several paths)
-    is refused: that name could be read after the change."""
+    program's own (``frontend``: a variable assigned on several paths) is
+    refused where that variable could be read after the change without
+    seeing it: when it is another variable (an alias), or the same one
+    still holding the unchanged object on a path that leads to the change.
+    (The same variable, passed the changed object, is that object.)"""
     preds = predecessors(f)
+    reach = _reachable(f)
     home = next(b.id for b in f.blocks.values() if root in b.args or any(s.var == root for s in b.stmts))
     made: set[Var] = set()
     at_entry: dict[int, Var] = {}
@@ -687,13 +692,15 @@ def _rename(f: IR, root: Var, version: Var, where_changed: int, frontend: set[Va
             if root not in j.args:
                 continue
             target = f.blocks[j.target]
-            if any(a == root and p in frontend for a, p in zip(j.args, target.args)):
+            v = version if here else read_entry(b.id)
+            stale = v == root and (j.target == where_changed or where_changed in reach[j.target])
+            if any(a == root and p in frontend and (stale or f.names.get(p) is None or f.names.get(p) != f.names.get(root))
+                   for a, p in zip(j.args, target.args)):
                 raise error(
                     f"changing `{f.names.get(root, 'a value')}` in place when another name may refer to it "
                     "(a variable assigned it on one of several paths)",
                     line, "change a copy (y = y.copy()) and use one name for it",
                 )
-            v = version if here else read_entry(b.id)
             j.args = [v if a == root else a for a in j.args]
     return made
 
