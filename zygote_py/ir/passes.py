@@ -622,30 +622,36 @@ def merge_blocks(ir: IR) -> None:
     unconditionally is appended to it, unless either is protected by an
     exception handler (a handler sees the values at its block's entry, so
     merging would change what it sees)."""
-    while _thread_one(ir) or _merge_one(ir):
+    while _thread(ir) | _merge(ir):
         pass
 
 
-def _thread_one(ir: IR) -> bool:
+def _thread(ir: IR) -> bool:
+    """One sweep of jump threading; whether any block was bypassed."""
     handlers = {b.handler.target for b in ir.blocks.values() if b.handler}
-    empty = [b for b in list(ir.blocks.values())[1:] if not b.stmts and isinstance(b.term, Jump)
-             and b.term.target != b.id and b.id not in handlers]
-    if not empty:
-        return False
-    readers = _readers(ir) if any(b.args for b in empty) else {}
-    for b in empty:
+    readers: Optional[dict[Var, set[tuple[str, int]]]] = None
+    changed = False
+    for b in list(ir.blocks.values())[1:]:
+        if b.stmts or not isinstance(b.term, Jump) or b.term.target == b.id or b.id in handlers:
+            continue
+        if b.args:
+            readers = _readers(ir) if readers is None else readers
+            if any(readers.get(a, set()) - {("jump", b.id)} for a in b.args):
+                continue  # an argument read anywhere but in this block's own jump
         t = b.term
-        if any(readers.get(a, set()) - {("jump", b.id)} for a in b.args):
-            continue  # an argument read anywhere but in this block's own jump
         for p in ir.blocks.values():
             for j in p.jumps():
                 if j.target == b.id:
                     env = dict(zip(b.args, j.args))
                     j.target = t.target
                     j.args = [env.get(a, a) if isinstance(a, Var) else a for a in t.args]
+                    if readers is not None:  # (now read in p's jump too)
+                        for v in j.args:
+                            if isinstance(v, Var):
+                                readers.setdefault(v, set()).add(("jump", p.id))
         del ir.blocks[b.id]
-        return True
-    return False
+        changed = True
+    return changed
 
 
 def _readers(ir: IR) -> dict[Var, set[tuple[str, int]]]:
@@ -667,26 +673,31 @@ def _readers(ir: IR) -> dict[Var, set[tuple[str, int]]]:
     return out
 
 
-def _merge_one(ir: IR) -> bool:
+def _merge(ir: IR) -> bool:
+    """One sweep of block merging (the arguments substituted once, at the
+    end); whether any block was merged."""
     preds = predecessors(ir)
+    into: dict[int, int] = {}  # a merged block → the block it was appended to
+
+    def home(bid: int) -> int:
+        while bid in into:
+            bid = into[bid]
+        return bid
+
+    env: dict[Var, Operand] = {}
     for b in list(ir.blocks.values())[1:]:
         if len(preds[b.id]) != 1:
             continue
-        p = ir.blocks[preds[b.id][0]]
-        if (
-            p.id != b.id
-            and isinstance(p.term, Jump)
-            and p.term.target == b.id
-            and p.handler is None
-            and b.handler is None
-        ):
-            env = dict(zip(b.args, p.term.args))
+        p = ir.blocks[home(preds[b.id][0])]
+        if p.id != b.id and isinstance(p.term, Jump) and p.term.target == b.id and p.handler is None \
+                and b.handler is None:
+            env.update(zip(b.args, p.term.args))
             p.stmts += b.stmts
             p.term = b.term
             del ir.blocks[b.id]
-            substitute(ir, env)
-            return True
-    return False
+            into[b.id] = p.id
+    substitute(ir, env)
+    return bool(into)
 
 
 def hoist_invariants(ir: IR) -> None:
