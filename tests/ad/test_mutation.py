@@ -247,6 +247,19 @@ def change_in_nested_branches(x, c):
     return np.sum(u * u)
 
 
+def update_a_sum(x):
+    y = np.sum(x)  # a new NumPy scalar: *= rebinds it
+    y *= np.cos(y)
+    return y * x[0]
+
+
+def update_a_reduction(x):
+    m = np.max(x[:, None] * x, axis=0)  # a new array: changed in place
+    m += x
+    m *= 2.0
+    return np.sum(m * m)
+
+
 def sort_in_place(x):
     y = np.sin(x) * 2.0
     y.sort()  # its value, None, is not read
@@ -321,6 +334,8 @@ ARRAY_CASES = [
     (change_in_nested_branches, (0.7, 1)),
     (change_in_nested_branches, (0.7, 0)),
     (change_in_nested_branches, (0.7, -2)),
+    (update_a_sum, (X,)),
+    (update_a_reduction, (X,)),
     (sort_in_place, (X,)),
     (sort_rows_in_place, (X,)),
     (sort_the_argument, (X,)),
@@ -632,8 +647,16 @@ def change_an_alias_from_one_path(x):
     return np.sum(w) * x
 
 
+def change_a_reduction_written_into_out(x):
+    buf = np.zeros(())
+    z = np.sum(x * np.ones(3), out=buf)  # z is buf
+    z += 1.0
+    return np.sum(buf) * x
+
+
 @pytest.mark.parametrize("f, error, match", [
     (change_an_alias_from_one_path, UnsupportedSyntax, "another name may refer to it"),
+    (change_a_reduction_written_into_out, UnsupportedSyntax, "may share its memory"),
     (change_a_copy_of_part_of_an_array, UnsupportedSyntax, "a copy of part of an array"),
     (read_a_part_before_changing_it, UnsupportedSyntax, "may share its memory"),
     (write_into_a_global, UnsupportedSyntax, "may share its memory"),

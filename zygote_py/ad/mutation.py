@@ -62,6 +62,15 @@ _FRESH = {
     hooks.stop_gradient,
 }
 """Callees whose result is a new object that nothing else refers to."""
+_NEW_RESULTS = {
+    np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.var, np.cumsum, np.cumprod,
+    np.ndarray.sum, np.ndarray.mean, np.ndarray.prod, np.ndarray.max, np.ndarray.min, np.ndarray.std,
+    np.ndarray.var, np.ndarray.cumsum, np.ndarray.cumprod, np.ndarray.dot, np.dot, np.outer, np.inner,
+    np.where, np.concatenate, np.stack, np.hstack, np.vstack, np.sort, np.kron, np.tile, np.linalg.norm,
+}
+"""NumPy functions whose result is a new array or NumPy scalar, unless an
+``out`` argument (by keyword, or a third positional one; never for
+``np.where``) receives it."""
 _FRESH_ARRAYS = _FRESH - {ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy}
 """…and is an array (so ``a += b`` changes it in place)."""
 _OUT = object()
@@ -561,7 +570,7 @@ def _is_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var]) ->
         seen.add(v)
         fn = _made_by(v, defs, callee)
         if (member(fn, _FRESH) or member(fn, _VERSIONED) or member(fn, _ARITHMETIC) or isinstance(fn, (type, np.ufunc))
-                or _copy_method(v, defs, callee)):
+                or _copy_method(v, defs, callee) or member(fn, _NEW_RESULTS) and _no_out(defs[v][1], fn)):
             return True
         if fn is operator.getitem and member(_made_by(defs[v][1].args[0], defs, callee), _PAIRS):
             pair = defs[defs[v][1].args[0]][1]  # the object out of an (object, value) pair, or obj.copy()'s value
@@ -575,6 +584,12 @@ def _is_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var]) ->
         return all(isinstance(a, Var) and (uses.get(a, 0) == 1 or a == root) and fresh(a) for a in incoming)
 
     return fresh(root)
+
+
+def _no_out(s: Statement, fn: Any) -> bool:
+    """Whether a call of one of :data:`_NEW_RESULTS` passes no ``out``."""
+    return not any(k == "out" or k is None for k, _ in s.kwargs) and not any(isinstance(a, Starred) for a in s.args) \
+        and (len(s.args) <= 2 or fn is np.where)
 
 
 def _not_fresh(f: IR, root: Var, where: Callable, line: Optional[int]) -> UnsupportedSyntax:
