@@ -253,8 +253,15 @@ def update_a_sum(x):
     return y * x[0]
 
 
-def update_a_reduction(x):
-    m = np.max(x[:, None] * x, axis=0)  # a new array: changed in place
+def update_a_sum_held_in_a_tuple(x):
+    z = np.sum(x) * 1.0
+    t = (z, 3)
+    z += 1.0  # a new NumPy scalar: t[0] is still the old one
+    return t[0] * 2.0 + z * x[1]
+
+
+def update_a_cumulative_sum(x):
+    m = np.cumsum(x[:, None] * x, axis=0)  # a new array: changed in place
     m += x
     m *= 2.0
     return np.sum(m * m)
@@ -335,7 +342,8 @@ ARRAY_CASES = [
     (change_in_nested_branches, (0.7, 0)),
     (change_in_nested_branches, (0.7, -2)),
     (update_a_sum, (X,)),
-    (update_a_reduction, (X,)),
+    (update_a_sum_held_in_a_tuple, (X,)),
+    (update_a_cumulative_sum, (X,)),
     (sort_in_place, (X,)),
     (sort_rows_in_place, (X,)),
     (sort_the_argument, (X,)),
@@ -648,8 +656,8 @@ def change_an_alias_from_one_path(x):
 
 
 def change_a_reduction_written_into_out(x):
-    buf = np.zeros(())
-    z = np.sum(x * np.ones(3), out=buf)  # z is buf
+    buf = np.zeros(3)
+    z = np.cumsum(x * np.ones(3), out=buf)  # z is buf
     z += 1.0
     return np.sum(buf) * x
 

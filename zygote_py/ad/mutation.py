@@ -63,14 +63,22 @@ _FRESH = {
 }
 """Callees whose result is a new object that nothing else refers to."""
 _NEW_RESULTS = {
-    np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.var, np.cumsum, np.cumprod,
-    np.ndarray.sum, np.ndarray.mean, np.ndarray.prod, np.ndarray.max, np.ndarray.min, np.ndarray.std,
-    np.ndarray.var, np.ndarray.cumsum, np.ndarray.cumprod, np.ndarray.dot, np.dot, np.outer, np.inner,
-    np.where, np.concatenate, np.stack, np.hstack, np.vstack, np.sort, np.kron, np.tile, np.linalg.norm,
+    np.cumsum, np.cumprod, np.ndarray.cumsum, np.ndarray.cumprod, np.outer, np.where, np.concatenate, np.stack,
+    np.hstack, np.vstack, np.sort, np.tile,
 }
-"""NumPy functions whose result is a new array or NumPy scalar, unless an
-``out`` argument (by keyword, or a third positional one; never for
-``np.where``) receives it."""
+"""NumPy functions whose result is a new array (never a NumPy scalar),
+unless an ``out`` argument (by keyword, or a third positional one; never
+for ``np.where``) receives it."""
+_MAY_BE_SCALARS = {
+    np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin, np.var, np.std, np.nansum, np.nanmean,
+    np.linalg.norm, np.linalg.det, np.trace, np.dot, np.matmul, operator.matmul, np.inner, np.vdot, np.tensordot,
+    np.einsum, np.take, np.clip,
+    *(getattr(np.ndarray, m) for m in ("sum", "mean", "prod", "max", "min", "var", "std", "dot", "trace", "take",
+                                       "clip", "item")),
+}
+"""NumPy functions whose value may be a NumPy scalar (a reduction over
+every axis, a product of vectors): immutable, so ``y += v`` rebinds ``y``
+rather than changing the object another name may hold."""
 _FRESH_ARRAYS = _FRESH - {ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy}
 """…and is an array (so ``a += b`` changes it in place)."""
 _OUT = object()
@@ -538,20 +546,22 @@ def is_add_at(fn: Any) -> bool:
 
 
 def _is_array(v: Var, defs: dict, callee: Callable, arrays: set[Var]) -> bool:
-    """Whether ``v`` is known to be an array (not a number, which ``+=``
-    replaces instead of changing)."""
+    """Whether ``v`` is known to be an array (not a number nor a NumPy
+    scalar, which ``+=`` replaces instead of changing)."""
     while v in defs and member(callee(defs[v][1]), _VERSIONED):  # a changed array is still one
         st = defs[v][1]
         v = st.args[0]
         if not isinstance(v, Var):
             return False
+    fn = callee(defs[v][1]) if v in defs else None
+    if member(fn, _MAY_BE_SCALARS):
+        return False
+    if member(fn, _ARITHMETIC) or isinstance(fn, np.ufunc):  # x * 1.0 of an array x is a new array
+        return any(isinstance(a, Var) and _is_array(a, defs, callee, arrays) for a in defs[v][1].args)
     if v in arrays:
         return True
-    fn = callee(defs[v][1]) if v in defs else None
-    if member(fn, _ARITHMETIC):  # x * 1.0 of an array x is a new array
-        return any(isinstance(a, Var) and _is_array(a, defs, callee, arrays) for a in defs[v][1].args)
-    return member(fn, _FRESH_ARRAYS) or isinstance(fn, np.ufunc) or fn is not None and _copy_method(v, defs, callee) and \
-        _is_array(defs[defs[v][1].callee][1].args[0], defs, callee, arrays)
+    return member(fn, _FRESH_ARRAYS) or member(fn, _NEW_RESULTS) or fn is not None and _copy_method(v, defs, callee) \
+        and _is_array(defs[defs[v][1].callee][1].args[0], defs, callee, arrays)
 
 
 def _made_by(v: Var, defs: dict, callee: Callable) -> Any:
