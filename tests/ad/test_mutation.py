@@ -260,6 +260,16 @@ def update_a_sum_held_in_a_tuple(x):
     return t[0] * 2.0 + z * x[1]
 
 
+def update_a_sum_from_either_branch(x, c):
+    if c > 0:
+        z = np.sum(x) * 1.0
+    else:
+        z = np.sum(x * x) * 2.0
+    t = (z, 3)
+    z += 1.0  # either way a new NumPy scalar: t[0] is still the old one
+    return t[0] * 2.0 + z * x[1]
+
+
 def update_a_cumulative_sum(x):
     m = np.cumsum(x[:, None] * x, axis=0)  # a new array: changed in place
     m += x
@@ -343,6 +353,8 @@ ARRAY_CASES = [
     (change_in_nested_branches, (0.7, -2)),
     (update_a_sum, (X,)),
     (update_a_sum_held_in_a_tuple, (X,)),
+    (update_a_sum_from_either_branch, (X, 1)),
+    (update_a_sum_from_either_branch, (X, -1)),
     (update_a_cumulative_sum, (X,)),
     (sort_in_place, (X,)),
     (sort_rows_in_place, (X,)),

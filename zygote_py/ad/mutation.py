@@ -116,6 +116,8 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         return fn
 
     defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
+    if any(member(callee(s), _IN_PLACE) or isinstance(callee(s), types.FunctionType) for _, s in defs.values()):
+        arrays = _only_arrays(f, arrays, defs, callee)  # (for in-place operators: only where they may change)
     found = next(
         ((b, s, c) for b in f.blocks.values() for s in b.stmts
          if id(s) not in passed and (c := _as_change(s, defs, callee, arrays, plain)) is not None
@@ -562,6 +564,21 @@ def _is_array(v: Var, defs: dict, callee: Callable, arrays: set[Var]) -> bool:
         return True
     return member(fn, _FRESH_ARRAYS) or member(fn, _NEW_RESULTS) or fn is not None and _copy_method(v, defs, callee) \
         and _is_array(defs[defs[v][1].callee][1].args[0], defs, callee, arrays)
+
+
+def _only_arrays(f: IR, arrays: set[Var], defs: dict, callee: Callable) -> set[Var]:
+    """``arrays`` (arrays or NumPy scalars) without the block arguments that
+    a value not known to be an array may reach (a greatest fixed point)."""
+    incoming: dict[Var, list] = {}
+    for p, v in edge_values(f):
+        incoming.setdefault(p, []).append(v)
+    out = set(arrays)
+    while True:
+        wrong = {p for p in out if p in incoming and p not in f.entry.args and not all(
+            v == p or isinstance(v, Var) and _is_array(v, defs, callee, out) for v in incoming[p])}
+        if not wrong:
+            return out
+        out -= wrong
 
 
 def _made_by(v: Var, defs: dict, callee: Callable) -> Any:
