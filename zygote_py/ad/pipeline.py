@@ -296,7 +296,9 @@ class Compiled:
     def gradient_function(self, fn: types.FunctionType, value: bool = True) -> types.FunctionType:
         """``f_gradient(*args) -> (y, grads)``, one gradient per parameter
         (itself differentiable: its source is the emitted one). ``value=False``:
-        ``y`` may be ``None``, not computed (for ``zpy.gradient``)."""
+        ``y`` may be ``None``, not computed (for ``zpy.gradient``; where the
+        value cannot be left out, the same function as ``value=True``)."""
+        value = value or not self.sum_output
         made = self._instances.setdefault(fn, {})
         g = made.get(value)
         if g is None:
