@@ -433,6 +433,28 @@ def test_closure_returned_from_a_function():
     assert g == (4.0, 4.0)
 
 
+def apply_twice_over(g, y, n=2):
+    return g(y) if n == 0 else apply_twice_over(g, y, n - 1)  # (recursive: a call at run time)
+
+
+def make_passing_on(a):
+    def middle(y):  # its lambda captures middle's own captured a: they share a's cell
+        return a * apply_twice_over(lambda z: a * y * z * z, y)
+    return middle
+
+
+def passing_on(a):
+    return make_passing_on(a)(3.0)
+
+
+def test_a_closure_sharing_its_makers_captured_variable():
+    # a lambda in a nested function capturing what that function captures: the
+    # lambda's gradient for it was lost (0.0 for passing_on, no error)
+    assert assert_structural(passing_on, 2.0) == (108.0,)  # 2 a * 27
+    g = assert_structural(call_at_five, make_passing_on(2.0))
+    assert g == (zpy.Tangent(a=2 * 2.0 * 125.0),)
+
+
 def test_function_without_differentiated_captures_gets_none():
     assert zpy.gradient(call_at_five, math.sin) == (None,)
     assert zpy.gradient(call_at_five, make_scaler(2)) == (None,)  # an int capture

@@ -779,10 +779,12 @@ class _Reverse:
                     out.append(s)
                     continue
                 if fn is ops.make_function:
+                    free = analysis.free_names(s.args[0].value)
                     captured = {c: v for c, v in self.cell_values.items()
-                                if c in analysis.free_names(s.args[0].value) and isinstance(v, Var)
-                                and v in self.facts.active}
-                    self.adj[s.var] = ("closure", captured)
+                                if c in free and isinstance(v, Var) and v in self.facts.active}
+                    # the cells it shares with this function's own closure: their gradients are this one's
+                    shared = sorted(free & set(self.f.freevars)) if self.self_active else []
+                    self.adj[s.var] = ("closure", captured, shared)
                     out.append(s)
                     continue
             rule = self._rule(s, fn)
@@ -1320,6 +1322,9 @@ class _Reverse:
                 g = _call(a, cur, runtime.field, dy, Const(name), pure=True)
                 self.maybe_adj.add(g)
                 grads[v] = self._accum(cur, v, grads.get(v, NONE), g)
+            for name in info[2]:
+                g = _call(a, cur, runtime.field, dy, Const(name), pure=True)
+                _call(a, cur, runtime.accum_item, self.dself, Const(name), g)
             return cur
         if kind == "inline":
             _, r, captured, args = info
