@@ -219,6 +219,8 @@ class _NoGrads(tuple):
     reached, whatever its arity."""
 
     def __getitem__(self, i):
+        if isinstance(i, slice):  # (a slice with an end)
+            return (None,) * len(range(i.start or 0, i.stop, i.step or 1))
         return None
 
 
@@ -400,7 +402,7 @@ def gradient_function(f: Any, args: tuple) -> Callable:
         f = f.__wrapped__
     rule = registry.lookup(f)
     if rule is not None:
-        return functools.partial(rule_gradient, rule)
+        return rule_gradient(rule)
     if not isinstance(f, types.FunctionType):
         raise NoDerivativeRule(
             f"no rule for differentiating zpy.gradient of {registry.display_name(f)!r} again",
@@ -410,10 +412,50 @@ def gradient_function(f: Any, args: tuple) -> Callable:
     return pipeline.compiled(f, active, numeric, False).gradient_function(f)
 
 
-def rule_gradient(rule: Callable, *args: Any) -> tuple[Any, tuple]:
-    """``(y, gradients)`` of a function through its rule ``rule``."""
-    y, back = rule(*args)
-    return y, back(seed(y))
+def rule_gradient(rule: Callable) -> Callable:
+    """A function of ``args`` returning ``(y, gradients)`` of a function
+    through its rule ``rule``."""
+    def gradient(*args):
+        y, back = rule(*args)
+        return y, back(seed(y))
+    return gradient
+
+
+def rule_vjp(rule: Callable, nargs: int) -> Callable:
+    """A function of ``(dout, *args, **kwargs)`` returning the gradients of
+    a call of a function through its rule ``rule`` with ``nargs``
+    positional arguments, for the cotangent ``dout``, in :func:`J`'s
+    convention without the keyword arguments': plain Python, so that the
+    rule is differentiated again (see :class:`Pullback`)."""
+    def vjp(dout, *args, **kwargs):
+        y, back = rule(*args, **kwargs)
+        return (None, *back(dout)[:nargs])
+    return vjp
+
+
+def copied(values: tuple) -> tuple:
+    """``values`` with each list, dict and array among them copied (one
+    level deep): their state at a call, for a :class:`Pullback`."""
+    return tuple(list(v) if type(v) is list else dict(v) if type(v) is dict else v.copy() if type(v) is np.ndarray
+                 else v for v in values)
+
+
+class Pullback:
+    """The pullback of a call that :func:`J` made in code being
+    differentiated itself (a third derivative and up). It keeps the call,
+    ``f`` and its arguments, so that it is differentiated in turn through
+    code zygote_py can read that computes it from them (see
+    ``ad.pipeline.vjp_plan`` and the rules of ``J`` and ``call_pullback`` in
+    ``rules.nested``). Its gradient is the gradient of the call's inputs
+    through it, in ``J``'s convention. Calling it calls the pullback."""
+
+    __slots__ = ("back", "f", "args", "kwargs")
+
+    def __init__(self, back: Callable, f: Any, args: tuple, kwargs: dict):
+        self.back, self.f, self.args, self.kwargs = back, f, args, kwargs
+
+    def __call__(self, dy: Any) -> Any:
+        return self.back(dy)
 
 
 def python_init(cls: type) -> bool:
@@ -470,11 +512,11 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
     if isinstance(f, types.MethodType):
         y, back = J(f.__func__, f.__self__, *args, **kwargs)
         return y, lambda dy: back(dy)[1:]
-    if isinstance(f, types.BuiltinMethodType) and type(f.__self__) in (np.ndarray, dict, complex, float):
+    method = builtin_method(f)
+    if method is not None:
         # x.sum(axis=1), d.get(k), z.conjugate(): the rule of ndarray.sum,
         # dict.get, complex.conjugate, with x's gradient as the bound
         # method's own (getattr's rule passes it on to x)
-        method = getattr(type(f.__self__), f.__name__, None)
         if registry.is_nondifferentiable(method):
             return f(*args, **kwargs), _no_pullback
         rule = registry.lookup(method)
@@ -491,6 +533,9 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
         return pipeline.construct(f, args, kwargs)
     if type(f) is functools.partial:
         return _call_partial(f, args, kwargs)
+    if type(f) is Pullback:  # a pullback called directly: the rule of call_pullback
+        y, back = J(call_pullback, f, *args, **kwargs)
+        return y, lambda dy: back(dy)[1:]
     call = getattr(type(f), "__call__", None)
     if isinstance(call, types.FunctionType):
         y, back = J(call, f, *args, **kwargs)
@@ -505,6 +550,25 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
             hint=f"register one with @zpy.adjoint({name}), or keep it out of the differentiated path",
         )
     return f(*args, **kwargs), _no_pullback
+
+
+def builtin_method(f: Any) -> Any:
+    """The method of ``ndarray``, ``dict``, ``complex`` or ``float`` that
+    ``f`` is bound to its object, or for a NumPy scalar's, the NumPy
+    function called the same way (``m.clip(0, 1)`` is ``np.clip(m, 0,
+    1)``), whose rule :func:`J` applies; ``None`` for anything else."""
+    if not isinstance(f, types.BuiltinMethodType):
+        return None
+    if isinstance(f.__self__, np.generic):
+        return getattr(np, f.__name__) if f.__name__ in _SCALAR_METHODS else None
+    if type(f.__self__) not in (np.ndarray, dict, complex, float):
+        return None
+    return getattr(type(f.__self__), f.__name__, None)
+
+
+_SCALAR_METHODS = {"conjugate", "conj", "clip", "sum", "mean", "prod", "max", "min", "round", "std", "var"}
+"""A NumPy scalar's methods that take their arguments as the NumPy functions
+of the same names do after the array."""
 
 
 def number_type(cls: type) -> bool:
@@ -675,6 +739,10 @@ def unbroadcast(dy: Any, x: Any) -> Any:
         return dy if dy.dtype is x.dtype else x.dtype.type(dy)
     if isinstance(x, (list, tuple)):  # a sequence NumPy read as an array
         if isinstance(dy, (list, tuple)):
+            from .ad.analysis import is_differentiable_value
+
+            if not is_differentiable_value(x):  # ([None] * n, in a rule's pullback differentiated again)
+                return None
             raise NoDerivativeRule(
                 "no rule for the gradient of joining or repeating sequences with + or *",
                 hint="build the sequence with a display instead, e.g. [*a, *b] or [x, y]",
@@ -715,6 +783,19 @@ def real_if_real(g: Any, x: Any) -> Any:
     when ``x`` is real. (The complex convention: ``z = x + iy`` gets
     ``dL/dx + i dL/dy``, so a real ``x`` gets ``dL/dx`` alone.)"""
     return g.real if np.iscomplexobj(g) and not np.iscomplexobj(x) else g
+
+
+def repeated(dy: Any, n: int) -> list:
+    """``[dy] * n``: the gradients of ``n`` items that each add into a sum."""
+    return [dy] * n
+
+
+def sequence_gradient(n: int, key: Any, dy: Any, is_tuple: bool) -> Any:
+    """The gradient of a tuple (``is_tuple``) or list of ``n`` items for the
+    gradient ``dy`` of its item or slice ``key``."""
+    grads = [None] * n
+    grads[key] = dy
+    return tuple(grads) if is_tuple else grads
 
 
 def scatter(x: Any, key: Any, dy: Any) -> Any:
@@ -1270,17 +1351,17 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tupl
     if registry.is_nondifferentiable(f) or all(map(is_zero_tangent, (*dargs, *dkwargs.values()))):
         y = f(*args, **kwargs)
         return y, zero_tangent(y)
-    if registry.lookup(f) is not None:
-        return push_by_adjoint(f, args, kwargs, dargs, dkwargs)
-    if isinstance(f, types.MethodType):
-        return push(f.__func__, (f.__self__, *args), kwargs, (None, *dargs), dkwargs)
-    if isinstance(f, types.FunctionType) and f.__module__ in _MACHINERY:
+    if type(f) is types.FunctionType and f.__module__ in _MACHINERY and (f in _PULLBACKS or registry.lookup(f) is None):
         raise NoDerivativeRule(
             f"forward mode through zygote_py's own {f.__name__} (the run-time machinery of a gradient of a "
             "gradient) is not supported: a third derivative, or the second through a call to another function",
             hint="second derivatives: zpy.hessian or zpy.hvp, or a gradient of a gradient of a function "
-            "made of arithmetic, math and NumPy; third derivatives are not supported yet",
+            "made of arithmetic, math and NumPy; third derivatives: a gradient of a gradient of a gradient",
         )
+    if registry.lookup(f) is not None:
+        return push_by_adjoint(f, args, kwargs, dargs, dkwargs)
+    if isinstance(f, types.MethodType):
+        return push(f.__func__, (f.__self__, *args), kwargs, (None, *dargs), dkwargs)
     if isinstance(f, types.FunctionType):
         return pipeline.call_jvp(f, args, kwargs, dargs, dkwargs)
     if isinstance(f, functools.partial) and not is_differentiable_value((f.args, f.keywords)):
@@ -1388,6 +1469,9 @@ def items_read(iterable: Any, d: Any) -> Any:
 ITERATORS = {map, filter, zip, enumerate, reversed}
 """The builtins whose values and tangents :func:`push` computes eagerly."""
 _MACHINERY = {__name__, "zygote_py.api", "zygote_py.ad.pipeline"}
+_PULLBACKS = {J, J_nested, call_pullback, gradient_function}
+"""The machinery whose reverse-mode rules (third derivatives) have no
+forward-mode counterpart: their pullbacks are closures."""
 
 
 def tangent_of_items(iterable: Any, d: Any) -> Any:

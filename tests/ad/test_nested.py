@@ -1,9 +1,11 @@
 """Nested differentiation: ``zpy.gradient`` called inside a function that
 is differentiated. The inner gradient is computed by code zygote_py emitted,
-and that code is differentiated in turn (to second order; a third order is
-refused with a clear error, as is a second order whose inner function
-calls another Python function). Each second derivative is checked against an
-analytic value or central differences of the first derivative."""
+and that code is differentiated in turn: to second order, and to third,
+where the second-order code's calls known only at run time (``runtime.J``)
+and their pullbacks are differentiated through the callees' own gradient
+code (see ``rules/nested.py``). A fourth order through such calls is
+refused with a clear error. Each derivative is checked against an analytic
+value or central differences of the derivative one order below."""
 import math
 
 import numpy as np
@@ -92,10 +94,6 @@ def test_second_derivative_analytic():
     assert d(dpoly, x) == pytest.approx(6 * x - 4.0 + 0.25 * math.exp(0.5 * x), rel=1e-13)
 
 
-def third(x):
-    return d(lambda y: d(lambda z: z * z * z, y), x)
-
-
 def through_an_opaque_call(x):
     return zpy.gradient(lambda y: math.fsum([mixed(x, y), mixed(y, x)]) * recursive(y, 2), 0.7)[0]
 
@@ -104,12 +102,87 @@ def recursive(y, n):
     return y if n == 0 else y * recursive(y, n - 1)  # (recursive: not inlined)
 
 
-@pytest.mark.parametrize("f", [third, through_an_opaque_call], ids=lambda f: f.__name__)
-def test_a_third_derivative_or_a_second_through_a_call_is_refused_with_a_clear_error(f):
-    """(Their gradient code calls zygote_py's run-time machinery, which is
-    not differentiated yet.)"""
-    with pytest.raises(NoDerivativeRule, match="gradient of a gradient of a gradient"):
-        d(f, 2.0)
+def test_a_second_derivative_through_calls_known_only_at_run_time():
+    assert d(through_an_opaque_call, 2.0) == pytest.approx(slope(through_an_opaque_call, 2.0), rel=1e-6)
+
+
+def test_third_derivatives_analytic():
+    assert d(lambda x: d(lambda y: d(math.sin, y), x), 0.5) == pytest.approx(-math.cos(0.5), rel=1e-14)
+    assert d(lambda x: d(lambda y: d(lambda z: z ** 4, y), x), 2.0) == pytest.approx(48.0, rel=1e-14)
+    assert d(lambda x: d(dpoly, x), 0.8) == pytest.approx(6.0 + 0.125 * math.exp(0.4), rel=1e-13)
+
+
+def sin_times(z):
+    return math.sin(z) * z
+
+
+def second_of_sin_times(y):
+    return d(lambda u: d(sin_times, u), y)
+
+
+def loop_body(z):
+    r = 1.0
+    for i in range(3):
+        r = r * z + math.sin(z)
+    return r
+
+
+def second_of_loop(y):
+    return d(lambda u: d(loop_body, u), y)
+
+
+def closure_at_the_bottom(x):  # the innermost function captures the outermost's variable
+    return d(lambda y: d(lambda z: x * z * z * z, y), x)
+
+
+def closure_twice(x):
+    return d(lambda y: x * d(lambda z: x * y * z * z, y), x)
+
+
+def second_through_value_and_gradient(y):
+    return zpy.value_and_gradient(lambda u: d(lambda z: math.exp(z * z), u), y)[1][0]
+
+
+def second_through_an_opaque_call(y):
+    return d(lambda u: d(lambda z: z * recursive(z, 2) + math.fsum([z, u]), u), y)
+
+
+@pytest.mark.parametrize("f, x", [
+    (second_of_sin_times, 0.7), (second_of_loop, 0.3), (closure_at_the_bottom, 2.0), (closure_twice, 2.0),
+    (second_through_value_and_gradient, 0.4), (second_through_an_opaque_call, 1.1),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_third_derivatives(f, x):
+    assert d(f, x) == pytest.approx(slope(f, x, 1e-5), rel=1e-6, abs=1e-8)
+
+
+W3 = np.array([0.3, -0.2, 0.5])
+
+
+def norm_of_array_gradient(v):
+    def f(u):
+        return np.sum(np.tanh(u) * W3) ** 2
+    return float(np.sum(d(lambda y: float(np.sum(d(f, y) ** 2)), v)))
+
+
+def test_a_third_derivative_of_an_array_function():
+    v = np.array([0.1, 0.2, 0.3])
+    h = 1e-5
+    want = [(norm_of_array_gradient(v + h * e) - norm_of_array_gradient(v - h * e)) / (2 * h) for e in np.eye(3)]
+    assert d(norm_of_array_gradient, v) == pytest.approx(np.array(want), rel=1e-6)
+
+
+def fourth(x):
+    return d(lambda y: d(lambda z: d(lambda u: u ** 5, z), y), x)
+
+
+def test_a_fourth_derivative_is_refused_with_a_clear_error():
+    with pytest.raises(NoDerivativeRule, match="a fourth derivative"):
+        d(fourth, 1.5)
+
+
+def test_forward_mode_over_a_second_derivative_is_refused_with_a_clear_error():
+    with pytest.raises(NoDerivativeRule, match="forward mode through zygote_py's own J"):
+        zpy.jvp(lambda x: d(lambda y: d(lambda z: z ** 4, y), x), (1.5,), (1.0,))
 
 
 LEVELS = []

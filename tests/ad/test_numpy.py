@@ -444,3 +444,18 @@ def test_an_array_built_but_unused_on_the_path_taken():
     over the items (it once indexed it)."""
     assert zpy.gradient(array_unused_on_the_path_taken, 0.5) == (2.0,)
     check(array_unused_on_the_path_taken, 6.0)
+
+
+def scalar_method_at_run_time(x, name):
+    m = np.sum(x * x)  # a NumPy scalar
+    return getattr(m, name)(*(() if name != "clip" else (0.0, 10.0)))  # its method, known only at run time
+
+
+@pytest.mark.parametrize("name", ["conjugate", "sum", "clip"])
+def test_a_numpy_scalars_method_called_at_run_time(name):
+    x = np.array([0.3, -0.4, 0.5])
+    g = zpy.gradient(scalar_method_at_run_time, x, name)[0]
+    h = 1e-6
+    slopes = [(scalar_method_at_run_time(x + h * e, name) - scalar_method_at_run_time(x - h * e, name)) / (2 * h)
+              for e in np.eye(3)]
+    np.testing.assert_allclose(g, slopes, rtol=1e-6)

@@ -565,7 +565,7 @@ class Loaded(pipeline.Compiled):
         self._globals = globals_
         self._cells = cells
         self._parts = parts
-        self._forward = self._fused = self._fused_gradients = None
+        self._forward = self._fused = self._fused_gradients = self._vjp = None
         self.sum_output = False  # (the gradient function that skips the value is not cached: this one computes it)
         self._instances = weakref.WeakKeyDictionary()
         self._function = weakref.ref(fn)

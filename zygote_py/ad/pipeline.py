@@ -12,6 +12,7 @@ value it specialised on is rebound, or a rule is registered or removed.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import functools
 import gc
 import inspect
@@ -24,7 +25,7 @@ from typing import Any, Callable, Optional
 import gast
 
 from ..backend.compile import compile_def, function_def, instantiate, source_of
-from ..errors import UnsupportedSyntax
+from ..errors import NoDerivativeRule, UnsupportedSyntax, ZygoteError
 from ..frontend.lower import lower
 from ..frontend.source import get_source, register_emitted
 from ..ir import ops
@@ -56,19 +57,28 @@ def _without_gc(build: Callable) -> Callable:
 
 
 def fuse(forward: IR, pullback: IR, float_output: bool, sum_output: bool = False,
-         real_arrays: frozenset = frozenset(), value: bool = True) -> IR:
+         real_arrays: frozenset = frozenset(), value: bool = True, cotangent: bool = False) -> IR:
     """The forward IR followed by the pullback's blocks, entered with the
     seed ``runtime.seed(y)`` (1 of the output's kind, or an error for an
     output that is not a real scalar; 1.0 for an output known to be a
     float, or a sum of an array of ``real_arrays``) where the forward
     returned: ``f_gradient`` returns ``(y, gradients)``. The pullback's
     cells become the function's locals. ``value=False``, for a sum: ``y``
-    is not computed, and ``None`` is returned in its place."""
+    is not computed, and ``None`` is returned in its place.
+    ``cotangent=True``: the seed is a new first parameter instead, the
+    cotangent of ``y`` (``f_vjp(dout, *params) -> (y, gradients)``)."""
     g = forward.copy()
     ret = next(b for b in g.blocks.values() if isinstance(b.term, Return))
     y = ret.term.value
     seed: Operand = Const(1.0)
-    if not (float_output or sum_output):
+    if cotangent:
+        seed = g.new_var(_fresh_name(pullback.signature.args[0], g.signature))
+        g.entry.args.insert(0, seed)
+        sig, name = g.signature, g.names[seed]
+        g.signature = (dataclasses.replace(sig, posonly=[name, *sig.posonly]) if sig.posonly
+                       else dataclasses.replace(sig, args=[name, *sig.args]))
+        float_output = sum_output = False
+    elif not (float_output or sum_output):
         seed = g.new_var(pullback.signature.args[0])
         ret.stmts.append(Statement(seed, Const(runtime.seed), [y], [], ret.term.line))
     env: dict = {pullback.entry.args[0]: seed}
@@ -111,6 +121,13 @@ def fuse(forward: IR, pullback: IR, float_output: bool, sum_output: bool = False
     if not value and sum_output:
         _drop_value(g, y)
     return g
+
+
+def _fresh_name(name: str, sig: Signature) -> str:
+    """``name``, or ``name`` with underscores after it, unused by ``sig``."""
+    while name in sig.names():
+        name += "_"
+    return name
 
 
 def _drop_value(g: IR, y: Var) -> None:
@@ -204,7 +221,8 @@ class Compiled:
         self._forward: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
         self._fused: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
         self._fused_gradients: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
-        self._instances: "weakref.WeakKeyDictionary[types.FunctionType, dict[bool, types.FunctionType]]" = \
+        self._vjp: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
+        self._instances: "weakref.WeakKeyDictionary[types.FunctionType, dict[Any, types.FunctionType]]" = \
             weakref.WeakKeyDictionary()  # the gradient functions made for each function object, by value
 
     def valid(self, fn: types.FunctionType) -> bool:
@@ -265,6 +283,12 @@ class Compiled:
         fdef, constants = function_def(ir, f"{self.name}_gradient", self._aliases())
         return compile_def(fdef, constants, self.freevars, self.filename), constants, fdef
 
+    @_without_gc
+    def _build_vjp(self) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
+        ir = fuse(self.forward_ir, self.pullback_ir, False, cotangent=True)
+        fdef, constants = function_def(ir, f"{self.name}_vjp", self._aliases())
+        return compile_def(fdef, constants, self.freevars, self.filename), constants, fdef
+
     def forward_def(self) -> tuple[gast.FunctionDef, dict[str, Any]]:
         """The emitted forward ``def`` (its pullback nested inside) and the
         constants it reads by name (for ``zpy emit``; do not change it)."""
@@ -292,6 +316,20 @@ class Compiled:
         """``f_forward(*args) -> (y, pullback)``."""
         code, constants, _ = self._emit_forward()
         return instantiate(code, constants, fn, keep_identity=False)
+
+    def vjp_function(self, fn: types.FunctionType) -> types.FunctionType:
+        """``f_vjp(dout, *args) -> (y, grads)``: the pullback of ``dout``
+        (``grads`` as the pullback returns them), with the forward before it
+        in one function whose source zygote_py reads, so that the pullback
+        is differentiated again (third derivatives and up: see
+        ``rules.nested.call_pullback``)."""
+        code, constants, fdef = self._once("_vjp", self._build_vjp)
+        made = self._instances.setdefault(fn, {})
+        g = made.get("vjp")
+        if g is None:
+            g = made["vjp"] = instantiate(code, constants, fn, keep_identity=False)
+            register_emitted(g.__code__, fdef)
+        return g
 
     def gradient_function(self, fn: types.FunctionType, value: bool = True) -> types.FunctionType:
         """``f_gradient(*args) -> (y, grads)``, one gradient per parameter
@@ -486,6 +524,114 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
         return (dself, *call_grads(sig, len(args), list(kwargs), grads))
 
     return y, pullback
+
+
+def vjp_plan(f: Any, args: tuple, kwargs: dict) -> Optional[tuple[Callable, tuple, Callable, bool]]:
+    """How to differentiate the pullback of ``J(f, *args, **kwargs)`` (a
+    third derivative and up): ``(V, vargs, to_v, method)``, where
+    ``V(dout, *vargs, **kwargs)`` computes that pullback of ``dout`` by
+    code zygote_py reads (``f``'s rule, or the pullback it emitted for
+    ``f``, after ``f``'s forward), and ``to_v`` maps a cotangent of the
+    pullback's gradients (``J``'s convention) to one of ``V``'s value.
+    ``method``: ``vargs`` starts with the object of the bound method
+    ``f``, whose gradient is the method's own; otherwise ``V``'s own
+    gradient is ``f``'s. ``V`` is ``None`` for a call of :func:`_linear`.
+    ``None``: the pullback gives no gradients."""
+    name = registry.display_name(f)
+    if kwargs and is_differentiable_value(kwargs):
+        raise NoDerivativeRule(
+            f"a third derivative through a call of {name} with differentiated keyword arguments is not supported",
+            hint="pass those arguments by position")
+    overloaded = runtime.OVERLOADS.get(f) if type(f) is types.BuiltinFunctionType else None
+    if overloaded is not None and not all(type(a).__module__ in ("builtins", "numpy") for a in args):
+        raise NoDerivativeRule(
+            f"a third derivative through an operator a class defines ({name}) is not supported",
+            hint="differentiate to second order, or call the class's method by name")
+    rule = registry.lookup(f)
+    if rule is not None and type(f) in (types.FunctionType, types.BuiltinFunctionType, type) and f in _linear():
+        return None, args, None, False
+    if rule is not None:
+        n = len(args)
+        return runtime.rule_vjp(rule, n), args, lambda w: w[:1 + n], False
+    if registry.is_nondifferentiable(f):
+        return None
+    if isinstance(f, types.MethodType):
+        plan = vjp_plan(f.__func__, (f.__self__, *args), kwargs)
+        if plan is None:
+            return None
+        v, vargs, to_v, _ = plan
+        return v, vargs, lambda w: to_v((None, *w)), True
+    method = runtime.builtin_method(f)
+    if method is not None:
+        if registry.is_nondifferentiable(method):
+            return None
+        rule, n = registry.lookup(method), len(args) + 1
+        if rule is not None:
+            return runtime.rule_vjp(rule, n), (f.__self__, *args), lambda w: (None, *w[:n]), True
+    if isinstance(f, types.FunctionType) and not _calls_itself(f):
+        active, numeric = masks(f, args, kwargs)
+        self_active = is_differentiable_value(f)
+        entry = compiled(f, active, numeric, self_active)
+        sig, keywords = entry.signature, list(kwargs)
+        return entry.vjp_function(f), args, lambda w: (None, _raw_cotangent(f, self_active, sig, len(args), keywords, w)), False
+    raise NoDerivativeRule(
+        f"a third derivative through a call of {name} (a class, a functools.partial, a callable object or a "
+        "function that captures itself) is not supported",
+        hint="differentiate to second order, or call a plain function instead")
+
+
+@functools.cache
+def _linear() -> frozenset:
+    """The calls whose pullbacks read none of their arguments'
+    differentiated values (they move them about, or are linear in them):
+    the derivative of such a pullback is the call's pushforward of the
+    cotangent, and gives the arguments nothing. The changes in place are
+    among them, as a list's stack is in gradient code."""
+    from ..rules import mutation as m
+
+    return frozenset({
+        operator.getitem, operator.add, operator.sub, operator.neg, operator.pos, float,
+        ops.build_tuple, ops.build_list, ops.build_dict, ops.unpack, ops.unpack_starred,
+        runtime.accum, runtime.spread_positional, runtime.field, runtime.sequence_gradient, runtime.like_iterable,
+        runtime.repeated,
+        runtime.attribute_gradient, runtime.scatter, runtime.unbroadcast, runtime.add_to, runtime.add_at,
+        m.append, m.extend, m.insert, m.pop, m.clear, m.delete_item, m.setdefault, m.store_item, m.store_attr,
+        m.update, m.add_at, m.snapshot,
+    })
+
+
+def _calls_itself(fn: types.FunctionType) -> bool:
+    """Whether the nested function ``fn`` captures itself (see
+    :func:`closure_gradient`)."""
+    return any(cell_value(c) is fn for c in fn.__closure__ or ())
+
+
+def _raw_cotangent(fn: types.FunctionType, self_active: bool, sig: Signature, nargs: int, keywords: list[str],
+                   w: tuple) -> tuple:
+    """The adjoint of :func:`closure_gradient` and :func:`call_grads`: a
+    cotangent of a call of ``fn``'s gradients in ``J``'s convention (the
+    callee's, then one per argument) to one of the gradients its emitted
+    pullback returns (one per parameter, after the closure's by name)."""
+    positional = sig.posonly + sig.args
+    by_name = dict(zip(positional, w[1:1 + nargs]))
+    if sig.vararg:
+        by_name[sig.vararg] = tuple(w[1 + len(positional):1 + nargs])
+    extra = {}
+    for k, c in zip(keywords, w[1 + nargs:]):
+        if k in positional or k in sig.kwonly:
+            by_name[k] = c
+        else:
+            extra[k] = c
+    if sig.kwarg:
+        by_name[sig.kwarg] = extra
+    raw = tuple(by_name.get(n) for n in sig.names())
+    if self_active:
+        captured = {} if w[0] is None else tangent.entries(w[0])
+        if not set(captured) <= set(fn.__code__.co_freevars):
+            raise ZygoteError(f"a gradient for {fn.__qualname__} names no variable it captures: {w[0]!r}",
+                              hint="this is a bug in zygote_py: please report it")
+        raw = (dict(captured), *raw)
+    return raw
 
 
 def construct(cls: type, args: tuple, kwargs: dict) -> tuple[Any, Callable]:

@@ -837,14 +837,16 @@ class _Reverse:
     def _check_callable(self, s: Statement, fn: Any) -> None:
         """A callee known now that cannot be differentiated at run time is an
         error now, at the user's line."""
-        if fn is analysis._MISSING or registry.lookup(fn) is not None:
-            return
-        if fn in (runtime.J, runtime.call_pullback):  # zygote_py's own gradient code, differentiated again
+        if fn is analysis._MISSING or fn is None or registry.lookup(fn) is not None:
+            return  # (a call of None, in a branch its test leaves: Python says how it fails, if it runs)
+        from .pipeline import vjp_plan  # (pipeline builds on this module)
+
+        if fn is vjp_plan:  # the rule of call_pullback, differentiated again
             raise NoDerivativeRule(
-                "differentiating a gradient that zygote_py computes through calls known only at run time "
-                "(a gradient of a gradient of a gradient, or of one through such a call) is not supported yet",
+                "differentiating a third derivative that zygote_py computes through calls known only at run "
+                "time (a fourth derivative) is not supported yet",
                 function=self.f.name, filename=self.f.filename, line=s.line,
-                hint="differentiate to second order, or give the innermost function a rule with @zpy.adjoint",
+                hint="differentiate to third order, or give the innermost function a rule with @zpy.adjoint",
             )
         if runtime.differentiable_callable(fn):
             return

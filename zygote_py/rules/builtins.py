@@ -133,7 +133,7 @@ def sum_(iterable, *start):
     y = sum(items, *start)
 
     def back(dy):
-        grads = runtime.like_iterable(iterable, [dy] * len(items), first)
+        grads = runtime.like_iterable(iterable, runtime.repeated(dy, len(items)), first)
         return (grads, dy) if start else (grads,)
     return y, back
 

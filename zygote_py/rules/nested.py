@@ -33,7 +33,8 @@ tangents of the gradients it takes: it is linear in them.
 """
 import numpy as np
 
-from zygote_py import errors, runtime
+from zygote_py import errors, runtime, tangent
+from zygote_py.ad import analysis, pipeline
 from zygote_py.rules import numpy_linalg, numpy_reductions
 
 from . import registry
@@ -72,6 +73,70 @@ def scatter(x, key, dy):
     return runtime.dense(runtime.scatter(x, key, dy)), back
 
 
+@adjoint(runtime.repeated)
+def repeated(dy, n):
+    def back(g):
+        total = None
+        for item in g or ():
+            total = runtime.accum(total, item)
+        return (total, None)
+    return runtime.repeated(dy, n), back
+
+
+@adjoint(runtime.sequence_gradient)
+def sequence_gradient(n, key, dy, is_tuple):
+    def back(g):
+        return (None, None, None if g is None else g[key], None)
+    return runtime.sequence_gradient(n, key, dy, is_tuple), back
+
+
+@adjoint(runtime.field)
+def field(grad, name):
+    """The gradient of a field of a structural gradient is that field's
+    (a dict's entry for the dict a pullback builds its closure's in)."""
+    def back(g):
+        if g is None or grad is None:
+            return (None, None)
+        return ({name: g} if isinstance(grad, dict) else tangent.Tangent(**{name: g}), None)
+    return runtime.field(grad, name), back
+
+
+@adjoint(runtime.attribute_gradient)
+def attribute_gradient(obj, name, dy):
+    """Linear in ``dy``: the gradient of ``obj``'s attribute ``name``, read
+    back from the gradient of ``obj``."""
+    grad = runtime.attribute_gradient(obj, name, dy)
+
+    def back(g):
+        if g is None or grad is None:
+            return (None, None, None)
+        if grad is dy:  # (a method's gradient, its object's)
+            return (None, None, g)
+        if isinstance(grad, tangent.Tangent):
+            return (None, None, runtime.field(g, name))
+        if isinstance(obj, tuple):  # a namedtuple's field
+            return (None, None, g[obj._fields.index(name)])
+        if name in ("T", "mT"):
+            return (None, None, runtime.attribute_gradient(obj, name, runtime.dense(g)))
+        raise errors.NoDerivativeRule(
+            f"no rule for the derivative of the gradient of a complex number's {name!r}",
+            hint="differentiate to second order")
+    return grad, back
+
+
+@adjoint(runtime.like_iterable)
+def like_iterable(iterable, grads, start=0):
+    n = len(grads)
+
+    def back(g):
+        if g is None:
+            return (None, None, None)
+        if isinstance(iterable, (tuple, list, np.ndarray, runtime.EagerIterator)):
+            return (None, [g[start + i] for i in range(n)], None)
+        return (None, g, None)
+    return runtime.like_iterable(iterable, grads, start), back
+
+
 @adjoint(runtime.add_at)
 @adjoint(runtime.add_to)
 def add_at(g, x, key, dy):
@@ -82,12 +147,70 @@ def add_at(g, x, key, dy):
     return runtime.dense(g) + runtime.dense(runtime.scatter(x, key, dy)), back
 
 
+@adjoint(runtime.J)
+@adjoint(runtime.J_nested)
+def J(f, *args, **kwargs):
+    """``J`` in gradient code being differentiated again (a third derivative
+    and up): its pullback becomes a :class:`runtime.Pullback`, whose
+    gradient (the inputs' through it, from the rule of ``call_pullback``)
+    adds to those through the value."""
+    if kwargs and analysis.is_differentiable_value(kwargs):
+        raise errors.NoDerivativeRule(
+            f"a third derivative through a call of {registry.display_name(f)} with differentiated keyword "
+            "arguments is not supported", hint="pass those arguments by position")
+    kept = runtime.copied(args)  # (the code may change them in place after the call)
+    y, pullback = runtime.J(f, *args, **kwargs)
+
+    def back(dout):
+        dy, dpullback = (None, None) if dout is None else dout
+        grads = runtime.call_pullback(pullback, dy)[:1 + len(args)]
+        return grads if dpullback is None else runtime.accum(grads, dpullback[:1 + len(args)])
+    return (y, runtime.Pullback(pullback, f, kept, kwargs)), back
+
+
+@adjoint(runtime.call_pullback)
+def call_pullback(pullback, dy):
+    """The pullback of a :class:`runtime.Pullback` (a third derivative and
+    up) is that of a function computing it from the call's inputs and
+    ``dy`` (see ``ad.pipeline.vjp_plan``): its gradient is the gradient of
+    the call's inputs, in ``J``'s convention. A call whose pullback reads
+    none of its inputs' differentiated values gives them none, and ``dy``
+    the call's pushforward of the cotangent."""
+    grads = runtime.call_pullback(pullback, dy)
+
+    def back(w):
+        if dy is None or w is None:
+            return (None, None)
+        if type(pullback) is not runtime.Pullback:
+            raise errors.NoDerivativeRule(
+                "differentiating a pullback that was not made in the code being differentiated is not supported",
+                hint="differentiate the function that makes the pullback")
+        plan = pipeline.vjp_plan(pullback.f, pullback.args, pullback.kwargs)
+        if plan is None:
+            return (None, None)
+        v, vargs, to_v, method = plan
+        if v is None:
+            return (None, runtime.push(pullback.f, runtime.copied(vargs), pullback.kwargs, w[1:1 + len(vargs)], {})[1])
+        _, v_back = runtime.J(v, dy, *runtime.copied(vargs), **pullback.kwargs)
+        g = v_back(to_v(w))
+        return (tuple(g[2:]) if method else (g[0], *g[2:]), g[1])
+    return grads, back
+
+
+@adjoint(runtime.gradient_function)
+def gradient_function(f, args):
+    """The gradient function made from ``f``'s code shares its captured
+    variables: its gradient is ``f``'s."""
+    def back(dg):
+        return (dg, None)
+    return runtime.gradient_function(f, args), back
+
+
 def gradient(f, *args):
     out, pullback = runtime.J_nested(runtime.gradient_function(f, args), *args)
 
     def back(dy):
-        grads = runtime.call_pullback(pullback, (None, dy))
-        return (grads[0], *(grads[1 + i] for i in range(len(args))))
+        return runtime.call_pullback(pullback, (None, dy))[:1 + len(args)]
     return out[1], back
 
 
@@ -95,8 +218,7 @@ def value_and_gradient(f, *args):
     out, pullback = runtime.J_nested(runtime.gradient_function(f, args), *args)
 
     def back(dy):
-        grads = runtime.call_pullback(pullback, dy)
-        return (grads[0], *(grads[1 + i] for i in range(len(args))))
+        return runtime.call_pullback(pullback, dy)[:1 + len(args)]
     return out, back
 
 
@@ -144,6 +266,31 @@ def unbroadcast_push(y, dy, x, *, ddy):
 @pushforward(runtime.scatter)
 def scatter_push(y, x, key, dy, *, ddy):
     return runtime.scatter(x, key, ddy)
+
+
+@pushforward(runtime.repeated)
+def repeated_push(y, dy, n, *, ddy):
+    return runtime.repeated(ddy, n)
+
+
+@pushforward(runtime.sequence_gradient)
+def sequence_gradient_push(y, n, key, dy, is_tuple, *, ddy):
+    return runtime.sequence_gradient(n, key, ddy, is_tuple)
+
+
+@pushforward(runtime.field)
+def field_push(y, grad, name, *, dgrad):
+    return runtime.field(dgrad, name)
+
+
+@pushforward(runtime.attribute_gradient)
+def attribute_gradient_push(y, obj, name, dy, *, ddy):
+    return runtime.attribute_gradient(obj, name, ddy)
+
+
+@pushforward(runtime.like_iterable)
+def like_iterable_push(y, iterable, grads, start=0, *, dgrads):
+    return runtime.like_iterable(iterable, dgrads, start)
 
 
 @pushforward(runtime.add_at)

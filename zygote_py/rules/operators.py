@@ -493,9 +493,7 @@ def getitem(container, key):
 
     def back(dy):
         if isinstance(container, (tuple, list)):
-            grads = [None] * n
-            grads[key] = dy
-            return (tuple(grads) if isinstance(container, tuple) else grads, None)
+            return (runtime.sequence_gradient(n, key, dy, isinstance(container, tuple)), None)
         if isinstance(container, dict):
             return ({key: dy}, None)
         if isinstance(container, np.ndarray):

@@ -687,7 +687,7 @@ def fsum(iterable):
     items, first = runtime.take(iterable)
 
     def back(dy):
-        return (runtime.like_iterable(iterable, [dy] * len(items), first),)
+        return (runtime.like_iterable(iterable, runtime.repeated(dy, len(items)), first),)
     return math.fsum(items), back
 
 
