@@ -113,6 +113,21 @@ def test_refusals_name_the_line(f, args):
     assert "forward mode" in str(e.value) and e.value.line is not None and e.value.filename.endswith(".py")
 
 
+def scaled_by_a_closure(x, n):
+    def g(v):
+        return v * n
+    return g(x)
+
+
+def test_each_closure_runs_with_its_own_cells():
+    """A nested function's pushforward is compiled once for its code: it
+    read the cells of the closure it was compiled for, so a second call of
+    the outer function computed with the first's ``n`` (value and tangent
+    2.0 where they are 3.0)."""
+    assert zpy.jvp(scaled_by_a_closure, (1.0, 2), (1.0, None)) == (2.0, 2.0)
+    assert zpy.jvp(scaled_by_a_closure, (1.0, 3), (1.0, None)) == (3.0, 3.0)
+
+
 def helper(a, b=2.0):
     return a * b + math.sin(a)
 

@@ -553,15 +553,28 @@ class CompiledJvp:
         ir = optimize(checked(t, "the forward transform"))
         self.ir = ir
         self._globals = [(k, v) for kind, k, v in guards if kind == "global"]
-        self._cells = [(k, v) for kind, k, v in guards if kind == "cell"]
+        names = {id(c): n for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ())}
+        # fn's own cells by name (each closure of fn checks its own), an inlined function's as they are
+        self._cells = [(names.get(id(k)), k, v) for kind, k, v in guards if kind == "cell"]
         aliases = dict(self._globals)
-        self.fdef, constants = function_def(ir, f"{fn.__name__}_jvp", aliases)
-        code = compile_def(self.fdef, constants, fn.__code__.co_freevars, fn.__code__.co_filename)
-        self.function = instantiate(code, constants, fn, keep_identity=False)
-        register_emitted(self.function.__code__, self.fdef)
+        self.fdef, self._constants = function_def(ir, f"{fn.__name__}_jvp", aliases)
+        self._code = compile_def(self.fdef, self._constants, fn.__code__.co_freevars, fn.__code__.co_filename)
+        register_emitted(self._code, self.fdef)
+        self._instances: "weakref.WeakKeyDictionary[types.FunctionType, types.FunctionType]" = \
+            weakref.WeakKeyDictionary()
 
     def valid(self, fn: types.FunctionType) -> bool:
-        return _guards_hold(fn, self.generation, self._globals, self._cells)
+        own = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        cells = [(cell if name is None else own[name], v) for name, cell, v in self._cells]
+        return _guards_hold(fn, self.generation, self._globals, cells)
+
+    def function(self, fn: types.FunctionType) -> types.FunctionType:
+        """``f_jvp`` for the function object ``fn``: a closure's reads its
+        own cells."""
+        g = self._instances.get(fn)
+        if g is None:
+            g = self._instances[fn] = instantiate(self._code, self._constants, fn, keep_identity=False)
+        return g
 
     @property
     def source(self) -> str:
@@ -612,7 +625,7 @@ def call_jvp(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple, dk
     entry, values, tangents = jvp_entry(fn, args, kwargs, dargs, dkwargs)
     if any(v is _GONE for v in values):
         return fn(*args, **kwargs), None  # the call is wrong: Python says how
-    y, dy = entry.function(*values, *tangents)
+    y, dy = entry.function(fn)(*values, *tangents)
     return y, runtime.zero_tangent(y) if dy is None else dy
 
 
