@@ -543,13 +543,16 @@ def call_grads(sig: Signature, nargs: int, keywords: list[str], grads: tuple) ->
 class CompiledJvp:
     """One specialisation of a function's pushforward: ``f_jvp(*params,
     *tangents of the active ones) -> (y, dy)``, and the globals, cells and
-    rules it rests on."""
+    rules it rests on. For a nested function called by
+    ``runtime.call_with_cells`` (``cells``: see :func:`call_jvp_with_cells`),
+    the tangents of the cells handed to it follow the parameters', and it
+    returns the values it leaves in the cells it assigns with ``y``."""
 
-    def __init__(self, fn: types.FunctionType, active: tuple, numeric: tuple):
+    def __init__(self, fn: types.FunctionType, active: tuple, numeric: tuple, cells: tuple = ((), (), ())):
         from . import forward
 
         self.generation = registry.generation()
-        t, guards = forward.transform(primal_ir(fn), fn, list(active), list(numeric))
+        t, guards = forward.transform(primal_ir(fn), fn, list(active), list(numeric), *cells)
         ir = optimize(checked(t, "the forward transform"))
         self.ir = ir
         self._globals = [(k, v) for kind, k, v in guards if kind == "global"]
@@ -599,17 +602,18 @@ def _tangent_values(sig: Signature, dargs: tuple, dkwargs: dict) -> list[Any]:
 _JVPS: "weakref.WeakKeyDictionary[types.CodeType, dict]" = weakref.WeakKeyDictionary()
 
 
-def compiled_jvp(fn: types.FunctionType, active: tuple, numeric: tuple) -> CompiledJvp:
+def compiled_jvp(fn: types.FunctionType, active: tuple, numeric: tuple, cells: tuple = ((), (), ())) -> CompiledJvp:
     """The pushforward of ``fn`` with respect to the parameters flagged in
-    ``active``, for parameters of the kinds ``numeric`` (compiled once,
-    cached per code object)."""
+    ``active``, for parameters of the kinds ``numeric`` (and ``cells``, see
+    :class:`CompiledJvp`; compiled once, cached per code object)."""
+    key = (active, numeric, cells)
     table = _JVPS.get(fn.__code__)
-    entry = table.get((active, numeric)) if table is not None else None
+    entry = table.get(key) if table is not None else None
     if entry is not None and entry.valid(fn):
         return entry
     with _LOCK:
-        entry = CompiledJvp(fn, active, numeric)
-        _JVPS.setdefault(fn.__code__, {})[(active, numeric)] = entry
+        entry = CompiledJvp(fn, active, numeric, cells)
+        _JVPS.setdefault(fn.__code__, {})[key] = entry
     return entry
 
 
@@ -629,8 +633,24 @@ def call_jvp(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple, dk
     return y, runtime.zero_tangent(y) if dy is None else dy
 
 
+def call_jvp_with_cells(fn: types.FunctionType, shared: tuple, dvalues: tuple, written: tuple, args: tuple,
+                        kwargs: dict, dargs: tuple, dkwargs: dict) -> tuple[tuple, tuple]:
+    """For ``runtime.push_with_cells``: ``((y, values left in written),
+    their tangents)`` for a call of the nested function ``fn`` that shares
+    the cells ``shared`` with its caller, whose values' tangents at the call
+    are ``dvalues``, and assigns those of ``written``. Its other captured
+    variables hold no differentiated value (its caller refuses it
+    otherwise)."""
+    given = tuple(name for name, d in zip(shared, dvalues) if not runtime.is_zero_tangent(d))
+    entry, values, tangents = jvp_entry(fn, args, kwargs, dargs, dkwargs, (shared, given, written))
+    if any(v is _GONE for v in values):
+        fn(*args, **kwargs)  # the call is wrong: Python raises its TypeError
+    y, dy = entry.function(fn)(*values, *tangents, *(d for d in dvalues if not runtime.is_zero_tangent(d)))
+    return (y, dy) if written else ((y, ()), (dy, ()))
+
+
 def jvp_entry(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple,
-              dkwargs: dict) -> tuple[CompiledJvp, list, list]:
+              dkwargs: dict, cells: tuple = ((), (), ())) -> tuple[CompiledJvp, list, list]:
     """The compiled pushforward for this call, the parameters' values, and
     the tangents it takes (those of the differentiated parameters)."""
     sig = primal_ir(fn).signature
@@ -638,5 +658,5 @@ def jvp_entry(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple,
     tangents = _tangent_values(sig, dargs, dkwargs)
     active = tuple(t is not _GONE and not runtime.is_zero_tangent(t) and v is not _GONE
                    and is_differentiable_value(v) for v, t in zip(values, tangents))
-    entry = compiled_jvp(fn, active, tuple(0 if v is _GONE else kind(v) for v in values))
+    entry = compiled_jvp(fn, active, tuple(0 if v is _GONE else kind(v) for v in values), cells)
     return entry, values, [t for t, on in zip(tangents, active) if on]
