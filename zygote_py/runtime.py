@@ -320,12 +320,13 @@ def call_spread(f: Any, args: tuple, kwargs: dict) -> Any:
     return f(*args, **kwargs)
 
 
-def call_with_cells(f: Any, shared: tuple, written: tuple, values: tuple, *args: Any) -> tuple[Any, tuple]:
-    """``f(*args)`` for a nested function ``f`` that shares the cells
-    ``shared`` with its caller (whose values at the call are ``values``),
-    and the values it left in those it assigns, ``written`` (see
-    :mod:`zygote_py.ad.cells`)."""
-    y = f(*args)
+def call_with_cells(f: Any, shared: tuple, written: tuple, values: tuple, *args: Any,
+                    **kwargs: Any) -> tuple[Any, tuple]:
+    """``f(*args, **kwargs)`` for a nested function ``f`` that shares the
+    cells ``shared`` with its caller (whose values at the call are
+    ``values``), and the values it left in those it assigns, ``written``
+    (see :mod:`zygote_py.ad.cells`)."""
+    y = f(*args, **kwargs)
     cells = dict(zip(f.__code__.co_freevars, f.__closure__))
     return y, tuple(cells[name].cell_contents for name in written)
 
@@ -333,10 +334,37 @@ def call_with_cells(f: Any, shared: tuple, written: tuple, values: tuple, *args:
 def forward_with_cells(f: Any, written: tuple, args: tuple) -> tuple[Any, Callable]:
     """:func:`call_with_cells`'s call and its pullback in ``J``'s convention,
     from the gradients of its value and of the values it left in the cells
-    ``written``. A cell still unassigned at the call is refused: the
-    compiled function reads each such cell once at its start."""
+    ``written``."""
     from .ad import pipeline
 
+    check_assigned(f, written)
+    return pipeline.call_forward(f, args, {}, cells_out=written)
+
+
+def push_with_cells(f: Any, shared: tuple, written: tuple, dvalues: Optional[tuple], args: tuple, kwargs: dict,
+                    dargs: tuple, dkwargs: dict) -> tuple[tuple, tuple]:
+    """:func:`call_with_cells`'s value ``(y, values left in written)`` and
+    its tangent, given ``dvalues``, the tangents of the values of the cells
+    ``shared`` at the call (``None``: all zero), and the arguments'. Every
+    tangent is concrete (a zero, not ``None``), as the caller goes on
+    computing with the cells' values."""
+    from .ad import pipeline
+
+    check_assigned(f, written)
+    dvalues = (None,) * len(shared) if dvalues is None else dvalues
+    (y, left), (dy, dleft) = pipeline.call_jvp_with_cells(f, shared, dvalues, written, args, kwargs, dargs, dkwargs)
+    dleft = (None,) * len(written) if dleft is None else dleft
+    return (y, left), (_concrete(y, dy), tuple(_concrete(v, d) for v, d in zip(left, dleft)))
+
+
+def _concrete(x: Any, dx: Any) -> Any:
+    return zero_tangent(x) if dx is None else dx
+
+
+def check_assigned(f: Any, written: tuple) -> None:
+    """Refuse a call of the nested function ``f``, which assigns the cells
+    ``written``, while one of them is still unassigned: its compiled code
+    reads each such cell once at its start (see :mod:`.ad.cells`)."""
     cells = dict(zip(f.__code__.co_freevars, f.__closure__))
     for name in written:
         try:
@@ -346,7 +374,6 @@ def forward_with_cells(f: Any, written: tuple, args: tuple) -> tuple[Any, Callab
                 f"calling {f.__name__}, which assigns `{name}` (nonlocal), before `{name}` is assigned",
                 hint=f"assign {name} before the call (for instance {name} = None)",
             ) from None
-    return pipeline.call_forward(f, args, {}, cells_out=written)
 
 
 def caught(exc: BaseException) -> None:
@@ -1344,6 +1371,9 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tupl
 
     if f in ITERATORS:
         return _push_iterator(f, args, kwargs, dargs)
+    if f is call_with_cells and not all(map(is_zero_tangent, (*dargs, *dkwargs.values()))):
+        g, shared, written, _, *rest = args
+        return push_with_cells(g, shared, written, dargs[3], tuple(rest), kwargs, dargs[4:], dkwargs)
     rule = registry.lookup_pushforward(f)
     if rule is not None:
         y = f(*args, **kwargs)

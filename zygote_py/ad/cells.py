@@ -1,6 +1,6 @@
 """Variables shared with nested functions, as SSA values: the pass that
-lets the reverse transform differentiate ``nonlocal`` and cells assigned
-more than once.
+lets both transforms differentiate ``nonlocal`` and cells assigned more
+than once.
 
 A local that a nested function captures lives in a cell: the function
 reads it with ``load_deref`` and assigns it with ``store_deref``, and so
@@ -18,7 +18,8 @@ assignment that reaches them, as in Braun et al. 2013):
   passed on) while capturing such a cell is refused.
 - In the nested function, compiled for such a call (``cells_out``), the
   cells it assigns are read once at its entry (the closure's own
-  gradient), assigned as locals, and returned with its value.
+  gradient, or the tangents the call passes in forward mode), assigned as
+  locals, and returned with its value.
 """
 from __future__ import annotations
 
@@ -53,12 +54,20 @@ def assigned_names(node: Any) -> set[str]:
     return {name for n in gast.walk(node) if isinstance(n, gast.Nonlocal) for name in n.names}
 
 
+def rebound_names(f: IR) -> set[str]:
+    """The names that a nested function, lambda or scope of ``f`` declares
+    ``nonlocal`` (and so may assign)."""
+    return {name for b in f.blocks.values() for s in b.stmts
+            if isinstance(s.callee, Const) and s.callee.value in (ops.make_function, ops.make_scope)
+            for name in assigned_names(s.args[0].value)}
+
+
 def share_cells(f: IR, cells: set[str], callee: Callable[[Statement], Any],
                 refuse: Callable[[str, Optional[int]], UnsupportedSyntax]) -> bool:
     """In the function that owns ``cells`` (cell variables that are not one
-    value), rewrite the calls of nested functions that capture them, then
-    make every read of them in ``f`` an SSA value. Returns whether it
-    changed anything."""
+    value, or in forward mode that may hold a differentiated value), rewrite
+    the calls of nested functions that capture them, then make every read
+    of them in ``f`` an SSA value. Returns whether it changed anything."""
     if not cells:
         return False
     defs = {s.var: s for b in f.blocks.values() for s in b.stmts}
@@ -72,14 +81,14 @@ def share_cells(f: IR, cells: set[str], callee: Callable[[Statement], Any],
         for s in b.stmts:
             for o in s.operands():
                 if o in makers and not (o is s.callee and s.callee in makers):
-                    raise refuse(f"a nested function that shares variables assigned more than once "
+                    raise refuse(f"a nested function that shares variables with this function "
                                  f"({', '.join(sorted(captured_names(makers[o].args[0].value) & cells))}) "
                                  "and is passed on, returned or stored", s.line)
             if s.callee in makers:
                 calls[id(s)] = makers[s.callee]
         for v in b.term_operands() + [a for j in b.jumps() for a in j.args]:
             if v in makers:
-                raise refuse("a nested function that shares variables assigned more than once and is "
+                raise refuse("a nested function that shares variables with this function and is "
                              "returned or passed on", None)
     new_defs: dict[int, dict[str, Var]] = {}
     handed: set[Var] = set()
@@ -191,17 +200,13 @@ def _ssa(f: IR, cells: set[str], call_defs: dict[int, dict[str, Var]],
     return changed
 
 
-def cells_out(f: IR, names: tuple[str, ...]) -> None:
+def cells_out(f: IR, names: tuple[str, ...]) -> dict[str, Var]:
     """The nested function ``f``, for a call that wants back the values it
     leaves in the cells ``names`` (which it assigns, ``nonlocal``): each is
     read once at its start (the gradient of that read is the closure's
     own), its other reads become SSA values, and each ``return v`` returns
-    ``(v, (values of names...))``."""
-    first: dict[str, Var] = {}
-    for name in reversed(names):
-        v = f.new_var(name)
-        f.entry.stmts.insert(0, Statement(v, Const(ops.load_deref), [Const(name)]))
-        first[name] = v
+    ``(v, (values of names...))``. Returns the values read at the start."""
+    first = _read_at_entry(f, names)
     handed: set[Var] = set()
     for b in f.blocks.values():
         if isinstance(b.term, Return):
@@ -216,3 +221,23 @@ def cells_out(f: IR, names: tuple[str, ...]) -> None:
             b.stmts.append(Statement(outer, Const(ops.build_tuple), [b.term.value, inner]))
             b.term.value = outer
     _ssa(f, set(names), {}, first, frozenset(handed))
+    return first
+
+
+def cells_in(f: IR, names: tuple[str, ...]) -> dict[str, Var]:
+    """The nested function ``f``, for a call that hands it the cells
+    ``names``, which it reads and does not assign (no other function can
+    while it runs: see :func:`share_cells`): each is read once at its
+    start, and its reads are that value. Returns the values read."""
+    first = _read_at_entry(f, names)
+    _ssa(f, set(names), {}, first)
+    return first
+
+
+def _read_at_entry(f: IR, names: tuple[str, ...]) -> dict[str, Var]:
+    first: dict[str, Var] = {}
+    for name in reversed(names):
+        v = f.new_var(name)
+        f.entry.stmts.insert(0, Statement(v, Const(ops.load_deref), [Const(name)]))
+        first[name] = v
+    return first

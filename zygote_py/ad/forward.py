@@ -30,10 +30,19 @@ value with a zero tangent passes a concrete zero
   without a tangent (``np.zeros(n)``, ``[]``) get a concrete zero tangent
   of their own, which later changes update.
 
+- **Shared variables.** Cells that may hold a differentiated value (a
+  nested function reads them, or assigns them: ``nonlocal``) become SSA
+  values, as in reverse mode (:mod:`.cells`): a call of a nested function
+  sharing them is ``runtime.call_with_cells``, whose pushforward hands the
+  nested function the cells' tangents and gets back, with its value's,
+  those of the values it leaves in them.
+
 Refused, with an error naming the line: nested functions and generator
-expressions that read a differentiated value, ``nonlocal``/global
-variables assigned a differentiated value, exception handlers reached by
-one, and in-place operators other than ``+= -= *= /=`` on arrays.
+expressions that read a differentiated value other than where they are
+called as above (passed on, returned, or nested in such a function and
+reading what it was handed), global variables assigned a differentiated
+value, exception handlers reached by one, and in-place operators other
+than ``+= -= *= /=`` on arrays.
 """
 from __future__ import annotations
 
@@ -52,7 +61,7 @@ from ..ir.cfg import reverse_postorder
 from ..ir.passes import member, substitute
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
 from ..rules import operators, registry
-from . import analysis, callees, idioms, mutation, pushrules
+from . import analysis, callees, cells, idioms, mutation, pushrules
 from .analysis import Facts
 from .pushrules import ZERO, is_zero
 from .reverse import CONSUMERS, _call_array_methods, _uses
@@ -80,32 +89,40 @@ _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "
              "sort", "reverse", "popitem", "__setitem__", "__delitem__", "put", "itemset", "resize"}
 
 
-def transform(primal: IR, fn: Any, active: list[bool], numeric: list[int]) -> tuple[IR, list[tuple]]:
+def transform(primal: IR, fn: Any, active: list[bool], numeric: list[int], shared: tuple = (),
+              given: tuple = (), written: tuple = ()) -> tuple[IR, list[tuple]]:
     """The pushforward of ``primal`` (the IR of ``fn``) with respect to the
     parameters flagged in ``active`` (``numeric``: the parameters' kinds,
     see :func:`.analysis.kind`): a function of the parameters and then one
     tangent per flagged parameter, returning ``(y, dy)``; and the guards
-    it rests on (the globals and cells whose values it assumed)."""
-    t = _Forward(primal, fn, active, numeric)
+    it rests on (the globals and cells whose values it assumed).
+
+    For a nested function called by ``runtime.call_with_cells``: it shares
+    the cells ``shared`` with its caller (read at call time, never assumed),
+    takes the tangents of those of ``given`` after the parameters', and
+    returns the values it leaves in ``written`` with its own (see
+    :mod:`.cells`)."""
+    t = _Forward(primal, fn, active, numeric, shared, given, written)
     return t.run(), t.guards
 
 
 class _Forward:
-    def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[int]):
-        self.p = primal = primal.copy()
+    def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[int], shared: tuple = (),
+                 given: tuple = (), written: tuple = ()):
         self.fn = fn
-        self.cells = _parameter_cells(primal)
+        self.outer, self.given, self.written = frozenset(shared), given, written
+        self.p = primal = self._working_copy(primal)
         self._analyse(active, numeric)
         consumers = self._consumers()
         if consumers:  # generator expressions read to the end: list comprehensions
             from .pipeline import primal_ir  # (pipeline builds on this module)
 
-            self.p = primal = primal_ir(fn, consumers).copy()
-            self.cells = _parameter_cells(primal)
+            self.p = primal = self._working_copy(primal_ir(fn, consumers))
             self._analyse(active, numeric)
         self.guards = callees.inline_calls(primal, fn)
         if self.guards:
             self._analyse(active, numeric)
+        self.shared = self._share_cells(active, numeric)
         while _call_array_methods(primal, self.facts):  # x.sum(0).mean(): one link at a time
             self._analyse(active, numeric)
         if mutation.sorts_as_stores(primal, self.facts):
@@ -115,10 +132,12 @@ class _Forward:
         self.materialise = self._changed_objects(active)
         self.active_params = active
         names = primal.signature.names()
-        taken = set(names) | set(primal.names.values())
+        taken = set(names) | set(primal.names.values()) | set(primal.freevars)
         self.tangent_names = [self._fresh("d" + n, taken) for n, on in zip(names, active) if on]
-        sig = Signature(args=names + self.tangent_names)
+        self.cell_tangent_names = [self._fresh("d" + n, taken) for n in given]
+        sig = Signature(args=names + self.tangent_names + self.cell_tangent_names)
         self.f = IR(f"{primal.name}_jvp", primal.filename, primal.firstline, sig)
+        self.f.cellvars, self.f.freevars = list(primal.cellvars), list(primal.freevars)  # (its own nonlocal)
         self.t: dict[Var, Operand] = {}  # primal value → its tangent
         self.items: dict[Var, list[Operand]] = {}  # a display's item tangents
         self.env: dict[Var, Var] = {}  # primal value → its copy
@@ -128,6 +147,43 @@ class _Forward:
                            or mutation.is_add_at(self.facts.callee(s)) or self._method(s) is not None
                            and self._method(s)[1] in _MUTATORS and self.facts.callee(s) is analysis._MISSING
                            for s in self.defs.values())
+
+    def _working_copy(self, primal: IR) -> IR:
+        """The copy of ``primal`` the transform changes: the cells handed to
+        a nested function read once at its start (``self.handed``, by name),
+        those it assigns returned with its value; reads of parameters that
+        nested functions capture, the parameters (``self.cells``)."""
+        p = primal.copy()
+        read = cells.cells_out(p, self.written) if self.written else {}
+        read.update(cells.cells_in(p, tuple(n for n in self.given if n not in self.written)))
+        self.handed = {n: read[n] for n in self.given}
+        self.cells = _parameter_cells(p)
+        return p
+
+    def _share_cells(self, active: list[bool], numeric: list[int]) -> set[str]:
+        """The cells of this function that may hold a differentiated value
+        become SSA values, and the calls of the nested functions that share
+        them hand them their values and tangents (``runtime.call_with_cells``,
+        see :mod:`.cells`). Returns their names."""
+        p = self.p
+        reading = [s for b in p.blocks.values() for s in b.stmts
+                   if self.facts.callee(s) in (ops.make_function, ops.make_scope)
+                   and analysis.free_names(s.args[0].value) & set(self.given)]
+        if reading:
+            raise self.refuse("a nested function or generator expression that reads a variable of the function "
+                              "enclosing this one, which holds a differentiated value", reading[0].line,
+                              "pass the value to it as an argument")
+        shared = _cells_holding_active(p, self.facts, active, self.cells)
+        if not shared:
+            return shared
+
+        def refuse(what: str, line: Optional[int]) -> UnsupportedSyntax:
+            return self.refuse(what, line, "call the nested function where it is defined, or pass the variables "
+                                           "to it as arguments and return their new values")
+
+        cells.share_cells(p, shared, self.facts.callee, refuse)
+        self._analyse(active, numeric)
+        return shared
 
     def _consumers(self) -> frozenset:
         """The globals naming builtins of :data:`.reverse.CONSUMERS` that an
@@ -146,10 +202,14 @@ class _Forward:
         return frozenset(out)
 
     def _analyse(self, active: list[bool], numeric: list[int]) -> None:
+        """Static values (not of the cells shared with the caller, which change
+        from call to call), activity (the handed cells with a tangent are
+        active) and kinds."""
         self.facts = Facts()
         fn = self.fn
-        analysis.static_values(self.p, fn.__globals__, dict(zip(fn.__code__.co_freevars, fn.__closure__ or ())),
-                               self.facts)
+        closure = {n: c for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if n not in self.outer}
+        analysis.static_values(self.p, fn.__globals__, closure, self.facts)
+        self.facts.active.update(self.handed.values())
         analysis.activity(self.p, active, False, self.facts, self.cells)
         analysis.numeric(self.p, numeric, self.facts)
 
@@ -258,6 +318,9 @@ class _Forward:
                     if on:
                         self.t[a] = f.new_var(next(tans))
                 nb.args += [self.t[a] for a, on in zip(b.args, self.active_params) if on]
+                for name, dname in zip(self.given, self.cell_tangent_names):
+                    self.t[self.handed[name]] = f.new_var(dname)
+                    nb.args.append(self.t[self.handed[name]])
             else:
                 for a in b.args:
                     if a in self.facts.active:
@@ -358,12 +421,14 @@ class _Forward:
         if fn is ops.make_scope and analysis.read_without_gradient(self.p, s.var, self.facts):
             out.append(copy)  # any(v > 0 for v in xs): no tangent needed
             return
+        if fn is ops.make_function and cells.captured_names(s.args[0].value) & self.shared \
+                or fn is ops.store_deref and s.args[0].value in self.shared | set(self.written) \
+                or s.var in self.handed.values():
+            out.append(copy)  # (the values and tangents of shared cells are handed to calls: see .cells)
+            return
         if fn in (ops.make_function, ops.make_scope):
             raise self.refuse("a nested function or generator expression that reads a differentiated value",
                               s.line, "use a list comprehension, or reverse mode (zpy.gradient, zpy.jacobian)")
-        if fn is ops.load_deref and self.cells.get(s.args[0].value) in self.facts.active:
-            raise self.refuse(f"reading the parameter {s.args[0].value!r} after a nested function assigned it",
-                              s.line, "use reverse mode (zpy.gradient, zpy.jacobian)")
         if fn in (ops.store_deref, ops.store_global):
             raise self.refuse("a nonlocal or global variable assigned a differentiated value", s.line,
                               "pass the value as an argument and return the result instead")
@@ -585,24 +650,48 @@ class _Forward:
             self.emit(out, fn, dtarget, args[1], line=s.line, pure=False)
 
 
+def _cells_holding_active(ir: IR, facts: Facts, active: list[bool], parameter_cells: dict[str, Var]) -> set[str]:
+    """The cells of ``ir`` that may hold a differentiated value: a
+    differentiated parameter's, one assigned a differentiated value here,
+    and one a nested function assigns (``nonlocal``) if it reads such a
+    cell or a call gives it a differentiated argument; the reads of those
+    cells count as differentiated (added to ``facts.active``), to a fixed
+    point."""
+    params = dict(zip(ir.signature.names(), ir.entry.args))
+    stmts = [s for b in ir.blocks.values() for s in b.stmts]
+    makers = [s for s in stmts if facts.callee(s) is ops.make_function]
+    own = set(ir.cellvars)
+    found: set[str] = set()
+    while True:
+        facts.active.update(s.var for s in stmts if facts.callee(s) is ops.load_deref and s.args[0].value in found)
+        analysis.activity(ir, active, False, facts, parameter_cells)
+        more = {c for c in own if c in params and params[c] in facts.active}
+        more |= {s.args[0].value for s in stmts if facts.callee(s) is ops.store_deref and s.args[0].value in own
+                 and isinstance(s.args[1], Var) and s.args[1] in facts.active}
+        for m in makers:
+            node = m.args[0].value
+            if cells.captured_names(node) & found or any(
+                    s.callee == m.var and any(isinstance(o, Var) and o in facts.active for o in s.operands())
+                    for s in stmts):
+                more |= cells.assigned_names(node) & own
+        if more <= found:
+            return found
+        found |= more
+
+
 def _parameter_cells(ir: IR) -> dict[str, Var]:
     """Parameters that nested functions capture (cells), by name. Reads of
-    one that is never assigned again become reads of the parameter itself.
-    (A cell assigned a differentiated value is refused, so only these can
-    hold one: a nested function capturing an active one is active, and
-    refused.)"""
+    one that is never assigned again, here or by a nested function, become
+    reads of the parameter itself."""
     params = dict(zip(ir.signature.names(), ir.entry.args))
-    stored: dict[str, list[Operand]] = {}
-    for b in ir.blocks.values():
-        for s in b.stmts:
-            if isinstance(s.callee, Const) and s.callee.value is ops.store_deref:
-                stored.setdefault(s.args[0].value, []).append(s.args[1])
+    assigned = cells.rebound_names(ir) | {s.args[0].value for b in ir.blocks.values() for s in b.stmts
+                                          if isinstance(s.callee, Const) and s.callee.value is ops.store_deref}
     env: dict[Var, Operand] = {}
     for b in ir.blocks.values():
         kept = []
         for s in b.stmts:
             if isinstance(s.callee, Const) and s.callee.value is ops.load_deref and s.args[0].value in params \
-                    and s.args[0].value not in stored:
+                    and s.args[0].value not in assigned:
                 env[s.var] = params[s.args[0].value]
                 continue
             kept.append(s)

@@ -689,25 +689,41 @@ def call_grads(sig: Signature, nargs: int, keywords: list[str], grads: tuple) ->
 class CompiledJvp:
     """One specialisation of a function's pushforward: ``f_jvp(*params,
     *tangents of the active ones) -> (y, dy)``, and the globals, cells and
-    rules it rests on."""
+    rules it rests on. For a nested function called by
+    ``runtime.call_with_cells`` (``cells``: see :func:`call_jvp_with_cells`),
+    the tangents of the cells handed to it follow the parameters', and it
+    returns the values it leaves in the cells it assigns with ``y``."""
 
-    def __init__(self, fn: types.FunctionType, active: tuple, numeric: tuple):
+    def __init__(self, fn: types.FunctionType, active: tuple, numeric: tuple, cells: tuple = ((), (), ())):
         from . import forward
 
         self.generation = registry.generation()
-        t, guards = forward.transform(primal_ir(fn), fn, list(active), list(numeric))
+        t, guards = forward.transform(primal_ir(fn), fn, list(active), list(numeric), *cells)
         ir = optimize(checked(t, "the forward transform"))
         self.ir = ir
         self._globals = [(k, v) for kind, k, v in guards if kind == "global"]
-        self._cells = [(k, v) for kind, k, v in guards if kind == "cell"]
+        names = {id(c): n for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ())}
+        # fn's own cells by name (each closure of fn checks its own), an inlined function's as they are
+        self._cells = [(names.get(id(k)), k, v) for kind, k, v in guards if kind == "cell"]
         aliases = dict(self._globals)
-        self.fdef, constants = function_def(ir, f"{fn.__name__}_jvp", aliases)
-        code = compile_def(self.fdef, constants, fn.__code__.co_freevars, fn.__code__.co_filename)
-        self.function = instantiate(code, constants, fn, keep_identity=False)
-        register_emitted(self.function.__code__, self.fdef)
+        self.fdef, self._constants = function_def(ir, f"{fn.__name__}_jvp", aliases)
+        self._code = compile_def(self.fdef, self._constants, fn.__code__.co_freevars, fn.__code__.co_filename)
+        register_emitted(self._code, self.fdef)
+        self._instances: "weakref.WeakKeyDictionary[types.FunctionType, types.FunctionType]" = \
+            weakref.WeakKeyDictionary()
 
     def valid(self, fn: types.FunctionType) -> bool:
-        return _guards_hold(fn, self.generation, self._globals, self._cells)
+        own = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        cells = [(cell if name is None else own[name], v) for name, cell, v in self._cells]
+        return _guards_hold(fn, self.generation, self._globals, cells)
+
+    def function(self, fn: types.FunctionType) -> types.FunctionType:
+        """``f_jvp`` for the function object ``fn``: a closure's reads its
+        own cells."""
+        g = self._instances.get(fn)
+        if g is None:
+            g = self._instances[fn] = instantiate(self._code, self._constants, fn, keep_identity=False)
+        return g
 
     @property
     def source(self) -> str:
@@ -732,17 +748,18 @@ def _tangent_values(sig: Signature, dargs: tuple, dkwargs: dict) -> list[Any]:
 _JVPS: "weakref.WeakKeyDictionary[types.CodeType, dict]" = weakref.WeakKeyDictionary()
 
 
-def compiled_jvp(fn: types.FunctionType, active: tuple, numeric: tuple) -> CompiledJvp:
+def compiled_jvp(fn: types.FunctionType, active: tuple, numeric: tuple, cells: tuple = ((), (), ())) -> CompiledJvp:
     """The pushforward of ``fn`` with respect to the parameters flagged in
-    ``active``, for parameters of the kinds ``numeric`` (compiled once,
-    cached per code object)."""
+    ``active``, for parameters of the kinds ``numeric`` (and ``cells``, see
+    :class:`CompiledJvp`; compiled once, cached per code object)."""
+    key = (active, numeric, cells)
     table = _JVPS.get(fn.__code__)
-    entry = table.get((active, numeric)) if table is not None else None
+    entry = table.get(key) if table is not None else None
     if entry is not None and entry.valid(fn):
         return entry
     with _LOCK:
-        entry = CompiledJvp(fn, active, numeric)
-        _JVPS.setdefault(fn.__code__, {})[(active, numeric)] = entry
+        entry = CompiledJvp(fn, active, numeric, cells)
+        _JVPS.setdefault(fn.__code__, {})[key] = entry
     return entry
 
 
@@ -758,12 +775,28 @@ def call_jvp(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple, dk
     entry, values, tangents = jvp_entry(fn, args, kwargs, dargs, dkwargs)
     if any(v is _GONE for v in values):
         return fn(*args, **kwargs), None  # the call is wrong: Python says how
-    y, dy = entry.function(*values, *tangents)
+    y, dy = entry.function(fn)(*values, *tangents)
     return y, runtime.zero_tangent(y) if dy is None else dy
 
 
+def call_jvp_with_cells(fn: types.FunctionType, shared: tuple, dvalues: tuple, written: tuple, args: tuple,
+                        kwargs: dict, dargs: tuple, dkwargs: dict) -> tuple[tuple, tuple]:
+    """For ``runtime.push_with_cells``: ``((y, values left in written),
+    their tangents)`` for a call of the nested function ``fn`` that shares
+    the cells ``shared`` with its caller, whose values' tangents at the call
+    are ``dvalues``, and assigns those of ``written``. Its other captured
+    variables hold no differentiated value (its caller refuses it
+    otherwise)."""
+    given = tuple(name for name, d in zip(shared, dvalues) if not runtime.is_zero_tangent(d))
+    entry, values, tangents = jvp_entry(fn, args, kwargs, dargs, dkwargs, (shared, given, written))
+    if any(v is _GONE for v in values):
+        fn(*args, **kwargs)  # the call is wrong: Python raises its TypeError
+    y, dy = entry.function(fn)(*values, *tangents, *(d for d in dvalues if not runtime.is_zero_tangent(d)))
+    return (y, dy) if written else ((y, ()), (dy, ()))
+
+
 def jvp_entry(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple,
-              dkwargs: dict) -> tuple[CompiledJvp, list, list]:
+              dkwargs: dict, cells: tuple = ((), (), ())) -> tuple[CompiledJvp, list, list]:
     """The compiled pushforward for this call, the parameters' values, and
     the tangents it takes (those of the differentiated parameters)."""
     sig = primal_ir(fn).signature
@@ -771,5 +804,5 @@ def jvp_entry(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple,
     tangents = _tangent_values(sig, dargs, dkwargs)
     active = tuple(t is not _GONE and not runtime.is_zero_tangent(t) and v is not _GONE
                    and is_differentiable_value(v) for v, t in zip(values, tangents))
-    entry = compiled_jvp(fn, active, tuple(0 if v is _GONE else kind(v) for v in values))
+    entry = compiled_jvp(fn, active, tuple(0 if v is _GONE else kind(v) for v in values), cells)
     return entry, values, [t for t, on in zip(tangents, active) if on]

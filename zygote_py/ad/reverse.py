@@ -612,7 +612,7 @@ class _Reverse:
                     for c in analysis.free_names(st.args[0].value) & set(f.cellvars):
                         loads.setdefault(c, []).append((bid, i, st))
         values: dict[str, Operand] = {}
-        self.rebound_inside = _rebound_by_nested_functions(f)
+        self.rebound_inside = cells.rebound_names(f)
         for c in f.cellvars:
             if c in self.rebound_inside:
                 continue  # a nested function assigns it (nonlocal): not one value
@@ -1861,21 +1861,6 @@ def _uses(ir: IR) -> tuple[dict[Var, int], dict[Var, int]]:
             if isinstance(st.callee, Var):
                 as_callee[st.callee] = as_callee.get(st.callee, 0) + 1
     return passes.use_counts(ir), as_callee
-
-
-def _rebound_by_nested_functions(f: IR) -> set[str]:
-    """The names that a nested function or lambda of ``f`` declares
-    ``nonlocal`` (and so may assign)."""
-    import gast
-
-    out: set[str] = set()
-    for b in f.blocks.values():
-        for st in b.stmts:
-            if isinstance(st.callee, Const) and st.callee.value in (ops.make_function, ops.make_scope):
-                for node in gast.walk(st.args[0].value):
-                    if isinstance(node, gast.Nonlocal):
-                        out.update(node.names)
-    return out
 
 
 def _source_versions(f: IR, maker: Statement, made_by: Any, pre: Block, loop: Block) -> list[Operand]:
