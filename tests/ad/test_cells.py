@@ -343,6 +343,12 @@ def a_lambda_in_the_nested_function(x):
     return acc
 
 
+def test_a_lambda_in_the_nested_function_gets_the_gradient_of_what_it_reads_in_reverse_mode():
+    # (x is add's free variable, the lambda shares its cell: that gradient was lost, 0.7 for 1.4 at 0.7)
+    assert_gradient(a_lambda_in_the_nested_function, 0.7)
+    assert zpy.gradient(a_lambda_in_the_nested_function, 0.7) == (pytest.approx(1.4),)
+
+
 def test_a_scope_in_a_nested_function_reading_its_handed_cells_is_refused_in_forward_mode():
     """The lambda reads ``x`` from ``add``'s caller, whose tangent ``add``
     receives but cannot hand on."""
