@@ -1,6 +1,8 @@
 """Jacobians, Hessian-vector products and Hessians, checked against
 central differences of the function (Jacobians) and of its gradient
 (Hessians), and the Rosenbrock Hessian against its closed form."""
+import math
+
 import numpy as np
 import pytest
 
@@ -90,3 +92,27 @@ def test_mlp_loss_hessian_blocks():
     np.testing.assert_allclose(blocks[0][1], central(lambda b: zpy.gradient(mlp_loss, w1, b)[0], w2),
                                rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(blocks[0][1], np.moveaxis(blocks[1][0], (0, 1), (2, 3)), rtol=1e-10, atol=1e-12)
+
+
+def item_loop(v):
+    s = 0.0
+    for i in range(3):
+        s = s + math.sin(v[i]) * v[i]
+    return s * s
+
+
+def test_hessian_of_a_loop_over_items():
+    # (the gradient code adds each item's gradient into a list in place: forward mode pushes through it)
+    x = np.array([0.3, 0.6, 0.9])
+    h = zpy.hessian(item_loop, x)
+    np.testing.assert_allclose(h, central(lambda y: zpy.gradient(item_loop, y)[0], x), rtol=1e-6, atol=1e-8)
+
+
+def test_gradient_of_a_gradient_of_a_loop_over_items():
+    # (...and reverse mode differentiates that change in place of a new list)
+    def norm_of_gradient(y):
+        g = zpy.gradient(item_loop, y)[0]
+        assert type(g) is np.ndarray  # as zpy.gradient returns it outside
+        return float(np.sum(g * g))
+    x = np.array([0.3, 0.6, 0.9])
+    np.testing.assert_allclose(zpy.gradient(norm_of_gradient, x)[0], central(norm_of_gradient, x), rtol=1e-6)

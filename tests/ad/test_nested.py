@@ -218,3 +218,23 @@ def test_second_derivative_through_math_log():
     s = 1.5
     assert zpy.hessian(x_log_x, s) == pytest.approx(1 / s - 1 / (s * s * math.log(2.0)), rel=1e-12)
     assert d(lambda v: d(x_log_x, v), s) == pytest.approx(1 / s - 1 / (s * s * math.log(2.0)), rel=1e-12)
+
+
+def item_sum(v):
+    s = 0.0
+    for i in range(3):
+        s = s + math.sin(v[i]) * v[i]
+    return s
+
+
+def third_of_a_loop_over_items(v):
+    return float(np.sum(d(lambda y: float(np.sum(d(item_sum, y) ** 2)), v)))
+
+
+def test_a_third_derivative_of_a_loop_over_items():
+    # (the second-order code calls pullbacks that pop stacks: J's rule pulls back through a pullback of its own)
+    v = np.array([0.3, 0.6, 0.9])
+    h = 1e-5
+    want = [(third_of_a_loop_over_items(v + h * e) - third_of_a_loop_over_items(v - h * e)) / (2 * h)
+            for e in np.eye(3)]
+    assert d(third_of_a_loop_over_items, v) == pytest.approx(np.array(want), rel=1e-6)

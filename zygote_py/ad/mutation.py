@@ -38,7 +38,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .. import hooks
+from .. import hooks, runtime
 from ..errors import UnsupportedSyntax, ZygoteError
 from .analysis import edge_values, _MISSING, Facts, static_values
 from ..ir import ops
@@ -59,9 +59,11 @@ _FRESH = {
     np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
     np.array, np.copy, np.ndarray.copy, np.arange, np.linspace, np.eye, np.identity,
     ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy, mut.snapshot,
-    hooks.stop_gradient,
+    hooks.stop_gradient, runtime.item_buffer,
 }
-"""Callees whose result is a new object that nothing else refers to."""
+"""Callees whose result is a new object that nothing else refers to
+(``runtime.item_buffer``'s, a list, in gradient code differentiated
+again)."""
 _NEW_RESULTS = {
     np.cumsum, np.cumprod, np.ndarray.cumsum, np.ndarray.cumprod, np.outer, np.where, np.concatenate, np.stack,
     np.hstack, np.vstack, np.sort, np.tile,
@@ -79,7 +81,8 @@ _MAY_BE_SCALARS = {
 """NumPy functions whose value may be a NumPy scalar (a reduction over
 every axis, a product of vectors): immutable, so ``y += v`` rebinds ``y``
 rather than changing the object another name may hold."""
-_FRESH_ARRAYS = _FRESH - {ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy}
+_FRESH_ARRAYS = _FRESH - {ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy,
+                          runtime.item_buffer}
 """…and is an array (so ``a += b`` changes it in place)."""
 _OUT = object()
 """The change a ufunc's ``out=`` argument makes."""

@@ -83,6 +83,34 @@ def repeated(dy, n):
     return runtime.repeated(dy, n), back
 
 
+@adjoint(runtime.user_gradient)
+def user_gradient(x, g):
+    """``g`` as ``zpy.gradient`` returns it (dense, shaped like ``x``):
+    the same vector."""
+    def back(dy):
+        return (None, dy)
+    return runtime.user_gradient(x, g), back
+
+
+@adjoint(runtime.item_buffer)
+def item_buffer(g, x):
+    """The gradient of an array as a list of its items' gradients (in
+    gradient code differentiated again): the list's gradient is the
+    array's."""
+    def back(dl):
+        if dl is None or g is None or runtime.is_number_zero(g):
+            return (None, None)
+        return (np.asarray(runtime.dense(dl), dtype=x.dtype), None)
+    return runtime.item_buffer(g, x), back
+
+
+@adjoint(runtime.item_gradient)
+def item_gradient(values, x):
+    def back(dg):
+        return (None if dg is None else np.asarray(runtime.dense(dg)).tolist(), None)
+    return runtime.item_gradient(values, x), back
+
+
 @adjoint(runtime.sequence_gradient)
 def sequence_gradient(n, key, dy, is_tuple):
     def back(g):
@@ -163,7 +191,9 @@ def J(f, *args, **kwargs):
 
     def back(dout):
         dy, dpullback = (None, None) if dout is None else dout
-        grads = runtime.call_pullback(pullback, dy)[:1 + len(args)]
+        grads = (None,) * (1 + len(args))
+        if dy is not None:  # (a pullback of its own: the code may have called the one it got, which pops its stacks)
+            grads = runtime.J(f, *runtime.copied(kept), **kwargs)[1](dy)[:1 + len(args)]
         return grads if dpullback is None else runtime.accum(grads, dpullback[:1 + len(args)])
     return (y, runtime.Pullback(pullback, f, kept, kwargs)), back
 
@@ -190,7 +220,8 @@ def call_pullback(pullback, dy):
             return (None, None)
         v, vargs, to_v, method = plan
         if v is None:
-            return (None, runtime.push(pullback.f, runtime.copied(vargs), pullback.kwargs, w[1:1 + len(vargs)], {})[1])
+            dargs = runtime.dense(tuple(w[1:1 + len(vargs)]))  # (as tangents: no lazy cotangents)
+            return (None, runtime.push(pullback.f, runtime.copied(vargs), pullback.kwargs, dargs, {})[1])
         _, v_back = runtime.J(v, dy, *runtime.copied(vargs), **pullback.kwargs)
         g = v_back(to_v(w))
         return (tuple(g[2:]) if method else (g[0], *g[2:]), g[1])
@@ -211,7 +242,7 @@ def gradient(f, *args):
 
     def back(dy):
         return runtime.call_pullback(pullback, (None, dy))[:1 + len(args)]
-    return out[1], back
+    return runtime.user_gradient(args, out[1]), back
 
 
 def value_and_gradient(f, *args):
@@ -219,7 +250,7 @@ def value_and_gradient(f, *args):
 
     def back(dy):
         return runtime.call_pullback(pullback, dy)[:1 + len(args)]
-    return out, back
+    return (out[0], runtime.user_gradient(args, out[1])), back
 
 
 def gradient_push(y, f, *args, dargs):
@@ -271,6 +302,21 @@ def scatter_push(y, x, key, dy, *, ddy):
 @pushforward(runtime.repeated)
 def repeated_push(y, dy, n, *, ddy):
     return runtime.repeated(ddy, n)
+
+
+@pushforward(runtime.user_gradient)
+def user_gradient_push(y, x, g, *, dg):
+    return runtime.user_gradient(x, dg)
+
+
+@pushforward(runtime.item_buffer)
+def item_buffer_push(y, g, x, *, dg):
+    return runtime.item_buffer(dg, x)
+
+
+@pushforward(runtime.item_gradient)
+def item_gradient_push(y, values, x, *, dvalues):
+    return runtime.item_gradient(dvalues, x)
 
 
 @pushforward(runtime.sequence_gradient)
