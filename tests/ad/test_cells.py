@@ -81,7 +81,7 @@ def nested_read_and_write(x):
     return inner(x) + inner(2.0) * s
 
 
-@pytest.mark.parametrize("f, args", [
+CASES = [
     (nonlocal_twice, (1.5,)),
     (nonlocal_parameter, (1.5, -0.7)),
     (accumulate_in_a_loop, (0.8, 3)),
@@ -89,7 +89,10 @@ def nested_read_and_write(x):
     (nonlocal_in_a_branch, (1.5, 1)),
     (nonlocal_in_a_branch, (1.5, -1)),
     (nested_read_and_write, (1.5,)),
-], ids=lambda v: getattr(v, "__name__", None))
+]
+
+
+@pytest.mark.parametrize("f, args", CASES, ids=lambda v: getattr(v, "__name__", None))
 def test_shared_variables(f, args):
     assert_gradient(f, *args)
 
@@ -275,13 +278,7 @@ def with_a_nested_function_of_its_own(x):
 
 
 FORWARD_CASES = [
-    (nonlocal_twice, (1.5,)),
-    (nonlocal_parameter, (1.5, -0.7)),
-    (accumulate_in_a_loop, (0.8, 3)),
-    (read_after_reassignment, (1.5,)),
-    (nonlocal_in_a_branch, (1.5, 1)),
-    (nonlocal_in_a_branch, (1.5, -1)),
-    (nested_read_and_write, (1.5,)),
+    *CASES,
     (accumulate_a_sine, (0.7,)),
     (two_cells, (0.3, -1.2)),
     (called_in_branches, (0.6, 1)),
