@@ -420,7 +420,8 @@ def activity(
                     continue
                 fn = facts.callee(s)
                 if fn is ops.load_deref and self_active and s.args[0].value in ir.freevars:
-                    on = True
+                    # (a module a closure holds, as emitted code holds runtime and math, has no gradient: guarded)
+                    on = not isinstance(facts.static.get(s.var), types.ModuleType)
                 elif fn is ops.make_scope:  # a generator expression reads the enclosing variables
                     on = s.args[1] in active or any(may_be_active(n) for n in free_names(s.args[0].value))
                 elif fn is ops.make_function:
