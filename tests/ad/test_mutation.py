@@ -5,6 +5,7 @@ Every gradient is checked against central finite differences of the plain
 function, and every call is checked to leave its arguments exactly as the
 plain function leaves them. What is refused raises at the user's line."""
 import copy
+import math
 
 import numpy as np
 import pytest
@@ -322,7 +323,52 @@ def change_in_a_nested_loop(x):
     return np.sum(y ** 2)
 
 
+def scale_in_a_loop(x, a):
+    u = np.cos(x)
+    for _ in range(3):
+        u *= a  # the loop carries the array: each round changes it in place
+    return np.sum(u * x)
+
+
+def scale_by_a_math_value_in_a_loop(x, a, n):
+    u = x * 1.0
+    for _ in range(n):
+        u *= math.cos(a)  # a float operand, known to be one only once math.cos is
+        u -= 0.25 * np.tanh(u)
+    return np.sum(u * u)
+
+
+def scale_copies_in_a_loop(x, a):
+    v = x * 1.0
+    w = v
+    for _ in range(3):
+        v = v.copy()  # the loop carries a copy of an array: an array
+        v *= a
+    return np.sum(v * w)
+
+
+def update_a_sum_in_a_loop(x):
+    z = np.sum(x) * 1.0
+    t = (z, 3)
+    for _ in range(2):
+        z *= np.cos(z)  # a NumPy scalar each round: rebinds z, t[0] is still the old one
+    return t[0] * 2.0 + z * x[1]
+
+
+def update_a_float_in_a_loop(x, a):
+    z = a * 1.0
+    t = (z, 3)
+    for _ in range(2):
+        z += np.sum(x) * z  # a NumPy scalar from the first round on
+    return t[0] * 2.0 + z
+
+
 ARRAY_CASES = [
+    (scale_in_a_loop, (X, 0.8)),
+    (scale_by_a_math_value_in_a_loop, (X, 0.6, 3)),
+    (scale_copies_in_a_loop, (X, 1.3)),
+    (update_a_sum_in_a_loop, (X,)),
+    (update_a_float_in_a_loop, (X, 0.9)),
     (add_at_repeated_indices, (X, np.array([0.3, -0.8, 1.1]))),
     (ufunc_out, (X,)),
     (change_in_a_nested_loop, (X,)),
@@ -674,9 +720,26 @@ def change_a_reduction_written_into_out(x):
     return np.sum(buf) * x
 
 
+def scale_what_a_zip_iterates(x):
+    u = np.ones(3) * x
+    v = np.sin(u)
+    for e, f in zip(u, v):
+        u *= 0.5  # zip reads u as the loop changes it
+    return np.sum(u * v)
+
+
+def scale_by_an_item_of_unknown_kind(x):
+    u = np.ones(3) * x
+    for e in [x, 2.0]:
+        u *= e  # e may be an object whose class defines *: u's kind after it is unknown
+    return np.sum(u)
+
+
 @pytest.mark.parametrize("f, error, match", [
+    (scale_what_a_zip_iterates, UnsupportedSyntax, "in-place arithmetic on a differentiated array .* may share"),
+    (scale_by_an_item_of_unknown_kind, UnsupportedSyntax, "in-place arithmetic on a differentiated array .* not known"),
     (change_an_alias_from_one_path, UnsupportedSyntax, "another name may refer to it"),
-    (change_a_reduction_written_into_out, UnsupportedSyntax, "may share its memory"),
+    (change_a_reduction_written_into_out, UnsupportedSyntax, "in-place arithmetic on a differentiated array .* may share"),
     (change_a_copy_of_part_of_an_array, UnsupportedSyntax, "a copy of part of an array"),
     (read_a_part_before_changing_it, UnsupportedSyntax, "may share its memory"),
     (write_into_a_global, UnsupportedSyntax, "may share its memory"),

@@ -111,10 +111,15 @@ their first argument changed, and copies: of an array, an array."""
 
 def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Statement], rows: set[Var]) -> None:
     """Add to ``facts.arrays`` a NumPy function's value, an array's view,
-    an array changed in place, the ``rows`` (``x[i]`` of an array of two
-    or more dimensions), and a block argument that only arrays reach (the
-    greatest fixed point: a loop-carried array stays one)."""
+    an array changed in place or copied (``x.copy()``), the ``rows``
+    (``x[i]`` of an array of two or more dimensions), and a block argument
+    that only arrays reach (the greatest fixed point: a loop-carried array
+    stays one)."""
     given = set(facts.arrays) | rows
+    methods = {s.var: s.args[0] for s in stmts if facts.callee(s) is getattr and len(s.args) == 2
+               and isinstance(s.args[1], Const) and type(s.args[1].value) is str and s.args[1].value == "copy"}
+    copies = {s.var: methods[s.callee] for s in stmts
+              if isinstance(s.callee, Var) and s.callee in methods and not s.args and not s.kwargs}
     params = {p for p in incoming if p not in ir.entry.args}
     slices = {s.var for s in stmts if facts.callee(s) is slice}
     slices |= {s.var for s in stmts if facts.callee(s) is ops.build_tuple and any(_slice(a, slices) for a in s.args)}
@@ -125,7 +130,7 @@ def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Stateme
         for s in stmts:
             fn = facts.callee(s)
             if (_array_valued(fn) and not may_overload(s, facts, lambda v: v in arrays or v in facts.numeric)
-                    or member(fn, _NEW_ARRAYS)
+                    or member(fn, _NEW_ARRAYS) or copies.get(s.var) in arrays
                     or s.args and s.args[0] in arrays and (
                         _is_view(s, facts) or member(fn, KEEPS_KIND)
                         or fn is operator.getitem and len(s.args) == 2 and _slice(s.args[1], slices))
@@ -139,9 +144,10 @@ def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Stateme
         params -= wrong
 
 
-_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.pos}
+_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.pos,
+               operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ipow}
 """Operators whose value is an array when an operand is one and the others
-are numbers or arrays."""
+are numbers or arrays (``u *= 0.5`` of an array ``u``: ``u`` itself)."""
 
 
 def _slice(key: Operand, slices: set) -> bool:
@@ -509,8 +515,9 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     counters = {s.var for s in stmts if facts.callee(s) is ops.iternext and _integer(s.var, facts, defs)}
     matrices = {a for a, k in zip(entry.args, numeric_args) if k == ARRAY}
     matrices |= {v for v in facts.constants if kind(facts.static[v]) == ARRAY}
-    _arrays(ir, facts, incoming, stmts, {s.var for s in stmts if s.args and s.args[0] in matrices and (
-        facts.callee(s) is operator.getitem and len(s.args) == 2 and _integer(s.args[1], facts, defs))})
+    rows = {s.var for s in stmts if s.args and s.args[0] in matrices and (
+        facts.callee(s) is operator.getitem and len(s.args) == 2 and _integer(s.args[1], facts, defs))}
+    _arrays(ir, facts, incoming, stmts, rows)
 
     def item_of_array(s: Statement) -> bool:
         """An item, slice or linear view (``x.T``) of an array."""
@@ -569,6 +576,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             if not all(is_num(v) or v == p for v in incoming[p]):
                 num.discard(p)
                 changed = True
+    _arrays(ir, facts, incoming, stmts, rows)  # again, now that more operands are known numbers (u *= math.cos(x))
     items = facts.vector_items
     items.update(s.var for s in stmts if s.args and s.args[0] in vectors and item_of_array(s)
                  and _integer(s.args[1], facts, defs))

@@ -26,7 +26,9 @@ so arguments and aliases end up exactly as plain Python leaves them.
 What the pass cannot see it refuses, at the user's line: changing a value
 that may share memory or items with another one (a view ``y[1:]``, an item
 of a container, a function's result, a global), and changing an object
-that reaches a name the pass does not track.
+that reaches a name the pass does not track. An in-place operator on such
+a value (``u *= 0.5``) is left as it is: its rule refuses it at run time
+if it meets an array there (a number it rebinds).
 """
 from __future__ import annotations
 
@@ -100,9 +102,9 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     with the new value, until then. ``frontend`` are the block arguments
     the program had before the first call and ``made`` those made since
     (it is updated); ``where`` builds the error for a change that is
-    refused; ``passed`` holds the method calls left as they are (on
-    parameters, or on objects that may be shared: such a method is refused
-    at run time if it changes its object). Returns the parameters changed (empty, or the
+    refused; ``passed`` holds the method calls and in-place operators left
+    as they are (on parameters, or on objects that may be shared: such a
+    method, or operator on an array, is refused at run time). Returns the parameters changed (empty, or the
     changed one)."""
     active, arrays = facts.active, facts.arrays
     plain = arrays | facts.numeric | set(facts.static)  # objects whose methods change nothing here
@@ -137,6 +139,9 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     part = None
     if not fresh:
         part = _part_of(f, root, defs, callee, b, s)
+        if part is None and op is mut.update_in_place:
+            passed.add(id(s))  # (its rule refuses an array at run time, where it runs)
+            return set()
         if part is None:
             raise _not_fresh(f, root, where, s.line)
     version = _rewrite(f, b, s, op, args, pair)
@@ -561,6 +566,9 @@ def _is_array(v: Var, defs: dict, callee: Callable, arrays: set[Var]) -> bool:
     fn = callee(defs[v][1]) if v in defs else None
     if member(fn, _MAY_BE_SCALARS):
         return False
+    if member(fn, _IN_PLACE):  # u *= 0.5 of an array u is u itself
+        u = defs[v][1].args[0]
+        return isinstance(u, Var) and _is_array(u, defs, callee, arrays)
     if member(fn, _ARITHMETIC) or isinstance(fn, np.ufunc):  # x * 1.0 of an array x is a new array
         return any(isinstance(a, Var) and _is_array(a, defs, callee, arrays) for a in defs[v][1].args)
     if v in arrays:
@@ -602,6 +610,9 @@ def _is_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var]) ->
         if (member(fn, _FRESH) or member(fn, _VERSIONED) or member(fn, _ARITHMETIC) or isinstance(fn, (type, np.ufunc))
                 or _copy_method(v, defs, callee) or member(fn, _NEW_RESULTS) and _no_out(defs[v][1], fn)):
             return True
+        if member(fn, _IN_PLACE):  # u *= 0.5: u itself, if an array
+            u = defs[v][1].args[0]
+            return isinstance(u, Var) and fresh(u)
         if fn is operator.getitem and member(_made_by(defs[v][1].args[0], defs, callee), _PAIRS):
             pair = defs[defs[v][1].args[0]][1]  # the object out of an (object, value) pair, or obj.copy()'s value
             copied = callee(pair) is mut.call_method and len(pair.args) == 2 and _is_const(pair.args[1], "copy")

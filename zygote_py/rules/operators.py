@@ -410,15 +410,17 @@ def abs_complex(z):
 def _in_place(op, rule):
     """The rule of an in-place operator: its plain version's derivative,
     and the in-place operation itself (Python numbers are immutable, so
-    this is the plain operation for them). An array updated in place would
-    lose the value that other pullbacks captured, so that is an error until
-    mutation is supported."""
+    this is the plain operation for them). The mutation pass versions the
+    changes it can prove safe (see :mod:`zygote_py.ad.mutation`); an array
+    met here is one it could not (it may share its memory with another
+    value, or was not known to be an array), so that is an error."""
 
     def in_place(a, b):
         if isinstance(a, np.ndarray):
             raise errors.UnsupportedSyntax(
-                "in-place arithmetic on a differentiated array (x += y) is not supported yet",
-                hint="write x = x + y instead",
+                "in-place arithmetic on a differentiated array (x += y) that may share its memory with another "
+                "value, or that was not known to be an array where the code was compiled",
+                hint="write x = x + y instead, or change a copy made in this function (x = x.copy())",
             )
         _, back = rule(a, b)
         return op(a, b), back
