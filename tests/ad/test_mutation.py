@@ -921,3 +921,28 @@ def test_an_output_its_rule_reads_changed_in_place(f):
     """tanh's and exp's pullbacks read their output: it is kept as it was,
     and the change goes to a copy (once a silent wrong gradient)."""
     check(f, np.array([0.37, 0.5, -1.2]))
+
+
+def alias_of_a_0d_product(x):
+    y = x * 2.0  # a NumPy scalar, for a 0-d array x
+    z = y
+    y += 1.0  # rebinds y: z keeps 2x
+    return z * y
+
+
+def alias_of_a_product_of_a_new_0d_array(p):
+    y = np.array(p) * 2.0
+    z = y
+    y += 1.0
+    return z * y
+
+
+@pytest.mark.parametrize("f, arg", [(alias_of_a_0d_product, np.array(1.5)),
+                                    (alias_of_a_product_of_a_new_0d_array, 1.5)],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_in_place_arithmetic_on_a_numpy_scalar_taken_for_an_array_is_refused(f, arg):
+    # (the compiled code let z see the change: 16.0 for 12.0, value and gradient, in silence)
+    assert f(arg) == 12.0
+    with pytest.raises(UnsupportedSyntax, match="taken for an array"):
+        zpy.gradient(f, arg)
+    assert zpy.jvp(f, (arg,), (np.ones_like(arg),)) == (12.0, 14.0)  # (forward mode gets it right)

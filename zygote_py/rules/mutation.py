@@ -542,14 +542,17 @@ PLAIN = {
 
 @adjoint(update_in_place)
 def update_in_place_(a, b, op):
-    changed = isinstance(a, np.ndarray)  # numbers are immutable: the plain operator
-    y, plain_back = registry.lookup(mutation.PLAIN[op])(a.copy() if changed else a, b)  # the old value, kept
-    if changed:
-        np.copyto(a, y, casting="same_kind")
+    if not isinstance(a, np.ndarray):  # (the names that hold it were all taken to change with it)
+        raise errors.UnsupportedSyntax(
+            f"in-place arithmetic on a {type(a).__name__} that was taken for an array where the code was compiled "
+            "(arithmetic on a 0-d array gives a NumPy scalar, which += replaces instead of changing)",
+            hint="write y = y + v instead, or make the value an array with at least one dimension")
+    y, plain_back = registry.lookup(mutation.PLAIN[op])(a.copy(), b)  # the old value, kept
+    np.copyto(a, y, casting="same_kind")
 
     def back(dy):
         return (*plain_back(dy), None)
-    return (a if changed else y), back
+    return a, back
 
 
 # --------------------------------------------------------------------------
