@@ -474,7 +474,9 @@ class Pullback:
     code zygote_py can read that computes it from them (see
     ``ad.pipeline.vjp_plan`` and the rules of ``J`` and ``call_pullback`` in
     ``rules.nested``). Its gradient is the gradient of the call's inputs
-    through it, in ``J``'s convention. Calling it calls the pullback."""
+    through it, in ``J``'s convention. Calling it calls the pullback; called
+    again, it pulls back through a new forward of the call (the first call
+    may have emptied the pullback's stacks)."""
 
     __slots__ = ("back", "f", "args", "kwargs")
 
@@ -482,7 +484,10 @@ class Pullback:
         self.back, self.f, self.args, self.kwargs = back, f, args, kwargs
 
     def __call__(self, dy: Any) -> Any:
-        return self.back(dy)
+        back, self.back = self.back, None
+        if back is None:
+            back = J(self.f, *copied(self.args), **self.kwargs)[1]
+        return back(dy)
 
 
 def python_init(cls: type) -> bool:

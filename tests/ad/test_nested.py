@@ -238,3 +238,17 @@ def test_a_third_derivative_of_a_loop_over_items():
     want = [(third_of_a_loop_over_items(v + h * e) - third_of_a_loop_over_items(v - h * e)) / (2 * h)
             for e in np.eye(3)]
     assert d(third_of_a_loop_over_items, v) == pytest.approx(np.array(want), rel=1e-6)
+
+
+def test_a_pullback_kept_for_a_third_derivative_can_be_called_twice():
+    # (the second call pulls back through a new forward: the first one emptied the pullback's stacks)
+    from zygote_py import runtime
+    args = (np.array([0.3, 0.6, 0.9]),)
+    y, back = runtime.J(item_sum, *args)
+    pullback = runtime.Pullback(back, item_sum, runtime.copied(args), {})
+    first = pullback(1.0)
+    second = pullback(1.0)
+    np.testing.assert_allclose(first[1], second[1])
+    np.testing.assert_allclose(first[1], np.cos(args[0]) * args[0] + np.sin(args[0]))
+    with pytest.raises(IndexError):
+        back(1.0)  # (the raw pullback, called again, finds its stacks empty)

@@ -846,10 +846,11 @@ class _Reverse:
 
         if fn is vjp_plan:  # the rule of call_pullback, differentiated again
             raise NoDerivativeRule(
-                "differentiating a third derivative that zygote_py computes through calls known only at run "
-                "time (a fourth derivative) is not supported yet",
+                "differentiating zygote_py's third-derivative machinery again (a fourth derivative, or a third "
+                "one through calls that zygote_py makes at run time within such calls) is not supported yet",
                 function=self.f.name, filename=self.f.filename, line=s.line,
-                hint="differentiate to third order, or give the innermost function a rule with @zpy.adjoint",
+                hint="differentiate to a lower order, or give the function called at run time a rule with "
+                "@zpy.adjoint",
             )
         if runtime.differentiable_callable(fn):
             return

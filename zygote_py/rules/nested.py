@@ -187,15 +187,14 @@ def J(f, *args, **kwargs):
             f"a third derivative through a call of {registry.display_name(f)} with differentiated keyword "
             "arguments is not supported", hint="pass those arguments by position")
     kept = runtime.copied(args)  # (the code may change them in place after the call)
-    y, pullback = runtime.J(f, *args, **kwargs)
+    y, raw = runtime.J(f, *args, **kwargs)
+    pullback = runtime.Pullback(raw, f, kept, kwargs)
 
     def back(dout):
         dy, dpullback = (None, None) if dout is None else dout
-        grads = (None,) * (1 + len(args))
-        if dy is not None:  # (a pullback of its own: the code may have called the one it got, which pops its stacks)
-            grads = runtime.J(f, *runtime.copied(kept), **kwargs)[1](dy)[:1 + len(args)]
+        grads = runtime.call_pullback(pullback, dy)[:1 + len(args)]
         return grads if dpullback is None else runtime.accum(grads, dpullback[:1 + len(args)])
-    return (y, runtime.Pullback(pullback, f, kept, kwargs)), back
+    return (y, pullback), back
 
 
 @adjoint(runtime.call_pullback)
