@@ -536,12 +536,9 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict) -> Optional[tuple[Callable, tupl
     ``method``: ``vargs`` starts with the object of the bound method
     ``f``, whose gradient is the method's own; otherwise ``V``'s own
     gradient is ``f``'s. ``V`` is ``None`` for a call of :func:`_linear`.
-    ``None``: the pullback gives no gradients."""
+    ``None``: the pullback gives no gradients. (``J``'s rule, which made
+    the pullback, refused differentiated keyword arguments.)"""
     name = registry.display_name(f)
-    if kwargs and is_differentiable_value(kwargs):
-        raise NoDerivativeRule(
-            f"a third derivative through a call of {name} with differentiated keyword arguments is not supported",
-            hint="pass those arguments by position")
     overloaded = runtime.OVERLOADS.get(f) if type(f) is types.BuiltinFunctionType else None
     if overloaded is not None and not all(type(a).__module__ in ("builtins", "numpy") for a in args):
         raise NoDerivativeRule(

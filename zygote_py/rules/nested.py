@@ -1,6 +1,6 @@
 """Rules that make zygote_py's own API differentiable: ``zpy.gradient``
 and ``zpy.value_and_gradient`` called inside a function being
-differentiated (nested differentiation, to any order).
+differentiated (nested differentiation: second and third order).
 
 The gradient of ``f`` at ``args`` is computed by a Python function whose
 source zygote_py can read (:func:`zygote_py.runtime.gradient_function`: the
@@ -25,7 +25,15 @@ the functions.
   ``scatter(x, key, dy)`` reads ``dy``'s part at ``key``, and ``add_at``
   and ``add_to`` (``g + scatter(x, key, dy)``) do both;
   ``numpy_reductions.extremum_grad`` (``max``'s gradient) gathers it back
-  from the elements it selected.
+  from the elements it selected; ``field``, ``attribute_gradient``,
+  ``like_iterable``, ``sequence_gradient``, ``repeated``,
+  ``user_gradient``, ``item_buffer`` and ``item_gradient`` move
+  gradients about, and their cotangents go back the same way.
+- ``runtime.J`` and ``runtime.call_pullback``, which second-order code
+  calls for what it cannot see at compile time (third derivatives):
+  ``J``'s rule keeps the call in a ``runtime.Pullback``, and
+  ``call_pullback``'s differentiates that pullback through code that
+  recomputes it from the call's arguments (see ``ad.pipeline.vjp_plan``).
 
 Their pushforwards, for forward mode over emitted gradient code (``zpy.hvp``
 and ``zpy.hessian``, forward-over-reverse), apply each helper to the
