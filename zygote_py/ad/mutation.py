@@ -132,7 +132,7 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     if found is None:
         return None
     b, s, (root, op, args, pair) = found
-    fresh = _is_fresh(f, root, defs, callee, made)
+    fresh = _is_fresh(f, root, defs, callee, made, b, s)
     if op is mut.call_method and (root in f.entry.args or not fresh):
         passed.add(id(s))  # (a parameter's method that changes it is refused at run time, by J)
         return set()
@@ -144,6 +144,13 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
             return set()
         if part is None:
             raise _not_fresh(f, root, where, s.line)
+    same = _same_object(f, root, defs, callee)
+    held, items = _held_after(f, same, root, b, s, defs, callee, facts)
+    if held is not None:
+        raise _held(f, root, held, where, s.line)
+    for home, item in items:  # (a number, unless the array has more dimensions than the index)
+        home.stmts.insert(home.stmts.index(item) + 1, Statement(f.new_var(), Const(mut.not_a_view), [item.var],
+                                                                [], item.line))
     version = _rewrite(f, b, s, op, args, pair)
     made.add(version)
     made |= _rename(f, root, version, b.id, frontend, where, s.line)
@@ -153,7 +160,7 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         at = next(i for i, st in enumerate(home.stmts) if st.var == version)
         home.stmts.insert(at + 1, Statement(f.new_var(), Const(store), [parent, key, version], [], s.line))
     remove_trivial_args(f)
-    return {root} & set(f.entry.args)
+    return same & set(f.entry.args)
 
 
 def _part_of(f: IR, v: Var, defs: dict, callee: Callable, where: Block, change: Statement) -> Optional[tuple]:
@@ -284,45 +291,53 @@ def snapshot_reads(f: IR, facts: Facts) -> None:
     resized = _resized_objects(f, defs, callee)
     for b in list(f.blocks.values()):
         for st in list(b.stmts):
-            fn = callee(st)
-            if not member(fn, _VERSIONED):
-                continue
-            v = st.args[0]
-            readers = [
-                (bb, r) for bb in f.blocks.values() for r in bb.stmts
-                if r is not st and r.var in active and v in list(r.operands())
-                and not (_shape_read(r, v, callee) and v not in resized)
-                and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
-            ]
-            held = next((r for bb in f.blocks.values() for r in bb.stmts
-                         if callee(r) in (ops.store_deref, ops.store_global)
-                         and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
-                         and isinstance(r.args[1], Var) and changed_in_place(f, v, r.args[1])),
-                        None)  # (the object itself, or a version of it: changed in a loop)
-            if held is not None and any(isinstance(o, Var) and o in active for o in st.operands()):
-                # a nested function (or a global) holds the object, and reads it later: no copy may
-                # stand for it, and its reads there are out of the gradient's reach
-                name = f.names.get(v) or held.args[0].value  # (the variable's own, or the one holding it)
-                raise UnsupportedSyntax(
-                    f"changing {'`' + name + '`' if name else 'a value'} in place after a nested function "
-                    "captured it", function=f.name, filename=f.filename, line=st.line,
-                    hint="pass the value to the nested function as an argument, or change it before the "
-                    "nested function is defined")
-            if not readers:
-                continue
-            copy_ = f.new_var(f.names.get(v))
-            made = Statement(copy_, Const(mut.snapshot), [v], [], st.line)
-            blocks = {bb.id for bb, _ in readers}
-            if len(blocks) == 1:  # just before the first reader
-                bb = readers[0][0]
-                bb.stmts.insert(min(bb.stmts.index(r) for _, r in readers), made)
-            elif v in defs:
-                home, d = defs[v]
-                home.stmts.insert(home.stmts.index(d) + 1, made)
-            else:
-                next(bb for bb in f.blocks.values() if v in bb.args).stmts.insert(0, made)
-            for _, r in readers:
-                _substitute_in(r, v, copy_)
+            if member(callee(st), _VERSIONED) and isinstance(st.args[0], Var):
+                for v in sorted(_same_object(f, st.args[0], defs, callee), key=lambda x: x.id):
+                    _copy_reads(f, facts, b, st, v, defs, reach, resized)  # (of the object under each name)
+
+
+def _copy_reads(f: IR, facts: Facts, b: Block, st: Statement, v: Var, defs: dict, reach: dict,
+                resized: set[Var]) -> None:
+    """:func:`snapshot_reads` for the change ``st`` (in ``b``) of the
+    object ``v`` names."""
+    active, callee = facts.active, facts.callee
+    readers = [
+        (bb, r) for bb in f.blocks.values() for r in bb.stmts
+        if r is not st and r.var in active and v in list(r.operands())
+        and not (_shape_read(r, v, callee) and v not in resized)
+        and not (member(callee(r), _VERSIONED) and r.args[0] == v)  # (a change of it, which must change it)
+        and not member(callee(r), _ITERATORS)  # (which read the items at once, and watch it for changes)
+        and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
+    ]
+    held = next((r for bb in f.blocks.values() for r in bb.stmts
+                 if callee(r) in (ops.store_deref, ops.store_global)
+                 and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
+                 and isinstance(r.args[1], Var) and changed_in_place(f, v, r.args[1])),
+                None)  # (the object itself, or a version of it: changed in a loop)
+    if held is not None and any(isinstance(o, Var) and o in active for o in st.operands()):
+        # a nested function (or a global) holds the object, and reads it later: no copy may
+        # stand for it, and its reads there are out of the gradient's reach
+        name = f.names.get(v) or held.args[0].value  # (the variable's own, or the one holding it)
+        raise UnsupportedSyntax(
+            f"changing {'`' + name + '`' if name else 'a value'} in place after a nested function "
+            "captured it", function=f.name, filename=f.filename, line=st.line,
+            hint="pass the value to the nested function as an argument, or change it before the "
+            "nested function is defined")
+    if not readers:
+        return
+    copy_ = f.new_var(f.names.get(v))
+    made = Statement(copy_, Const(mut.snapshot), [v], [], st.line)
+    blocks = {bb.id for bb, _ in readers}
+    if len(blocks) == 1:  # just before the first reader
+        bb = readers[0][0]
+        bb.stmts.insert(min(bb.stmts.index(r) for _, r in readers), made)
+    elif v in defs:
+        home, d = defs[v]
+        home.stmts.insert(home.stmts.index(d) + 1, made)
+    else:
+        next(bb for bb in f.blocks.values() if v in bb.args).stmts.insert(0, made)
+    for _, r in readers:
+        _substitute_in(r, v, copy_)
 
 
 def _keep_outputs(f: IR, facts: Facts) -> None:
@@ -396,10 +411,15 @@ def changed_in_place(f: IR, v: Operand, root: Var) -> bool:
     return version(v)
 
 
+def _successors(f: IR) -> dict[int, set[int]]:
+    """Each block's successors, through its jumps and its exception handler."""
+    return {bid: {j.target for j in b.jumps()} | ({b.handler.target} if b.handler else set())
+            for bid, b in f.blocks.items()}
+
+
 def _reachable(f: IR) -> dict[int, set[int]]:
     """The blocks reachable from each block by one or more edges."""
-    succ = {bid: {j.target for j in b.jumps()} | ({b.handler.target} if b.handler else set())
-            for bid, b in f.blocks.items()}
+    succ = _successors(f)
     out: dict[int, set[int]] = {}
     for bid in f.blocks:
         seen: set[int] = set()
@@ -596,10 +616,12 @@ def _made_by(v: Var, defs: dict, callee: Callable) -> Any:
     return callee(defs[v][1]) if v in defs else None
 
 
-def _is_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var]) -> bool:
+def _is_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var], block: Block,
+              change: Statement) -> bool:
     """A change must be to a parameter, a new object, a changed one, or a
-    block argument that only such values reach (and nothing else reads)."""
-    uses = use_counts(f)
+    block argument that only such values reach, none of which is read
+    where the change may have run before (another name for the object,
+    which would not see it)."""
     seen: set[Var] = set()
 
     def fresh(v: Var) -> bool:
@@ -621,10 +643,161 @@ def _is_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var]) ->
             return False
         incoming = [j.args[b.args.index(v)] for b in f.blocks.values() if v in b.args
                     for p in f.blocks.values() for j in p.jumps() if j.target == b.id]
-        # (each read once, where it is passed: no other name holds it; or root itself, around a loop)
-        return all(isinstance(a, Var) and (uses.get(a, 0) == 1 or a == root) and fresh(a) for a in incoming)
+        # (root, or what changes of it made, around a loop; or a value no read of which runs after
+        # the change: the object under another name, or the same name passed the unchanged object
+        # again, would not see it)
+        return all(isinstance(a, Var) and (root in _same_object(f, a, defs, callee)
+                                           or not _read_after(f, a, block, change)) and fresh(a) for a in incoming)
 
     return fresh(root)
+
+
+def _read_after(f: IR, v: Var, block: Block, change: Statement) -> bool:
+    """Whether a read of ``v`` may run after ``change`` (in ``block``)
+    with ``v`` still bound as it was: on a path from the change that does
+    not pass ``v``'s definition again."""
+    home = next(b.id for b in f.blocks.values() if v in b.args or any(st.var == v for st in b.stmts)) \
+        if v not in f.entry.args else f.entry.id
+    succ = _successors(f)
+    later: set[int] = set()
+    todo = list(succ[block.id])
+    while todo:
+        n = todo.pop()
+        if n not in later and n != home:
+            later.add(n)
+            todo += succ[n]
+    for b in f.blocks.values():
+        if b.id in later:
+            reads = b.stmts
+        elif b is block and not any(st.var == v for st in b.stmts[b.stmts.index(change):]):
+            reads = b.stmts[b.stmts.index(change) + 1:]
+        else:
+            continue  # (or bound again after the change)
+        if any(v in list(st.operands()) for st in reads) or v in b.term_operands() \
+                or any(v in j.args for j in b.jumps()):
+            return True
+    return False
+
+
+def _same_object(f: IR, root: Var, defs: dict, callee: Callable) -> set[Var]:
+    """The values that may be the object ``root`` is: itself, the versions
+    it was made from by earlier changes, and (through block arguments)
+    the values a variable may have held before it."""
+    incoming: dict[Var, list] = {}
+    for p, val in edge_values(f):
+        incoming.setdefault(p, []).append(val)
+    out: set[Var] = set()
+    todo: list = [root]
+    while todo:
+        v = todo.pop()
+        if not isinstance(v, Var) or v in out:
+            continue
+        out.add(v)
+        if v not in defs:
+            todo += incoming.get(v, ())
+            continue
+        st = defs[v][1]
+        fn = callee(st)
+        if member(fn, _VERSIONED) or member(fn, _IN_PLACE):
+            todo.append(st.args[0])
+        elif fn is operator.getitem and _is_const(st.args[1], 0) and member(_made_by(st.args[0], defs, callee), _PAIRS):
+            todo.append(defs[st.args[0]][1].args[0])
+    return out
+
+
+_NEW_VALUES = {
+    *_ARITHMETIC, sum, operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge, operator.not_,
+    operator.truth, operator.contains, operator.is_, operator.is_not, operator.floordiv, operator.mod, operator.pos,
+    operator.abs, len, float, int, bool, complex, isinstance, abs, ops.exhausted,
+}
+"""Callees whose result holds no reference to their arguments (a number,
+or a new array or container of new values). The iterators (``iter``,
+``zip``, ...) are left to their rules, which read the items in advance
+and check at run time that no change reaches those not yet yielded
+(``runtime.EagerIterator``)."""
+_ITERATORS = {iter, enumerate, zip, map, filter, reversed}
+_SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype"})
+_CONTAINERS = {ops.build_list, ops.build_dict, ops.build_set, list, dict, set}
+
+
+def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statement, defs: dict, callee: Callable,
+                facts: Facts) -> tuple[Optional[Var], list[tuple[Block, Statement]]]:
+    """A value that may hold the changed object or share its memory (a
+    view ``w = y[1:]``, a container ``[y]``, an iterator over it, another
+    name a variable passed it to), made before ``change`` and read after
+    it, which would not see the change (``None`` when there is none); and
+    the reads of an array's item at integers (``y[i]``, a number unless
+    the array has more dimensions) read after it, which
+    ``mutation.not_a_view`` checks at run time. ``same``: the values the
+    object may be (see :func:`_same_object`)."""
+    reach = _reachable(f)
+    made_by = [_made_by(v, defs, callee) for v in same]
+    array = not any(member(fn, _CONTAINERS) or isinstance(fn, type) and not issubclass(fn, np.ndarray)
+                    or fn is mut.init_object for fn in made_by)  # (an item of a list, an attribute of an object: not it)
+
+    def before(b: Block, st: Statement) -> bool:
+        return block.id in reach[b.id] or b is block and b.stmts.index(st) < b.stmts.index(change)
+
+    def holds(st: Statement) -> bool:
+        """Whether the result of ``st``, which reads the object or a value
+        holding it, may hold it."""
+        fn = callee(st)
+        if st.var in facts.scalars or member(fn, _NEW_VALUES) or member(fn, _ITERATORS) or isinstance(fn, np.ufunc) or member(fn, _MAY_BE_SCALARS) \
+                or member(fn, _FRESH_ARRAYS) or member(fn, _NEW_RESULTS) and _no_out(st, fn):
+            return False
+        if member(fn, _PAIRS) and st.args[0] in same:
+            return False  # (the object, and the value, which are read out of the pair below)
+        if fn is operator.getitem and member(_made_by(st.args[0], defs, callee), _PAIRS) and st.args[0] not in held:
+            return callee(defs[st.args[0]][1]) in (mut.call_method, mut.call_changing)  # (a method's value may be it)
+        if fn in (operator.getitem, getattr) and st.args[0] in same:
+            # an item or attribute of the object; of an array, a view unless a number (or its shape)
+            if fn is operator.getitem and array and _integers(st.args[1]):
+                items.append(st)
+                return False
+            return array and not (fn is getattr and _is_const(st.args[1], st.args[1].value)
+                                  and st.args[1].value in _SHAPE_ATTRIBUTES)
+        return True
+
+    def _integers(k: Any) -> bool:
+        """Whether the index ``k`` is an integer or a tuple of them."""
+        if isinstance(k, Const):
+            return type(k.value) is int or type(k.value) is tuple and all(type(i) is int for i in k.value)
+        if k in facts.indices or k in facts.scalars:
+            return True
+        return k in defs and callee(defs[k][1]) is ops.build_tuple and all(
+            _integers(a) for a in defs[k][1].args)
+
+    held: set[Var] = set()
+    items: list[Statement] = []
+    grown = True
+    while grown:
+        grown = False
+        for b in f.blocks.values():
+            for st in b.stmts:
+                if st is change or st.var in held or st.var in same or not before(b, st):
+                    continue  # (the object's earlier versions are the object)
+                if any(isinstance(o, Var) and (o in held or o in same) for o in st.operands()) and holds(st):
+                    held.add(st.var)
+                    grown = True
+            for j in b.jumps():  # (root itself, passed on, is renamed; see _rename)
+                for a, p in zip(j.args, f.blocks[j.target].args):
+                    if (a in held or a in same and a != root) and p not in held and p not in same:
+                        held.add(p)
+                        grown = True
+    holder = next((h for h in sorted(held, key=lambda v: v.id) if _read_after(f, h, block, change)), None)
+    read = {st.var for st in items if _read_after(f, st.var, block, change)}
+    return holder, [(b, st) for b in f.blocks.values() for st in b.stmts if st.var in read]
+
+
+def _held(f: IR, root: Var, holder: Var, where: Callable, line: Optional[int]) -> UnsupportedSyntax:
+    name, other = f.names.get(root), f.names.get(holder)
+    return where(
+        f"changing {'`' + name + '`' if name else 'a value'} in place while "
+        f"{'`' + other + '`' if other else 'a value made from it'}, which may share its memory or hold it "
+        "(a view such as y[1:], a container holding it, an iterator over it), is used afterwards",
+        line,
+        "change a copy (y = y.copy()), or make the view or container after the change",
+    )
 
 
 def _no_out(s: Statement, fn: Any) -> bool:
@@ -698,10 +871,12 @@ def _rename(f: IR, root: Var, version: Var, where_changed: int, frontend: set[Va
     program's own (``frontend``: a variable assigned on several paths) is
     refused where that variable could be read after the change without
     seeing it: when it is another variable (an alias), or the same one
-    still holding the unchanged object on a path that leads to the change.
-    (The same variable, passed the changed object, is that object.)"""
+    passed the unchanged object and read after the change before it is
+    bound again. (The same variable, passed the changed object, is that
+    object.)"""
     preds = predecessors(f)
-    reach = _reachable(f)
+    changed = f.blocks[where_changed]
+    change = next(s for s in changed.stmts if s.var == version)
     home = next(b.id for b in f.blocks.values() if root in b.args or any(s.var == root for s in b.stmts))
     made: set[Var] = set()
     at_entry: dict[int, Var] = {}
@@ -749,8 +924,8 @@ def _rename(f: IR, root: Var, version: Var, where_changed: int, frontend: set[Va
                 continue
             target = f.blocks[j.target]
             v = version if here else read_entry(b.id)
-            stale = v == root and (j.target == where_changed or where_changed in reach[j.target])
-            if any(a == root and p in frontend and (stale or f.names.get(p) is None or f.names.get(p) != f.names.get(root))
+            if any(a == root and p in frontend and (v == root and _read_after(f, p, changed, change)
+                                                    or f.names.get(p) is None or f.names.get(p) != f.names.get(root))
                    for a, p in zip(j.args, target.args)):
                 raise error(
                     f"changing `{f.names.get(root, 'a value')}` in place when another name may refer to it "

@@ -94,6 +94,20 @@ def snapshot(obj: Any) -> Any:
     return copy.copy(obj)
 
 
+def not_a_view(item: Any) -> None:
+    """Raise when an item read from an array at integers, which the code
+    then changes in place, is an array: a view, which the change changes
+    too (the compiled code took it for a number)."""
+    if isinstance(item, np.ndarray):
+        raise errors.UnsupportedSyntax(
+            "an item read from an array that is then changed in place is itself an array (a view, "
+            "which sees the change), and is used after the change",
+            hint="copy the item (a = y[i].copy()), or read it after the change")
+
+
+registry.nondifferentiable(not_a_view)
+
+
 from zygote_py.rules import mutation  # noqa: E402  (the rules below name their helpers through it)
 
 
