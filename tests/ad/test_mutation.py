@@ -408,6 +408,27 @@ def change_in_an_inner_loop_after_an_outer_read(x):
     return np.sum(v)
 
 
+def change_a_captured_variables_new_copy(x, p):
+    u = x
+    scaled = lambda r: r * np.sum(u)  # captures the variable u
+    y = scaled(p)
+    if p > 0:
+        u = u.copy()  # u names a copy now, which the lambda, not called again, never reads
+        u[1] = p * 3.0
+    return np.sum(u * u) + y
+
+
+def change_a_captured_variable_after_its_last_call(x, p):
+    v = np.cos(x) * p
+    inner = lambda r: r * v[1]
+    z = 0.0
+    for _ in range(2):
+        z = z + inner(p)
+    v = v * 1.0
+    v[-1] = np.tanh(p)
+    return z + np.sum(v * v)
+
+
 def read_an_item_then_store(x):
     v = x * x
     a = v[0]  # a number: an item of a 1-d array at an integer
@@ -471,6 +492,9 @@ ARRAY_CASES = [
     (change_in_a_loops_branch_while_iterating_another, (X, 0.3)),
     (change_in_a_loops_branch_while_iterating_another, (X, -2.0)),
     (change_in_an_inner_loop_after_an_outer_read, (X * 0.5,)),
+    (change_a_captured_variables_new_copy, (X, 0.7)),
+    (change_a_captured_variables_new_copy, (X, -0.7)),
+    (change_a_captured_variable_after_its_last_call, (X, 0.7)),
     (read_an_item_then_store, (X,)),
     (read_an_item_then_scale, (X,)),
 ]

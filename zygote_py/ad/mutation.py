@@ -312,7 +312,8 @@ def _copy_reads(f: IR, facts: Facts, b: Block, st: Statement, v: Var, defs: dict
     held = next((r for bb in f.blocks.values() for r in bb.stmts
                  if callee(r) in (ops.store_deref, ops.store_global)
                  and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
-                 and isinstance(r.args[1], Var) and changed_in_place(f, v, r.args[1])),
+                 and isinstance(r.args[1], Var) and changed_in_place(f, v, r.args[1])
+                 and (callee(r) is ops.store_global or _cell_read_after(f, r.args[0].value, b, st))),
                 None)  # (the object itself, or a version of it: changed in a loop)
     if held is not None and any(isinstance(o, Var) and o in active for o in st.operands()):
         # a nested function (or a global) holds the object, and reads it later: no copy may
@@ -338,6 +339,20 @@ def _copy_reads(f: IR, facts: Facts, b: Block, st: Statement, v: Var, defs: dict
         next(bb for bb in f.blocks.values() if v in bb.args).stmts.insert(0, made)
     for _, r in readers:
         _substitute_in(r, v, copy_)
+
+
+def _cell_read_after(f: IR, name: str, block: Block, change: Statement) -> bool:
+    """Whether the cell variable ``name`` may be read after ``change``: by
+    this function, or by a nested function that captures it and is called,
+    or passed on, after the change."""
+    from .cells import captured_names  # (cells builds on the IR passes this module is one of)
+
+    return any(
+        isinstance(st.callee, Const) and st.callee.value is ops.load_deref and _is_const(st.args[0], name)
+        and _runs_after(f, bb, st, block, change)
+        or isinstance(st.callee, Const) and st.callee.value is ops.make_function
+        and name in captured_names(st.args[0].value) and _read_after(f, st.var, block, change)
+        for bb in f.blocks.values() for st in bb.stmts)
 
 
 def _keep_outputs(f: IR, facts: Facts) -> None:
@@ -658,14 +673,7 @@ def _read_after(f: IR, v: Var, block: Block, change: Statement) -> bool:
     not pass ``v``'s definition again."""
     home = next(b.id for b in f.blocks.values() if v in b.args or any(st.var == v for st in b.stmts)) \
         if v not in f.entry.args else f.entry.id
-    succ = _successors(f)
-    later: set[int] = set()
-    todo = list(succ[block.id])
-    while todo:
-        n = todo.pop()
-        if n not in later and n != home:
-            later.add(n)
-            todo += succ[n]
+    later = _later_blocks(f, block, home)
     for b in f.blocks.values():
         if b.id in later:
             reads = b.stmts
@@ -677,6 +685,24 @@ def _read_after(f: IR, v: Var, block: Block, change: Statement) -> bool:
                 or any(v in j.args for j in b.jumps()):
             return True
     return False
+
+
+def _later_blocks(f: IR, block: Block, stop: Optional[int] = None) -> set[int]:
+    """The blocks reachable from ``block``'s end without entering ``stop``."""
+    succ = _successors(f)
+    later: set[int] = set()
+    todo = list(succ[block.id])
+    while todo:
+        n = todo.pop()
+        if n not in later and n != stop:
+            later.add(n)
+            todo += succ[n]
+    return later
+
+
+def _runs_after(f: IR, b: Block, st: Statement, block: Block, change: Statement) -> bool:
+    """Whether ``st`` (in ``b``) may run after ``change`` (in ``block``)."""
+    return b.id in _later_blocks(f, block) or b is block and b.stmts.index(st) > b.stmts.index(change)
 
 
 def _same_object(f: IR, root: Var, defs: dict, callee: Callable) -> set[Var]:
@@ -875,6 +901,8 @@ def _rename(f: IR, root: Var, version: Var, where_changed: int, frontend: set[Va
     bound again. (The same variable, passed the changed object, is that
     object.)"""
     preds = predecessors(f)
+    name = f.names.get(root) or next((s.args[0].value for b in f.blocks.values() for s in b.stmts if s.args[1:] == [root]
+                                      and isinstance(s.callee, Const) and s.callee.value is ops.store_deref), None)
     changed = f.blocks[where_changed]
     change = next(s for s in changed.stmts if s.var == version)
     home = next(b.id for b in f.blocks.values() if root in b.args or any(s.var == root for s in b.stmts))
@@ -925,7 +953,7 @@ def _rename(f: IR, root: Var, version: Var, where_changed: int, frontend: set[Va
             target = f.blocks[j.target]
             v = version if here else read_entry(b.id)
             if any(a == root and p in frontend and (v == root and _read_after(f, p, changed, change)
-                                                    or f.names.get(p) is None or f.names.get(p) != f.names.get(root))
+                                                    or f.names.get(p) is None or f.names.get(p) != name)
                    for a, p in zip(j.args, target.args)):
                 raise error(
                     f"changing `{f.names.get(root, 'a value')}` in place when another name may refer to it "
