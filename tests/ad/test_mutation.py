@@ -429,6 +429,15 @@ def change_a_captured_variable_after_its_last_call(x, p):
     return z + np.sum(v * v)
 
 
+def change_the_argument_in_a_loop_that_reads_it_after(x):
+    u = x
+    s = 0.0
+    for _ in range(2):
+        u -= 0.5 * np.tanh(u)
+        s = s + np.sum(u ** 2)  # the pullback of ** reads u as it is here, before the next change
+    return s
+
+
 def read_an_item_then_store(x):
     v = x * x
     a = v[0]  # a number: an item of a 1-d array at an integer
@@ -495,6 +504,7 @@ ARRAY_CASES = [
     (change_a_captured_variables_new_copy, (X, 0.7)),
     (change_a_captured_variables_new_copy, (X, -0.7)),
     (change_a_captured_variable_after_its_last_call, (X, 0.7)),
+    (change_the_argument_in_a_loop_that_reads_it_after, (X,)),
     (read_an_item_then_store, (X,)),
     (read_an_item_then_scale, (X,)),
 ]
@@ -881,7 +891,17 @@ def change_the_first_value_of_an_inner_loop(x):
     return s
 
 
+def change_in_a_loop_over_it(x):
+    v = np.array([0.5, -1.5, 0.3]) * x
+    s = 0.0
+    for e in v:  # Python's loop reads v[1] and v[2] after the change
+        s = s + e * e
+        v += np.tanh(v)
+    return s + np.sum(v)
+
+
 @pytest.mark.parametrize("f", [
+    change_in_a_loop_over_it,
     change_what_a_list_holds, change_what_a_dict_holds, change_what_a_list_holds_in_a_loop, change_under_a_view,
     store_under_a_view, change_under_asarray, change_the_first_value_of_an_inner_loop,
 ], ids=lambda f: f.__name__)
@@ -889,7 +909,7 @@ def test_a_change_that_another_holder_would_see_is_refused(f):
     """Found reviewing the mutation pass (each was a silent wrong value or
     gradient): a list, a dict, a view or another name made before a change
     and read after it sees the change, which the versions do not carry."""
-    with pytest.raises(UnsupportedSyntax, match="while `(held|d|w)`|in-place arithmetic") as info:
+    with pytest.raises(UnsupportedSyntax, match="while `(held|d|w)`|in-place arithmetic|in a for loop over it") as info:
         zpy.gradient(f, 1.5)
     assert info.value.line is not None and info.value.filename == __file__
 

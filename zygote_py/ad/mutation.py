@@ -147,7 +147,7 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     same = _same_object(f, root, defs, callee)
     held, items = _held_after(f, same, root, b, s, defs, callee, facts)
     if held is not None:
-        raise _held(f, root, held, where, s.line)
+        raise _held(f, root, held, member(_made_by(held, defs, callee), {iter}), where, s.line)
     for home, item in items:  # (a number, unless the array has more dimensions than the index)
         home.stmts.insert(home.stmts.index(item) + 1, Statement(f.new_var(), Const(mut.not_a_view), [item.var],
                                                                 [], item.line))
@@ -307,8 +307,8 @@ def _copy_reads(f: IR, facts: Facts, b: Block, st: Statement, v: Var, defs: dict
         and not (_shape_read(r, v, callee) and v not in resized)
         and not (member(callee(r), _VERSIONED) and r.args[0] == v)  # (a change of it, which must change it)
         and not member(callee(r), _ITERATORS)  # (which read the items at once, and watch it for changes)
-        and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
-    ]
+        and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st) or b.id in reach[b.id])
+    ]  # (before the change, or after it in a loop that changes it again)
     held = next((r for bb in f.blocks.values() for r in bb.stmts
                  if callee(r) in (ops.store_deref, ops.store_global)
                  and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
@@ -324,21 +324,20 @@ def _copy_reads(f: IR, facts: Facts, b: Block, st: Statement, v: Var, defs: dict
             "captured it", function=f.name, filename=f.filename, line=st.line,
             hint="pass the value to the nested function as an argument, or change it before the "
             "nested function is defined")
-    if not readers:
-        return
-    copy_ = f.new_var(f.names.get(v))
-    made = Statement(copy_, Const(mut.snapshot), [v], [], st.line)
-    blocks = {bb.id for bb, _ in readers}
-    if len(blocks) == 1:  # just before the first reader
-        bb = readers[0][0]
-        bb.stmts.insert(min(bb.stmts.index(r) for _, r in readers), made)
-    elif v in defs:
+    blocks = {bb.id: bb for bb, _ in readers}
+    if len(blocks) > 1 and v in defs:  # one copy, where v is made
+        copy_ = f.new_var(f.names.get(v))
         home, d = defs[v]
-        home.stmts.insert(home.stmts.index(d) + 1, made)
-    else:
-        next(bb for bb in f.blocks.values() if v in bb.args).stmts.insert(0, made)
-    for _, r in readers:
-        _substitute_in(r, v, copy_)
+        home.stmts.insert(home.stmts.index(d) + 1, Statement(copy_, Const(mut.snapshot), [v], [], st.line))
+        for _, r in readers:
+            _substitute_in(r, v, copy_)
+        return
+    for bb in blocks.values():  # just before the first reader in each block (not where a block argument v
+        copy_ = f.new_var(f.names.get(v))  # is bound: a loop's header stays as the loop transforms expect)
+        mine = [r for b2, r in readers if b2 is bb]
+        bb.stmts.insert(min(bb.stmts.index(r) for r in mine), Statement(copy_, Const(mut.snapshot), [v], [], st.line))
+        for r in mine:
+            _substitute_in(r, v, copy_)
 
 
 def _cell_read_after(f: IR, name: str, block: Block, change: Statement) -> bool:
@@ -737,11 +736,12 @@ _NEW_VALUES = {
     operator.abs, len, float, int, bool, complex, isinstance, abs, ops.exhausted,
 }
 """Callees whose result holds no reference to their arguments (a number,
-or a new array or container of new values). The iterators (``iter``,
-``zip``, ...) are left to their rules, which read the items in advance
+or a new array or container of new values). The iterators of
+``_ITERATORS`` are left to their rules, which read the items in advance
 and check at run time that no change reaches those not yet yielded
-(``runtime.EagerIterator``)."""
-_ITERATORS = {iter, enumerate, zip, map, filter, reversed}
+(``runtime.EagerIterator``); not ``iter``, whose loop reads the items by
+their index as it goes (see ``reverse._index_active_loops``)."""
+_ITERATORS = {enumerate, zip, map, filter, reversed}
 _SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype"})
 _CONTAINERS = {ops.build_list, ops.build_dict, ops.build_set, list, dict, set}
 
@@ -815,8 +815,13 @@ def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statemen
     return holder, [(b, st) for b in f.blocks.values() for st in b.stmts if st.var in read]
 
 
-def _held(f: IR, root: Var, holder: Var, where: Callable, line: Optional[int]) -> UnsupportedSyntax:
+def _held(f: IR, root: Var, holder: Var, loop: bool, where: Callable, line: Optional[int]) -> UnsupportedSyntax:
     name, other = f.names.get(root), f.names.get(holder)
+    if loop:  # the iterator of ``for e in y``
+        return where(
+            f"changing {'`' + name + '`' if name else 'a value'} in place in a for loop over it, which reads "
+            "the change as it goes", line,
+            "loop over a copy (for e in y.copy()), or index it (for i in range(len(y)): e = y[i])")
     return where(
         f"changing {'`' + name + '`' if name else 'a value'} in place while "
         f"{'`' + other + '`' if other else 'a value made from it'}, which may share its memory or hold it "
