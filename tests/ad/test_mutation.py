@@ -438,6 +438,14 @@ def change_the_argument_in_a_loop_that_reads_it_after(x):
     return s
 
 
+def change_the_argument_under_another_name_on_one_path(x, p):
+    u = x
+    if p > 0:
+        u -= np.tanh(u)  # changes the argument x too
+        u = np.sin(u)
+    return np.sum(u * u) + np.sum(x * x)  # on the other path, u is x unchanged
+
+
 def read_an_item_then_store(x):
     v = x * x
     a = v[0]  # a number: an item of a 1-d array at an integer
@@ -505,6 +513,8 @@ ARRAY_CASES = [
     (change_a_captured_variables_new_copy, (X, -0.7)),
     (change_a_captured_variable_after_its_last_call, (X, 0.7)),
     (change_the_argument_in_a_loop_that_reads_it_after, (X,)),
+    (change_the_argument_under_another_name_on_one_path, (X, 0.7)),
+    (change_the_argument_under_another_name_on_one_path, (X, -0.7)),
     (read_an_item_then_store, (X,)),
     (read_an_item_then_scale, (X,)),
 ]

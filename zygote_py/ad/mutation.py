@@ -901,13 +901,11 @@ def _rename(f: IR, root: Var, version: Var, where_changed: int, frontend: set[Va
     block arguments made. ``root`` passed on to a block argument of the
     program's own (``frontend``: a variable assigned on several paths) is
     refused where that variable could be read after the change without
-    seeing it: when it is another variable (an alias), or the same one
-    passed the unchanged object and read after the change before it is
-    bound again. (The same variable, passed the changed object, is that
-    object.)"""
+    seeing it: where it is passed the unchanged object and read after the
+    change before it is bound again (another name for the object, or the
+    same one on a path that leads to the change). Passed the changed
+    object, it is that object, under its own name or another."""
     preds = predecessors(f)
-    name = f.names.get(root) or next((s.args[0].value for b in f.blocks.values() for s in b.stmts if s.args[1:] == [root]
-                                      and isinstance(s.callee, Const) and s.callee.value is ops.store_deref), None)
     changed = f.blocks[where_changed]
     change = next(s for s in changed.stmts if s.var == version)
     home = next(b.id for b in f.blocks.values() if root in b.args or any(s.var == root for s in b.stmts))
@@ -957,8 +955,7 @@ def _rename(f: IR, root: Var, version: Var, where_changed: int, frontend: set[Va
                 continue
             target = f.blocks[j.target]
             v = version if here else read_entry(b.id)
-            if any(a == root and p in frontend and (v == root and _read_after(f, p, changed, change)
-                                                    or f.names.get(p) is None or f.names.get(p) != name)
+            if any(a == root and p in frontend and v == root and _read_after(f, p, changed, change)
                    for a, p in zip(j.args, target.args)):
                 raise error(
                     f"changing `{f.names.get(root, 'a value')}` in place when another name may refer to it "
