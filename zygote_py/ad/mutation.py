@@ -133,8 +133,10 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         return None
     b, s, (root, op, args, pair) = found
     fresh = _is_fresh(f, root, defs, callee, made, b, s)
-    if op is mut.call_method and (root in f.entry.args or not fresh):
-        passed.add(id(s))  # (a parameter's method that changes it is refused at run time, by J)
+    same = _same_object(f, root, defs, callee)
+    held, items = _held_after(f, same, root, b, s, defs, callee, facts)
+    if op is mut.call_method and (root in f.entry.args or not fresh or held is not None):
+        passed.add(id(s))  # (a method that may change its object, which J refuses at run time where it does)
         return set()
     part = None
     if not fresh:
@@ -144,8 +146,6 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
             return set()
         if part is None:
             raise _not_fresh(f, root, where, s.line)
-    same = _same_object(f, root, defs, callee)
-    held, items = _held_after(f, same, root, b, s, defs, callee, facts)
     if held is not None:
         raise _held(f, root, held, member(_made_by(held, defs, callee), {iter}), where, s.line)
     for home, item in items:  # (a number, unless the array has more dimensions than the index)
@@ -532,7 +532,7 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
             return m.args[0], op, [m.args[0], *s.args], op in _PAIRS
         if (plain and callee(m) is getattr and len(m.args) == 2 and isinstance(m.args[0], Var)
                 and m.args[0] not in plain and isinstance(m.args[1], Const) and isinstance(m.args[1].value, str)
-                and not any(isinstance(a, Starred) for a in s.args)):
+                and not _copy_method(s.var, defs, callee) and not any(isinstance(a, Starred) for a in s.args)):
             return m.args[0], mut.call_method, [m.args[0], m.args[1], *s.args], True  # obj.method(...)
     return None
 
@@ -850,7 +850,8 @@ def _not_fresh(f: IR, root: Var, where: Callable, line: Optional[int]) -> Unsupp
 
 def _copy_method(v: Var, defs: dict, callee: Callable) -> bool:
     """``v = obj.copy()``: a new object (of an array, a list, a dict)."""
-    if v not in defs or not isinstance(defs[v][1].callee, Var) or defs[v][1].args or defs[v][1].kwargs:
+    if v not in defs or not isinstance(defs[v][1].callee, Var) or defs[v][1].kwargs \
+            or not all(isinstance(a, Const) for a in defs[v][1].args):  # (an array's order: y.copy('C'))
         return False
     m = defs.get(defs[v][1].callee)
     return m is not None and callee(m[1]) is getattr and len(m[1].args) == 2 and _is_const(m[1].args[1], "copy")
