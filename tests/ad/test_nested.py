@@ -112,6 +112,20 @@ def test_third_derivatives_analytic():
     assert d(lambda x: d(dpoly, x), 0.8) == pytest.approx(6.0 + 0.125 * math.exp(0.4), rel=1e-13)
 
 
+def cubes_as_a_float(p):
+    return float(np.sum(np.array([p, p * p, math.sin(p)]) ** 3))
+
+
+def test_a_second_derivative_through_the_gradient_of_a_list_of_numbers_made_an_array():
+    """The gradient of ``np.array([p, p*p, sin p])`` goes back to the list
+    through ``numpy_shapes.like`` (``tolist``, and a NumPy scalar made by
+    its dtype), which once had no rules: the second derivative refused."""
+    second = d(lambda x: d(cubes_as_a_float, x), 0.7)
+    p = 0.7
+    analytic = 6 * p + 30 * p ** 4 + 6 * math.sin(p) * math.cos(p) ** 2 - 3 * math.sin(p) ** 3
+    assert second == pytest.approx(analytic, rel=1e-12)
+
+
 def sin_times(z):
     return math.sin(z) * z
 

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import zygote_py as zpy
 import zygote_py.rules as rules
 from zygote_py.ad import pushrules
 from zygote_py.ad.inline import rule_ir
@@ -763,3 +764,29 @@ def test_meshgrid_of_an_integer_grid():
     dx, dn = pushrules.call(registry.lookup_pushforward(np.meshgrid), y, (x, n), {}, (np.ones(3), None), {})
     assert dn is None
     np.testing.assert_array_equal(dx, np.ones((4, 3)))
+
+
+def items_product(x):
+    items = x.tolist()
+    return items[0] * items[1] + items[2] ** 2
+
+
+def row_squares(x):
+    return sum([v * v for v in np.outer(x, x).tolist()[1]])
+
+
+@pytest.mark.parametrize("f", [items_product, row_squares])
+def test_tolist_gradient_and_tangent(f):
+    x = rand(3)
+    (g,) = zpy.gradient(f, x)
+    h = 1e-6
+    fd = np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(3)])
+    np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-9)
+    y, dy = zpy.jvp(f, (x,), (np.array([0.3, -1.1, 0.7]),))
+    assert y == f(x) and dy == pytest.approx(fd @ np.array([0.3, -1.1, 0.7]), rel=1e-7)
+
+
+def test_numpy_float64_made_of_a_number():
+    f = lambda t: np.float64(t * t) * t  # noqa: E731
+    assert zpy.gradient(f, 0.7)[0] == pytest.approx(3 * 0.49)
+    assert zpy.jvp(f, (0.7,), (2.0,))[1] == pytest.approx(2 * 3 * 0.49)

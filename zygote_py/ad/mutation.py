@@ -672,7 +672,7 @@ def _read_after(f: IR, v: Var, block: Block, change: Statement) -> bool:
     not pass ``v``'s definition again."""
     home = next(b.id for b in f.blocks.values() if v in b.args or any(st.var == v for st in b.stmts)) \
         if v not in f.entry.args else f.entry.id
-    later = _later_blocks(f, block, home)
+    later = _later_blocks(f, block, {home})
     for b in f.blocks.values():
         if b.id in later:
             reads = b.stmts
@@ -686,14 +686,14 @@ def _read_after(f: IR, v: Var, block: Block, change: Statement) -> bool:
     return False
 
 
-def _later_blocks(f: IR, block: Block, stop: Optional[int] = None) -> set[int]:
-    """The blocks reachable from ``block``'s end without entering ``stop``."""
+def _later_blocks(f: IR, block: Block, stop: set[int] = frozenset()) -> set[int]:
+    """The blocks reachable from ``block``'s end without entering one of ``stop``."""
     succ = _successors(f)
     later: set[int] = set()
     todo = list(succ[block.id])
     while todo:
         n = todo.pop()
-        if n not in later and n != stop:
+        if n not in later and n not in stop:
             later.add(n)
             todo += succ[n]
     return later
@@ -756,13 +756,22 @@ def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statemen
     the array has more dimensions) read after it, which
     ``mutation.not_a_view`` checks at run time. ``same``: the values the
     object may be (see :func:`_same_object`)."""
-    reach = _reachable(f)
     made_by = [_made_by(v, defs, callee) for v in same]
+    made = {defs[v][0].id for v in same if v in defs and not member(callee(defs[v][1]), _VERSIONED)
+            and not member(callee(defs[v][1]), _IN_PLACE) and callee(defs[v][1]) is not operator.getitem}
     array = not any(member(fn, _CONTAINERS) or isinstance(fn, type) and not issubclass(fn, np.ndarray)
                     or fn is mut.init_object for fn in made_by)  # (an item of a list, an attribute of an object: not it)
 
     def before(b: Block, st: Statement) -> bool:
-        return block.id in reach[b.id] or b is block and b.stmts.index(st) < b.stmts.index(change)
+        """Whether ``st`` may run before the change with the object as it is
+        (not before the statement that makes the object runs again)."""
+        if b is block and b.stmts.index(st) < b.stmts.index(change):
+            return True
+        if b.id not in later:
+            later[b.id] = _later_blocks(f, b, made)
+        return block.id in later[b.id]
+
+    later: dict[int, set[int]] = {}
 
     def holds(st: Statement) -> bool:
         """Whether the result of ``st``, which reads the object or a value

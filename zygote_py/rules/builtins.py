@@ -193,6 +193,18 @@ def float_(*x):
     return float(*x), back
 
 
+@adjoint(np.float64)
+def numpy_float64(x=0.0):  # (how gradient code makes a NumPy scalar's gradient: x.dtype.type(g))
+    def back(dy):
+        return (dy,)
+    return np.float64(x), back
+
+
+@pushforward(np.float64)
+def numpy_float64_push(y, x=0.0, *, dx):
+    return np.float64(dx)
+
+
 @pushforward(float)
 def float_push(y, x=0.0, *, dx):
     # (x=0.0 rather than *x, so that the inlined tangent reads float(dx))

@@ -229,7 +229,7 @@ def dense(t, x):
     if t is None:
         return _zero(x)
     if isinstance(t, (tuple, list)):
-        return type(t)(dense(ti, xi) for ti, xi in zip(t, x))
+        return type(t)([dense(ti, xi) for ti, xi in zip(t, x)])  # (a list, not a generator: differentiable)
     return t
 
 
@@ -518,6 +518,20 @@ def ndarray_flatten(self, order="C"):
 @pushforward(np.ndarray.flatten)
 def ndarray_flatten_push(y, self, order="C", *, dself):
     return numpy_shapes.raveled(dself, self, order).copy()
+
+
+@adjoint(np.ndarray.tolist)
+def ndarray_tolist(self):
+    y = self.tolist()
+
+    def back(dy):  # (a list of the items' gradients, None for an item that got none)
+        return (numpy_shapes.tangent_as(numpy_shapes.dense(dy, y), self),)
+    return y, back
+
+
+@pushforward(np.ndarray.tolist)
+def ndarray_tolist_push(y, self, *, dself):
+    return np.broadcast_to(dself, self.shape).tolist()
 
 
 @adjoint(np.transpose)
