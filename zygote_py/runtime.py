@@ -463,8 +463,8 @@ def rule_vjp(rule: Callable, nargs: int) -> Callable:
 def copied(values: tuple) -> tuple:
     """``values`` with each list, dict and array among them copied (one
     level deep): their state at a call, for a :class:`Pullback`."""
-    return tuple(list(v) if type(v) is list else dict(v) if type(v) is dict else v.copy() if type(v) is np.ndarray
-                 else v for v in values)
+    return tuple(list(v) if type(v) is list else dict(v) if type(v) is dict
+                 else v.copy() if type(v) is np.ndarray or type(v) is EagerIterator else v for v in values)
 
 
 class Pullback:
@@ -1225,6 +1225,14 @@ class EagerIterator:
                         if type(s) is list or type(s) is np.ndarray and s.ndim == 1]
         self.spans = spans
 
+    def copy(self) -> "EagerIterator":
+        """An iterator over the same items from the same position (the state
+        of an argument that a :class:`Pullback` keeps, to call again)."""
+        new = EagerIterator.__new__(EagerIterator)
+        new.items, new.position, new.sources = self.items, self.position, self.sources
+        new.watched, new.spans = self.watched, self.spans
+        return new
+
     def __iter__(self) -> "EagerIterator":
         return self
 
@@ -1569,6 +1577,9 @@ def _by_components(y: Any, component: Callable[[Any], float]) -> Any:
                 return component(tuple(e if j == i else None for j in range(len(y))))
             parts.append(_by_components(item, at))
         return parts if isinstance(y, list) else tuple(parts)
+    if type(y) is dict:
+        return {k: _by_components(v, lambda e, k=k: component({j: e if j == k else None for j in y}))
+                for k, v in y.items()}
     z = zero_tangent(y)
     if z is None:
         return None

@@ -359,3 +359,30 @@ def test_a_parameter_named_like_the_pullbacks_argument_is_not_hidden_by_it():
     number for an output, a wrong gradient)."""
     assert_gradient(calls_a_function_with_a_parameter_named_dy, 0.5, 2.0)
     assert_gradient(calls_one_named_dy_and_dout, 0.5, 2.0)
+
+
+def pair_of(x):
+    return {"a": 2.0 * x, "b": x * x}
+
+
+def pair_of_rule(x):
+    def back(dy):
+        return (2.0 * (dy["a"] or 0.0) + 2.0 * x * (dy["b"] or 0.0),)
+    return pair_of(x), back
+
+
+def uses_a_pair(x):
+    d = pair_of(x)
+    return d["b"] * 3.0 + d["a"]
+
+
+def test_forward_mode_through_an_adjoint_rule_whose_output_is_a_dict():
+    """Forward mode derives a pushforward from an adjoint rule, one pullback
+    per component of the output: a dict's once crashed (second-order
+    gradient code through a call that returns one did too)."""
+    zpy.adjoint(pair_of)(pair_of_rule)
+    try:
+        y, dy = zpy.jvp(uses_a_pair, (1.5,), (2.0,))
+    finally:
+        registry.remove(pair_of)
+    assert y == uses_a_pair(1.5) and dy == pytest.approx((6.0 * 1.5 + 2.0) * 2.0)
