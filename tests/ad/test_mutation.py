@@ -446,6 +446,14 @@ def change_the_argument_under_another_name_on_one_path(x, p):
     return np.sum(u * u) + np.sum(x * x)  # on the other path, u is x unchanged
 
 
+def change_the_argument_itself_in_a_loop(x):
+    s = 0.0
+    for _ in range(2):
+        x -= 0.5 * np.tanh(x)
+        s = s + np.sum(x ** 2)
+    return s
+
+
 def read_an_item_then_store(x):
     v = x * x
     a = v[0]  # a number: an item of a 1-d array at an integer
@@ -515,6 +523,7 @@ ARRAY_CASES = [
     (change_the_argument_in_a_loop_that_reads_it_after, (X,)),
     (change_the_argument_under_another_name_on_one_path, (X, 0.7)),
     (change_the_argument_under_another_name_on_one_path, (X, -0.7)),
+    (change_the_argument_itself_in_a_loop, (X,)),
     (read_an_item_then_store, (X,)),
     (read_an_item_then_scale, (X,)),
 ]
