@@ -790,3 +790,13 @@ def test_numpy_float64_made_of_a_number():
     f = lambda t: np.float64(t * t) * t  # noqa: E731
     assert zpy.gradient(f, 0.7)[0] == pytest.approx(3 * 0.49)
     assert zpy.jvp(f, (0.7,), (2.0,))[1] == pytest.approx(2 * 3 * 0.49)
+
+
+def zeros_of_its_type(x):
+    return np.sum((np.zeros(3, dtype=np.result_type(x, 1.0)) + x) ** 2)
+
+
+def test_result_type_of_a_differentiated_array_carries_no_gradient():
+    x = rand(3)
+    (g,) = zpy.gradient(zeros_of_its_type, x)
+    np.testing.assert_allclose(g, 2 * x, rtol=1e-12)

@@ -87,7 +87,7 @@ nondifferentiable(
     np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.arange,
     np.indices, np.argwhere, np.nonzero, np.flatnonzero, np.tril_indices,
     np.triu_indices, np.diag_indices, np.unravel_index, np.ravel_multi_index,
-    np.ndarray.nonzero,
+    np.ndarray.nonzero, np.result_type,
 )
 
 
