@@ -1,6 +1,7 @@
 """What emitted gradient code calls at run time."""
 from __future__ import annotations
 
+import copy
 import functools
 import itertools
 import dataclasses
@@ -462,9 +463,10 @@ def rule_vjp(rule: Callable, nargs: int) -> Callable:
 
 def copied(values: tuple) -> tuple:
     """``values`` with each list, dict and array among them copied (one
-    level deep): their state at a call, for a :class:`Pullback`."""
-    return tuple(list(v) if type(v) is list else dict(v) if type(v) is dict
-                 else v.copy() if type(v) is np.ndarray or type(v) is EagerIterator else v for v in values)
+    level deep), and each :class:`EagerIterator` (at its position): their
+    state at a call, for a :class:`Pullback`."""
+    return tuple(list(v) if type(v) is list else dict(v) if type(v) is dict else v.copy() if type(v) is np.ndarray
+                 else copy.copy(v) if type(v) is EagerIterator else v for v in values)
 
 
 class Pullback:
@@ -1224,14 +1226,6 @@ class EagerIterator:
         self.watched = [(i, s.copy()) for i, s in enumerate(sources)
                         if type(s) is list or type(s) is np.ndarray and s.ndim == 1]
         self.spans = spans
-
-    def copy(self) -> "EagerIterator":
-        """An iterator over the same items from the same position (the state
-        of an argument that a :class:`Pullback` keeps, to call again)."""
-        new = EagerIterator.__new__(EagerIterator)
-        new.items, new.position, new.sources = self.items, self.position, self.sources
-        new.watched, new.spans = self.watched, self.spans
-        return new
 
     def __iter__(self) -> "EagerIterator":
         return self

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import zygote_py as zpy
+from zygote_py import runtime
 
 from . import fuzz_programs as fp
 
@@ -764,3 +765,15 @@ def test_a_callees_zero_gradient_for_an_array_is_guarded(f):
     slopes = [(f(0.7, q + h * e) - f(0.7, q - h * e)) / (2 * h) for e in np.eye(3)]
     assert grads[1].shape == (3,)
     np.testing.assert_allclose(grads[1], slopes, rtol=1e-6, atol=1e-9)
+
+
+def test_a_pullbacks_kept_iterator_argument_stays_at_its_position():
+    """A :class:`runtime.Pullback` keeps its call's arguments to run the call
+    again; an iterator among them is kept where it was, not consumed by
+    what ran after the call (found by a second-order check through
+    ``list(zip(...))``)."""
+    it = runtime.EagerIterator([1.0, 2.0, 3.0], (np.array([1.0, 2.0, 3.0]),))
+    next(it)
+    (kept,) = runtime.copied((it,))
+    assert list(it) == [2.0, 3.0]
+    assert list(kept) == [2.0, 3.0] and kept is not it

@@ -43,6 +43,7 @@ import numpy as np
 from .. import hooks, runtime
 from ..errors import UnsupportedSyntax, ZygoteError
 from .analysis import edge_values, _MISSING, Facts, static_values
+from .cells import captured_names
 from ..ir import ops
 from ..ir.cfg import predecessors, reverse_postorder
 from ..ir.core import IR, Block, Const, Starred, Statement, Var
@@ -324,31 +325,30 @@ def _copy_reads(f: IR, facts: Facts, b: Block, st: Statement, v: Var, defs: dict
             "captured it", function=f.name, filename=f.filename, line=st.line,
             hint="pass the value to the nested function as an argument, or change it before the "
             "nested function is defined")
+    def copy_for(home: Block, at: int, reads: list[Statement]) -> None:
+        copy_ = f.new_var(f.names.get(v))
+        home.stmts.insert(at, Statement(copy_, Const(mut.snapshot), [v], [], st.line))
+        for r in reads:
+            _substitute_in(r, v, copy_)
+
     blocks = {bb.id: bb for bb, _ in readers}
     if len(blocks) > 1 and v in defs:  # one copy, where v is made
-        copy_ = f.new_var(f.names.get(v))
         home, d = defs[v]
-        home.stmts.insert(home.stmts.index(d) + 1, Statement(copy_, Const(mut.snapshot), [v], [], st.line))
-        for _, r in readers:
-            _substitute_in(r, v, copy_)
+        copy_for(home, home.stmts.index(d) + 1, [r for _, r in readers])
         return
     for bb in blocks.values():  # just before the first reader in each block (not where a block argument v
-        copy_ = f.new_var(f.names.get(v))  # is bound: a loop's header stays as the loop transforms expect)
-        mine = [r for b2, r in readers if b2 is bb]
-        bb.stmts.insert(min(bb.stmts.index(r) for r in mine), Statement(copy_, Const(mut.snapshot), [v], [], st.line))
-        for r in mine:
-            _substitute_in(r, v, copy_)
+        mine = [r for b2, r in readers if b2 is bb]  # is bound: a loop's header stays as the loop transforms expect)
+        copy_for(bb, min(bb.stmts.index(r) for r in mine), mine)
 
 
 def _cell_read_after(f: IR, name: str, block: Block, change: Statement) -> bool:
     """Whether the cell variable ``name`` may be read after ``change``: by
     this function, or by a nested function that captures it and is called,
     or passed on, after the change."""
-    from .cells import captured_names  # (cells builds on the IR passes this module is one of)
-
+    later = _later_blocks(f, block)
     return any(
         isinstance(st.callee, Const) and st.callee.value is ops.load_deref and _is_const(st.args[0], name)
-        and _runs_after(f, bb, st, block, change)
+        and (bb.id in later or bb is block and bb.stmts.index(st) > bb.stmts.index(change))
         or isinstance(st.callee, Const) and st.callee.value is ops.make_function
         and name in captured_names(st.args[0].value) and _read_after(f, st.var, block, change)
         for bb in f.blocks.values() for st in bb.stmts)
@@ -699,11 +699,6 @@ def _later_blocks(f: IR, block: Block, stop: set[int] = frozenset()) -> set[int]
     return later
 
 
-def _runs_after(f: IR, b: Block, st: Statement, block: Block, change: Statement) -> bool:
-    """Whether ``st`` (in ``b``) may run after ``change`` (in ``block``)."""
-    return b.id in _later_blocks(f, block) or b is block and b.stmts.index(st) > b.stmts.index(change)
-
-
 def _same_object(f: IR, root: Var, defs: dict, callee: Callable) -> set[Var]:
     """The values that may be the object ``root`` is: itself, the versions
     it was made from by earlier changes, and (through block arguments)
@@ -759,8 +754,11 @@ def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statemen
     made_by = [_made_by(v, defs, callee) for v in same]
     made = {defs[v][0].id for v in same if v in defs and not member(callee(defs[v][1]), _VERSIONED)
             and not member(callee(defs[v][1]), _IN_PLACE) and callee(defs[v][1]) is not operator.getitem}
+    # (an item of a list, an attribute of an object: not the object)
     array = not any(member(fn, _CONTAINERS) or isinstance(fn, type) and not issubclass(fn, np.ndarray)
-                    or fn is mut.init_object for fn in made_by)  # (an item of a list, an attribute of an object: not it)
+                    or fn is mut.init_object for fn in made_by)
+
+    later: dict[int, set[int]] = {}  # (the blocks after each block, short of the object's making)
 
     def before(b: Block, st: Statement) -> bool:
         """Whether ``st`` may run before the change with the object as it is
@@ -771,14 +769,13 @@ def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statemen
             later[b.id] = _later_blocks(f, b, made)
         return block.id in later[b.id]
 
-    later: dict[int, set[int]] = {}
-
     def holds(st: Statement) -> bool:
         """Whether the result of ``st``, which reads the object or a value
         holding it, may hold it."""
         fn = callee(st)
-        if st.var in facts.scalars or member(fn, _NEW_VALUES) or member(fn, _ITERATORS) or isinstance(fn, np.ufunc) or member(fn, _MAY_BE_SCALARS) \
-                or member(fn, _FRESH_ARRAYS) or member(fn, _NEW_RESULTS) and _no_out(st, fn):
+        if (st.var in facts.scalars or member(fn, _NEW_VALUES) or member(fn, _ITERATORS) or isinstance(fn, np.ufunc)
+                or member(fn, _MAY_BE_SCALARS) or member(fn, _FRESH_ARRAYS)
+                or member(fn, _NEW_RESULTS) and _no_out(st, fn)):
             return False
         if member(fn, _PAIRS) and st.args[0] in same:
             return False  # (the object, and the value, which are read out of the pair below)
@@ -786,21 +783,21 @@ def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statemen
             return callee(defs[st.args[0]][1]) in (mut.call_method, mut.call_changing)  # (a method's value may be it)
         if fn in (operator.getitem, getattr) and st.args[0] in same:
             # an item or attribute of the object; of an array, a view unless a number (or its shape)
-            if fn is operator.getitem and array and _integers(st.args[1]):
+            if fn is operator.getitem and array and integers(st.args[1]):
                 items.append(st)
                 return False
             return array and not (fn is getattr and _is_const(st.args[1], st.args[1].value)
                                   and st.args[1].value in _SHAPE_ATTRIBUTES)
         return True
 
-    def _integers(k: Any) -> bool:
+    def integers(k: Any) -> bool:
         """Whether the index ``k`` is an integer or a tuple of them."""
         if isinstance(k, Const):
             return type(k.value) is int or type(k.value) is tuple and all(type(i) is int for i in k.value)
         if k in facts.indices or k in facts.scalars:
             return True
         return k in defs and callee(defs[k][1]) is ops.build_tuple and all(
-            _integers(a) for a in defs[k][1].args)
+            integers(a) for a in defs[k][1].args)
 
     held: set[Var] = set()
     items: list[Statement] = []
