@@ -19,6 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import tangent
+from .ir import ops
 from .errors import NoDerivativeRule, NonScalarOutput, UnsupportedSyntax
 from .rules import registry
 from .tangent import Tangent
@@ -332,14 +333,28 @@ def call_with_cells(f: Any, shared: tuple, written: tuple, values: tuple, *args:
     return y, tuple(cells[name].cell_contents for name in written)
 
 
-def forward_with_cells(f: Any, written: tuple, args: tuple) -> tuple[Any, Callable]:
+def forward_with_cells(f: Any, shared: tuple, written: tuple, values: tuple, args: tuple) -> tuple[Any, Callable]:
     """:func:`call_with_cells`'s call and its pullback in ``J``'s convention,
     from the gradients of its value and of the values it left in the cells
-    ``written``."""
+    ``written``. The call reads the values it was handed, which may be
+    copies: its pullback must see an object as it was at the call, though
+    the caller changes it in place afterwards (a cell it does not assign
+    gets its object back after the call)."""
     from .ad import pipeline
 
     check_assigned(f, written)
-    return pipeline.call_forward(f, args, {}, cells_out=written)
+    cells = dict(zip(f.__code__.co_freevars, f.__closure__))
+    lent = {}
+    for name, value in zip(shared, values):
+        cell = cells[name]
+        if value is not ops.UNBOUND and name not in written and cell.cell_contents is not value:
+            lent[name] = cell.cell_contents
+            cell.cell_contents = value
+    try:
+        return pipeline.call_forward(f, args, {}, cells_out=written)
+    finally:
+        for name, value in lent.items():
+            cells[name].cell_contents = value
 
 
 def push_with_cells(f: Any, shared: tuple, written: tuple, dvalues: Optional[tuple], args: tuple, kwargs: dict,

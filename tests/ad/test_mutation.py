@@ -6,6 +6,7 @@ function, and every call is checked to leave its arguments exactly as the
 plain function leaves them. What is refused raises at the user's line."""
 import copy
 import math
+import types
 
 import numpy as np
 import pytest
@@ -468,6 +469,112 @@ def read_an_item_then_scale(x):
     return a * np.sum(v)
 
 
+# Found this stop (each a silent wrong gradient before it): a pullback keeps
+# what its statement read, and a change in place afterwards must not reach it,
+# whether or not the change itself is differentiated.
+def change_a_constant_after_a_read(x):
+    c = np.ones(4)
+    a = np.sum(x * c)
+    c[1] = 5.0
+    return a + np.sum(x * c) ** 2
+
+
+def scale_a_constant_after_a_read(x):
+    c = np.linspace(0.5, 2.0, 4)
+    a = np.sum(np.sin(x) * c)
+    c *= 3.0
+    return a * np.sum(x * c)
+
+
+def fill_a_constant_mask_in_a_loop(x):
+    mask = np.zeros(4)
+    s = 0.0
+    for i in range(4):
+        mask[i] = 1.0 + i
+        s = s + np.sum(x * mask) ** 2
+    return s
+
+
+def change_after_a_view_was_read(x):
+    m = x * 2.0
+    w = m[1:]
+    a = np.sum(x[1:] * w)
+    m[1] = 7.0
+    return a * np.sum(x * m)
+
+
+def change_after_a_row_was_read(x):
+    m = np.outer(np.ones(2), x)
+    row = m[0]
+    a = np.sum(x * row)
+    m[0, 1] = 4.0 * x[2]
+    return a * np.sum(x * m[1]) + np.sum(m)
+
+
+def change_after_a_reshaped_view_was_read(x):
+    m = x * 2.0
+    w = m.reshape(2, 2)
+    a = np.sum(w * w)
+    m *= 3.0
+    return a * np.sum(x * m)
+
+
+def change_a_shared_cell_after_a_call(x):
+    u = x * 1.0
+
+    def inner(r):
+        return r * np.sum(u * u * u)
+    u = u.copy()
+    a = inner(2.0) * 1.0
+    u[1] = 3.0 * u[0]
+    return a + inner(1.0)
+
+
+def change_a_shared_cell_between_calls(x):
+    u = x * 1.0
+    inner = lambda r: r * np.sum(np.sin(u) * u)  # noqa: E731
+    u = u.copy()
+    a = inner(2.0) + 0.0
+    u[1] = 3.0 * u[0]
+    u[2] *= u[0]
+    b = inner(1.0) + 0.0
+    u += x
+    return a + b * inner(0.5)
+
+
+def change_a_shared_cell_in_a_loop(x):
+    u = x * 1.0
+
+    def inner(r):
+        return r * np.sum(u * u)
+    a = 0.0
+    for i in range(3):
+        u = u.copy()
+        a = a + inner(1.0)
+        u[i] = a
+    return a + inner(1.0)
+
+
+def dot_each(parts, x):
+    return sum(np.sum(p * x[:len(p)]) for p in parts)
+
+
+def change_after_a_list_of_views_was_read(x):
+    m = x * 2.0
+    parts = [m[1:], m[:1]]
+    a = dot_each(parts, x) * 1.0  # (the pullback keeps the views)
+    m[1] = 7.0
+    return a * np.sum(x * m)
+
+
+def scale_a_constant_after_a_tuple_of_views_was_read(x):
+    m = np.ones(4)
+    parts = (m[1:], m[:2])
+    a = dot_each(parts, x) * 1.0
+    m *= 3.0
+    return a * np.sum(x * m)
+
+
 ARRAY_CASES = [
     (scale_in_a_loop, (X, 0.8)),
     (scale_by_a_math_value_in_a_loop, (X, 0.6, 3)),
@@ -526,6 +633,17 @@ ARRAY_CASES = [
     (change_the_argument_itself_in_a_loop, (X,)),
     (read_an_item_then_store, (X,)),
     (read_an_item_then_scale, (X,)),
+    (change_a_constant_after_a_read, (X,)),
+    (scale_a_constant_after_a_read, (X,)),
+    (fill_a_constant_mask_in_a_loop, (X,)),
+    (change_after_a_view_was_read, (X,)),
+    (change_after_a_row_was_read, (X,)),
+    (change_after_a_reshaped_view_was_read, (X,)),
+    (change_a_shared_cell_after_a_call, (X,)),
+    (change_a_shared_cell_between_calls, (X,)),
+    (change_a_shared_cell_in_a_loop, (X * 0.5,)),
+    (change_after_a_list_of_views_was_read, (X,)),
+    (scale_a_constant_after_a_tuple_of_views_was_read, (X,)),
 ]
 
 
@@ -742,6 +860,33 @@ def write_into_a_global(x):
     return np.sum(G)
 
 
+def change_a_global_after_a_read(x):
+    a = np.sum(x * G)  # (the pullback keeps G)
+    G[1] = 5.0
+    return a
+
+
+def change_a_captured_constant_after_a_call(x):
+    u = np.ones(3)
+
+    def inner(r):
+        return np.sum(r * u)  # (the pullback keeps u)
+    a = inner(x) * 1.0
+    u[1] = 5.0
+    return a + inner(x)
+
+
+def change_a_rebound_captured_constant_after_a_call(x):
+    u = np.ones(3)
+
+    def inner(r):
+        return np.sum(r * u)
+    u = u.copy()
+    a = inner(x) * 1.0
+    u[1] = 5.0
+    return a + inner(x)
+
+
 def repeated_index(x):
     y = np.zeros(3)
     y[[0, 0]] = np.array([x, 2.0 * x])
@@ -940,6 +1085,31 @@ def store_under_a_row(x):
     return np.sum(a) * x + np.sum(v)
 
 
+def dot_a_namespace(b, x):
+    try:  # (not inlined)
+        return np.sum(b.a * x[:len(b.a)])
+    except ValueError:
+        return 0.0
+
+
+def change_after_an_object_holding_a_view_was_read(x):
+    m = np.ones(3)
+    b = types.SimpleNamespace(a=m[1:])
+    a = dot_a_namespace(b, x) * 1.0  # (its pullback keeps b.a, a view of m)
+    m[1] = 7.0
+    return a * np.sum(x * m)
+
+
+def test_an_object_holding_a_view_read_before_a_change_is_refused_at_run_time():
+    """A pullback that keeps a value holding a view of an array changed in
+    place afterwards keeps a copy of it; an object of a kind whose copy
+    would not copy the view is refused, at the user's line."""
+    with pytest.raises(UnsupportedSyntax, match="reads a SimpleNamespace that may hold an array") as info:
+        zpy.gradient(change_after_an_object_holding_a_view_was_read, np.array([0.7, -1.3, 2.1]))
+    f = change_after_an_object_holding_a_view_was_read
+    assert info.value.line == f.__code__.co_firstlineno + 3 and info.value.filename == __file__
+
+
 def test_an_item_that_is_a_view_of_a_changed_array_is_refused_at_run_time():
     with pytest.raises(UnsupportedSyntax, match="itself an array") as info:
         zpy.gradient(store_under_a_row, 1.5)
@@ -954,6 +1124,9 @@ def test_an_item_that_is_a_view_of_a_changed_array_is_refused_at_run_time():
     (change_a_copy_of_part_of_an_array, UnsupportedSyntax, "a copy of part of an array"),
     (read_a_part_before_changing_it, UnsupportedSyntax, "may share its memory"),
     (write_into_a_global, UnsupportedSyntax, "may share its memory"),
+    (change_a_global_after_a_read, UnsupportedSyntax, "may share its memory"),
+    (change_a_captured_constant_after_a_call, UnsupportedSyntax, "after a nested function captured it"),
+    (change_a_rebound_captured_constant_after_a_call, UnsupportedSyntax, "may share its memory"),
     (repeated_index, NoDerivativeRule, "repeats a position"),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_refused_changes_say_so_at_the_users_line(f, error, match):

@@ -20,8 +20,13 @@ Pullbacks that captured the object before a change must see its old
 contents: a value that a change consumes and that a differentiated
 statement also reads (other than by indexing, whose rule needs only the
 shape) is copied where it is defined, and those statements read the copy
-(``runtime.snapshot``). The emitted code still changes the object in place,
-so arguments and aliases end up exactly as plain Python leaves them.
+(``mutation.snapshot``); a differentiated statement that reads, before the
+change, a value that may share the object's memory (a view, an item, a
+list of views) reads a copy of that value (``mutation.snapshot_holder``).
+So a change that is not itself differentiated is made a new value too
+when a differentiated statement before it read the object. The emitted
+code still changes the object in place, so arguments and aliases end up
+exactly as plain Python leaves them.
 
 What the pass cannot see it refuses, at the user's line: changing a value
 that may share memory or items with another one (a view ``y[1:]``, an item
@@ -62,7 +67,7 @@ _FRESH = {
     np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
     np.array, np.copy, np.ndarray.copy, np.arange, np.linspace, np.eye, np.identity,
     ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy, mut.snapshot,
-    hooks.stop_gradient, runtime.item_buffer,
+    mut.snapshot_holder, hooks.stop_gradient, runtime.item_buffer,
 }
 """Callees whose result is a new object that nothing else refers to
 (``runtime.item_buffer``'s, a list, in gradient code differentiated
@@ -127,7 +132,8 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     found = next(
         ((b, s, c) for b in f.blocks.values() for s in b.stmts
          if id(s) not in passed and (c := _as_change(s, defs, callee, arrays, plain)) is not None
-         and any(isinstance(o, Var) and o in active for o in s.operands())),
+         and (any(isinstance(o, Var) and o in active for o in s.operands())
+              or _read_by_the_gradient(f, c[0], b, s, defs, callee, facts))),
         None,
     )
     if found is None:
@@ -135,7 +141,7 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     b, s, (root, op, args, pair) = found
     fresh = _is_fresh(f, root, defs, callee, made, b, s)
     same = _same_object(f, root, defs, callee)
-    held, items = _held_after(f, same, root, b, s, defs, callee, facts)
+    held, items, kept = _held_after(f, same, root, b, s, defs, callee, facts)
     if op is mut.call_method and (root in f.entry.args or not fresh or held is not None):
         passed.add(id(s))  # (a method that may change its object, which J refuses at run time where it does)
         return set()
@@ -149,6 +155,10 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
             raise _not_fresh(f, root, where, s.line)
     if held is not None:
         raise _held(f, root, held, member(_made_by(held, defs, callee), {iter}), where, s.line)
+    for home, r, h in kept:  # (a view, or an item, that a pullback keeps: it keeps a copy)
+        copy_ = f.new_var(f.names.get(h))
+        home.stmts.insert(home.stmts.index(r), Statement(copy_, Const(mut.snapshot_holder), [h], [], r.line))
+        _substitute_in(r, h, copy_)
     for home, item in items:  # (a number, unless the array has more dimensions than the index)
         home.stmts.insert(home.stmts.index(item) + 1, Statement(f.new_var(), Const(mut.not_a_view), [item.var],
                                                                 [], item.line))
@@ -279,46 +289,63 @@ def _same_operands(xs: list, ys: list) -> bool:
     )
 
 
-def snapshot_reads(f: IR, facts: Facts) -> None:
+def snapshot_reads(f: IR, facts: Facts, shared: set[str]) -> None:
     """A value that a change consumes, and that differentiated statements
     read before it (on a path that then reaches the change), is copied
     before they read it, and they read the copy: their pullbacks run after
     the change and must see the value as it was. Indexing reads only the
-    shape (its pullback scatters), so it reads the original."""
+    shape (its pullback scatters), so it reads the original. ``shared``
+    are the cells whose nested functions' calls are handed their values
+    (see :mod:`.cells`): those reads are the values' own."""
     active, callee = facts.active, facts.callee
     _keep_outputs(f, facts)
     defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
     reach = _reachable(f)
     resized = _resized_objects(f, defs, callee)
+    # (and the values handed to a differentiated call of a nested function, differentiated or not: its
+    # pullback may keep them)
+    reading = facts.active | {s.args[3] for b in f.blocks.values() for s in b.stmts
+                              if callee(s) is runtime.call_with_cells and s.var in facts.active}
     for b in list(f.blocks.values()):
         for st in list(b.stmts):
             if member(callee(st), _VERSIONED) and isinstance(st.args[0], Var):
                 for v in sorted(_same_object(f, st.args[0], defs, callee), key=lambda x: x.id):
-                    _copy_reads(f, facts, b, st, v, defs, reach, resized)  # (of the object under each name)
+                    _copy_reads(f, facts, b, st, v, defs, reach, resized, shared, reading)  # (under each name)
 
 
 def _copy_reads(f: IR, facts: Facts, b: Block, st: Statement, v: Var, defs: dict, reach: dict,
-                resized: set[Var]) -> None:
+                resized: set[Var], shared: set[str], reading: set[Var]) -> None:
     """:func:`snapshot_reads` for the change ``st`` (in ``b``) of the
-    object ``v`` names."""
+    object ``v`` names; ``reading`` are the statements' values whose reads
+    a pullback may keep."""
     active, callee = facts.active, facts.callee
+
+    def before(bb: Block, r: Statement) -> bool:  # (or after it in a loop that changes it again)
+        return b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st) or b.id in reach[b.id]
+
     readers = [
         (bb, r) for bb in f.blocks.values() for r in bb.stmts
-        if r is not st and r.var in active and v in list(r.operands())
+        if r is not st and r.var in reading and v in list(r.operands())
         and not (_shape_read(r, v, callee) and v not in resized)
         and not (member(callee(r), _VERSIONED) and r.args[0] == v)  # (a change of it, which must change it)
         and not member(callee(r), _ITERATORS)  # (which read the items at once, and watch it for changes)
-        and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st) or b.id in reach[b.id])
-    ]  # (before the change, or after it in a loop that changes it again)
+        and before(bb, r)
+    ]
     held = next((r for bb in f.blocks.values() for r in bb.stmts
                  if callee(r) in (ops.store_deref, ops.store_global)
                  and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
                  and isinstance(r.args[1], Var) and changed_in_place(f, v, r.args[1])
-                 and (callee(r) is ops.store_global or _cell_read_after(f, r.args[0].value, b, st))),
+                 and (callee(r) is ops.store_global or _cell_read_after(f, r.args[0].value, b, st, shared))),
                 None)  # (the object itself, or a version of it: changed in a loop)
-    if held is not None and any(isinstance(o, Var) and o in active for o in st.operands()):
-        # a nested function (or a global) holds the object, and reads it later: no copy may
-        # stand for it, and its reads there are out of the gradient's reach
+    if held is not None and (
+            any(isinstance(o, Var) and o in active for o in st.operands())
+            or any(isinstance(r.callee, Var) and r.var in active and r.callee in defs
+                   and callee(defs[r.callee][1]) is ops.make_function and before(bb, r)
+                   and held.args[0].value in captured_names(defs[r.callee][1].args[0].value)
+                   for bb in f.blocks.values() for r in bb.stmts)):
+        # a nested function (or a global) holds the object, and reads it later: no copy may stand
+        # for it, its reads there are out of the gradient's reach, and the pullbacks of its calls
+        # before the change read it as it is after
         name = f.names.get(v) or held.args[0].value  # (the variable's own, or the one holding it)
         raise UnsupportedSyntax(
             f"changing {'`' + name + '`' if name else 'a value'} in place after a nested function "
@@ -341,15 +368,16 @@ def _copy_reads(f: IR, facts: Facts, b: Block, st: Statement, v: Var, defs: dict
         copy_for(bb, min(bb.stmts.index(r) for r in mine), mine)
 
 
-def _cell_read_after(f: IR, name: str, block: Block, change: Statement) -> bool:
+def _cell_read_after(f: IR, name: str, block: Block, change: Statement, shared: set[str]) -> bool:
     """Whether the cell variable ``name`` may be read after ``change``: by
     this function, or by a nested function that captures it and is called,
-    or passed on, after the change."""
+    or passed on, after the change (unless its calls are handed the cell's
+    values: a cell of ``shared``)."""
     later = _later_blocks(f, block)
     return any(
         isinstance(st.callee, Const) and st.callee.value is ops.load_deref and _is_const(st.args[0], name)
         and (bb.id in later or bb is block and bb.stmts.index(st) > bb.stmts.index(change))
-        or isinstance(st.callee, Const) and st.callee.value is ops.make_function
+        or isinstance(st.callee, Const) and st.callee.value is ops.make_function and name not in shared
         and name in captured_names(st.args[0].value) and _read_after(f, st.var, block, change)
         for bb in f.blocks.values() for st in bb.stmts)
 
@@ -742,15 +770,73 @@ _CONTAINERS = {ops.build_list, ops.build_dict, ops.build_set, list, dict, set}
 
 
 def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statement, defs: dict, callee: Callable,
-                facts: Facts) -> tuple[Optional[Var], list[tuple[Block, Statement]]]:
+                facts: Facts) -> tuple[Optional[Var], list[tuple[Block, Statement]], list[tuple]]:
     """A value that may hold the changed object or share its memory (a
     view ``w = y[1:]``, a container ``[y]``, an iterator over it, another
     name a variable passed it to), made before ``change`` and read after
-    it, which would not see the change (``None`` when there is none); and
-    the reads of an array's item at integers (``y[i]``, a number unless
-    the array has more dimensions) read after it, which
-    ``mutation.not_a_view`` checks at run time. ``same``: the values the
-    object may be (see :func:`_same_object`)."""
+    it, which would not see the change (``None`` when there is none); the
+    reads of an array's item at integers (``y[i]``, a number unless the
+    array has more dimensions) read after it, which
+    ``mutation.not_a_view`` checks at run time; and the differentiated
+    statements before the change that read such a value or item (not one
+    made from a copy of the object, see :func:`snapshot_reads`), as
+    ``(block, statement, value)``: their pullbacks run after the change,
+    so they must read a copy (``mutation.snapshot_holder``). ``same``: the
+    values the object may be (see :func:`_same_object`)."""
+    held, items, before = _holders(f, same, root, block, change, defs, callee, facts)
+    copied: set[Var] = set()  # (made from a copy: snapshot_reads gives one to a differentiated read of the object)
+    grown = True
+    while grown:
+        grown = False
+        for h in held - copied:
+            st = defs[h][1] if h in defs else None
+            made_from = [o for o in st.operands() if o in same or o in held] if st is not None else []
+            if made_from and not member(callee(st), _ITERATORS) and all(
+                    o in copied or o in same and h in facts.active and not _shape_read(st, o, callee)
+                    for o in made_from):
+                copied.add(h)
+                grown = True
+    loose = (held - copied) | {st.var for st in items}
+    kept = [(b, r, h) for b in f.blocks.values() for r in b.stmts
+            if r.var in facts.active and r is not change and before(b, r)
+            and not member(callee(r), _ITERATORS | _CONTAINERS | _IN_PLACE | {ops.build_tuple, getattr})  # (whose
+            for h in sorted({o for o in r.operands() if o in loose} - {r.var}, key=lambda v: v.id)
+            if not _shape_read(r, h, callee)]  # pullbacks read no values, or that change the value itself)
+    holder = next((h for h in sorted(held, key=lambda v: v.id) if _read_after(f, h, block, change)), None)
+    read = {st.var for st in items if _read_after(f, st.var, block, change)}
+    return holder, [(b, st) for b in f.blocks.values() for st in b.stmts if st.var in read], kept
+
+
+def _read_by_the_gradient(f: IR, root: Var, block: Block, change: Statement, defs: dict, callee: Callable,
+                          facts: Facts) -> bool:
+    """Whether a differentiated statement that may run before ``change``
+    reads the object ``root`` changes, or a value that may hold it, or
+    calls a nested function whose cell holds it: its pullback may keep
+    the object, and must see it as it was, so the change is made a new
+    value even where it is not differentiated."""
+    same = _same_object(f, root, defs, callee)
+    if root in defs and callee(defs[root][1]) is ops.load_global:  # (each read of a global is the object)
+        same |= {st.var for b in f.blocks.values() for st in b.stmts
+                 if callee(st) is ops.load_global and _same_operands(st.args, defs[root][1].args)}
+    held, items, before = _holders(f, same, root, block, change, defs, callee, facts)
+    reading = same | held | {st.var for st in items}
+    cells = {st.args[0].value for b in f.blocks.values() for st in b.stmts
+             if callee(st) is ops.store_deref and st.args[1] in reading
+             or callee(st) is ops.load_deref and st.var in same}
+    return any(
+        st.var in facts.active and before(b, st) and (
+            any(isinstance(o, Var) and o in reading for o in st.operands())
+            or isinstance(st.callee, Var) and st.callee in defs and callee(defs[st.callee][1]) is ops.make_function
+            and cells & captured_names(defs[st.callee][1].args[0].value))
+        for b in f.blocks.values() for st in b.stmts if st is not change)
+
+
+def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, defs: dict, callee: Callable,
+             facts: Facts) -> tuple[set[Var], list[Statement], Callable[[Block, Statement], bool]]:
+    """The values made before ``change`` that may hold the object (see
+    :func:`_held_after`), the reads of its items at integers, and the test
+    of whether a statement may run before the change with the object as
+    it is."""
     made_by = [_made_by(v, defs, callee) for v in same]
     made = {defs[v][0].id for v in same if v in defs and not member(callee(defs[v][1]), _VERSIONED)
             and not member(callee(defs[v][1]), _IN_PLACE) and callee(defs[v][1]) is not operator.getitem}
@@ -816,9 +902,7 @@ def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statemen
                     if (a in held or a in same and a != root) and p not in held and p not in same:
                         held.add(p)
                         grown = True
-    holder = next((h for h in sorted(held, key=lambda v: v.id) if _read_after(f, h, block, change)), None)
-    read = {st.var for st in items if _read_after(f, st.var, block, change)}
-    return holder, [(b, st) for b in f.blocks.values() for st in b.stmts if st.var in read]
+    return held, items, before
 
 
 def _held(f: IR, root: Var, holder: Var, loop: bool, where: Callable, line: Optional[int]) -> UnsupportedSyntax:

@@ -298,7 +298,7 @@ class _Reverse:
             changed |= got
             self._analyse(active)
         if made:
-            mutation.snapshot_reads(self.f, self.facts)
+            mutation.snapshot_reads(self.f, self.facts, self.shared)
             self._analyse(active)
         return [self.f.names[p] for p in self.f.entry.args if p in changed]
 

@@ -37,7 +37,9 @@ what was written:
 - ``append extend insert pop clear`` on lists, ``update pop setdefault`` on
   dicts (``pop`` and ``setdefault`` return the object and the value they
   read, as a pair). Other types' methods of these names are refused.
-- ``snapshot(obj)``: a copy, whose gradient is the original's.
+- ``snapshot(obj)``: a copy, whose gradient is the original's; and
+  ``snapshot_holder(obj)``, the same for a value that may hold an array
+  (a view, a list of views), whose arrays it copies.
 - ``update_in_place(a, b, op)`` (``a += b`` and the other in-place operators on an
   array): the rule of the plain operator at the old value of ``a``; the
   result is written back into ``a``.
@@ -53,6 +55,7 @@ makes the same change to the tangent, after the object's.
 from __future__ import annotations
 
 import copy
+import numbers
 import operator
 import sys
 from typing import Any
@@ -94,6 +97,26 @@ def snapshot(obj: Any) -> Any:
     return copy.copy(obj)
 
 
+def snapshot_holder(obj: Any) -> Any:
+    """A copy of ``obj``, a value that may hold an array that the code
+    changes in place afterwards (a view of it, a list holding it), for a
+    pullback that reads ``obj`` before the change: arrays are copied, and
+    lists, tuples and dicts item by item. Another object that may hold the
+    array is refused."""
+    if isinstance(obj, np.ndarray):
+        return obj.copy()
+    if type(obj) in (list, tuple):
+        return type(obj)(map(snapshot_holder, obj))
+    if type(obj) is dict:
+        return {k: snapshot_holder(v) for k, v in obj.items()}
+    if obj is None or isinstance(obj, (numbers.Number, np.generic, str, bytes)):
+        return obj
+    raise errors.UnsupportedSyntax(
+        f"a differentiated operation reads a {type(obj).__name__} that may hold an array the code changes in "
+        "place afterwards (its gradient would see the change)",
+        hint="change a copy of the array (y = y.copy()), or make the value after the change")
+
+
 def not_a_view(item: Any) -> None:
     """Raise when an item read from an array at integers, which the code
     then changes in place, is an array: a view, which the change changes
@@ -116,6 +139,13 @@ def snapshot_(obj):
     def back(dy):
         return (dy,)
     return mutation.snapshot(obj), back
+
+
+@adjoint(snapshot_holder)
+def snapshot_holder_(obj):
+    def back(dy):
+        return (dy,)
+    return mutation.snapshot_holder(obj), back
 
 
 def take_item(d: Any, key: Any, value: Any) -> tuple[Any, Any]:
@@ -229,7 +259,7 @@ def init_object_(obj, init, *args):
 
 @adjoint(runtime.call_with_cells)
 def call_with_cells_(f, shared, written, values, *args):
-    y, pullback = runtime.forward_with_cells(f, written, args)
+    y, pullback = runtime.forward_with_cells(f, shared, written, values, args)
 
     def back(dy):
         dvalue, dcells = (None, None) if dy is None else dy
