@@ -291,7 +291,7 @@ class Writer:
         if self.ok("arrays"):
             options += [self.assign_array, self.assign_array]
         if self.ok("array mutation") and self.ok("arrays"):
-            options += [self.setitem]
+            options += [self.setitem, self.change_after_a_read]
         if s.lists and self.ok("container mutation"):
             options += [self.list_change]
         if s.dicts and self.ok("container mutation"):
@@ -349,6 +349,24 @@ class Writer:
         target = self.c.choice(ARRAYS)
         return [f"{target} = {target}.copy()" if self.c.boolean() else f"{target} = {target} * 1.0",
                 f"{target}[{self.c.choice(('0', '1', '-1'))}] = {self.damp(self.scalar(s, 1), s)}"]
+
+    def change_after_a_read(self, depth, s):
+        """A differentiated read of an array (a constant one, a view or a
+        list of views of one), whose pullback keeps it, then a change of
+        the array in place."""
+        self.tag("change after a differentiated read")
+        a, t = self.c.choice(ARRAYS), self.c.choice(SCALARS)
+        change = self.c.choice((f"[{self.c.choice(('0', '1', '-1'))}] = {self.damp(self.scalar(s, 1), s)}",
+                                " *= 0.5"))
+        kind = self.c.integer(0, 2)
+        if kind == 0:
+            return ["kc = np.linspace(0.5, 1.5, 3)",
+                    f"{t} = {self.damp(f'{t} + np.sum(np.sin({a}) * kc)', s)}",
+                    f"kc{change}",
+                    f"{t} = {self.damp(f'{t} + np.sum({a} * kc)', s)}"]
+        read = ("wv = " + a + "[1:]", "np.sum(wv * wv)") if kind == 1 else \
+            (f"parts = [{a}[:2], {a}[1:]]", "sum([np.sum(p * p) for p in parts])")
+        return [f"{a} = {a} * 1.0", read[0], f"{t} = {self.damp(f'{t} + {read[1]}', s)}", f"{a}{change}"]
 
     def list_change(self, depth, s):
         name = self.c.choice(s.lists)

@@ -767,6 +767,9 @@ their index as it goes (see ``reverse._index_active_loops``)."""
 _ITERATORS = {enumerate, zip, map, filter, reversed}
 _SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype"})
 _CONTAINERS = {ops.build_list, ops.build_dict, ops.build_set, list, dict, set}
+_KEEP_NO_VALUES = _ITERATORS | _CONTAINERS | {iter, ops.iternext, ops.build_tuple, getattr}
+"""Calls whose pullbacks keep no values of their arguments: they hold
+them, iterate over them, or name a method of them."""
 
 
 def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statement, defs: dict, callee: Callable,
@@ -799,9 +802,9 @@ def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statemen
     loose = (held - copied) | {st.var for st in items}
     kept = [(b, r, h) for b in f.blocks.values() for r in b.stmts
             if r.var in facts.active and r is not change and before(b, r)
-            and not member(callee(r), _ITERATORS | _CONTAINERS | _IN_PLACE | {ops.build_tuple, getattr})  # (whose
+            and not member(callee(r), _KEEP_NO_VALUES) and not member(callee(r), _IN_PLACE)  # (a change of it)
             for h in sorted({o for o in r.operands() if o in loose} - {r.var}, key=lambda v: v.id)
-            if not _shape_read(r, h, callee)]  # pullbacks read no values, or that change the value itself)
+            if not _shape_read(r, h, callee)]
     holder = next((h for h in sorted(held, key=lambda v: v.id) if _read_after(f, h, block, change)), None)
     read = {st.var for st in items if _read_after(f, st.var, block, change)}
     return holder, [(b, st) for b in f.blocks.values() for st in b.stmts if st.var in read], kept
