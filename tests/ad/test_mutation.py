@@ -575,6 +575,38 @@ def scale_a_constant_after_a_tuple_of_views_was_read(x):
     return a * np.sum(x * m)
 
 
+# Found this stop too (silent wrong gradients): a nested function made after
+# a change reads the changed value, and its gradient goes there.
+def change_then_capture_a_constant(x):
+    u = np.zeros(4)
+    u[0] = x[0] * 2.0
+    g = lambda r: r * np.sum(u * u)  # noqa: E731
+    return g(x[1])
+
+
+def change_then_capture(x):
+    u = x * 1.0
+    u[0] = x[2] * 2.0
+
+    def g(r):
+        return r * np.sum(u * u)
+    return g(x[1])
+
+
+def append_then_capture(x):
+    u = [x[0], x[1]]
+    u.append(x[2] * 3.0)
+    g = lambda r: r * sum(u)  # noqa: E731
+    return g(x[1])
+
+
+def store_into_a_dict_then_capture(x):
+    d = {"a": x[0]}
+    d["b"] = x[1] * 3.0
+    g = lambda r: r * d["b"] + d["a"]  # noqa: E731
+    return g(x[2])
+
+
 ARRAY_CASES = [
     (scale_in_a_loop, (X, 0.8)),
     (scale_by_a_math_value_in_a_loop, (X, 0.6, 3)),
@@ -644,6 +676,10 @@ ARRAY_CASES = [
     (change_a_shared_cell_in_a_loop, (X * 0.5,)),
     (change_after_a_list_of_views_was_read, (X,)),
     (scale_a_constant_after_a_tuple_of_views_was_read, (X,)),
+    (change_then_capture_a_constant, (X,)),
+    (change_then_capture, (X,)),
+    (append_then_capture, (X,)),
+    (store_into_a_dict_then_capture, (X,)),
 ]
 
 
@@ -887,6 +923,22 @@ def change_a_rebound_captured_constant_after_a_call(x):
     return a + inner(x)
 
 
+def change_after_a_call_of_a_closure(x):
+    u = x * np.ones(3)
+    g = lambda r: r * np.sum(u * u)  # noqa: E731
+    a = g(2.0) * 1.0  # (g's pullback reads u)
+    u[0] = 5.0
+    return a + np.sum(u * x)
+
+
+def change_a_captured_variable_in_a_loop(x):
+    u = x * np.ones(3)
+    for i in range(2):
+        u[i] = u[i + 1] * 2.0
+    g = lambda: np.sum(u ** 2)  # noqa: E731
+    return g()
+
+
 def repeated_index(x):
     y = np.zeros(3)
     y[[0, 0]] = np.array([x, 2.0 * x])
@@ -1127,6 +1179,8 @@ def test_an_item_that_is_a_view_of_a_changed_array_is_refused_at_run_time():
     (change_a_global_after_a_read, UnsupportedSyntax, "may share its memory"),
     (change_a_captured_constant_after_a_call, UnsupportedSyntax, "after a nested function captured it"),
     (change_a_rebound_captured_constant_after_a_call, UnsupportedSyntax, "may share its memory"),
+    (change_after_a_call_of_a_closure, UnsupportedSyntax, "after a nested function captured it"),
+    (change_a_captured_variable_in_a_loop, UnsupportedSyntax, "in a loop while a nested function captures it"),
     (repeated_index, NoDerivativeRule, "repeats a position"),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_refused_changes_say_so_at_the_users_line(f, error, match):

@@ -405,10 +405,13 @@ def activity(
     active.update(a for a, on in zip(ir.entry.args, active_args) if on)
     params = dict(zip(ir.signature.names(), ir.entry.args))
     stored: dict[str, list[Operand]] = {}
+    captures: dict[Var, list[Operand]] = {}  # (a nested function's values of its cells where it is made)
     for b in ir.blocks.values():
         for s in b.stmts:
             if _callee_fn(s) is ops.store_deref:
                 stored.setdefault(s.args[0].value, []).append(s.args[1])
+            elif _callee_fn(s) is ops.cell_value:
+                captures.setdefault(s.args[0], []).append(s.args[2])
 
     def may_be_active(name: str) -> bool:
         """Whether a variable a generator expression reads (a cell or free
@@ -435,7 +438,8 @@ def activity(
                     on = any(
                         isinstance(cells.get(n), Var) and cells[n] in active
                         for n in free_names(s.args[0].value)
-                    ) or self_active and bool(free_names(s.args[0].value) & set(ir.freevars))
+                    ) or any(isinstance(v, Var) and v in active for v in captures.get(s.var, ())) \
+                        or self_active and bool(free_names(s.args[0].value) & set(ir.freevars))
                 elif fn is not _MISSING and (
                     registry.is_nondifferentiable(fn) or fn in (ops.load_global, ops.load_deref)
                 ):

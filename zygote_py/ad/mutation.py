@@ -329,23 +329,26 @@ def _copy_reads(f: IR, facts: Facts, b: Block, st: Statement, v: Var, defs: dict
         and not (_shape_read(r, v, callee) and v not in resized)
         and not (member(callee(r), _VERSIONED) and r.args[0] == v)  # (a change of it, which must change it)
         and not member(callee(r), _ITERATORS)  # (which read the items at once, and watch it for changes)
+        and callee(r) not in (ops.store_deref, ops.store_global, ops.cell_value)  # (which hold it: not a copy)
         and before(bb, r)
     ]
-    held = next((r for bb in f.blocks.values() for r in bb.stmts
-                 if callee(r) in (ops.store_deref, ops.store_global)
-                 and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
-                 and isinstance(r.args[1], Var) and changed_in_place(f, v, r.args[1])
-                 and (callee(r) is ops.store_global or _cell_read_after(f, r.args[0].value, b, st, shared))),
-                None)  # (the object itself, or a version of it: changed in a loop)
-    if held is not None and (
-            any(isinstance(o, Var) and o in active for o in st.operands())
-            or any(isinstance(r.callee, Var) and r.var in active and r.callee in defs
-                   and callee(defs[r.callee][1]) is ops.make_function and before(bb, r)
-                   and held.args[0].value in captured_names(defs[r.callee][1].args[0].value)
-                   for bb in f.blocks.values() for r in bb.stmts)):
-        # a nested function (or a global) holds the object, and reads it later: no copy may stand
-        # for it, its reads there are out of the gradient's reach, and the pullbacks of its calls
-        # before the change read it as it is after
+    holding = [r for bb in f.blocks.values() for r in bb.stmts
+               if callee(r) in (ops.store_deref, ops.store_global)
+               and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
+               and isinstance(r.args[1], Var) and changed_in_place(f, v, r.args[1])]  # (the object, or a version)
+    read_later = [r for r in holding
+                  if callee(r) is ops.store_global or _cell_read_after(f, r.args[0].value, b, st, shared)]
+    called = [r for r in holding if callee(r) is ops.store_deref and r.args[0].value not in shared and any(
+        isinstance(c.callee, Var) and c.var in active and c.callee in defs
+        and callee(defs[c.callee][1]) is ops.make_function and before(bb, c)
+        and r.args[0].value in captured_names(defs[c.callee][1].args[0].value)
+        for bb in f.blocks.values() for c in bb.stmts)]
+    held = (read_later if any(isinstance(o, Var) and o in active for o in st.operands()) else []) + called
+    if held:
+        # a nested function (or a global) holds the object: where it reads it later, no copy may
+        # stand for it and its reads there are out of the gradient's reach; where it was called
+        # before the change, its pullback reads the object as it is after
+        held = held[0]
         name = f.names.get(v) or held.args[0].value  # (the variable's own, or the one holding it)
         raise UnsupportedSyntax(
             f"changing {'`' + name + '`' if name else 'a value'} in place after a nested function "
@@ -419,6 +422,13 @@ def _keep_outputs(f: IR, facts: Facts) -> None:
                 substitute(f, {v: copy_})
                 home.stmts.insert(home.stmts.index(d) + 1, Statement(copy_, Const(mut.snapshot), [v], [], d.line))
             else:  # a block argument only fresh values reach: the change goes to a copy made just before it
+                same = _same_object(f, v, defs, facts.callee)
+                if any(facts.callee(x) is ops.store_deref and x.args[1] in same for _, x in defs.values()):
+                    raise UnsupportedSyntax(  # (the variable would go on holding the unchanged object)
+                        f"changing {'`' + f.names[v] + '`' if v in f.names else 'a value'} in place in a loop "
+                        "while a nested function captures it", function=f.name, filename=f.filename,
+                        line=st.line, hint="change a copy made before the loop (u = u.copy()), or pass the "
+                        "value to the nested function as an argument")
                 b.stmts.insert(b.stmts.index(st), Statement(copy_, Const(mut.snapshot), [v], [], st.line))
                 _substitute_in(st, v, copy_)  # (all of it: call_changing passes the object to the callee too)
             defs = {x.var: (bb, x) for bb in f.blocks.values() for x in bb.stmts}

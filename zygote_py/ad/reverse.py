@@ -159,6 +159,7 @@ class _Reverse:
             self.guards[(g[0], g[1] if g[0] == "global" else id(g[1]))] = g
             self._analyse(active)
         self.shared = self._share_cells(active)
+        self._mark_captured_values()
         self.changed_params = self._version_mutations(active, numeric)
         if self._spread_calls():
             self._analyse(active)
@@ -592,6 +593,33 @@ class _Reverse:
                 read = next(x for x in st.operands() if x in excs)
                 b.stmts.insert(at, Statement(f.new_var(), Const(runtime.caught), [read], [], st.line))
 
+    def _mark_captured_values(self) -> None:
+        """After each nested function made, an ``ops.cell_value`` statement
+        for each promoted cell it captures: the mutation pass gives it the
+        version of the value that reaches that point (``u[0] = x`` before
+        ``g = lambda: u``: the changed ``u``), which is where the closure's
+        gradient for the variable goes (see :meth:`_captured_values`)."""
+        for b in self.f.blocks.values():
+            out = []
+            for s in b.stmts:
+                out.append(s)
+                if isinstance(s.callee, Const) and s.callee.value is ops.make_function:
+                    free = analysis.free_names(s.args[0].value)
+                    out += [Statement(self.f.new_var(), Const(ops.cell_value), [s.var, Const(c), v], [], s.line)
+                            for c, v in sorted(self.cell_values.items()) if c in free and isinstance(v, Var)]
+            b.stmts = out
+
+    def _captured_values(self) -> dict[Var, dict[str, Operand]]:
+        """The ``ops.cell_value`` statements, taken out of the code: for each
+        nested function, the values of its promoted cells where it is made."""
+        found: dict[Var, dict[str, Operand]] = {}
+        for b in self.f.blocks.values():
+            for s in b.stmts:
+                if isinstance(s.callee, Const) and s.callee.value is ops.cell_value:
+                    found.setdefault(s.args[0], {})[s.args[1].value] = s.args[2]
+            b.stmts = [s for s in b.stmts if not (isinstance(s.callee, Const) and s.callee.value is ops.cell_value)]
+        return found
+
     def _promote_cells(self) -> dict[str, Operand]:
         """A cell variable (a local a nested function captures) defined once
         — a parameter never reassigned, or a single store that comes before
@@ -738,6 +766,7 @@ class _Reverse:
     def run(self) -> Transformed:
         self.adj: dict[Var, tuple] = {}
         self.needs: dict[int, list[Var]] = {bid: [] for bid in self.f.blocks}
+        self.captured_values = self._captured_values()
         for bid in self.order:
             self._forward_block(self.f.blocks[bid])
         self._liveness()
@@ -784,7 +813,7 @@ class _Reverse:
                     continue
                 if fn is ops.make_function:
                     free = analysis.free_names(s.args[0].value)
-                    captured = {c: v for c, v in self.cell_values.items()
+                    captured = {c: v for c, v in self.captured_values.get(s.var, {}).items()
                                 if c in free and isinstance(v, Var) and v in self.facts.active}
                     # the cells it shares with this function's own closure: their gradients are this one's
                     shared = sorted(free & set(self.f.freevars)) if self.self_active else []
