@@ -19,8 +19,8 @@ from fractions import Fraction
 import numpy as np
 
 from . import tangent
-from .ir import ops
 from .errors import NoDerivativeRule, NonScalarOutput, UnsupportedSyntax
+from .ir import ops
 from .rules import registry
 from .tangent import Tangent
 
