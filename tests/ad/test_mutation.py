@@ -939,6 +939,15 @@ def change_a_captured_variable_in_a_loop(x):
     return g()
 
 
+def change_what_enumerate_iterates_then_rebind(x):
+    v = np.array([0.5, -1.5, 0.3]) * x
+    for i, e in enumerate(v):  # (Python's enumerate reads the change at its next item)
+        if e < 1.0:
+            v -= 0.25 * (v - e)
+            v = np.tanh(np.full(3, e))  # (then v names another array: fuzz seed 1146)
+    return np.sum(v ** 2)
+
+
 def repeated_index(x):
     y = np.zeros(3)
     y[[0, 0]] = np.array([x, 2.0 * x])
@@ -1181,6 +1190,7 @@ def test_an_item_that_is_a_view_of_a_changed_array_is_refused_at_run_time():
     (change_a_rebound_captured_constant_after_a_call, UnsupportedSyntax, "may share its memory"),
     (change_after_a_call_of_a_closure, UnsupportedSyntax, "after a nested function captured it"),
     (change_a_captured_variable_in_a_loop, UnsupportedSyntax, "in a loop while a nested function captures it"),
+    (change_what_enumerate_iterates_then_rebind, UnsupportedSyntax, "enumerate or reversed goes on iterating"),
     (repeated_index, NoDerivativeRule, "repeats a position"),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_refused_changes_say_so_at_the_users_line(f, error, match):

@@ -353,12 +353,16 @@ class Writer:
     def change_after_a_read(self, depth, s):
         """A differentiated read of an array (a constant one, a view or a
         list of views of one), whose pullback keeps it, then a change of
-        the array in place."""
+        the array in place; or a change, then a nested function that reads
+        the array."""
         self.tag("change after a differentiated read")
         a, t = self.c.choice(ARRAYS), self.c.choice(SCALARS)
         change = self.c.choice((f"[{self.c.choice(('0', '1', '-1'))}] = {self.damp(self.scalar(s, 1), s)}",
                                 " *= 0.5"))
-        kind = self.c.integer(0, 2)
+        kind = self.c.integer(0, 3)
+        if kind == 3:  # (a nested function made after the change reads the changed array)
+            return [f"{a} = {a} * 1.0", f"{a}{change}", f"gk = lambda r: r * np.sum({a} * {a})",
+                    f"{t} = {self.damp(f'{t} + gk(0.5)', s)}"]
         if kind == 0:
             return ["kc = np.linspace(0.5, 1.5, 3)",
                     f"{t} = {self.damp(f'{t} + np.sum(np.sin({a}) * kc)', s)}",

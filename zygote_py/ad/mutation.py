@@ -423,12 +423,27 @@ def _keep_outputs(f: IR, facts: Facts) -> None:
                 home.stmts.insert(home.stmts.index(d) + 1, Statement(copy_, Const(mut.snapshot), [v], [], d.line))
             else:  # a block argument only fresh values reach: the change goes to a copy made just before it
                 same = _same_object(f, v, defs, facts.callee)
+                name = "`" + f.names[v] + "`" if v in f.names else "a value"
                 if any(facts.callee(x) is ops.store_deref and x.args[1] in same for _, x in defs.values()):
                     raise UnsupportedSyntax(  # (the variable would go on holding the unchanged object)
-                        f"changing {'`' + f.names[v] + '`' if v in f.names else 'a value'} in place in a loop "
-                        "while a nested function captures it", function=f.name, filename=f.filename,
-                        line=st.line, hint="change a copy made before the loop (u = u.copy()), or pass the "
-                        "value to the nested function as an argument")
+                        f"changing {name} in place in a loop while a nested function captures it",
+                        function=f.name, filename=f.filename, line=st.line, hint="change a copy made "
+                        "before the loop (u = u.copy()), or pass the value to the nested function as an argument")
+                iterators = {x.var for _, x in defs.values()
+                             if member(facts.callee(x), _ITERATORS) and any(o in same for o in x.operands())}
+                iterators |= {x.var for _, x in defs.values() if facts.callee(x) is iter and x.args[0] in iterators}
+                home = next(bb for bb in f.blocks.values() if v in bb.args)
+                after = _reachable(f)[home.id]
+                at = home.args.index(v)
+                rebound = any(  # (what a loop's back edge brings round is not the object, changed or not)
+                    j.target == home.id and src.id in after and not changed_in_place(f, j.args[at], v)
+                    for src in f.blocks.values() for j in src.jumps())
+                if rebound and any(_read_after(f, it, b, st) for it in iterators):
+                    raise UnsupportedSyntax(  # (its run-time check follows the variable: it would miss the change)
+                        f"changing {name} in place, then binding it to another value, in a loop that its map, "
+                        "filter, zip, enumerate or reversed goes on iterating over", function=f.name,
+                        filename=f.filename, line=st.line,
+                        hint="iterate over a copy (enumerate(v.copy())), or index it in the loop")
                 b.stmts.insert(b.stmts.index(st), Statement(copy_, Const(mut.snapshot), [v], [], st.line))
                 _substitute_in(st, v, copy_)  # (all of it: call_changing passes the object to the callee too)
             defs = {x.var: (bb, x) for bb in f.blocks.values() for x in bb.stmts}
