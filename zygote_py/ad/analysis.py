@@ -410,7 +410,7 @@ def activity(
         for s in b.stmts:
             if _callee_fn(s) is ops.store_deref:
                 stored.setdefault(s.args[0].value, []).append(s.args[1])
-            elif _callee_fn(s) is ops.cell_value:
+            elif _callee_fn(s) is ops.captured_value:
                 captures.setdefault(s.args[0], []).append(s.args[2])
 
     def may_be_active(name: str) -> bool:

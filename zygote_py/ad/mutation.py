@@ -329,7 +329,7 @@ def _copy_reads(f: IR, facts: Facts, b: Block, st: Statement, v: Var, defs: dict
         and not (_shape_read(r, v, callee) and v not in resized)
         and not (member(callee(r), _VERSIONED) and r.args[0] == v)  # (a change of it, which must change it)
         and not member(callee(r), _ITERATORS)  # (which read the items at once, and watch it for changes)
-        and callee(r) not in (ops.store_deref, ops.store_global, ops.cell_value)  # (which hold it: not a copy)
+        and callee(r) not in (ops.store_deref, ops.store_global, ops.captured_value)  # (which hold it: not a copy)
         and before(bb, r)
     ]
     holding = [r for bb in f.blocks.values() for r in bb.stmts
@@ -433,7 +433,7 @@ def _keep_outputs(f: IR, facts: Facts) -> None:
                              if member(facts.callee(x), _ITERATORS) and any(o in same for o in x.operands())}
                 iterators |= {x.var for _, x in defs.values() if facts.callee(x) is iter and x.args[0] in iterators}
                 home = next(bb for bb in f.blocks.values() if v in bb.args)
-                after = _reachable(f)[home.id]
+                after = _later_blocks(f, home)
                 at = home.args.index(v)
                 rebound = any(  # (what a loop's back edge brings round is not the object, changed or not)
                     j.target == home.id and src.id in after and not changed_in_place(f, j.args[at], v)

@@ -594,7 +594,7 @@ class _Reverse:
                 b.stmts.insert(at, Statement(f.new_var(), Const(runtime.caught), [read], [], st.line))
 
     def _mark_captured_values(self) -> None:
-        """After each nested function made, an ``ops.cell_value`` statement
+        """After each nested function made, an ``ops.captured_value`` statement
         for each promoted cell it captures: the mutation pass gives it the
         version of the value that reaches that point (``u[0] = x`` before
         ``g = lambda: u``: the changed ``u``), which is where the closure's
@@ -605,19 +605,22 @@ class _Reverse:
                 out.append(s)
                 if isinstance(s.callee, Const) and s.callee.value is ops.make_function:
                     free = analysis.free_names(s.args[0].value)
-                    out += [Statement(self.f.new_var(), Const(ops.cell_value), [s.var, Const(c), v], [], s.line)
+                    out += [Statement(self.f.new_var(), Const(ops.captured_value), [s.var, Const(c), v], [], s.line)
                             for c, v in sorted(self.cell_values.items()) if c in free and isinstance(v, Var)]
             b.stmts = out
 
     def _captured_values(self) -> dict[Var, dict[str, Operand]]:
-        """The ``ops.cell_value`` statements, taken out of the code: for each
+        """The ``ops.captured_value`` statements, taken out of the code: for each
         nested function, the values of its promoted cells where it is made."""
         found: dict[Var, dict[str, Operand]] = {}
         for b in self.f.blocks.values():
+            code = []
             for s in b.stmts:
-                if isinstance(s.callee, Const) and s.callee.value is ops.cell_value:
+                if isinstance(s.callee, Const) and s.callee.value is ops.captured_value:
                     found.setdefault(s.args[0], {})[s.args[1].value] = s.args[2]
-            b.stmts = [s for s in b.stmts if not (isinstance(s.callee, Const) and s.callee.value is ops.cell_value)]
+                else:
+                    code.append(s)
+            b.stmts = code
         return found
 
     def _promote_cells(self) -> dict[str, Operand]:
@@ -814,7 +817,7 @@ class _Reverse:
                 if fn is ops.make_function:
                     free = analysis.free_names(s.args[0].value)
                     captured = {c: v for c, v in self.captured_values.get(s.var, {}).items()
-                                if c in free and isinstance(v, Var) and v in self.facts.active}
+                                if isinstance(v, Var) and v in self.facts.active}
                     # the cells it shares with this function's own closure: their gradients are this one's
                     shared = sorted(free & set(self.f.freevars)) if self.self_active else []
                     self.adj[s.var] = ("closure", captured, shared)

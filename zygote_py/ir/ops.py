@@ -145,12 +145,12 @@ def make_function(node: Any, *defaults: Any, **kwdefaults: Any) -> Any:
     raise RuntimeError("make_function is rendered by the backend")
 
 
-def cell_value(function: Any, name: str, value: Any) -> None:
+def captured_value(function: Any, name: str, value: Any) -> None:
     """In the reverse transform, until it differentiates the statements:
     the value of the variable ``name`` that the nested function
     ``function`` (a ``make_function`` just before) captures where it is
     made, which a change in place after that point must not replace."""
-    raise RuntimeError("cell_value is read by the reverse transform, never emitted")
+    raise RuntimeError("captured_value is read by the reverse transform, never emitted")
 
 
 def make_scope(node: Any, first_iterable: Any) -> Any:
