@@ -42,6 +42,10 @@ def accum(a: Any, b: Any) -> Any:
         return b
     if b is None:
         return a
+    if isinstance(a, Tangent) is not isinstance(b, Tangent):  # (an iterator's, from differentiated rule code)
+        a, b = _items_gradient(a), _items_gradient(b)
+        if a is None or b is None:
+            return b if a is None else a
     if isinstance(a, (tuple, list)):
         if len(a) != len(b):
             raise ValueError(
@@ -65,6 +69,15 @@ def accum(a: Any, b: Any) -> Any:
             total[key] = accum(total.get(key), value)
         return Tangent(**total)
     return a + b
+
+
+def _items_gradient(g: Any) -> Any:
+    """``g``, or, for the structural gradient of an :class:`EagerIterator`
+    (a ``Tangent`` of its fields, which rule code differentiated again
+    makes), the gradient of its items: a list, its gradient's other kind."""
+    if isinstance(g, Tangent) and tuple(tangent.values(g)) == EagerIterator.__slots__:
+        return tangent.get(g, "items")
+    return g
 
 
 def seed(y: Any) -> Any:
@@ -259,16 +272,6 @@ def field_constructor(cls: type) -> Optional[tuple[str, ...]]:
         if dataclasses.is_dataclass(_owner(cls, "__init__")) and _generated(cls.__init__):
             return tuple(inspect.signature(cls).parameters)
     return None
-
-
-def initialise(init: types.FunctionType, obj: Any, args: tuple) -> tuple[Any, Callable]:
-    """``init(obj, *args)``, an ``__init__`` filling in ``obj``, and its
-    pullback in ``J``'s convention from the gradient of the object it
-    leaves (see :func:`zygote_py.ad.pipeline.construct`)."""
-    from .ad import pipeline
-
-    y, pullback = pipeline.call_forward(init, (obj, *args), {}, param_out=0)
-    return y[1], lambda dy: pullback((None, dy))
 
 
 def changing_method(obj: Any, name: str) -> Optional[Callable]:
@@ -476,35 +479,71 @@ def rule_vjp(rule: Callable, nargs: int) -> Callable:
     return vjp
 
 
-def copied(values: tuple) -> tuple:
+def copied(values: tuple, changed: Optional[int] = None) -> tuple:
     """``values`` with each list, dict and array among them copied (one
     level deep), and each :class:`EagerIterator` (at its position): their
-    state at a call, for a :class:`Pullback`."""
-    return tuple(list(v) if type(v) is list else dict(v) if type(v) is dict else v.copy() if type(v) is np.ndarray
-                 else copy.copy(v) if type(v) is EagerIterator else v for v in values)
+    state at a call, for a :class:`Pullback`. ``changed``: the position of
+    an object the call changes in place, which may be of any kind, and is
+    copied whole, the same copy wherever it is among ``values``."""
+    out = tuple(list(v) if type(v) is list else dict(v) if type(v) is dict else v.copy() if type(v) is np.ndarray
+                else copy.copy(v) if type(v) is EagerIterator else v for v in values)
+    if changed is None:
+        return out
+    obj = values[changed]
+    try:
+        own = copy.deepcopy(obj)
+    except Exception as e:  # noqa: BLE001  (whatever its __deepcopy__ or __reduce__ raises)
+        raise NoDerivativeRule(
+            f"differentiating again a change in place of a {type(obj).__name__}, which copy.deepcopy cannot copy "
+            f"({type(e).__name__}: {e})", hint="differentiate once, or make the object copyable") from None
+    return tuple(own if v is obj else o for v, o in zip(values, out))
 
 
 class Pullback:
-    """The pullback of a call that :func:`J` made in code being
-    differentiated itself (a third derivative and up). It keeps the call,
-    ``f`` and its arguments, so that it is differentiated in turn through
-    code zygote_py can read that computes it from them (see
+    """The pullback of a call that :func:`J` (or :func:`forward_changing`,
+    which also returns the argument ``param_out`` it changes in place) made
+    in code being differentiated itself (a second derivative through calls
+    known at run time, a third derivative and up). It keeps the call, ``f``
+    and its arguments as they were (``changed``: the position of one the
+    call changes), so that it is differentiated in turn through code
+    zygote_py can read that computes it from them (see
     ``ad.pipeline.vjp_plan`` and the rules of ``J`` and ``call_pullback`` in
     ``rules.nested``). Its gradient is the gradient of the call's inputs
     through it, in ``J``'s convention. Calling it calls the pullback; called
     again, it pulls back through a new forward of the call (the first call
     may have emptied the pullback's stacks)."""
 
-    __slots__ = ("back", "f", "args", "kwargs")
+    __slots__ = ("back", "f", "args", "kwargs", "param_out", "changed")
 
-    def __init__(self, back: Callable, f: Any, args: tuple, kwargs: dict):
+    def __init__(self, back: Callable, f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
+                 changed: Optional[int] = None):
         self.back, self.f, self.args, self.kwargs = back, f, args, kwargs
+        self.param_out, self.changed = param_out, changed
 
     def __call__(self, dy: Any) -> Any:
         back, self.back = self.back, None
-        if back is None:
-            back = J(self.f, *copied(self.args), **self.kwargs)[1]
+        if back is None and self.param_out is not None:
+            back = forward_changing(self.f, self.param_out, self.fresh())[1]
+        elif back is None:
+            back = J(self.f, *self.fresh(), **self.kwargs)[1]
         return back(dy)
+
+    def fresh(self) -> tuple:
+        """Copies of the call's arguments, for a call made again (which may
+        change them, as the first did)."""
+        return copied(self.args, self.changed)
+
+
+def construct_vjp(cls: type, init_vjp: Callable) -> Callable:
+    """The pullback of ``cls(*args, **kwargs)`` (see
+    ``ad.pipeline.construct``) as a function of ``(dout, *args,
+    **kwargs)`` whose source zygote_py reads, from ``init_vjp``, the
+    emitted vjp of ``cls.__init__`` returning the object it fills in:
+    differentiated again for the derivative of that pullback (see
+    ``ad.pipeline.vjp_plan``)."""
+    def vjp(dout, *args, **kwargs):
+        return init_vjp((None, dout), cls.__new__(cls), *args, **kwargs)
+    return vjp
 
 
 def python_init(cls: type) -> bool:
@@ -1149,26 +1188,35 @@ def user_gradient(x: Any, g: Any) -> Any:
     return dense(g)
 
 
-def attribute(obj: Any, name: str) -> tuple[Any, Optional[Callable]]:
-    """``getattr(obj, name)``, and when it is a property, the pullback of
-    its getter (differentiated with :func:`J`); ``None`` for any other
-    attribute, whose gradient is :func:`attribute_gradient`."""
+def attribute(obj: Any, name: str, default: Any) -> tuple[Any, Optional[Callable]]:
+    """``getattr(obj, name, default)`` (``default`` ``MISSING``: none) and,
+    when it is a property or the default, a pullback from its cotangent to
+    those of ``obj`` and ``default``; ``None`` for any other attribute,
+    whose gradient is :func:`attribute_gradient`."""
+    if default is not MISSING and not hasattr(obj, name):
+        return default, _to_default
     found = _class_attribute(type(obj), name)
     if isinstance(found, property) and found.fget is not None:
-        return J(found.fget, obj)
+        y, back = J(found.fget, obj)  # (the getter's gradient, and its object's)
+        return y, lambda dy: (back(dy)[1], None)
     return getattr(obj, name), None
 
 
-_MISSING = object()
+def _to_default(dy: Any) -> tuple:
+    return (None, dy)
+
+
+MISSING = object()
+"""No value: an attribute no class defines, an argument not given."""
 
 
 def _class_attribute(cls: type, name: str) -> Any:
     """What ``cls`` or a base class defines under ``name`` (a method, a
-    property, a constant), as stored; ``_MISSING`` if none does."""
+    property, a constant), as stored; ``MISSING`` if none does."""
     for c in cls.__mro__:
         if name in c.__dict__:
             return c.__dict__[name]
-    return _MISSING
+    return MISSING
 
 
 def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
@@ -1207,7 +1255,7 @@ def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
         return dy
     found = _class_attribute(type(obj), name)
     constant = not hasattr(type(found), "__get__") or isinstance(found, (staticmethod, classmethod))
-    if found is not _MISSING and constant:
+    if found is not MISSING and constant:
         return None
     raise NoDerivativeRule(
         f"no rule for the gradient of the attribute {name!r} of a {type(obj).__name__}, which is no field of it "
@@ -1471,13 +1519,17 @@ def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: 
     return push(method, (obj, *args), {}, (dobj, *dargs), {})
 
 
-def attribute_tangent(obj: Any, name: str, dobj: Any) -> Any:
-    """The tangent of ``obj.name`` for the tangent ``dobj`` of ``obj``:
+def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, ddefault: Any = None) -> Any:
+    """The tangent of ``obj.name`` for the tangent ``dobj`` of ``obj``
+    (``ddefault``, the tangent of the ``default`` of ``getattr``, where that
+    is the value):
     ``dobj.name`` for an array's or a number's ``T``, ``mT``, ``real``,
     ``imag`` and for a field of a namedtuple or of an object (whose tangent
     is a ``Tangent``); a property's getter pushed forward; zero for a
     class's constant and any other attribute of an array or a number.
     Anything else (a descriptor, ``__getattr__``) is refused."""
+    if default is not MISSING and not hasattr(obj, name):
+        return ddefault
     y = getattr(obj, name)
     found = _class_attribute(type(obj), name)
     if isinstance(found, property) and found.fget is not None:
@@ -1491,7 +1543,7 @@ def attribute_tangent(obj: Any, name: str, dobj: Any) -> Any:
     if isinstance(dobj, Tangent) and name in tangent.fields(obj):
         t = getattr(dobj, name, None)
         return zero_tangent(y) if t is None else t
-    if found is not _MISSING and (not hasattr(type(found), "__get__") or isinstance(found, (staticmethod, classmethod))):
+    if found is not MISSING and (not hasattr(type(found), "__get__") or isinstance(found, (staticmethod, classmethod))):
         return zero_tangent(y)  # a class's constant: no part of the object
     raise NoDerivativeRule(
         f"forward mode: no tangent for the attribute {name!r} of a {type(obj).__name__}",
@@ -1591,7 +1643,7 @@ def _by_components(y: Any, component: Callable[[Any], float]) -> Any:
                 for k, v in y.items()}
     z = zero_tangent(y)
     if z is None:
-        return None
+        return _object_by_components(y, component)
     out = np.array(z, dtype=np.result_type(z), copy=True)
     flat = out.reshape(-1)
     for k in range(flat.size):
@@ -1604,9 +1656,36 @@ def _by_components(y: Any, component: Callable[[Any], float]) -> Any:
     return out if isinstance(y, np.ndarray) else type(z)(out[()])
 
 
+_OPEN: set = set()
+"""The ids of the objects :func:`_object_by_components` is inside of."""
+
+
+def _object_by_components(y: Any, component: Callable[[Any], float]) -> Any:
+    """:func:`_by_components` of an object with fields (the object a
+    change in place leaves, ``obj.a = v``'s): a :class:`Tangent`, its fields'
+    from the cotangents of one field each; ``None`` when no field has a
+    tangent (an object without fields, a class, a module, a string)."""
+    if id(y) in _OPEN:
+        raise NoDerivativeRule(f"forward mode through a {type(y).__name__} that holds itself is not supported",
+                               hint="use reverse mode (zpy.gradient)")
+    if isinstance(y, (type, types.ModuleType, types.BuiltinFunctionType, str, bytes)):
+        return None
+    names = tangent.fields(y)
+    _OPEN.add(id(y))
+    try:
+        parts = {name: _by_components(tangent.value(y, name),
+                                      lambda e, name=name: component(Tangent(names, **{name: e})))
+                 for name in names}
+    finally:
+        _OPEN.discard(id(y))
+    return Tangent(names, **parts) if any(p is not None for p in parts.values()) else None
+
+
 def _real_inner(g: Any, t: Any) -> float:
     if g is None or t is None:
         return 0.0
+    if isinstance(g, Tangent):
+        return sum(_real_inner(v, field(t, k)) for k, v in tangent.entries(g).items())
     if isinstance(g, (tuple, list)):
         return sum(_real_inner(a, b) for a, b in zip(g, t))
     if isinstance(g, dict):

@@ -473,3 +473,29 @@ def test_iterators_from_rules_behave_as_pythons():
     assert it and list(it) == [1.0, 2.0] and list(it) == []
     with pytest.raises(TypeError):
         len(it)
+
+
+def cube(x):
+    return x * x * x
+
+
+def bumpy(x):
+    return x ** 3 - 2.0 * x * x + math.exp(0.5 * x)
+
+
+def twice_through(f):
+    return lambda z: f(z) * 2.0
+
+
+def test_closures_of_one_code_each_differentiate_their_own_function():
+    # the compilation of the lambda inlines the f it captures, and is shared by every
+    # closure of that code: each is checked against its own cell (the second once got
+    # the first's gradient, in silence)
+    x = 0.8
+    for f, derivative in [(cube, 3 * x * x), (bumpy, 3 * x * x - 4.0 * x + 0.5 * math.exp(0.5 * x)),
+                          (cube, 3 * x * x)]:
+        g = twice_through(f)
+        assert zpy.gradient(g, x)[0] == pytest.approx(2.0 * derivative, rel=1e-12)
+        assert zpy.jvp(g, (x,), (1.0,))[1] == pytest.approx(2.0 * derivative, rel=1e-12)
+        assert zpy.gradient(lambda y: zpy.gradient(g, y)[0], x)[0] == pytest.approx(
+            2.0 * (6 * x if f is cube else 6 * x - 4.0 + 0.25 * math.exp(0.5 * x)), rel=1e-12)

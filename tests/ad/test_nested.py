@@ -266,3 +266,93 @@ def test_a_pullback_kept_for_a_third_derivative_can_be_called_twice():
     np.testing.assert_allclose(first[1], np.cos(args[0]) * args[0] + np.sin(args[0]))
     with pytest.raises(IndexError):
         back(1.0)  # (the raw pullback, called again, finds its stacks empty)
+
+
+# Second derivatives through the data model: the first-order gradient code
+# calls, at run time, the machinery that constructs objects, runs helpers
+# that change their arguments and changes arrays in place; its pullbacks
+# are differentiated through the callees' own gradient code.
+
+class Scaled:
+    def __init__(self, a, b):
+        self.a = a * b
+        self.b = math.sin(a)
+
+    def value(self):
+        return self.a * self.b
+
+    def grow(self, v):
+        self.a = self.a * v
+
+
+def an_object(x):
+    return Scaled(x, 2.0).value()  # 2x sin x
+
+
+def its_fields(x):
+    s = Scaled(x, 2.0)
+    return s.a * s.a + s.b  # 4x^2 + sin x: through the object's gradient itself
+
+
+def a_method_that_changes_it(x):
+    s = Scaled(x, 1.5)
+    s.grow(x)
+    return s.a * s.b
+
+
+def appends(buf, x):
+    buf.append(x * x)
+    buf.append(math.sin(x))
+
+
+def a_helper_that_fills_a_list(x):
+    b = []
+    appends(b, x)
+    return b[0] * b[1]
+
+
+def set_first(a, x):
+    a[0] = x * x
+
+
+def a_helper_that_sets_an_item(x):
+    a = np.ones(3)
+    set_first(a, x)
+    return float(np.sum(a * a)) * x
+
+
+def in_place_arithmetic(x):
+    a = np.ones(3) * x
+    a += x * x
+    a *= np.sin(x)
+    return float(np.sum(a * a))
+
+
+def getattr_with_a_default(x):
+    s = Scaled(x, 2.0)
+    return getattr(s, "a", 1.0) * getattr(s, "c", x)  # 2x * x
+
+
+@pytest.mark.parametrize("f", [
+    an_object, its_fields, a_method_that_changes_it, a_helper_that_fills_a_list, a_helper_that_sets_an_item,
+    in_place_arithmetic, getattr_with_a_default,
+], ids=lambda f: f.__name__)
+def test_second_derivatives_through_objects_and_changes_in_place(f):
+    x = 0.7
+    first = lambda y: d(f, y)  # noqa: E731
+    assert first(x) == pytest.approx(slope(f, x), rel=1e-6)
+    assert d(first, x) == pytest.approx(slope(first, x, 1e-5), rel=1e-6, abs=1e-8)
+
+
+def test_a_second_derivative_does_not_depend_on_what_was_differentiated_before():
+    # one driver for two functions: the first one's compilation (through a helper
+    # that changes its argument) once left the driver refusing the second
+    def driver(f, x):
+        return d(lambda y: d(lambda z: f(z), y), x)
+    assert driver(a_helper_that_fills_a_list, 0.7) == pytest.approx(
+        slope(lambda y: d(a_helper_that_fills_a_list, y), 0.7, 1e-5), rel=1e-6)
+    assert driver(dpoly_source, 0.8) == pytest.approx(6 * 0.8 - 4.0 + 0.25 * math.exp(0.4), rel=1e-12)
+
+
+def dpoly_source(x):
+    return poly(x)

@@ -364,6 +364,18 @@ def test_property_is_differentiated():
     assert g == zpy.Tangent(x=7.0)
 
 
+def attributes_with_defaults(p, v, x):
+    return getattr(p, "a", x) * getattr(p, "d", x) + getattr(v, "sq", 1.0) * getattr(v, "w", 2.0 * x)
+
+
+def test_getattr_with_a_default_differentiates_the_value_it_returns():
+    # p.a is a field, p.d is missing (x is the value), v.sq a property, v.w missing
+    g = assert_structural(attributes_with_defaults, Pair(3.0, 2.0), Vec(1.5), 0.5)
+    assert g == (zpy.Tangent(a=0.5), zpy.Tangent(x=2 * 1.5 * 2 * 0.5), 3.0 + 2 * 1.5 ** 2)
+    _, tangent_out = zpy.jvp(lambda x: attributes_with_defaults(Pair(3.0, 2.0), Vec(1.5), x), (0.5,), (1.0,))
+    assert tangent_out == pytest.approx(g[2], rel=1e-12)
+
+
 def test_inherited_fields_methods_and_properties():
     (g,) = assert_structural(derived_total, Derived(3.0, 4.0))
     assert g == zpy.Tangent(p=8.5, q=1.5)  # d/dp (p² + q p/2 + p/2) = 2p + q/2 + 1/2, d/dq = p/2

@@ -25,5 +25,5 @@ def test_table_says_which_parameters_get_a_gradient():
     table = markdown()
     assert "| `math.sin` | **x** | inlined |" in table
     assert "| `math.floor` | — | no gradient |" in table
-    assert "| `getattr` | **obj**, name | inlined |" in table
+    assert "| `getattr` | **obj**, name, **default** | inlined |" in table
     assert markdown() == table  # deterministic

@@ -524,7 +524,7 @@ def _load(directory: _Directory, key: str, path: Path, fn: types.FunctionType,
         else:
             cell = cells.get(name)
             value = _GONE if cell is None else _cell_value(cell)
-            held_cells.append((cell, value))
+            held_cells.append((name, cell, value))
         if value is _GONE or not _holds(value, fp, home):
             stats["stale"] += 1
             return None

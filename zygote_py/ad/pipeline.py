@@ -217,7 +217,7 @@ class Compiled:
         self.real_arrays = t.real_arrays
         self.generation = generation  # of the rule registry, whose rules it inlined
         self._globals = [(k, v) for kind, k, v in self.guards if kind == "global"]
-        self._cells = [(k, v) for kind, k, v in self.guards if kind == "cell"]
+        self._cells = cell_guards(fn, self.guards)
         self._forward: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
         self._fused: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
         self._fused_gradients: Optional[tuple[types.CodeType, dict[str, Any], gast.FunctionDef]] = None
@@ -228,7 +228,7 @@ class Compiled:
     def valid(self, fn: types.FunctionType) -> bool:
         """Whether every global and cell the compilation specialised on
         still holds the same object (a global may also be a builtin)."""
-        return _guards_hold(fn, self.generation, self._globals, self._cells)
+        return _guards_hold(fn, self.generation, self._globals, _cells_of(fn, self._cells))
 
     def global_checks(self, fn: types.FunctionType) -> Optional[tuple[tuple[str, Any], ...]]:
         """``(name, expected)`` pairs such that the compilation is valid
@@ -344,6 +344,22 @@ class Compiled:
             g = made[value] = instantiate(code, constants, fn, keep_identity=False)
             register_emitted(g.__code__, fdef)
         return g
+
+
+def cell_guards(fn: types.FunctionType, guards) -> list[tuple[Optional[str], Any, Any]]:
+    """The cells among the guards of a compilation of ``fn``, as ``(name,
+    cell, value)``: ``name`` for one of ``fn``'s own cells, which each
+    closure made from ``fn``'s code has anew (checked by name: the
+    compilation is shared by all of them), ``None`` for another function's
+    cell (an inlined function's, checked as it is)."""
+    names = {id(c): n for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ())}
+    return [(names.get(id(k)), k, v) for kind, k, v in guards if kind == "cell"]
+
+
+def _cells_of(fn: types.FunctionType, cells: list[tuple[Optional[str], Any, Any]]) -> list[tuple]:
+    """:func:`cell_guards`' cells as ``fn`` has them: ``(cell, value)``."""
+    own = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    return [(cell if name is None else own[name], v) for name, cell, v in cells]
 
 
 def _guards_hold(fn: types.FunctionType, generation: int, globals_: list[tuple], cells: list[tuple]) -> bool:
@@ -526,7 +542,8 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
     return y, pullback
 
 
-def vjp_plan(f: Any, args: tuple, kwargs: dict) -> Optional[tuple[Callable, tuple, Callable, bool]]:
+def vjp_plan(f: Any, args: tuple, kwargs: dict,
+             param_out: Optional[int] = None) -> Optional[tuple[Callable, tuple, Callable, bool]]:
     """How to differentiate the pullback of ``J(f, *args, **kwargs)`` (a
     third derivative and up): ``(V, vargs, to_v, method)``, where
     ``V(dout, *vargs, **kwargs)`` computes that pullback of ``dout`` by
@@ -537,7 +554,9 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict) -> Optional[tuple[Callable, tupl
     ``f``, whose gradient is the method's own; otherwise ``V``'s own
     gradient is ``f``'s. ``V`` is ``None`` for a call of :func:`_linear`.
     ``None``: the pullback gives no gradients. (``J``'s rule, which made
-    the pullback, refused differentiated keyword arguments.)"""
+    the pullback, refused differentiated keyword arguments.)
+    ``param_out``: the call was ``runtime.forward_changing(f, param_out,
+    args)``, which also returns the argument ``f`` changes in place."""
     name = registry.display_name(f)
     overloaded = runtime.OVERLOADS.get(f) if type(f) is types.BuiltinFunctionType else None
     if overloaded is not None and not all(type(a).__module__ in ("builtins", "numpy") for a in args):
@@ -568,13 +587,21 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict) -> Optional[tuple[Callable, tupl
     if isinstance(f, types.FunctionType) and not _calls_itself(f):
         active, numeric = masks(f, args, kwargs)
         self_active = is_differentiable_value(f)
-        entry = compiled(f, active, numeric, self_active)
+        entry = compiled(f, active, numeric, self_active, param_out)
         sig, keywords = entry.signature, list(kwargs)
         return entry.vjp_function(f), args, lambda w: (None, _raw_cotangent(f, self_active, sig, len(args), keywords, w)), False
+    if isinstance(f, type) and runtime.python_init(f) and runtime.field_constructor(f) is None:
+        init, obj = f.__init__, f.__new__(f)  # (a new object, as construct makes; its gradient is the one out)
+        active, numeric = masks(init, (obj, *args), kwargs)
+        entry = compiled(init, active, numeric, False, 0)
+        sig, keywords = entry.signature, list(kwargs)
+        v = runtime.construct_vjp(f, entry.vjp_function(init))
+        return v, args, lambda w: (None, _raw_cotangent(init, False, sig, 1 + len(args), keywords, (None, None, *w[1:]))), False
     raise NoDerivativeRule(
-        f"a third derivative through a call of {name} (a class, a functools.partial, a callable object or a "
-        "function that captures itself) is not supported",
-        hint="differentiate to second order, or call a plain function instead")
+        f"differentiating the pullback of a call of {name} (a functools.partial, a callable object or a "
+        "function that captures itself) is not supported: a second derivative through gradient code that "
+        "calls it at run time, or a third derivative",
+        hint="call a plain function instead")
 
 
 @functools.cache
@@ -699,9 +726,7 @@ class CompiledJvp:
         ir = optimize(checked(t, "the forward transform"))
         self.ir = ir
         self._globals = [(k, v) for kind, k, v in guards if kind == "global"]
-        names = {id(c): n for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ())}
-        # fn's own cells by name (each closure of fn checks its own), an inlined function's as they are
-        self._cells = [(names.get(id(k)), k, v) for kind, k, v in guards if kind == "cell"]
+        self._cells = cell_guards(fn, guards)
         aliases = dict(self._globals)
         self.fdef, self._constants = function_def(ir, f"{fn.__name__}_jvp", aliases)
         self._code = compile_def(self.fdef, self._constants, fn.__code__.co_freevars, fn.__code__.co_filename)
@@ -710,9 +735,7 @@ class CompiledJvp:
             weakref.WeakKeyDictionary()
 
     def valid(self, fn: types.FunctionType) -> bool:
-        own = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-        cells = [(cell if name is None else own[name], v) for name, cell, v in self._cells]
-        return _guards_hold(fn, self.generation, self._globals, cells)
+        return _guards_hold(fn, self.generation, self._globals, _cells_of(fn, self._cells))
 
     def function(self, fn: types.FunctionType) -> types.FunctionType:
         """``f_jvp`` for the function object ``fn``: a closure's reads its

@@ -310,19 +310,20 @@ def super_push(y, cls=None, obj=None, *, dobj):
 
 
 @adjoint(getattr)
-def getattr_(obj, name):
-    y, back_property = runtime.attribute(obj, name)
+def getattr_(obj, name, default=runtime.MISSING):
+    y, back_property = runtime.attribute(obj, name, default)
 
     def back(dy):
-        if back_property is not None:
-            return (back_property(dy)[1], None)
-        return (runtime.attribute_gradient(obj, name, dy), None)
+        if back_property is not None:  # a property's, or the default's
+            dobj, ddefault = back_property(dy)
+            return (dobj, None, ddefault)
+        return (runtime.attribute_gradient(obj, name, dy), None, None)
     return y, back
 
 
 @pushforward(getattr)
-def getattr_push(y, obj, name, *, dobj):
-    return runtime.attribute_tangent(obj, name, dobj)
+def getattr_push(y, obj, name, default=runtime.MISSING, *, dobj, ddefault):
+    return runtime.attribute_tangent(obj, name, dobj, default, ddefault)
 
 
 @array(getattr)

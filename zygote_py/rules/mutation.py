@@ -249,12 +249,12 @@ def init_object(obj: Any, init: Any, *args: Any) -> Any:
 
 @adjoint(init_object)
 def init_object_(obj, init, *args):
-    y, init_back = runtime.initialise(getattr(init, "__func__", init), obj, args)
+    y, pullback = runtime.forward_changing(getattr(init, "__func__", init), 0, (obj, *args))
 
     def back(dy):
-        grads = init_back(dy)  # (the function's, obj's before, the arguments')
+        grads = runtime.call_pullback(pullback, (None, dy))  # (the function's, obj's before, the arguments')
         return (grads[1], None, *grads[2:])
-    return y, back
+    return y[1], back
 
 
 @adjoint(runtime.call_with_cells)
@@ -270,7 +270,7 @@ def call_with_cells_(f, shared, written, values, *args):
         dvalues = tuple(runtime.field(dclosure, name) for name in shared)
         for name in shared:
             dclosure = runtime.without_field(dclosure, name)
-        return (dclosure, None, None, dvalues, *(grads[1 + i] for i in range(len(args))))
+        return (dclosure, None, None, dvalues, *grads[1:1 + len(args)])
     return (y if written else (y, ())), back
 
 
@@ -287,8 +287,8 @@ def call_changing_(obj, position, f, *args):
     def back(dy):
         dobj, dvalue = (None, None) if dy is None else dy
         grads = runtime.call_pullback(pullback, (dvalue, dobj))  # (f's, the arguments' before the call)
-        dargs = [grads[1 + i] for i in range(len(args))]
-        return (dargs[position], None, grads[0], *(None if i == position else g for i, g in enumerate(dargs)))
+        dargs = grads[1:1 + len(args)]
+        return (dargs[position], None, grads[0], *[None if i == position else g for i, g in enumerate(dargs)])
     return (obj, y[0]), back
 
 
@@ -302,19 +302,25 @@ def call_method(obj: Any, name: str, *args: Any) -> tuple[Any, Any]:
 def call_method_(obj, name, *args):
     method = runtime.changing_method(obj, name)
     if method is not None:  # it changes its object: differentiated as returning it too
-        y, pullback = runtime.forward_changing(method, 0, (obj, *args))
-        value = y[0]
-    else:
-        value, pullback = runtime.J(getattr(obj, name), *args)
+        return mutation.call_changing_method(obj, method, args)
+    value, pullback = runtime.J(getattr(obj, name), *args)
 
     def back(dy):
         dobj, dvalue = (None, None) if dy is None else dy
-        if method is not None:  # (the method's, the object's before the call, the arguments')
-            grads = runtime.call_pullback(pullback, (dvalue, dobj))
-            return (grads[1], None, *(grads[2 + i] for i in range(len(args))))
         grads = runtime.call_pullback(pullback, dvalue)  # (the bound method's: its object's, the arguments')
-        return (runtime.accum(dobj, grads[0]), None, *(grads[1 + i] for i in range(len(args))))
+        return (runtime.accum(dobj, grads[0]), None, *grads[1:1 + len(args)])
     return (obj, value), back
+
+
+def call_changing_method(obj: Any, method: Any, args: tuple) -> tuple[Any, Any]:
+    """:func:`call_method_` for a method that changes its object."""
+    y, pullback = runtime.forward_changing(method, 0, (obj, *args))
+
+    def back(dy):
+        dobj, dvalue = (None, None) if dy is None else dy
+        grads = runtime.call_pullback(pullback, (dvalue, dobj))  # (the method's, the object's before, the arguments')
+        return (grads[1], None, *grads[2:2 + len(args)])
+    return (obj, y[0]), back
 
 
 def part_changed(obj: Any, key: Any, part: Any) -> None:
@@ -398,7 +404,7 @@ def other_method(obj: Any, method: str, args: tuple, pair: bool) -> tuple[Any, A
     def back(dy):
         dobj, dvalue = (None, None) if dy is None else dy if pair else (dy, None)
         grads = runtime.call_pullback(pullback, dvalue)  # (the object's, the arguments')
-        return (runtime.accum(dobj, grads[0]), *(grads[1 + i] for i in range(len(args))))
+        return (runtime.accum(dobj, grads[0]), *grads[1:1 + len(args)])
     return ((obj, value) if pair else obj), back
 
 
@@ -578,6 +584,14 @@ def update_in_place(a: np.ndarray, b: Any, op: Any) -> np.ndarray:
     return op(a, b)
 
 
+def write_into(a: np.ndarray, y: Any) -> None:
+    """``a``'s items set to ``y``'s (``update_in_place``'s change, as its
+    rule makes it). Not differentiated: the rule's pullback reads ``y``'s
+    pullback, never ``a``, so the rule differentiated again (a second
+    derivative) need not see the change."""
+    np.copyto(a, y, casting="same_kind")
+
+
 PLAIN = {
     operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
     operator.itruediv: operator.truediv, operator.ipow: operator.pow, operator.imatmul: operator.matmul,
@@ -592,11 +606,16 @@ def update_in_place_(a, b, op):
             "(arithmetic on a 0-d array gives a NumPy scalar, which += replaces instead of changing)",
             hint="write y = y + v instead, or make the value an array with at least one dimension")
     y, plain_back = registry.lookup(mutation.PLAIN[op])(a.copy(), b)  # the old value, kept
-    np.copyto(a, y, casting="same_kind")
+    mutation.write_into(a, y)
 
     def back(dy):
         return (*plain_back(dy), None)
     return a, back
+
+
+CHANGE_THEIR_FIRST = (call_changing, call_method, init_object, store_attr)
+"""Of the calls the mutation pass makes, those whose first argument may be
+an object of any kind that they change in place."""
 
 
 # --------------------------------------------------------------------------

@@ -43,12 +43,13 @@ import numpy as np
 
 from zygote_py import errors, runtime, tangent
 from zygote_py.ad import analysis, pipeline
-from zygote_py.rules import numpy_linalg, numpy_reductions
+from zygote_py.rules import mutation, numpy_linalg, numpy_reductions
 
 from . import registry
 from .registry import adjoint, nondifferentiable, pushforward
 
-nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel)
+nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel, runtime.changing_method,
+                  mutation.write_into)
 
 
 @adjoint(runtime.accum)
@@ -183,6 +184,18 @@ def add_at(g, x, key, dy):
     return runtime.dense(g) + runtime.dense(runtime.scatter(x, key, dy)), back
 
 
+@adjoint(mutation.take_item_owned)
+def take_item_owned(d, key, value):
+    """``take_item_owned`` (which may zero ``d``'s items in place) in
+    gradient code being differentiated: differentiated as ``take_item``,
+    which copies."""
+    y, pullback = runtime.J(mutation.take_item, d, key, value)
+
+    def back(dy):
+        return runtime.call_pullback(pullback, dy)[1:]
+    return y, back
+
+
 @adjoint(runtime.J)
 @adjoint(runtime.J_nested)
 def J(f, *args, **kwargs):
@@ -194,14 +207,34 @@ def J(f, *args, **kwargs):
         raise errors.NoDerivativeRule(
             f"a third derivative through a call of {registry.display_name(f)} with differentiated keyword "
             "arguments is not supported", hint="pass those arguments by position")
-    kept = runtime.copied(args)  # (the code may change them in place after the call)
+    changed = 0 if f in mutation.CHANGE_THEIR_FIRST and args else None
+    kept = runtime.copied(args, changed)  # (the call, or the code after it, may change them in place)
     y, raw = runtime.J(f, *args, **kwargs)
-    pullback = runtime.Pullback(raw, f, kept, kwargs)
+    pullback = runtime.Pullback(raw, f, kept, kwargs, changed=changed)
 
     def back(dout):
         dy, dpullback = (None, None) if dout is None else dout
         grads = runtime.call_pullback(pullback, dy)[:1 + len(args)]
         return grads if dpullback is None else runtime.accum(grads, dpullback[:1 + len(args)])
+    return (y, pullback), back
+
+
+@adjoint(runtime.forward_changing)
+def forward_changing(f, position, args):
+    """``forward_changing`` (a call of a function that changes an argument
+    in place, see ``mutation.call_changing``) in gradient code being
+    differentiated: as :func:`J`'s rule, its pullback a
+    :class:`runtime.Pullback` that knows the changed argument."""
+    kept = runtime.copied(args, position)
+    y, raw = runtime.forward_changing(f, position, args)
+    pullback = runtime.Pullback(raw, f, kept, {}, param_out=position, changed=position)
+
+    def back(dout):
+        dy, dpullback = (None, None) if dout is None else dout
+        grads = runtime.call_pullback(pullback, dy)[:1 + len(args)]
+        if dpullback is not None:
+            grads = runtime.accum(grads, dpullback[:1 + len(args)])
+        return (grads[0], None, tuple(grads[1:]))
     return (y, pullback), back
 
 
@@ -222,14 +255,14 @@ def call_pullback(pullback, dy):
             raise errors.NoDerivativeRule(
                 "differentiating a pullback that was not made in the code being differentiated is not supported",
                 hint="differentiate the function that makes the pullback")
-        plan = pipeline.vjp_plan(pullback.f, pullback.args, pullback.kwargs)
+        plan = pipeline.vjp_plan(pullback.f, pullback.fresh(), pullback.kwargs, pullback.param_out)
         if plan is None:
             return (None, None)
         v, vargs, to_v, method = plan
         if v is None:
             dargs = runtime.dense(tuple(w[1:1 + len(vargs)]))  # (as tangents: no lazy cotangents)
-            return (None, runtime.push(pullback.f, runtime.copied(vargs), pullback.kwargs, dargs, {})[1])
-        _, v_back = runtime.J(v, dy, *runtime.copied(vargs), **pullback.kwargs)
+            return (None, runtime.push(pullback.f, vargs, pullback.kwargs, dargs, {})[1])
+        _, v_back = runtime.J(v, dy, *vargs, **pullback.kwargs)
         g = v_back(to_v(w))
         return (tuple(g[2:]) if method else (g[0], *g[2:]), g[1])
     return grads, back
@@ -299,6 +332,11 @@ def add_into_push(y, g, v, *, dg, dv):
 @pushforward(runtime.unbroadcast)
 def unbroadcast_push(y, dy, x, *, ddy):
     return runtime.unbroadcast(ddy, x)
+
+
+@pushforward(mutation.take_item_owned)
+def take_item_owned_push(y, d, key, value, *, dd):
+    return mutation.take_item(dd, key, value)
 
 
 @pushforward(runtime.scatter)

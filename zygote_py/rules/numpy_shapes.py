@@ -168,6 +168,8 @@ def unravel(dy, a, order):
     """The gradient of ``a`` from a cotangent ``dy`` of ``np.reshape(a, ...,
     order)``, ``np.ravel(a, order)`` or ``a.flatten(order)``."""
     shape = np.shape(a)
+    if shape and not np.shape(dy):
+        return dy  # a number, as the same number everywhere (the number 0: no gradient), has every shape
     flags = getattr(a, "flags", None)
     if order == "A":
         order = "F" if flags is not None and flags.f_contiguous and not flags.c_contiguous else "C"
