@@ -333,9 +333,17 @@ def getattr_with_a_default(x):
     return getattr(s, "a", 1.0) * getattr(s, "c", x)  # 2x * x
 
 
+SORT_WEIGHTS = np.array([0.3, -1.2, 2.0, 0.7])
+
+
+def sorted_and_weighted(x):
+    v = np.sin(np.array([x, 2.0 * x, x * x, 1.0 - x]))
+    return float(np.sum(np.sort(v) * SORT_WEIGHTS))  # (sort's gradient writes into an array it makes)
+
+
 @pytest.mark.parametrize("f", [
     an_object, its_fields, a_method_that_changes_it, a_helper_that_fills_a_list, a_helper_that_sets_an_item,
-    in_place_arithmetic, getattr_with_a_default,
+    in_place_arithmetic, getattr_with_a_default, sorted_and_weighted,
 ], ids=lambda f: f.__name__)
 def test_second_derivatives_through_objects_and_changes_in_place(f):
     x = 0.7

@@ -561,7 +561,8 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict,
     overloaded = runtime.OVERLOADS.get(f) if type(f) is types.BuiltinFunctionType else None
     if overloaded is not None and not all(type(a).__module__ in ("builtins", "numpy") for a in args):
         raise NoDerivativeRule(
-            f"a third derivative through an operator a class defines ({name}) is not supported",
+            f"differentiating again the pullback of an operator a class defines ({name}) is not supported: a "
+            "second derivative through gradient code that calls it at run time, or a third derivative",
             hint="differentiate to second order, or call the class's method by name")
     rule = registry.lookup(f)
     if rule is not None and type(f) in (types.FunctionType, types.BuiltinFunctionType, type) and f in _linear():

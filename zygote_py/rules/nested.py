@@ -29,11 +29,19 @@ the functions.
   ``like_iterable``, ``sequence_gradient``, ``repeated``,
   ``user_gradient``, ``item_buffer`` and ``item_gradient`` move
   gradients about, and their cotangents go back the same way.
-- ``runtime.J`` and ``runtime.call_pullback``, which second-order code
-  calls for what it cannot see at compile time (third derivatives):
-  ``J``'s rule keeps the call in a ``runtime.Pullback``, and
-  ``call_pullback``'s differentiates that pullback through code that
-  recomputes it from the call's arguments (see ``ad.pipeline.vjp_plan``).
+- ``runtime.J`` and ``runtime.call_pullback``, which gradient code calls
+  for what it cannot see at compile time (a callee known only at run time,
+  an object's construction, a helper that changes its argument, and every
+  call in second-order code: third derivatives): ``J``'s rule keeps the
+  call in a ``runtime.Pullback`` (with a copy of an object the call
+  changes), and ``call_pullback``'s differentiates that pullback through
+  code that recomputes it from the call's arguments (see
+  ``ad.pipeline.vjp_plan``). ``runtime.forward_changing``, the call of a
+  helper that changes its argument in place, has a rule like ``J``'s.
+- ``mutation.take_item_owned`` (which may change the gradient it takes in
+  place) is differentiated as ``mutation.take_item``, which copies it;
+  ``numpy_shapes.unsort`` (``np.sort``'s gradient, which writes into an
+  array it makes) reads its cotangent back in sorted order.
 
 Their pushforwards, for forward mode over emitted gradient code (``zpy.hvp``
 and ``zpy.hessian``, forward-over-reverse), apply each helper to the
@@ -43,7 +51,7 @@ import numpy as np
 
 from zygote_py import errors, runtime, tangent
 from zygote_py.ad import analysis, pipeline
-from zygote_py.rules import mutation, numpy_linalg, numpy_reductions
+from zygote_py.rules import mutation, numpy_linalg, numpy_reductions, numpy_shapes
 
 from . import registry
 from .registry import adjoint, nondifferentiable, pushforward
@@ -184,6 +192,18 @@ def add_at(g, x, key, dy):
     return runtime.dense(g) + runtime.dense(runtime.scatter(x, key, dy)), back
 
 
+@adjoint(numpy_shapes.unsort)
+def unsort(dy, a, idx, axis):
+    """``np.sort``'s gradient (``dy`` put back where each element came
+    from) is linear in ``dy``: its cotangent is read back in sorted order."""
+    def back(w):
+        if w is None:
+            return (None, None, None, None)
+        dense = np.broadcast_to(runtime.dense(w), np.shape(a))
+        return (runtime.unbroadcast(np.take_along_axis(dense, idx, axis), dy), None, None, None)
+    return numpy_shapes.unsort(dy, a, idx, axis), back
+
+
 @adjoint(mutation.take_item_owned)
 def take_item_owned(d, key, value):
     """``take_item_owned`` (which may zero ``d``'s items in place) in
@@ -199,14 +219,16 @@ def take_item_owned(d, key, value):
 @adjoint(runtime.J)
 @adjoint(runtime.J_nested)
 def J(f, *args, **kwargs):
-    """``J`` in gradient code being differentiated again (a third derivative
-    and up): its pullback becomes a :class:`runtime.Pullback`, whose
-    gradient (the inputs' through it, from the rule of ``call_pullback``)
-    adds to those through the value."""
+    """``J`` in gradient code being differentiated again (a second
+    derivative through calls known only at run time, a third derivative):
+    its pullback becomes a :class:`runtime.Pullback`, whose gradient (the
+    inputs' through it, from the rule of ``call_pullback``) adds to those
+    through the value."""
     if kwargs and analysis.is_differentiable_value(kwargs):
         raise errors.NoDerivativeRule(
-            f"a third derivative through a call of {registry.display_name(f)} with differentiated keyword "
-            "arguments is not supported", hint="pass those arguments by position")
+            f"differentiating again a call of {registry.display_name(f)} with differentiated keyword arguments "
+            "(a second derivative through a call known only at run time, or a third derivative) is not supported",
+            hint="pass those arguments by position")
     changed = 0 if f in mutation.CHANGE_THEIR_FIRST and args else None
     kept = runtime.copied(args, changed)  # (the call, or the code after it, may change them in place)
     y, raw = runtime.J(f, *args, **kwargs)
@@ -240,10 +262,10 @@ def forward_changing(f, position, args):
 
 @adjoint(runtime.call_pullback)
 def call_pullback(pullback, dy):
-    """The pullback of a :class:`runtime.Pullback` (a third derivative and
-    up) is that of a function computing it from the call's inputs and
-    ``dy`` (see ``ad.pipeline.vjp_plan``): its gradient is the gradient of
-    the call's inputs, in ``J``'s convention. A call whose pullback reads
+    """The pullback of a :class:`runtime.Pullback` (a derivative of
+    gradient code that calls it) is that of a function computing it from
+    the call's inputs and ``dy`` (see ``ad.pipeline.vjp_plan``): its
+    gradient is the gradient of the call's inputs, in ``J``'s convention. A call whose pullback reads
     none of its inputs' differentiated values gives them none, and ``dy``
     the call's pushforward of the cotangent."""
     grads = runtime.call_pullback(pullback, dy)
@@ -332,6 +354,11 @@ def add_into_push(y, g, v, *, dg, dv):
 @pushforward(runtime.unbroadcast)
 def unbroadcast_push(y, dy, x, *, ddy):
     return runtime.unbroadcast(ddy, x)
+
+
+@pushforward(numpy_shapes.unsort)
+def unsort_push(y, dy, a, idx, axis, *, ddy):
+    return numpy_shapes.unsort(ddy, a, idx, axis)
 
 
 @pushforward(mutation.take_item_owned)
