@@ -1,6 +1,7 @@
 """What emitted gradient code calls at run time."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import itertools
@@ -10,7 +11,7 @@ import math
 import operator
 import sys
 import types
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numbers
 from decimal import Decimal
@@ -346,18 +347,36 @@ def forward_with_cells(f: Any, shared: tuple, written: tuple, values: tuple, arg
     from .ad import pipeline
 
     check_assigned(f, written)
-    cells = dict(zip(f.__code__.co_freevars, f.__closure__))
-    lent = {}
-    for name, value in zip(shared, values):
-        cell = cells[name]
-        if value is not ops.UNBOUND and name not in written and cell.cell_contents is not value:
-            lent[name] = cell.cell_contents
-            cell.cell_contents = value
-    try:
+    with lent_cells(f, shared, values, keep=written):  # (a call made again finds its cells as they were)
         return pipeline.call_forward(f, args, {}, cells_out=written)
+
+
+@contextlib.contextmanager
+def lent_cells(f: Any, names: tuple, values: tuple, keep: tuple = ()) -> Iterator[None]:
+    """The cells ``names`` of the closure ``f`` hold ``values`` (those
+    that are not ``ops.UNBOUND``) while the block runs, and their own
+    values again after it, but for those in ``keep``, which keep what the
+    block left in them."""
+    cells = dict(zip(f.__code__.co_freevars, f.__closure__))
+    own = {}
+    for name, value in zip(names, values):
+        cell = cells[name]
+        if value is ops.UNBOUND:
+            continue
+        if name not in keep:
+            try:
+                own[name] = cell.cell_contents
+            except ValueError:  # (unbound: unbound again after)
+                own[name] = ops.UNBOUND
+        cell.cell_contents = value
+    try:
+        yield
     finally:
-        for name, value in lent.items():
-            cells[name].cell_contents = value
+        for name, value in own.items():
+            if value is ops.UNBOUND:
+                del cells[name].cell_contents
+            else:
+                cells[name].cell_contents = value
 
 
 def push_with_cells(f: Any, shared: tuple, written: tuple, dvalues: Optional[tuple], args: tuple, kwargs: dict,
@@ -501,7 +520,8 @@ def copied(values: tuple, changed: Optional[int] = None) -> tuple:
 
 class Pullback:
     """The pullback of a call that :func:`J` (or :func:`forward_changing`,
-    which also returns the argument ``param_out`` it changes in place) made
+    which also returns the argument ``param_out`` it changes in place, or
+    :func:`forward_with_cells`, whose closure shares ``cells``) made
     in code being differentiated itself (a second derivative through calls
     known at run time, a third derivative and up). It keeps the call, ``f``
     and its arguments as they were (``changed``: the position of one the
@@ -513,20 +533,33 @@ class Pullback:
     again, it pulls back through a new forward of the call (the first call
     may have emptied the pullback's stacks)."""
 
-    __slots__ = ("back", "f", "args", "kwargs", "param_out", "changed")
+    __slots__ = ("back", "f", "args", "kwargs", "param_out", "changed", "cells")
 
     def __init__(self, back: Callable, f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
-                 changed: Optional[int] = None):
+                 changed: Optional[int] = None, cells: Optional[tuple[tuple, tuple, tuple]] = None):
         self.back, self.f, self.args, self.kwargs = back, f, args, kwargs
-        self.param_out, self.changed = param_out, changed
+        self.param_out, self.changed, self.cells = param_out, changed, cells
 
     def __call__(self, dy: Any) -> Any:
         back, self.back = self.back, None
         if back is None and self.param_out is not None:
             back = forward_changing(self.f, self.param_out, self.fresh())[1]
+        elif back is None and self.cells is not None:
+            shared, written, values = self.cells
+            with self.lent():
+                back = forward_with_cells(self.f, shared, written, copied(values), self.fresh())[1]
         elif back is None:
             back = J(self.f, *self.fresh(), **self.kwargs)[1]
         return back(dy)
+
+    def lent(self) -> contextlib.AbstractContextManager:
+        """For a call of :func:`forward_with_cells` (``cells``: its
+        ``shared``, ``written`` and ``values``), its closure's cells holding
+        the values they held at the call while the block runs."""
+        if self.cells is None:
+            return contextlib.nullcontext()
+        shared, _, values = self.cells
+        return lent_cells(self.f, shared, copied(values))
 
     def fresh(self) -> tuple:
         """Copies of the call's arguments, for a call made again (which may
@@ -641,15 +674,16 @@ def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
 
 
 def builtin_method(f: Any) -> Any:
-    """The method of ``ndarray``, ``dict``, ``complex`` or ``float`` that
-    ``f`` is bound to its object, or for a NumPy scalar's, the NumPy
-    function called the same way (``m.clip(0, 1)`` is ``np.clip(m, 0,
-    1)``), whose rule :func:`J` applies; ``None`` for anything else."""
+    """The method of ``ndarray``, ``dict``, ``list``, ``complex`` or
+    ``float`` that ``f`` is bound to its object, or for a NumPy scalar's,
+    the NumPy function called the same way (``m.clip(0, 1)`` is
+    ``np.clip(m, 0, 1)``), whose rule :func:`J` applies; ``None`` for
+    anything else."""
     if not isinstance(f, types.BuiltinMethodType):
         return None
     if isinstance(f.__self__, np.generic):
         return getattr(np, f.__name__) if f.__name__ in _SCALAR_METHODS else None
-    if type(f.__self__) not in (np.ndarray, dict, complex, float):
+    if type(f.__self__) not in (np.ndarray, dict, list, complex, float):
         return None
     return getattr(type(f.__self__), f.__name__, None)
 
@@ -713,6 +747,7 @@ def _binary(name: str, rname: str) -> Callable:
                 return y, lambda dy: (None, *back(dy)[2:0:-1])
             return y, lambda dy: (None, *back(dy)[1:])
         return None
+    dispatch.names = (name, rname)  # (the methods it dispatches to)
     return dispatch
 
 
@@ -726,6 +761,7 @@ def _unary(name: str) -> Callable:
             return None
         y, back = J(method, a, *rest)
         return y, lambda dy: (None, *back(dy)[1:])
+    dispatch.names = (name,)  # (the methods it dispatches to)
     return dispatch
 
 
@@ -741,6 +777,7 @@ def _in_place(name: str, binary: Callable) -> Callable:
             if y is not NotImplemented:
                 return y, lambda dy: (None, *back(dy)[1:])
         return binary(a, b)
+    dispatch.names = (name, *binary.names)  # (the methods it dispatches to)
     return dispatch
 
 
@@ -1464,6 +1501,13 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tupl
         return push(f.__func__, (f.__self__, *args), kwargs, (None, *dargs), dkwargs)
     if isinstance(f, types.FunctionType):
         return pipeline.call_jvp(f, args, kwargs, dargs, dkwargs)
+    names = field_constructor(f) if isinstance(f, type) else None
+    if names is not None:  # a namedtuple's or a plain dataclass's fields get their arguments' tangents
+        y = f(*args, **kwargs)
+        given = {**dict(zip(names, dargs)), **dkwargs}
+        if isinstance(y, tuple):
+            return y, type(y)(*(zero_tangent(v) if given.get(n) is None else given[n] for n, v in zip(y._fields, y)))
+        return y, Tangent(names, **given)
     if isinstance(f, functools.partial) and not is_differentiable_value((f.args, f.keywords)):
         return push(f.func, (*f.args, *args), {**f.keywords, **kwargs}, (None,) * len(f.args) + tuple(dargs),
                     dkwargs)

@@ -344,6 +344,27 @@ def with_in_loop(x, n):
     return s
 
 
+class Managers:
+    def quiet(self):
+        return contextlib.nullcontext()
+
+
+def with_a_list_changed_inside(x, managers):
+    # (the manager is known only at run time, so its __enter__ is called through its
+    # class, type(manager).__enter__(manager), which is no change of the class)
+    with managers.quiet():
+        a = [x]
+        a.append(x * 2.0)
+        if x > 0:
+            return a[0] * a[1]
+    return x
+
+
+def test_with_a_manager_known_at_run_time_around_a_change_in_place():
+    assert zpy.gradient(with_a_list_changed_inside, 0.7, Managers())[0] == pytest.approx(2.8, rel=1e-14)
+    assert zpy.gradient(with_a_list_changed_inside, -0.7, Managers())[0] == 1.0
+
+
 @pytest.mark.parametrize("f, x", [
     (with_errstate, 1.7),
     (with_suppress, 1.7),

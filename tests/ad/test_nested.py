@@ -270,7 +270,8 @@ def test_a_pullback_kept_for_a_third_derivative_can_be_called_twice():
 
 # Second derivatives through the data model: the first-order gradient code
 # calls, at run time, the machinery that constructs objects, runs helpers
-# that change their arguments and changes arrays in place; its pullbacks
+# that change their arguments, changes arrays in place and calls nested
+# functions that assign their maker's variables (nonlocal); its pullbacks
 # are differentiated through the callees' own gradient code.
 
 class Scaled:
@@ -333,6 +334,28 @@ def getattr_with_a_default(x):
     return getattr(s, "a", 1.0) * getattr(s, "c", x)  # 2x * x
 
 
+def a_closure_that_adds_to_a_variable(x):
+    s = 0.0
+
+    def add(v):
+        nonlocal s
+        s = s + v * x
+    add(x)
+    add(math.sin(x))
+    return s * x
+
+
+def a_closure_in_a_loop(x):
+    total = x
+
+    def step(k):
+        nonlocal total
+        total = total * math.cos(x / k) + k
+    for k in range(1, 4):
+        step(k)
+    return total
+
+
 SORT_WEIGHTS = np.array([0.3, -1.2, 2.0, 0.7])
 
 
@@ -343,7 +366,8 @@ def sorted_and_weighted(x):
 
 @pytest.mark.parametrize("f", [
     an_object, its_fields, a_method_that_changes_it, a_helper_that_fills_a_list, a_helper_that_sets_an_item,
-    in_place_arithmetic, getattr_with_a_default, sorted_and_weighted,
+    in_place_arithmetic, getattr_with_a_default, sorted_and_weighted, a_closure_that_adds_to_a_variable,
+    a_closure_in_a_loop,
 ], ids=lambda f: f.__name__)
 def test_second_derivatives_through_objects_and_changes_in_place(f):
     x = 0.7

@@ -678,3 +678,67 @@ def test_any_all_and_dict_constructor(f, args):
 
     check(f, *args)
     assert_directional(f, *args)
+
+
+# copies ------------------------------------------------------------------------
+
+
+def list_copied_then_changed(x):
+    a = [x, 2.0 * x]
+    b = a.copy()
+    b[0] = b[0] * x
+    b.append(x)
+    return a[0] + b[0] + b[1] + b[2] * len(a)
+
+
+def dict_copied_then_changed(x):
+    d = {"u": x, "v": math.sin(x)}
+    e = d.copy()
+    e["u"] = e["u"] * 3.0
+    return d["u"] * e["u"] + e["v"]
+
+
+def object_deep_copied_then_changed(x):
+    p = Plain(x, None)
+    p.items = np.array([x, 1.0])
+    q = copy.deepcopy(p)
+    q.w = q.w * x
+    q.items[1] = x * x
+    return p.w + q.w + float(np.sum(p.items * q.items))
+
+
+def object_copied_then_changed(x):
+    p = Pair(x, 2.0 * x)
+    q = copy.copy(p)
+    q.a = 3.0 * x
+    return p.a * q.a + q.b
+
+
+@pytest.mark.parametrize("f", [list_copied_then_changed, dict_copied_then_changed, object_deep_copied_then_changed,
+                               object_copied_then_changed], ids=lambda f: f.__name__)
+def test_a_copy_has_the_originals_gradient_and_changes_alone(f):
+    x = 0.7
+    (g,) = assert_structural(f, x)
+    first = lambda y: zpy.gradient(f, y)[0]  # noqa: E731
+    h = 1e-5
+    assert zpy.gradient(first, x)[0] == pytest.approx((first(x + h) - first(x - h)) / (2 * h), rel=1e-6)
+
+
+def built_point(x):
+    p = Point(x, 2.0 * x)
+    return p.x * p.y + math.sin(p[1])
+
+
+def built_pair(x):
+    p = Pair(x, 2.0 * x)
+    return p.a * p.b + p.c + math.sin(p.b)
+
+
+@pytest.mark.parametrize("f", [built_point, built_pair], ids=lambda f: f.__name__)
+def test_forward_mode_and_second_derivatives_through_a_namedtuple_or_dataclass_built(f):
+    x = 0.7
+    want = 4.0 * x + 2.0 * math.cos(2.0 * x)
+    assert zpy.jvp(f, (x,), (1.0,))[1] == pytest.approx(want, rel=1e-12)
+    assert zpy.gradient(f, x)[0] == pytest.approx(want, rel=1e-12)
+    assert zpy.gradient(lambda y: zpy.gradient(f, y)[0], x)[0] == pytest.approx(
+        4.0 - 4.0 * math.sin(2.0 * x), rel=1e-12)

@@ -134,13 +134,14 @@ def test_every_adjoint_rule_has_a_pushforward():
         missing.append(registry.display_name(fn))
     # call_spread's tangent is its callee's, which a pushforward given the
     # output would have to call again; a partial binding a differentiated
-    # value is refused when called; the rules of J, forward_changing and
-    # call_pullback (derivatives of gradient code) make pullbacks, closures
-    # forward mode refuses to push through (runtime.push says so: see
-    # tests/ad/test_nested.py)
+    # value is refused when called; the rules of J, forward_changing,
+    # forward_with_cells and call_pullback (derivatives of gradient code)
+    # make pullbacks, closures forward mode refuses to push through
+    # (runtime.push says so: see tests/ad/test_nested.py)
     assert sorted(missing) == ["(internal) J", "(internal) J_nested", "(internal) call_pullback",
                                "(internal) call_spread", "(internal) forward_changing",
-                               "(internal) gradient_function", "functools.partial"]
+                               "(internal) forward_with_cells", "(internal) gradient_function",
+                               "functools.partial"]
 
 
 def test_a_user_adjoint_hides_the_builtin_pushforward(user_entries):

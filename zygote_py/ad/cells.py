@@ -62,7 +62,7 @@ def rebound_names(f: IR) -> set[str]:
             for name in assigned_names(s.args[0].value)}
 
 
-def share_cells(f: IR, cells: set[str], callee: Callable[[Statement], Any],
+def share_cells(f: IR, cells: set[str], facts: Any,
                 refuse: Callable[[str, Optional[int]], UnsupportedSyntax]) -> bool:
     """In the function that owns ``cells`` (cell variables that are not one
     value, or in forward mode that may hold a differentiated value), rewrite
@@ -70,6 +70,7 @@ def share_cells(f: IR, cells: set[str], callee: Callable[[Statement], Any],
     of them in ``f`` an SSA value. Returns whether it changed anything."""
     if not cells:
         return False
+    callee = facts.callee
     defs = {s.var: s for b in f.blocks.values() for s in b.stmts}
     makers = {v: s for v, s in defs.items() if callee(s) is ops.make_function
               and captured_names(s.args[0].value) & cells}
@@ -77,8 +78,12 @@ def share_cells(f: IR, cells: set[str], callee: Callable[[Statement], Any],
     if not makers:
         return _ssa(f, cells, {}, params)
     calls = {}
+    lent = {}  # id -> maker: gradient code's calls of runtime.J(runtime.call_with_cells, maker, ...)
     for b in f.blocks.values():
         for s in b.stmts:
+            if _lends_cells(s, facts) and s.args[1] in makers:
+                lent[id(s)] = makers[s.args[1]]
+                continue
             for o in s.operands():
                 if o in makers and not (o is s.callee and s.callee in makers):
                     raise refuse(f"a nested function that shares variables with this function "
@@ -95,6 +100,20 @@ def share_cells(f: IR, cells: set[str], callee: Callable[[Statement], Any],
     for b in f.blocks.values():
         out = []
         for s in b.stmts:
+            if id(s) in lent:  # the values the cells get are the call's: ((value, cells' values), pullback)
+                out.append(s)
+                written = sorted(assigned_names(lent[id(s)].args[0].value) & cells)
+                if written:
+                    pair, after = f.new_var(), f.new_var()
+                    out.append(Statement(pair, Const(operator.getitem), [s.var, Const(0)], [], s.line))
+                    out.append(Statement(after, Const(operator.getitem), [pair, Const(1)], [], s.line))
+                    made = {}
+                    for k, name in enumerate(written):
+                        v = f.new_var(name)
+                        out.append(Statement(v, Const(operator.getitem), [after, Const(k)], [], s.line))
+                        made[name] = v
+                    new_defs[id(out[-1])] = made
+                continue
             maker = calls.get(id(s))
             if maker is None:
                 out.append(s)
@@ -125,6 +144,17 @@ def share_cells(f: IR, cells: set[str], callee: Callable[[Statement], Any],
                 new_defs[id(out[-1])] = made
         b.stmts = out
     return _ssa(f, cells, new_defs, params, frozenset(handed))
+
+
+def _lends_cells(s: Statement, facts: Any) -> bool:
+    """Whether ``s`` is ``runtime.J(runtime.call_with_cells, g, shared,
+    written, values, *args)``: gradient code's call of a nested function
+    ``g`` that shares cells with it, handing it their values (this pass's
+    ``call_with_cells``, differentiated again)."""
+    if facts.callee(s) not in (runtime.J, runtime.J_nested) or len(s.args) < 5:
+        return False
+    first = s.args[0]
+    return (first.value if isinstance(first, Const) else facts.static.get(first)) is runtime.call_with_cells
 
 
 def _ssa(f: IR, cells: set[str], call_defs: dict[int, dict[str, Var]],

@@ -181,7 +181,7 @@ class _Forward:
             return self.refuse(what, line, "call the nested function where it is defined, or pass the variables "
                                            "to it as arguments and return their new values")
 
-        cells.share_cells(p, shared, self.facts.callee, refuse)
+        cells.share_cells(p, shared, self.facts, refuse)
         self._analyse(active, numeric)
         return shared
 

@@ -66,7 +66,8 @@ _IN_PLACE = set(mut.PLAIN)
 _FRESH = {
     np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
     np.array, np.copy, np.ndarray.copy, np.arange, np.linspace, np.eye, np.identity,
-    ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy, mut.snapshot,
+    ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy, list.copy, dict.copy,
+    mut.snapshot,
     mut.snapshot_holder, hooks.stop_gradient, runtime.item_buffer,
 }
 """Callees whose result is a new object that nothing else refers to
@@ -90,7 +91,7 @@ _MAY_BE_SCALARS = {
 every axis, a product of vectors): immutable, so ``y += v`` rebinds ``y``
 rather than changing the object another name may hold."""
 _FRESH_ARRAYS = _FRESH - {ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy,
-                          runtime.item_buffer}
+                          list.copy, dict.copy, runtime.item_buffer}
 """…and is an array (so ``a += b`` changes it in place)."""
 _OUT = object()
 """The change a ufunc's ``out=`` argument makes."""
@@ -586,6 +587,10 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
         if (plain and callee(m) is getattr and len(m.args) == 2 and isinstance(m.args[0], Var)
                 and m.args[0] not in plain and isinstance(m.args[1], Const) and isinstance(m.args[1].value, str)
                 and not _copy_method(s.var, defs, callee) and not any(isinstance(a, Starred) for a in s.args)):
+            kind = defs[m.args[0]][1] if m.args[0] in defs else None
+            if kind is not None and callee(kind) is type and kind.args and s.args and s.args[0] == kind.args[0]:
+                obj = s.args[0]  # type(cm).__enter__(cm), as a with block calls it: cm.__enter__()
+                return (obj, mut.call_method, [obj, m.args[1], *s.args[1:]], True) if obj not in plain else None
             return m.args[0], mut.call_method, [m.args[0], m.args[1], *s.args], True  # obj.method(...)
     return None
 

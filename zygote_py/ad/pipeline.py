@@ -542,8 +542,8 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
     return y, pullback
 
 
-def vjp_plan(f: Any, args: tuple, kwargs: dict,
-             param_out: Optional[int] = None) -> Optional[tuple[Callable, tuple, Callable, bool]]:
+def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
+             cells_out: tuple = ()) -> Optional[tuple[Callable, tuple, Callable, bool]]:
     """How to differentiate the pullback of ``J(f, *args, **kwargs)`` (a
     third derivative and up): ``(V, vargs, to_v, method)``, where
     ``V(dout, *vargs, **kwargs)`` computes that pullback of ``dout`` by
@@ -556,10 +556,14 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict,
     ``None``: the pullback gives no gradients. (``J``'s rule, which made
     the pullback, refused differentiated keyword arguments.)
     ``param_out``: the call was ``runtime.forward_changing(f, param_out,
-    args)``, which also returns the argument ``f`` changes in place."""
+    args)``, which also returns the argument ``f`` changes in place;
+    ``cells_out``: ``runtime.forward_with_cells``, which also returns the
+    values ``f`` leaves in these cells (``V`` runs while the cells hold what
+    they held at the call)."""
     name = registry.display_name(f)
     overloaded = runtime.OVERLOADS.get(f) if type(f) is types.BuiltinFunctionType else None
-    if overloaded is not None and not all(type(a).__module__ in ("builtins", "numpy") for a in args):
+    if overloaded is not None and any(runtime.python_method(type(a), n) is not None
+                                      for a in args for n in overloaded.names):
         raise NoDerivativeRule(
             f"differentiating again the pullback of an operator a class defines ({name}) is not supported: a "
             "second derivative through gradient code that calls it at run time, or a third derivative",
@@ -588,10 +592,12 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict,
     if isinstance(f, types.FunctionType) and not _calls_itself(f):
         active, numeric = masks(f, args, kwargs)
         self_active = is_differentiable_value(f)
-        entry = compiled(f, active, numeric, self_active, param_out)
+        entry = compiled(f, active, numeric, self_active, param_out, cells_out)
         sig, keywords = entry.signature, list(kwargs)
         return entry.vjp_function(f), args, lambda w: (None, _raw_cotangent(f, self_active, sig, len(args), keywords, w)), False
-    if isinstance(f, type) and runtime.python_init(f) and runtime.field_constructor(f) is None:
+    if isinstance(f, type) and runtime.field_constructor(f) is not None:  # (each field gets its argument's gradient)
+        return None, args, None, False
+    if isinstance(f, type) and runtime.python_init(f):
         init, obj = f.__init__, f.__new__(f)  # (a new object, as construct makes; its gradient is the one out)
         active, numeric = masks(init, (obj, *args), kwargs)
         entry = compiled(init, active, numeric, False, 0)

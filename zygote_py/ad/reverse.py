@@ -233,7 +233,7 @@ class _Reverse:
                                      hint="call the nested function where it is defined, or pass the "
                                      "variables to it as arguments and return their new values")
 
-        if shared and cells.share_cells(f, shared, self.facts.callee, refuse):
+        if shared and cells.share_cells(f, shared, self.facts, refuse):
             self._analyse(active)
         return shared
 

@@ -30,17 +30,23 @@ rather than take ``*args``, so that their inlined tangents read plainly.
 Non-differentiable: ``int round len range isinstance issubclass print bool
 str repr type id hash callable hasattr chr ord format``.
 
-``getattr(obj, name)``: a property is differentiated through its getter; a
-field's gradient is the object's structural gradient (a ``Tangent``, the
-same namedtuple), a bound method's its object's: see
+``getattr(obj, name[, default])``: a property is differentiated through
+its getter; a field's gradient is the object's structural gradient (a
+``Tangent``, the same namedtuple), a bound method's its object's: see
 :func:`zygote_py.runtime.attribute` and
-:func:`zygote_py.runtime.attribute_gradient`.
+:func:`zygote_py.runtime.attribute_gradient`; a default the value is
+gets ``dy``.
+
+``copy.copy``, ``copy.deepcopy``, ``list.copy`` and ``dict.copy`` are the
+identity on values: the copy's gradient is the original's (and its
+tangent a copy of the original's).
 
 ``map``, ``filter``, ``zip``, ``enumerate``, ``reversed``, ``sorted``,
 ``list`` and ``tuple``: see :mod:`.higher_order`. Left out: ``iter`` and
 ``next`` (a ``for`` loop needs neither: see the reverse transform), and the
 other containers' constructors.
 """
+import copy
 import math
 
 import numpy as np
@@ -307,6 +313,54 @@ def super_(*args):
 def super_push(y, cls=None, obj=None, *, dobj):
     # (cls=None, obj=None rather than *args, so that the inlined tangent reads dobj)
     return dobj  # the proxy's tangent is its object's
+
+
+@adjoint(copy.copy)
+def copy_copy(x):
+    def back(dy):
+        return (dy,)
+    return copy.copy(x), back
+
+
+@pushforward(copy.copy)
+def copy_copy_push(y, x, *, dx):
+    return copy.copy(dx)
+
+
+@adjoint(copy.deepcopy)
+def copy_deepcopy(x, memo=None):
+    def back(dy):
+        return (dy, None)
+    return copy.deepcopy(x, memo), back
+
+
+@pushforward(copy.deepcopy)
+def copy_deepcopy_push(y, x, memo=None, *, dx):
+    return copy.deepcopy(dx)
+
+
+@adjoint(list.copy)
+def list_copy(obj):
+    def back(dy):
+        return (dy,)
+    return obj.copy(), back
+
+
+@pushforward(list.copy)
+def list_copy_push(y, obj, *, dobj):
+    return dobj.copy()
+
+
+@adjoint(dict.copy)
+def dict_copy(obj):
+    def back(dy):
+        return (dy,)
+    return obj.copy(), back
+
+
+@pushforward(dict.copy)
+def dict_copy_push(y, obj, *, dobj):
+    return dobj.copy()
 
 
 @adjoint(getattr)

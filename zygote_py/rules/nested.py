@@ -26,7 +26,7 @@ the functions.
   and ``add_to`` (``g + scatter(x, key, dy)``) do both;
   ``numpy_reductions.extremum_grad`` (``max``'s gradient) gathers it back
   from the elements it selected; ``field``, ``attribute_gradient``,
-  ``like_iterable``, ``sequence_gradient``, ``repeated``,
+  ``without_field``, ``like_iterable``, ``sequence_gradient``, ``repeated``,
   ``user_gradient``, ``item_buffer`` and ``item_gradient`` move
   gradients about, and their cotangents go back the same way.
 - ``runtime.J`` and ``runtime.call_pullback``, which gradient code calls
@@ -146,6 +146,15 @@ def field(grad, name):
     return runtime.field(grad, name), back
 
 
+@adjoint(runtime.without_field)
+def without_field(grad, name):
+    """A structural gradient without one field's entry: its cotangent
+    goes back to the other entries."""
+    def back(g):
+        return (runtime.without_field(g, name), None)
+    return runtime.without_field(grad, name), back
+
+
 @adjoint(runtime.attribute_gradient)
 def attribute_gradient(obj, name, dy):
     """Linear in ``dy``: the gradient of ``obj``'s attribute ``name``, read
@@ -260,6 +269,31 @@ def forward_changing(f, position, args):
     return (y, pullback), back
 
 
+@adjoint(runtime.forward_with_cells)
+def forward_with_cells(f, shared, written, values, args):
+    """``forward_with_cells`` (a call of a nested function that shares
+    cells with its caller, see ``mutation.call_with_cells``) in gradient
+    code being differentiated: as :func:`J`'s rule, its pullback a
+    :class:`runtime.Pullback` that knows the values the cells held. The
+    gradients of those values are the entries of the closure's gradient for
+    those cells."""
+    kept = runtime.copied(args)
+    y, raw = runtime.forward_with_cells(f, shared, written, values, args)
+    pullback = runtime.Pullback(raw, f, kept, {}, cells=(shared, written, runtime.copied(values)))
+
+    def back(dout):
+        dy, dpullback = (None, None) if dout is None else dout
+        grads = runtime.call_pullback(pullback, dy)[:1 + len(args)]
+        if dpullback is not None:
+            grads = runtime.accum(grads, dpullback[:1 + len(args)])
+        dclosure = grads[0]  # (its shared cells' entries are the values'; see mutation.call_with_cells_)
+        dvalues = tuple(runtime.field(dclosure, name) for name in shared)
+        for name in shared:
+            dclosure = runtime.without_field(dclosure, name)
+        return (dclosure, None, None, dvalues, tuple(grads[1:]))
+    return (y, pullback), back
+
+
 @adjoint(runtime.call_pullback)
 def call_pullback(pullback, dy):
     """The pullback of a :class:`runtime.Pullback` (a derivative of
@@ -277,14 +311,21 @@ def call_pullback(pullback, dy):
             raise errors.NoDerivativeRule(
                 "differentiating a pullback that was not made in the code being differentiated is not supported",
                 hint="differentiate the function that makes the pullback")
-        plan = pipeline.vjp_plan(pullback.f, pullback.fresh(), pullback.kwargs, pullback.param_out)
-        if plan is None:
-            return (None, None)
-        v, vargs, to_v, method = plan
-        if v is None:
-            dargs = runtime.dense(tuple(w[1:1 + len(vargs)]))  # (as tangents: no lazy cotangents)
-            return (None, runtime.push(pullback.f, vargs, pullback.kwargs, dargs, {})[1])
-        _, v_back = runtime.J(v, dy, *vargs, **pullback.kwargs)
+        with pullback.lent():
+            plan = pipeline.vjp_plan(pullback.f, pullback.fresh(), pullback.kwargs, pullback.param_out,
+                                     pullback.cells[1] if pullback.cells else ())
+            if plan is None:
+                return (None, None)
+            v, vargs, to_v, method = plan
+            if v is None:
+                dargs = runtime.dense(tuple(w[1:1 + len(vargs)]))  # (as tangents: no lazy cotangents)
+                return (None, runtime.push(pullback.f, vargs, pullback.kwargs, dargs, {})[1])
+            if pullback.cells is None:
+                _, v_back = runtime.J(v, dy, *vargs, **pullback.kwargs)
+            else:  # (V assigns the cells as the call did)
+                shared, written, values = pullback.cells
+                _, cells_back = runtime.forward_with_cells(v, shared, written, runtime.copied(values), (dy, *vargs))
+                v_back = lambda c: cells_back((c, (None,) * len(written)))  # noqa: E731
         g = v_back(to_v(w))
         return (tuple(g[2:]) if method else (g[0], *g[2:]), g[1])
     return grads, back
@@ -399,6 +440,11 @@ def sequence_gradient_push(y, n, key, dy, is_tuple, *, ddy):
 @pushforward(runtime.field)
 def field_push(y, grad, name, *, dgrad):
     return runtime.field(dgrad, name)
+
+
+@pushforward(runtime.without_field)
+def without_field_push(y, grad, name, *, dgrad):
+    return runtime.without_field(dgrad, name)
 
 
 @pushforward(runtime.attribute_gradient)
