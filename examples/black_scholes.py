@@ -5,14 +5,9 @@ differentiating the pricing function, checked against the closed forms.
 
 The price is written once, as a quant writes it; delta (d price / d spot),
 vega (d price / d volatility), rho, theta and the dual delta (d price /
-d strike) all come from one `zpy.value_and_gradient` call. A book of
-options (NumPy arrays of strikes and positions) goes through the same
-formula written with arrays.
-
-Not here yet: gamma as `zpy.hessian` of `call_price`, which raises
-`NoDerivativeRule` today because `math.log`'s derivative rule (it takes an
-optional base) is called at run time rather than inlined, and a second
-derivative through such a call is not supported yet.
+d strike) all come from one `zpy.value_and_gradient` call, and gamma
+(d² price / d spot²) from `zpy.hessian`. A book of options (NumPy arrays of
+strikes and positions) goes through the same formula written with arrays.
 """
 import math
 
@@ -66,6 +61,7 @@ def closed_form_greeks(spot, strike, rate, vol, maturity):
         "dual_delta": -discount * norm_cdf(d2),
         "rho": strike * maturity * discount * norm_cdf(d2),
         "vega": spot * norm_pdf(d1) * math.sqrt(maturity),
+        "gamma": norm_pdf(d1) / (spot * sd),
         # d price / d maturity; the usual "theta" is its negative
         "dmaturity": spot * norm_pdf(d1) * vol / (2 * math.sqrt(maturity))
         + rate * strike * discount * norm_cdf(d2),
@@ -75,8 +71,9 @@ def closed_form_greeks(spot, strike, rate, vol, maturity):
 def main(spot=100.0, strike=105.0, rate=0.03, vol=0.2, maturity=0.75, verbose=True):
     price, (delta, dual_delta, rho, vega, dmaturity) = zpy.value_and_gradient(
         call_price, spot, strike, rate, vol, maturity)
+    gamma = zpy.hessian(call_price, spot, strike, rate, vol, maturity)[0][0]
     ours = {"delta": delta, "dual_delta": dual_delta, "rho": rho, "vega": vega,
-            "dmaturity": dmaturity}
+            "dmaturity": dmaturity, "gamma": gamma}
     exact = closed_form_greeks(spot, strike, rate, vol, maturity)
     errors = {k: abs(ours[k] - exact[k]) for k in exact}
 
