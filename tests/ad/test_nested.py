@@ -356,6 +356,16 @@ def a_closure_in_a_loop(x):
     return total
 
 
+def a_closure_reading_a_variable_assigned_twice(x):
+    z = math.sin(x)
+
+    def inner(r):
+        return r * z
+    a = inner(x)
+    z = z * x
+    return a + inner(2.0)
+
+
 SORT_WEIGHTS = np.array([0.3, -1.2, 2.0, 0.7])
 
 
@@ -367,7 +377,7 @@ def sorted_and_weighted(x):
 @pytest.mark.parametrize("f", [
     an_object, its_fields, a_method_that_changes_it, a_helper_that_fills_a_list, a_helper_that_sets_an_item,
     in_place_arithmetic, getattr_with_a_default, sorted_and_weighted, a_closure_that_adds_to_a_variable,
-    a_closure_in_a_loop,
+    a_closure_in_a_loop, a_closure_reading_a_variable_assigned_twice,
 ], ids=lambda f: f.__name__)
 def test_second_derivatives_through_objects_and_changes_in_place(f):
     x = 0.7

@@ -324,8 +324,10 @@ def call_pullback(pullback, dy):
                 _, v_back = runtime.J(v, dy, *vargs, **pullback.kwargs)
             else:  # (V assigns the cells as the call did)
                 shared, written, values = pullback.cells
-                _, cells_back = runtime.forward_with_cells(v, shared, written, runtime.copied(values), (dy, *vargs))
-                v_back = lambda c: cells_back((c, (None,) * len(written)))  # noqa: E731
+                _, v_back = runtime.forward_with_cells(v, shared, written, runtime.copied(values), (dy, *vargs))
+                if written:  # (its cotangent: its value's, and none for the values it leaves in the cells)
+                    cells_back = v_back
+                    v_back = lambda c: cells_back((c, (None,) * len(written)))  # noqa: E731
         g = v_back(to_v(w))
         return (tuple(g[2:]) if method else (g[0], *g[2:]), g[1])
     return grads, back
