@@ -68,12 +68,10 @@ pushforward(abs)(operators.abs_any_push)
 
 @adjoint(max)
 def max_(*args, **kwargs):
-    if len(args) != 1:  # several arguments (or none: the function's TypeError)
-        items = args
-        y = max(*args, **kwargs)
-    else:
-        items, start = runtime.take(args[0])
-        y = max(items, **kwargs)
+    # (several arguments, or none: the function's TypeError; each name assigned once, for the
+    # rule's own derivative)
+    items, start = (args, 0) if len(args) != 1 else runtime.take(args[0])
+    y = max(*args, **kwargs) if len(args) != 1 else max(items, **kwargs)
 
     def back(dy):
         # The selected item is the first one that *is* the result: an
@@ -109,12 +107,10 @@ def max_push(y, *args, dargs, **kwargs):
 
 @adjoint(min)
 def min_(*args, **kwargs):
-    if len(args) != 1:  # several arguments (or none: the function's TypeError)
-        items = args
-        y = min(*args, **kwargs)
-    else:
-        items, start = runtime.take(args[0])
-        y = min(items, **kwargs)
+    # (several arguments, or none: the function's TypeError; each name assigned once, for the
+    # rule's own derivative)
+    items, start = (args, 0) if len(args) != 1 else runtime.take(args[0])
+    y = min(*args, **kwargs) if len(args) != 1 else min(items, **kwargs)
 
     def back(dy):
         # The selected item is the first one that *is* the result: an
