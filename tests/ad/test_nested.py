@@ -14,6 +14,8 @@ import pytest
 import zygote_py as zpy
 from zygote_py.errors import NoDerivativeRule
 
+from .programs import while_loop
+
 
 def d(f, x):
     return zpy.gradient(f, x)[0]
@@ -370,6 +372,10 @@ def max_and_min(x):
     return max(x * x, math.sin(x)) * min([x, 2.0 * x, 0.5]) + max(np.array([x, 1.0 - x]))
 
 
+def keywords_to_a_call_that_stays_a_call(x):
+    return while_loop(n=3, x=math.sin(x)) + while_loop(x, n=2)  # (another module's function: a call)
+
+
 SORT_WEIGHTS = np.array([0.3, -1.2, 2.0, 0.7])
 
 
@@ -382,6 +388,7 @@ def sorted_and_weighted(x):
     an_object, its_fields, a_method_that_changes_it, a_helper_that_fills_a_list, a_helper_that_sets_an_item,
     in_place_arithmetic, getattr_with_a_default, sorted_and_weighted, a_closure_that_adds_to_a_variable,
     a_closure_in_a_loop, a_closure_reading_a_variable_assigned_twice, max_and_min,
+    keywords_to_a_call_that_stays_a_call,
 ], ids=lambda f: f.__name__)
 def test_second_derivatives_through_objects_and_changes_in_place(f):
     x = 0.7

@@ -29,6 +29,7 @@ graph, each block's statements reversed:
 """
 from __future__ import annotations
 
+import inspect
 import operator
 import types
 from dataclasses import dataclass, field
@@ -833,6 +834,8 @@ class _Reverse:
                 self.needs[b.id] += [captured[n] for n in r.captured if isinstance(captured[n], Var)]
                 continue
             self._check_callable(s, fn)
+            if s.kwargs and isinstance(fn, types.FunctionType):
+                s = _keywords_by_position(s, fn)
             pair = self.f.new_var()
             out.append(Statement(pair, Const(runtime.J), [s.callee, *s.args], list(s.kwargs), s.line))
             t = self.f.new_var()
@@ -1628,6 +1631,25 @@ def _drop_needless_zero_guards(a: IR, rule_constants: set[int], invoked: set[int
     for bid in guards.keys() - live:
         a.blocks[bid].term = a.blocks[bid].term.orelse
     return bool(guards.keys() - live)
+
+
+def _keywords_by_position(s: Statement, fn: types.FunctionType) -> Statement:
+    """The call ``s`` of the Python function ``fn`` with its keyword
+    arguments passed by position, where they name the parameters that
+    follow the positional ones (``h(b=y, a=x)`` is ``h(x, y)``): the same
+    call, whose gradient code calls ``J`` by position, and so can be
+    differentiated again. Otherwise ``s``."""
+    code = fn.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount \
+            or any(isinstance(a, Starred) for a in s.args):
+        return s
+    names = code.co_varnames[code.co_posonlyargcount:code.co_argcount]
+    given = dict(s.kwargs)
+    start = len(s.args) - code.co_posonlyargcount
+    if start < 0 or len(given) != len(s.kwargs) or set(given) != set(names[start:start + len(given)]):
+        return s
+    return Statement(s.var, s.callee, [*s.args, *(given[k] for k in names[start:start + len(given)])], [],
+                     s.line, s.pure)
 
 
 def _fuse_scatter_adds(a: IR, item_scatters: set[int]) -> set[int]:
