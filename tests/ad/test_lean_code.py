@@ -127,6 +127,23 @@ def test_float_output_is_seeded_with_one():
     assert abs(g - (-math.cos(math.cos(0.7)) * math.sin(0.7) / 2 - 1)) < 1e-15
 
 
+def product_of_a_parameter(a, b):
+    return a * math.sin(b) + b * b
+
+
+def calls_a_helper(x):
+    return product_of_a_parameter(x, 3.0 * x) + product_of_a_parameter(math.cos(x), x)
+
+
+def test_a_seed_of_one_times_a_float_the_pullback_kept_is_that_float():
+    # (the inlined helper's pullback reads x and sin(3x) from the forward: 1.0 * x is x)
+    fused = zpy.api._compiled(calls_a_helper, (0.7,)).gradient_source
+    assert "1.0 *" not in fused, fused
+    x, h = 0.7, 1e-6
+    assert zpy.gradient(calls_a_helper, x)[0] == pytest.approx(
+        (calls_a_helper(x + h) - calls_a_helper(x - h)) / (2 * h), rel=1e-8)
+
+
 def test_output_of_unknown_kind_keeps_the_seed():
     assert "seed(" in zpy.api._compiled(scaled, (0.7, 3)).gradient_source
     assert zpy.gradient(scaled, 0.7, 3) == (3.0, None)

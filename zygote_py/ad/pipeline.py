@@ -36,7 +36,7 @@ from .. import runtime, tangent
 from ..rules import registry
 from ..tangent import Tangent
 from . import reverse
-from .analysis import Facts, cell_value, is_differentiable_value, is_float, kind
+from .analysis import Facts, cell_value, is_differentiable_value, is_float, kind, static_values
 
 
 def _without_gc(build: Callable) -> Callable:
@@ -57,7 +57,8 @@ def _without_gc(build: Callable) -> Callable:
 
 
 def fuse(forward: IR, pullback: IR, float_output: bool, sum_output: bool = False,
-         real_arrays: frozenset = frozenset(), value: bool = True, cotangent: bool = False) -> IR:
+         real_arrays: frozenset = frozenset(), value: bool = True, cotangent: bool = False,
+         float_args: frozenset = frozenset(), known_globals: Optional[dict] = None) -> IR:
     """The forward IR followed by the pullback's blocks, entered with the
     seed ``runtime.seed(y)`` (1 of the output's kind, or an error for an
     output that is not a real scalar; 1.0 for an output known to be a
@@ -117,7 +118,7 @@ def fuse(forward: IR, pullback: IR, float_output: bool, sum_output: bool = False
     merge_blocks(checked(g, "fusing forward and pullback"))  # (each part is optimised already)
     if float_output or sum_output:
         fold_constants(g)  # (the seed 1.0 in the pullback's arithmetic)
-        _times_one(g, real_arrays)
+        _times_one(g, real_arrays, float_args, known_globals or {})
     if not value and sum_output:
         _drop_value(g, y)
     return g
@@ -146,13 +147,16 @@ def _drop_value(g: IR, y: Var) -> None:
         eliminate_dead_code(g)  # (the method the sum was read as)
 
 
-def _times_one(g: IR, real_arrays: frozenset) -> None:
+def _times_one(g: IR, real_arrays: frozenset, float_args: frozenset, known_globals: dict) -> None:
     """``1.0 * x`` and ``x * 1.0`` (the seed 1.0 times ``x``) are ``x``,
-    exactly, for a float ``x``, and for a quotient of arrays of
+    exactly, for a float ``x`` (``float_args``: the parameters that are
+    floats; ``known_globals``: the globals the compilation is guarded on,
+    such as ``math``), and for a quotient of arrays of
     ``real_arrays`` (or of them and numbers) read only there: an array of
     floats, new, that nothing else holds (a Python float is weakly typed:
     the product has ``x``'s dtype)."""
     facts = Facts()
+    static_values(g, known_globals, {}, facts)
     defs = {s.var: s for b in g.blocks.values() for s in b.stmts}
     uses = use_counts(g)
     stored: dict[str, list[Operand]] = {}  # (the pullback reads the forward's values from cells)
@@ -168,6 +172,19 @@ def _times_one(g: IR, real_arrays: frozenset) -> None:
             values = stored.get(s.args[0].value, [])
             return bool(values) and all(v in real_arrays for v in values)
         return op in real_arrays
+
+    params = dict(zip(g.signature.names(), g.entry.args))
+    floats = set(float_args)
+
+    def is_a_float(x: Operand) -> bool:
+        """``is_float``, where a read of a cell the pullback kept a value in
+        is that value (a parameter's cell holds the parameter)."""
+        s = defs.get(x)
+        if s is not None and isinstance(s.callee, Const) and s.callee.value is ops.load_deref:
+            name = s.args[0].value
+            values = stored.get(name) or ([params[name]] if name in params else [])
+            return bool(values) and all(is_float(g, v, floats, facts) for v in values)
+        return is_float(g, x, floats, facts)
 
     def new_quotient(x: Operand) -> bool:
         s = defs.get(x)
@@ -186,7 +203,7 @@ def _times_one(g: IR, real_arrays: frozenset) -> None:
             if isinstance(s.callee, Const) and s.callee.value is operator.mul and len(a) == 2 and not s.kwargs:
                 for one, x in ((a[0], a[1]), (a[1], a[0])):
                     if isinstance(one, Const) and type(one.value) is float and one.value == 1.0 \
-                            and (new_quotient(x) or is_float(g, x, set(), facts)):
+                            and (new_quotient(x) or is_a_float(x)):
                         env[s.var] = x
                         break
             if s.var not in env:
@@ -215,6 +232,7 @@ class Compiled:
         self.float_output = t.float_output
         self.sum_output = t.sum_output
         self.real_arrays = t.real_arrays
+        self.float_args = t.float_args
         self.generation = generation  # of the rule registry, whose rules it inlined
         self._globals = [(k, v) for kind, k, v in self.guards if kind == "global"]
         self._cells = cell_guards(fn, self.guards)
@@ -279,7 +297,8 @@ class Compiled:
 
     @_without_gc
     def _build_fused(self, value: bool) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
-        ir = fuse(self.forward_ir, self.pullback_ir, self.float_output, self.sum_output, self.real_arrays, value)
+        ir = fuse(self.forward_ir, self.pullback_ir, self.float_output, self.sum_output, self.real_arrays, value,
+                  float_args=self.float_args, known_globals=dict(self._globals))
         fdef, constants = function_def(ir, f"{self.name}_gradient", self._aliases())
         return compile_def(fdef, constants, self.freevars, self.filename), constants, fdef
 

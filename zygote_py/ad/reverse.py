@@ -86,6 +86,8 @@ class Transformed:
     (whose seed is 1.0 too: see :func:`analysis.is_real_sum`)."""
     real_arrays: frozenset = frozenset()
     """The forward's values known to be arrays of real numbers."""
+    float_args: frozenset = frozenset()
+    """The parameters that are Python floats where the code was compiled."""
 
 
 def transform(
@@ -178,7 +180,7 @@ class _Reverse:
         _share_array_reads(self.f, self.facts)
         self._hoist_invariants()
         self.shift_free = idioms.shift_free(self.f, self.facts)
-        floats = {a for a, k in zip(self.f.entry.args, numeric) if k == analysis.FLOAT}
+        floats = self.float_args = frozenset(a for a, k in zip(self.f.entry.args, numeric) if k == analysis.FLOAT)
         self.float_output = param_out is None and not cells_out and analysis.is_float(
             self.f, self.ret.term.value, floats, self.facts)
         self.sum_output = param_out is None and not cells_out and analysis.is_real_sum(
@@ -782,7 +784,7 @@ class _Reverse:
         self.a.freevars = sorted(self.forward_cells_used)
         return Transformed(self.f, self.a, list(self.guards.values()), self.changed_params, self.stored_globals,
                            self.raises_out, self.float_output, self.sum_output,
-                           frozenset(self.facts.arrays & self.facts.real))
+                           frozenset(self.facts.arrays & self.facts.real), self.float_args)
 
     def _forward_block(self, b: Block) -> None:
         if b.id in self.inert:
