@@ -67,7 +67,11 @@ def share_cells(f: IR, cells: set[str], facts: Any,
     """In the function that owns ``cells`` (cell variables that are not one
     value, or in forward mode that may hold a differentiated value), rewrite
     the calls of nested functions that capture them, then make every read
-    of them in ``f`` an SSA value. Returns whether it changed anything."""
+    of them in ``f`` an SSA value. Gradient code's own such calls
+    (``runtime.J(runtime.call_with_cells, g, ...)``, differentiated again)
+    already hand the cells their values: the values they leave are read
+    from their results. ``facts``: the function's, for static callees.
+    Returns whether it changed anything."""
     if not cells:
         return False
     callee = facts.callee

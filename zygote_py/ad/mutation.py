@@ -67,8 +67,7 @@ _FRESH = {
     np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
     np.array, np.copy, np.ndarray.copy, np.arange, np.linspace, np.eye, np.identity,
     ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy, list.copy, dict.copy,
-    mut.snapshot,
-    mut.snapshot_holder, hooks.stop_gradient, runtime.item_buffer,
+    mut.snapshot, mut.snapshot_holder, hooks.stop_gradient, runtime.item_buffer,
 }
 """Callees whose result is a new object that nothing else refers to
 (``runtime.item_buffer``'s, a list, in gradient code differentiated

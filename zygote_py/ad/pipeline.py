@@ -365,7 +365,7 @@ class Compiled:
         return g
 
 
-def cell_guards(fn: types.FunctionType, guards) -> list[tuple[Optional[str], Any, Any]]:
+def cell_guards(fn: types.FunctionType, guards: list[tuple]) -> list[tuple[Optional[str], Any, Any]]:
     """The cells among the guards of a compilation of ``fn``, as ``(name,
     cell, value)``: ``name`` for one of ``fn``'s own cells, which each
     closure made from ``fn``'s code has anew (checked by name: the
@@ -563,8 +563,8 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
 
 def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
              cells_out: tuple = ()) -> Optional[tuple[Callable, tuple, Callable, bool]]:
-    """How to differentiate the pullback of ``J(f, *args, **kwargs)`` (a
-    third derivative and up): ``(V, vargs, to_v, method)``, where
+    """How to differentiate the pullback of ``J(f, *args, **kwargs)`` (in
+    gradient code differentiated again): ``(V, vargs, to_v, method)``, where
     ``V(dout, *vargs, **kwargs)`` computes that pullback of ``dout`` by
     code zygote_py reads (``f``'s rule, or the pullback it emitted for
     ``f``, after ``f``'s forward), and ``to_v`` maps a cotangent of the
@@ -586,7 +586,7 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
         raise NoDerivativeRule(
             f"differentiating again the pullback of an operator a class defines ({name}) is not supported: a "
             "second derivative through gradient code that calls it at run time, or a third derivative",
-            hint="differentiate to second order, or call the class's method by name")
+            hint="call the class's method by name")
     rule = registry.lookup(f)
     if rule is not None and type(f) in (types.FunctionType, types.BuiltinFunctionType, type) and f in _linear():
         return None, args, None, False
