@@ -111,12 +111,7 @@ def share_cells(f: IR, cells: set[str], facts: Any,
                     pair, after = f.new_var(), f.new_var()
                     out.append(Statement(pair, Const(operator.getitem), [s.var, Const(0)], [], s.line))
                     out.append(Statement(after, Const(operator.getitem), [pair, Const(1)], [], s.line))
-                    made = {}
-                    for k, name in enumerate(written):
-                        v = f.new_var(name)
-                        out.append(Statement(v, Const(operator.getitem), [after, Const(k)], [], s.line))
-                        made[name] = v
-                    new_defs[id(out[-1])] = made
+                    _left_in_cells(f, out, after, written, s.line, new_defs)
                 continue
             maker = calls.get(id(s))
             if maker is None:
@@ -139,15 +134,23 @@ def share_cells(f: IR, cells: set[str], facts: Any,
                                  list(s.kwargs), s.line))
             out.append(Statement(s.var, Const(operator.getitem), [pair, Const(0)], [], s.line))
             out.append(Statement(after, Const(operator.getitem), [pair, Const(1)], [], s.line))
-            made = {}
-            for k, name in enumerate(written):
-                v = f.new_var(name)
-                out.append(Statement(v, Const(operator.getitem), [after, Const(k)], [], s.line))
-                made[name] = v
-            if made:
-                new_defs[id(out[-1])] = made
+            _left_in_cells(f, out, after, written, s.line, new_defs)
         b.stmts = out
     return _ssa(f, cells, new_defs, params, frozenset(handed))
+
+
+def _left_in_cells(f: IR, out: list[Statement], after: Var, written: list[str], line: Optional[int],
+                   new_defs: dict[int, dict[str, Var]]) -> None:
+    """Read the values a call left in the cells ``written`` from their
+    tuple ``after``: the cells' values from there on (``new_defs``, by the
+    last statement read)."""
+    made = {}
+    for k, name in enumerate(written):
+        v = f.new_var(name)
+        out.append(Statement(v, Const(operator.getitem), [after, Const(k)], [], line))
+        made[name] = v
+    if made:
+        new_defs[id(out[-1])] = made
 
 
 def _lends_cells(s: Statement, facts: Any) -> bool:

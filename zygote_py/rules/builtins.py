@@ -336,26 +336,16 @@ def copy_deepcopy_push(y, x, memo=None, *, dx):
 
 
 @adjoint(list.copy)
-def list_copy(obj):
+@adjoint(dict.copy)
+def container_copy(obj):
     def back(dy):
         return (dy,)
     return obj.copy(), back
 
 
 @pushforward(list.copy)
-def list_copy_push(y, obj, *, dobj):
-    return dobj.copy()
-
-
-@adjoint(dict.copy)
-def dict_copy(obj):
-    def back(dy):
-        return (dy,)
-    return obj.copy(), back
-
-
 @pushforward(dict.copy)
-def dict_copy_push(y, obj, *, dobj):
+def container_copy_push(y, obj, *, dobj):
     return dobj.copy()
 
 
