@@ -394,6 +394,11 @@ def free_names(node: Any) -> set[str]:
     return used - bound
 
 
+HELD_WITHOUT_GRADIENT = (types.ModuleType, types.BuiltinFunctionType, type)
+"""What a differentiated closure's cell may hold and still give no
+gradient (the compilation is guarded on it)."""
+
+
 def activity(
     ir: IR, active_args: list[bool], self_active: bool, facts: Facts, cells: Optional[dict] = None
 ) -> None:
@@ -430,8 +435,9 @@ def activity(
                     continue
                 fn = facts.callee(s)
                 if fn is ops.load_deref and self_active and s.args[0].value in ir.freevars:
-                    # (a module a closure holds, as emitted code holds runtime and math, has no gradient: guarded)
-                    on = not isinstance(facts.static.get(s.var), types.ModuleType)
+                    # (a module, a built-in function or a class a closure holds, as emitted code holds runtime,
+                    # math and iter, has no gradient: guarded)
+                    on = not isinstance(facts.static.get(s.var), HELD_WITHOUT_GRADIENT)
                 elif fn is ops.make_scope:  # a generator expression reads the enclosing variables
                     on = s.args[1] in active or any(may_be_active(n) for n in free_names(s.args[0].value))
                 elif fn is ops.make_function:

@@ -187,9 +187,9 @@ class _Reverse:
             self.f, self.ret.term.value, self.facts)
         for v in self.facts.constants:  # the code is specialised on their kinds
             self._guard(v)
-        if self.self_active:  # (where a module the closure holds is taken to be inactive)
+        if self.self_active:  # (where a module, built-in function or class the closure holds is taken to be inactive)
             for v, value in self.facts.static.items():
-                if isinstance(value, types.ModuleType) and self.facts.origin.get(v, ("",))[0] == "cell":
+                if isinstance(value, analysis.HELD_WITHOUT_GRADIENT) and self.facts.origin.get(v, ("",))[0] == "cell":
                     self._guard(v)
         rv = self.ret.term.value
         seed = "d" + clean(self.f.names.get(rv), "y") if isinstance(rv, Var) and rv in self.f.names else "dy"
