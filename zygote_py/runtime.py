@@ -43,10 +43,6 @@ def accum(a: Any, b: Any) -> Any:
         return b
     if b is None:
         return a
-    if isinstance(a, Tangent) is not isinstance(b, Tangent):  # (an iterator's, from differentiated rule code)
-        a, b = _items_gradient(a), _items_gradient(b)
-        if a is None or b is None:
-            return b if a is None else a
     if isinstance(a, (tuple, list)):
         if len(a) != len(b):
             raise ValueError(
@@ -70,15 +66,6 @@ def accum(a: Any, b: Any) -> Any:
             total[key] = accum(total.get(key), value)
         return Tangent(**total)
     return a + b
-
-
-def _items_gradient(g: Any) -> Any:
-    """``g``, or, for the structural gradient of an :class:`EagerIterator`
-    (a ``Tangent`` of its fields, which rule code differentiated again
-    makes), the gradient of its items: a list, its gradient's other kind."""
-    if isinstance(g, Tangent) and tuple(tangent.values(g)) == EagerIterator.__slots__:
-        return tangent.get(g, "items")
-    return g
 
 
 def seed(y: Any) -> Any:
@@ -203,6 +190,17 @@ def field(grad: Any, name: str) -> Any:
     if isinstance(grad, dict):
         return grad.get(name)
     return getattr(grad, name, None)
+
+
+def cells_gradient(dclosure: Any, names: tuple) -> tuple[Any, tuple]:
+    """A closure's gradient from a call of it that shares the cells
+    ``names`` with its caller (see :func:`call_with_cells`), split in two:
+    the closure's own, without those cells' entries, and those entries, the
+    gradients of the values the cells held at the call."""
+    values = tuple(field(dclosure, name) for name in names)
+    for name in names:
+        dclosure = without_field(dclosure, name)
+    return dclosure, values
 
 
 def without_field(grad: Any, name: str) -> Any:

@@ -266,10 +266,7 @@ def call_with_cells_(f, shared, written, values, *args):
         if written:  # the call's cotangent: its value's, and the cells' it left
             dvalue = (dvalue, (None,) * len(written) if dcells is None else dcells)
         grads = runtime.call_pullback(pullback, dvalue)
-        dclosure = grads[0]  # the closure's, whose shared cells' entries go to their values at the call
-        dvalues = tuple(runtime.field(dclosure, name) for name in shared)
-        for name in shared:
-            dclosure = runtime.without_field(dclosure, name)
+        dclosure, dvalues = runtime.cells_gradient(grads[0], shared)
         return (dclosure, None, None, dvalues, *grads[1:1 + len(args)])
     return (y if written else (y, ())), back
 

@@ -16,8 +16,9 @@ the functions.
   captured variables' (a ``Tangent``).
 - ``value_and_gradient(f, *args)``: the same, with the value's cotangent
   too.
-- ``runtime.seed`` (the output's cotangent 1) and
-  ``numpy_linalg.real_matrices`` (a test) have no gradient.
+- ``runtime.seed`` (the output's cotangent 1),
+  ``numpy_linalg.real_matrices`` (a test) and ``runtime.position`` (how
+  many items an iterator has yielded, which rules read) have no gradient.
 - The run-time helpers emitted gradient code calls are linear in the
   gradients they take: ``accum(a, b)`` and ``add_into(g, v)`` pass their
   cotangent to both,
@@ -57,7 +58,7 @@ from . import registry
 from .registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel, runtime.changing_method,
-                  mutation.write_into)
+                  runtime.position, mutation.write_into)
 
 
 @adjoint(runtime.accum)
@@ -286,10 +287,7 @@ def forward_with_cells(f, shared, written, values, args):
         grads = runtime.call_pullback(pullback, dy)[:1 + len(args)]
         if dpullback is not None:
             grads = runtime.accum(grads, dpullback[:1 + len(args)])
-        dclosure = grads[0]  # (its shared cells' entries are the values'; see mutation.call_with_cells_)
-        dvalues = tuple(runtime.field(dclosure, name) for name in shared)
-        for name in shared:
-            dclosure = runtime.without_field(dclosure, name)
+        dclosure, dvalues = runtime.cells_gradient(grads[0], shared)
         return (dclosure, None, None, dvalues, tuple(grads[1:]))
     return (y, pullback), back
 
