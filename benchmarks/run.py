@@ -232,7 +232,7 @@ WORKLOADS = [
              nw.lstm, (nw.LSTM_WX, nw.LSTM_WH, nw.LSTM_B), nw.lstm_hand, None, nw.lstm_in,
              ("hand", 1.5)),
     Workload("blackscholes", "sum of 10,000 Black-Scholes call prices; d/d spot, d/d volatility",
-             nw.black_scholes, (nw.BS_SPOT, nw.BS_VOL), nw.black_scholes_hand, None,
+             nw.black_scholes, (nw.BS_SPOT, nw.BS_VOL), nw.black_scholes_hand, nw.black_scholes_taped,
              nw.black_scholes_in, ("hand", 1.5)),
     Workload("lstm_scalar", "the LSTM on floats: hidden 1, input 1, 20 steps, 12 weights",
              sw.lstm_scalar, sw.LSTM1_ARGS, sw.lstm_scalar_hand, None, sw.lstm_scalar_in, None),

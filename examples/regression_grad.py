@@ -153,12 +153,11 @@ def predict_forward(w, b, x):
 
     def predict_pullback(dy):
         t_2 = dy * (1.0 - t_1 * t_1)
-        t_3 = unbroadcast(t_2, t)
         db = unbroadcast(t_2, b)
-        if real_matrices(t_3, x, w):
-            dx, dw = (t_3 @ w.T, x.T @ t_3)
+        if real_matrices(t_2, x, w):
+            dx, dw = (t_2 @ w.T, x.T @ t_2)
         else:
-            dx, dw = (matmul_grad(t_3, x, w, 0), matmul_grad(t_3, x, w, 1))
+            dx, dw = (matmul_grad(t_2, x, w, 0), matmul_grad(t_2, x, w, 1))
         return (user_gradient(w, dw), db, user_gradient(x, dx))
     return (t_1, predict_pullback)
 
@@ -168,12 +167,11 @@ def predict_gradient(w, b, x):
     t_1 = np.tanh(t + b)
     dy = seed(t_1)
     t_2 = dy * (1.0 - t_1 * t_1)
-    t_3 = unbroadcast(t_2, t)
     db = unbroadcast(t_2, b)
-    if real_matrices(t_3, x, w):
-        dx, dw = (t_3 @ w.T, x.T @ t_3)
+    if real_matrices(t_2, x, w):
+        dx, dw = (t_2 @ w.T, x.T @ t_2)
     else:
-        dx, dw = (matmul_grad(t_3, x, w, 0), matmul_grad(t_3, x, w, 1))
+        dx, dw = (matmul_grad(t_2, x, w, 0), matmul_grad(t_2, x, w, 1))
     return (user_gradient(w, dw), db, user_gradient(x, dx))
 
 
@@ -202,17 +200,16 @@ def loss_forward(w, b, x, y):
         dr = dr + unbroadcast(t_7 * r, r)
         if path == 0:
             dpenalty = dpenalty / (2.0 * penalty)
-        t_7 = np.full_like(t_2, unbroadcast(dpenalty * t_3, t_4))
+        t_7 = np.full_like(t_2, dpenalty * t_3)
         dw = unbroadcast(t_7 * w, w)
         dw = dw + unbroadcast(t_7 * w, w)
         dy = -unbroadcast(dr, y)
         t_7 = unbroadcast(dr, t_1) * (1.0 - t_1 * t_1)
-        t_8 = unbroadcast(t_7, t)
         db = unbroadcast(t_7, b)
-        if real_matrices(t_8, x, w):
-            dx, t_7 = (t_8 @ w.T, x.T @ t_8)
+        if real_matrices(t_7, x, w):
+            dx, t_7 = (t_7 @ w.T, x.T @ t_7)
         else:
-            dx, t_7 = (matmul_grad(t_8, x, w, 0), matmul_grad(t_8, x, w, 1))
+            dx, t_7 = (matmul_grad(t_7, x, w, 0), matmul_grad(t_7, x, w, 1))
         dw = dw + t_7
         return (user_gradient(w, dw), db, user_gradient(x, dx), user_gradient(y, dy))
     return (t_6 + penalty_1, loss_pullback)
@@ -242,17 +239,16 @@ def loss_gradient(w, b, x, y):
     dr = dr + unbroadcast(t_7 * r, r)
     if path == 0:
         dpenalty = dpenalty / (2.0 * penalty)
-    t_7 = np.full_like(t_2, unbroadcast(dpenalty * t_3, t_4))
+    t_7 = np.full_like(t_2, dpenalty * t_3)
     dw = unbroadcast(t_7 * w, w)
     dw = dw + unbroadcast(t_7 * w, w)
     dy = -unbroadcast(dr, y)
     t_7 = unbroadcast(dr, t_1) * (1.0 - t_1 * t_1)
-    t_9 = unbroadcast(t_7, t)
     db = unbroadcast(t_7, b)
-    if real_matrices(t_9, x, w):
-        dx, t_7 = (t_9 @ w.T, x.T @ t_9)
+    if real_matrices(t_7, x, w):
+        dx, t_7 = (t_7 @ w.T, x.T @ t_7)
     else:
-        dx, t_7 = (matmul_grad(t_9, x, w, 0), matmul_grad(t_9, x, w, 1))
+        dx, t_7 = (matmul_grad(t_7, x, w, 0), matmul_grad(t_7, x, w, 1))
     dw = dw + t_7
     return (user_gradient(w, dw), db, user_gradient(x, dx), user_gradient(y, dy))
 

@@ -950,6 +950,29 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
     return g
 
 
+def scatters(x: Any, keys: tuple, values: tuple) -> Any:
+    """``scatter(x, k1, v1) + scatter(x, k2, v2) + ...``: the cotangent of
+    ``x`` for cotangents of several of its parts at once (the four gates of
+    an LSTM, sliced from one array). Written into one array of zeros when
+    the keys are basic indices (no element is picked twice by one key) and
+    the real values fill at least a quarter of ``x``; otherwise the sum of
+    the scatters, which may stay sparse."""
+    parts = [(k, v) for k, v in zip(keys, values) if v is not None]
+    if not parts:
+        return None
+    if type(x) is np.ndarray and x.dtype.kind == "f" and all(
+        basic_index(k) and (type(v) is float or getattr(v, "dtype", x.dtype).kind in "fiu") for k, v in parts
+    ) and sum(np.size(v) for _, v in parts) * 4 > x.size:
+        g = np.zeros(x.shape, x.dtype)
+        for k, v in parts:
+            g[k] += v
+        return g
+    total = scatter(x, *parts[0])
+    for k, v in parts[1:]:
+        total = total + scatter(x, k, v)
+    return total
+
+
 def _mask(key: Any) -> bool:
     """One boolean mask, alone or among basic indices (no index repeats)."""
     parts = key if isinstance(key, tuple) else (key,)

@@ -336,3 +336,55 @@ def test_a_product_with_a_vector_takes_the_general_way_without_a_test():
         check(layer, W, x)
         source = zpy.api._compiled(layer, (W, x)).gradient_source
         assert ("real_matrices" in source) == (x.ndim == 2), source
+
+
+SERIES = (0.5, -0.25, 0.125, 1.0)  # a global tuple of floats: the code is specialised on it (guarded)
+
+
+def horner_sum(x):
+    s = 0.0
+    for a in SERIES:
+        s = s * x + a
+    return np.sum(s)
+
+
+def test_a_loop_over_a_tuple_of_floats_keeps_only_the_partial_sums():
+    # s * x + a with a float a: the gradient of s * x is the output's, with no array kept for its shape
+    x = RNG.standard_normal(6)
+    check(horner_sum, x)
+    source = _source(horner_sum, x)
+    assert source.count(".append(") == 1 and "saved_s" in source, source
+
+
+def sines_of_shifts(x, W):
+    total = 0.0
+    for a in SERIES:
+        total = total + np.sum(np.sin(x @ W + a))
+    return total
+
+
+def test_a_tuple_rebound_to_one_holding_an_array_is_differentiated_again(monkeypatch):
+    # specialised on floats, the gradient of x @ W is the sum's; an array item broadcasts it up
+    x, W = RNG.standard_normal(3), RNG.standard_normal((3, 4))
+    check(sines_of_shifts, x, W)
+    monkeypatch.setitem(globals(), "SERIES", (np.array([[1.0], [2.0]]), 2.0, 3.0))
+    check(sines_of_shifts, x, W)
+
+
+def test_the_gradients_of_an_arrays_slices_are_written_into_one_array():
+    source = _source(gates, *ARGS)
+    assert "runtime.scatters(z, (" in source and "runtime.scatter(" not in source, source
+
+
+def two_slices(z):
+    return np.sum(np.sin(z[:, :2]) * np.cos(z[:, 2:]))
+
+
+def test_second_derivatives_through_the_gradient_of_slices_written_into_one_array():
+    z = RNG.standard_normal((3, 4))
+    assert "scatters" in _source(two_slices, z)
+    v = RNG.standard_normal((3, 4))
+    by_reverse = zpy.gradient(lambda w: np.sum(zpy.gradient(two_slices, w)[0] * v), z)[0]
+    np.testing.assert_allclose(by_reverse, numeric_gradient(lambda w: np.sum(zpy.gradient(two_slices, w)[0] * v), (z,), 0),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(zpy.hvp(two_slices, (z,), (v,))[0], by_reverse, rtol=1e-10, atol=1e-12)

@@ -53,6 +53,30 @@ def test_scatter_add_at_add_to(x, key, dy):
     np.testing.assert_array_equal(standalone.add_to(0, x, key, dy), dense(runtime.add_to(0, x, key, dy)))
 
 
+A48 = rng.normal(size=(4, 8))
+
+
+@pytest.mark.parametrize("x,keys,values,dense_array", [
+    (A48, tuple((slice(None), slice(2 * k, 2 * k + 2)) for k in range(4)), tuple(A48[:, 2 * k:2 * k + 2] for k in range(4)),
+     True),
+    (A48, ((slice(None), slice(0, 6)), (slice(None), slice(4, 8))), (A48[:, :6], A48[:, 4:]), True),  # overlapping
+    (A48, (0, 1), (A48[0], None), False),  # a part with no gradient: a quarter of x, sparse
+    (A48, (0, (1, 2)), (A48[0], 2.0), True),  # over a quarter of x
+    (A3, (np.array([0, 0, 2]), 1), (np.array([1.0, 2.0, 3.0]), 4.0), True),  # repeated indices add up
+    (A3, (0, slice(1, 3)), (1.0 + 2j, A3[1:] * 1j), True),  # a real x takes the real parts
+])
+def test_scatters_is_the_sum_of_the_scatters(x, keys, values, dense_array):
+    want = 0
+    for key, dy in zip(keys, values):
+        if dy is not None:
+            want = want + dense(runtime.scatter(x, key, dy))
+    got = runtime.scatters(x, keys, values)
+    assert type(got) is (np.ndarray if dense_array else runtime.Scatter)
+    np.testing.assert_allclose(dense(got), want, rtol=1e-15)
+    np.testing.assert_allclose(standalone.scatters(x, keys, values), want, rtol=1e-15)
+    assert runtime.scatters(x, keys, (None,) * len(keys)) is None and standalone.scatters(x, keys, (None,) * len(keys)) is None
+
+
 @pytest.mark.parametrize("a,b", [(None, 1.0), (1.0, None), (1.0, 2.0), ((1.0, None), (2.0, 3.0)),
                                  ([A3], [A3]), ({"a": 1.0}, {"a": 2.0, "b": 1.0})])
 def test_accum(a, b):

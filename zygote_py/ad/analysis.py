@@ -327,7 +327,8 @@ class Facts:
     indices: set[Var] = field(default_factory=set)  # loop indices from range()
     vector_items: set[Var] = field(default_factory=set)  # x[i]: a 1-d real array argument's item at an integer
     vectors: set[Var] = field(default_factory=set)  # 1-d real arrays: arguments and constants (guarded)
-    constants: set[Var] = field(default_factory=set)  # globals and free variables holding numbers or arrays
+    constants: set[Var] = field(default_factory=set)  # globals and free variables holding numbers, arrays or tuples of numbers
+    python_numbers: set[Var] = field(default_factory=set)  # Python ints and floats: such constants, items of such tuples
 
     def callee(self, s: Statement) -> Any:
         """The statement's callee if known at compile time, else _MISSING."""
@@ -513,7 +514,10 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
                     facts.arrays.add(s.var)
                 if k == VECTOR:
                     facts.vectors.add(s.var)
+                if type(value) in (int, float):
+                    facts.python_numbers.add(s.var)
             elif type(value) is tuple and value and all(type(v) in (int, float) for v in value):
+                facts.constants.add(s.var)
                 tuples.add(s.var)
     seqs |= tuples
 
@@ -539,6 +543,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     facts.indices.update(counters)  # (the variable of a for loop over a range: an int)
     loop_items = counters | {s.var for s in stmts if facts.callee(s) is ops.iternext and s.args[0] in defs
                              and facts.callee(defs[s.args[0]]) is iter and defs[s.args[0]].args[0] in tuples}
+    facts.python_numbers.update(loop_items)
 
     def item_of_sequence(s: Statement) -> bool:
         """An item of a sequence of numbers, the variable of a loop over a

@@ -779,6 +779,7 @@ class _Reverse:
         self._record_alphas()
         self._record_control()
         self._adjoint()
+        self._drop_unread_stacks()
         idioms.as_methods(self.f, self.facts.arrays, self.facts.callee)
         self.f.cellvars = sorted(set(self.f.cellvars) | set(self.forward_cells))
         self.a.freevars = sorted(self.forward_cells_used)
@@ -1026,6 +1027,35 @@ class _Reverse:
                 Statement(m, Const(getattr), [s, Const("append")]),
                 Statement(f.new_var(), m, [v])]
 
+    def _drop_unread_stacks(self) -> None:
+        """A stack whose values the simplified pullback never reads is not
+        kept: its list, pushes and pops go. (Its values were needed for a
+        gradient that proved absent, or for the shape of an operand that
+        proved the output's: ``t + a``, ``a`` a number.)"""
+        a, f = self.a, self.f
+        pops, _ = _stack_calls(a)
+        uses = passes.use_counts(a)
+        dead = {name for name in set(self.stack_of.values()) if all(uses.get(s.var, 0) == 0 for s in pops.get(name, []))}
+        if not dead:
+            return
+        for ir in (a, f):
+            calls, reads = _stack_calls(ir)
+            gone = {id(s) for name in dead for s in calls.get(name, [])}
+            made = set()  # (the forward's lists, stored in their cells)
+            for b in ir.blocks.values():
+                for s in b.stmts:
+                    if reads.get(s.var) in dead:
+                        gone.add(id(s))
+                    elif isinstance(s.callee, Const) and s.callee.value is ops.store_deref and s.args[0].value in dead:
+                        gone.add(id(s))
+                        made.add(s.args[1])
+            for b in ir.blocks.values():
+                b.stmts = [s for s in b.stmts if id(s) not in gone and s.var not in made]
+        for name in dead:
+            self._load_stmts.pop(name, None)
+            self.forward_cells_used.discard(name)
+            self.forward_cells.remove(name)
+
     def _record_control(self) -> None:
         """Trip counts for loop headers; for other merge blocks, which
         predecessor branched."""
@@ -1166,6 +1196,7 @@ class _Reverse:
         passes.optimize(a)
         if _drop_needless_zero_guards(a, self.rule_constants, self.invoked):
             passes.optimize(a)
+        _join_scatters(a)
         _call_pullbacks_that_may_get_none(a, self.invoked)
         if _item_buffers(a, item_adds):
             passes.optimize(a)
@@ -1384,7 +1415,7 @@ class _Reverse:
                 cond = _call(a, cur, runtime.is_number_zero, dy, pure=True, line=s.line)
                 cur.term, cur = Branch(cond, Jump(skip.id, []), Jump(body.id, []), s.line), body
             vectors = frozenset(n for n, v in captured.items() if isinstance(v, Var) and v in self.facts.vectors)
-            cur, outs = Inliner(a, s.line).back(r, dy, env, cur, _same_shape(r, args), real,
+            cur, outs = Inliner(a, s.line).back(r, dy, env, cur, _same_shape(r, args, self.facts.python_numbers | self.float_args), real,
                                                 s.var in self.facts.real, vectors)
             if guard:
                 join.args = [a.new_var() for _ in outs]
@@ -1494,6 +1525,27 @@ class _Reverse:
             self._edge_block(h, self.preheader[h], inner, inner_iters),
             self._edge_block(h, self.latch[h], inner, inner_iters),
         )
+
+
+def _stack_calls(ir: IR) -> tuple[dict[str, list[Statement]], dict[Var, str]]:
+    """The calls of each stack's methods in ``ir`` (``append`` in the
+    forward, ``pop`` in the pullback), by the stack's cell, and the values
+    the stacks are reached through (the cells' loads and the bound
+    methods), with their cells."""
+    reads: dict[Var, str] = {}
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            fn = s.callee.value if isinstance(s.callee, Const) else None
+            if fn is ops.load_deref:
+                reads[s.var] = s.args[0].value
+            elif fn is getattr and s.args[0] in reads:
+                reads[s.var] = reads[s.args[0]]
+    calls: dict[str, list[Statement]] = {}
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            if s.callee in reads:
+                calls.setdefault(reads[s.callee], []).append(s)
+    return calls, reads
 
 
 def _add_in_place(a: IR, sums: set[Var]) -> None:
@@ -1682,6 +1734,53 @@ def _fuse_scatter_adds(a: IR, item_scatters: set[int]) -> set[int]:
     return item_adds
 
 
+def _join_scatters(a: IR) -> None:
+    """A sum of scatters into one array, made in one block and read only by
+    the sum (``scatter(z, k1, v1) + scatter(z, k2, v2)``, or ``add_at`` of
+    one: the gradients of several slices of ``z``) becomes one call,
+    ``runtime.scatters(z, (k1, k2), (v1, v2))``, which writes them into one
+    array instead of making a scatter of each and adding them."""
+    uses = passes.use_counts(a)
+    for b in a.blocks.values():
+        parts: dict[Var, tuple[Var, list[Operand], list[Operand], list[Statement]]] = {}
+        out: list[Statement] = []
+        for st in b.stmts:
+            fn = st.callee.value if isinstance(st.callee, Const) else None
+            joined = None
+            if st.kwargs:
+                pass
+            elif fn is runtime.scatter and len(st.args) == 3 and isinstance(st.args[0], Var):
+                joined, sources = (st.args[0], [st.args[1]], [st.args[2]]), []
+            elif fn is operator.add and len(st.args) == 2 and all(x in parts for x in st.args) \
+                    and parts[st.args[0]][0] == parts[st.args[1]][0]:
+                (x, k1, v1, _), (_, k2, v2, _) = parts[st.args[0]], parts[st.args[1]]
+                joined, sources = (x, k1 + k2, v1 + v2), list(st.args)
+            elif fn in (runtime.add_at, runtime.add_to) and len(st.args) == 4 and st.args[0] in parts \
+                    and parts[st.args[0]][0] == st.args[1]:
+                x, k1, v1, _ = parts[st.args[0]]
+                joined, sources = (x, k1 + [st.args[2]], v1 + [st.args[3]]), [st.args[0]]
+            if joined is None:
+                out.append(st)
+                continue
+            x, keys, values = joined
+            if sources:
+                for v in values:  # each part's gradient on a line of its own
+                    if isinstance(v, Var) and v not in a.names:
+                        a.names[v] = f"{a.names.get(st.var) or 'd'}_part"
+                gone = {id(m) for v in sources for m in parts.pop(v)[3]}
+                out = [m for m in out if id(m) not in gone]
+                ks, vs = a.new_var(), a.new_var()
+                made = [Statement(ks, Const(ops.build_tuple), keys, [], st.line, True),
+                        Statement(vs, Const(ops.build_tuple), values, [], st.line, True),
+                        Statement(st.var, Const(runtime.scatters), [x, ks, vs], [], st.line, True)]
+            else:
+                made = [st]
+            out += made
+            if uses.get(st.var) == 1:
+                parts[st.var] = (x, keys, values, made)
+        b.stmts = out
+
+
 def _item_buffers(a: IR, item_adds: set[int]) -> bool:
     """In a loop, a gradient that gains only items' gradients
     (``g = add_to(g, x, i, v)``, for items ``x[i]`` of a one-dimensional
@@ -1821,14 +1920,15 @@ def _elementwise(r: RuleIR) -> bool:
     return isinstance(r.target, np.ufunc) or passes.member(r.target, _ELEMENTWISE)
 
 
-def _same_shape(r: RuleIR, args: list[Operand]) -> frozenset[str]:
+def _same_shape(r: RuleIR, args: list[Operand], numbers: set[Var]) -> frozenset[str]:
     """The parameters of an elementwise operation between an array and a
-    number constant (``1.0 + t``, ``x ** 2``) that have the output's shape:
-    the array operand."""
+    Python number (``1.0 + t``, ``x ** 2``, ``t + a`` for an item ``a`` of a
+    constant tuple: ``numbers``) that have the output's shape: the array
+    operand. (A Python number, weakly typed, changes no array's dtype.)"""
     elementwise = r.target in _ELEMENTWISE or isinstance(r.target, np.ufunc) and r.target.nin == 2 and r.target.nout == 1
     if not elementwise or len(args) != 2 or len(r.params) != 2:
         return frozenset()
-    number = [isinstance(a, Const) and type(a.value) in (int, float) for a in args]
+    number = [a in numbers if isinstance(a, Var) else type(a.value) in (int, float) for a in args]
     if number[0] != number[1]:
         return frozenset({r.params[number[0]]})
     return frozenset()

@@ -77,6 +77,16 @@ def scatter(x, key, dy):
     return g
 
 
+def scatters(x, keys, values):
+    """``scatter(x, k1, v1) + scatter(x, k2, v2) + ...``."""
+    total = None
+    for key, dy in zip(keys, values):
+        if dy is not None:
+            g = scatter(x, key, dy)
+            total = g if total is None else total + g
+    return total
+
+
 def add_at(g, x, key, dy):
     """``g + scatter(x, key, dy)``: one more item's gradient added."""
     return g + scatter(x, key, dy)
@@ -136,6 +146,7 @@ REPLACES = {
     runtime.unbroadcast: unbroadcast,
     runtime.real_if_real: real_if_real,
     runtime.scatter: scatter,
+    runtime.scatters: scatters,
     runtime.add_at: add_at,
     runtime.add_to: add_to,
     runtime.accum: accum,

@@ -91,6 +91,16 @@ def scatter(x, key, dy):
     return runtime.dense(runtime.scatter(x, key, dy)), back
 
 
+@adjoint(runtime.scatters)
+def scatters(x, keys, values):
+    def back(g):
+        if g is None:
+            return (None, None, None)
+        d = np.asarray(runtime.dense(g))
+        return (None, None, tuple(runtime.unbroadcast(d[k], v) for k, v in zip(keys, values)))
+    return runtime.dense(runtime.scatters(x, keys, values)), back
+
+
 @adjoint(runtime.repeated)
 def repeated(dy, n):
     def back(g):
@@ -410,6 +420,11 @@ def take_item_owned_push(y, d, key, value, *, dd):
 @pushforward(runtime.scatter)
 def scatter_push(y, x, key, dy, *, ddy):
     return runtime.scatter(x, key, ddy)
+
+
+@pushforward(runtime.scatters)
+def scatters_push(y, x, keys, values, *, dvalues):
+    return None if dvalues is None else runtime.scatters(x, keys, dvalues)
 
 
 @pushforward(runtime.repeated)
