@@ -884,13 +884,14 @@ def unbroadcast(dy: Any, x: Any) -> Any:
         dy = np.full(shape, dy)
     elif dshape != shape:
         extra = len(dshape) - len(shape)
-        axes = tuple(range(extra)) + tuple(
-            i + extra for i, n in enumerate(shape) if n == 1 and dshape[i + extra] != 1
-        )
-        dy = np.sum(dy, axis=axes, keepdims=True) if axes else dy
-        if extra:
-            dy = dy.reshape(shape)
-        elif np.shape(dy) != shape:
+        if extra:  # the leading axes, summed away (a bias's gradient: one reduction)
+            dy = np.add.reduce(dy, axis=0 if extra == 1 else tuple(range(extra)))
+            if not shape:
+                dy = np.asarray(dy)  # (a 0-d array's gradient is one)
+        ones = tuple(i for i, n in enumerate(shape) if n == 1 and dshape[i + extra] != 1)
+        if ones:
+            dy = np.add.reduce(dy, axis=ones, keepdims=True)
+        if np.shape(dy) != shape:
             dy = np.broadcast_to(dy, shape)  # a cotangent of size 1 for a broadcast input
     if isinstance(x, np.generic) and isinstance(dy, np.ndarray):
         dy = dy[()]  # a NumPy scalar's gradient is a NumPy scalar
