@@ -607,6 +607,43 @@ def store_into_a_dict_then_capture(x):
     return g(x[2])
 
 
+
+def scale_a_captured_variable_in_a_loop_then_capture(x):
+    v = np.cos(x) * 2.0
+    for i in range(3):
+        v -= 0.25 * np.sin(v)  # (rebinds v's cell to the changed array)
+    g = lambda r: r * np.sum(v * v)  # noqa: E731
+    return g(0.5)
+
+
+def scale_a_captured_variable_in_a_loop_between_calls(x):
+    v = np.cos(x) * 2.0
+    g = lambda r: r * np.sum(v * v)  # noqa: E731
+    t = 0.0
+    for i in range(3):
+        v -= 0.25 * np.sin(v)
+        t = t + g(0.5)
+    return t
+
+
+def scale_a_captured_variable_in_a_loop_that_captures_it(x):
+    v = np.cos(x) * 2.0
+    t = 0.0
+    for i in range(3):
+        v *= 1.0 - 0.25 * np.sin(v)
+        g = lambda r: r * np.sum(v * v)  # noqa: E731
+        t = t + g(0.5)
+    return t
+
+
+def scale_an_alias_of_a_captured_variable_in_a_loop(x):
+    v = np.cos(x) * np.ones(3)
+    for i in range(3):
+        w = v
+        w -= 0.25 * np.sin(w)  # (v's cell is not rebound: it holds what w changes)
+    g = lambda r: r * np.sum(v * v)  # noqa: E731
+    return g(0.5)
+
 ARRAY_CASES = [
     (scale_in_a_loop, (X, 0.8)),
     (scale_by_a_math_value_in_a_loop, (X, 0.6, 3)),
@@ -680,6 +717,9 @@ ARRAY_CASES = [
     (change_then_capture, (X,)),
     (append_then_capture, (X,)),
     (store_into_a_dict_then_capture, (X,)),
+    (scale_a_captured_variable_in_a_loop_then_capture, (X,)),
+    (scale_a_captured_variable_in_a_loop_between_calls, (X,)),
+    (scale_a_captured_variable_in_a_loop_that_captures_it, (X,)),
 ]
 
 
@@ -1190,6 +1230,7 @@ def test_an_item_that_is_a_view_of_a_changed_array_is_refused_at_run_time():
     (change_a_rebound_captured_constant_after_a_call, UnsupportedSyntax, "may share its memory"),
     (change_after_a_call_of_a_closure, UnsupportedSyntax, "after a nested function captured it"),
     (change_a_captured_variable_in_a_loop, UnsupportedSyntax, "in a loop while a nested function captures it"),
+    (scale_an_alias_of_a_captured_variable_in_a_loop, UnsupportedSyntax, "in a loop while a nested function captures"),
     (change_what_enumerate_iterates_then_rebind, UnsupportedSyntax, "enumerate or reversed goes on iterating"),
     (repeated_index, NoDerivativeRule, "repeats a position"),
 ], ids=lambda v: getattr(v, "__name__", None))
