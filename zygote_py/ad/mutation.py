@@ -332,10 +332,11 @@ def _copy_reads(f: IR, facts: Facts, b: Block, st: Statement, v: Var, defs: dict
         and callee(r) not in (ops.store_deref, ops.store_global, ops.captured_value)  # (which hold it: not a copy)
         and before(bb, r)
     ]
+    changed = _versions(f)
     holding = [r for bb in f.blocks.values() for r in bb.stmts
                if callee(r) in (ops.store_deref, ops.store_global)
                and (b.id in reach[bb.id] if bb is not b else bb.stmts.index(r) < bb.stmts.index(st))
-               and isinstance(r.args[1], Var) and changed_in_place(f, v, r.args[1])]  # (the object, or a version)
+               and isinstance(r.args[1], Var) and changed(v, r.args[1])]  # (the object, or a version)
     read_later = [r for r in holding
                   if callee(r) is ops.store_global or _cell_read_after(f, r.args[0].value, b, st, shared)]
     called = [r for r in holding if callee(r) is ops.store_deref and r.args[0].value not in shared and any(
@@ -438,8 +439,9 @@ def _keep_outputs(f: IR, facts: Facts) -> None:
                 home = next(bb for bb in f.blocks.values() if v in bb.args)
                 after = _later_blocks(f, home)
                 at = home.args.index(v)
+                changed = _versions(f)
                 rebound = any(  # (what a loop's back edge brings round is not the object, changed or not)
-                    j.target == home.id and src.id in after and not changed_in_place(f, j.args[at], v)
+                    j.target == home.id and src.id in after and not changed(j.args[at], v)
                     for src in f.blocks.values() for j in src.jumps())
                 if rebound and any(_read_after(f, it, b, st) for it in iterators):
                     raise UnsupportedSyntax(  # (its run-time check follows the variable: it would miss the change)
@@ -456,29 +458,39 @@ def changed_in_place(f: IR, v: Operand, root: Var) -> bool:
     """Whether ``v`` is ``root``, or ``root`` changed in place: one of the
     versions this pass made of it (through block arguments that only such
     versions reach), not another value bound to its name."""
+    return _versions(f)(v, root)
+
+
+def _versions(f: IR) -> Callable[[Operand, Var], bool]:
+    """:func:`changed_in_place` for ``f`` as it is now, for many questions
+    (the definitions and the edges are read once)."""
     defs = {st.var: st for b in f.blocks.values() for st in b.stmts}
     incoming: dict[Var, list] = {}
     for p, val in edge_values(f):
         incoming.setdefault(p, []).append(val)
-    seen: set[Var] = set()
 
-    def version(x: Operand) -> bool:
-        if x == root or x in seen:
-            return True  # (a block argument met again: a loop passing the versions round)
-        if not isinstance(x, Var):
-            return False
-        seen.add(x)
-        st = defs.get(x)
-        if st is None:
-            return bool(incoming.get(x)) and all(version(u) for u in incoming[x])
-        fn = st.callee.value if isinstance(st.callee, Const) else None
-        if fn is operator.getitem and _is_const(st.args[1], 0) and isinstance(st.args[0], Var) \
-                and st.args[0] in defs and isinstance(defs[st.args[0]].callee, Const) \
-                and member(defs[st.args[0]].callee.value, _PAIRS):
-            return version(defs[st.args[0]].args[0])  # the object out of an (object, value) pair
-        return (member(fn, _VERSIONED) or fn is mut.snapshot) and version(st.args[0])
+    def changed(v: Operand, root: Var) -> bool:
+        seen: set[Var] = set()
 
-    return version(v)
+        def version(x: Operand) -> bool:
+            if x == root or x in seen:
+                return True  # (a block argument met again: a loop passing the versions round)
+            if not isinstance(x, Var):
+                return False
+            seen.add(x)
+            st = defs.get(x)
+            if st is None:
+                return bool(incoming.get(x)) and all(version(u) for u in incoming[x])
+            fn = st.callee.value if isinstance(st.callee, Const) else None
+            if fn is operator.getitem and _is_const(st.args[1], 0) and isinstance(st.args[0], Var) \
+                    and st.args[0] in defs and isinstance(defs[st.args[0]].callee, Const) \
+                    and member(defs[st.args[0]].callee.value, _PAIRS):
+                return version(defs[st.args[0]].args[0])  # the object out of an (object, value) pair
+            return (member(fn, _VERSIONED) or fn is mut.snapshot) and version(st.args[0])
+
+        return version(v)
+
+    return changed
 
 
 def _successors(f: IR) -> dict[int, set[int]]:
@@ -833,8 +845,9 @@ def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statemen
                 grown = True
     loose = (held - copied) | {st.var for st in items}
     kept = [(b, r, h) for b in f.blocks.values() for r in b.stmts
-            if r.var in facts.active and r is not change and before(b, r)
+            if r.var in facts.active and r is not change and any(o in loose for o in r.operands())
             and not member(callee(r), _KEEP_NO_VALUES) and not member(callee(r), _IN_PLACE)  # (a change of it)
+            and before(b, r)
             for h in sorted({o for o in r.operands() if o in loose} - {r.var}, key=lambda v: v.id)
             if not _shape_read(r, h, callee)]
     holder = next((h for h in sorted(held, key=lambda v: v.id) if _read_after(f, h, block, change)), None)
@@ -859,10 +872,10 @@ def _read_by_the_gradient(f: IR, root: Var, block: Block, change: Statement, def
              if callee(st) is ops.store_deref and st.args[1] in reading
              or callee(st) is ops.load_deref and st.var in same}
     return any(
-        st.var in facts.active and before(b, st) and (
+        st.var in facts.active and (
             any(isinstance(o, Var) and o in reading for o in st.operands())
             or isinstance(st.callee, Var) and st.callee in defs and callee(defs[st.callee][1]) is ops.make_function
-            and cells & captured_names(defs[st.callee][1].args[0].value))
+            and cells & captured_names(defs[st.callee][1].args[0].value)) and before(b, st)
         for b in f.blocks.values() for st in b.stmts if st is not change)
 
 
@@ -879,16 +892,24 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
     array = not any(member(fn, _CONTAINERS) or isinstance(fn, type) and not issubclass(fn, np.ndarray)
                     or fn is mut.init_object for fn in made_by)
 
-    later: dict[int, set[int]] = {}  # (the blocks after each block, short of the object's making)
+    preds: dict[int, list[int]] = {}
+    for bid, targets in _successors(f).items():
+        for t in targets:
+            preds.setdefault(t, []).append(bid)
+    leading = set()  # the blocks from whose end the change's block is reached, short of the object's making
+    todo = [block.id] if block.id not in made else []
+    while todo:
+        for p in preds.get(todo.pop(), ()):
+            if p not in leading:
+                leading.add(p)
+                if p not in made:
+                    todo.append(p)
+    order = {id(x): i for i, x in enumerate(block.stmts)}  # (by identity: statements compare by value)
 
     def before(b: Block, st: Statement) -> bool:
         """Whether ``st`` may run before the change with the object as it is
         (not before the statement that makes the object runs again)."""
-        if b is block and b.stmts.index(st) < b.stmts.index(change):
-            return True
-        if b.id not in later:
-            later[b.id] = _later_blocks(f, b, made)
-        return block.id in later[b.id]
+        return b is block and order[id(st)] < order[id(change)] or b.id in leading
 
     def holds(st: Statement) -> bool:
         """Whether the result of ``st``, which reads the object or a value

@@ -119,6 +119,13 @@ _SPLIT_FACTOR = 1.0
 """Node splitting may add ``max(_SPLIT_MIN_BUDGET, _SPLIT_FACTOR * w)``
 weight to a function of weight ``w`` (a node weighs 1 + its statements)."""
 
+_MAX_ROUNDS = 128
+"""Rounds of emission and repair after which a function without exception
+handlers takes the last resort, one dispatch loop: each round analyses the
+whole graph again, and the pullback of a second derivative could take a
+thousand of them (over a minute). The hardest control flow of the tests
+takes under a hundred."""
+
 
 class Emitter(Protocol):
     """What the structurer needs from the code generator
@@ -937,7 +944,10 @@ class _Structurer:
         self._normalize(g)
         dup: set[_Edge] = set()
         dropped: set[int] = set()
-        for _ in range(8 * len(g.nodes) + 16):
+        rounds = 8 * len(g.nodes) + 16
+        if all(n.handler is None for n in g.nodes.values()):
+            rounds = min(rounds, _MAX_ROUNDS)
+        for _ in range(rounds):
             an = _Analysis(g, self.error)
             self._check_stepwise(an)
             plan = _Plan(self, an, dropped)
