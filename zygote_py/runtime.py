@@ -957,8 +957,9 @@ def scatters(x: Any, keys: tuple, values: tuple) -> Any:
     an LSTM, sliced from one array). Written into one array of zeros when
     the keys are basic indices (no element is picked twice by one key) and
     the real values fill at least a quarter of ``x``; otherwise the sum of
-    the scatters, which may stay sparse."""
-    parts = [(k, v) for k, v in zip(keys, values) if v is not None]
+    the scatters, which may stay sparse. (``values`` ``None``: no
+    gradient.)"""
+    parts = [(k, v) for k, v in zip(keys, values or ()) if v is not None]
     if not parts:
         return None
     if type(x) is np.ndarray and x.dtype.kind == "f" and all(
@@ -972,6 +973,16 @@ def scatters(x: Any, keys: tuple, values: tuple) -> Any:
     for k, v in parts[1:]:
         total = total + scatter(x, k, v)
     return total
+
+
+def gather(g: Any, keys: tuple, values: tuple) -> Optional[tuple]:
+    """The cotangents of the ``values`` that :func:`scatters` wrote into an
+    array, for the array's cotangent ``g``: its parts at ``keys``, each
+    summed to its value's shape."""
+    if g is None:
+        return None
+    d = np.asarray(dense(g))
+    return tuple(unbroadcast(d[k], v) for k, v in zip(keys, values))
 
 
 def _mask(key: Any) -> bool:

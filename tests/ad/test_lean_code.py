@@ -388,3 +388,9 @@ def test_second_derivatives_through_the_gradient_of_slices_written_into_one_arra
     np.testing.assert_allclose(by_reverse, numeric_gradient(lambda w: np.sum(zpy.gradient(two_slices, w)[0] * v), (z,), 0),
                                rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(zpy.hvp(two_slices, (z,), (v,))[0], by_reverse, rtol=1e-10, atol=1e-12)
+
+
+    def curvature(w):  # <v, H(w) v> by reverse over reverse: scatters' adjoint calls gather
+        return np.sum(zpy.gradient(lambda u: np.sum(zpy.gradient(two_slices, u)[0] * v), w)[0] * v)
+    np.testing.assert_allclose(zpy.gradient(curvature, z)[0], numeric_gradient(curvature, (z,), 0),
+                               rtol=1e-6, atol=1e-8)

@@ -94,11 +94,15 @@ def scatter(x, key, dy):
 @adjoint(runtime.scatters)
 def scatters(x, keys, values):
     def back(g):
-        if g is None:
-            return (None, None, None)
-        d = np.asarray(runtime.dense(g))
-        return (None, None, tuple(runtime.unbroadcast(d[k], v) for k, v in zip(keys, values)))
+        return (None, None, runtime.gather(g, keys, values))
     return runtime.dense(runtime.scatters(x, keys, values)), back
+
+
+@adjoint(runtime.gather)
+def gather(g, keys, values):
+    def back(d):
+        return (runtime.scatters(g, keys, d), None, None)
+    return runtime.gather(g, keys, values), back
 
 
 @adjoint(runtime.repeated)
@@ -424,7 +428,12 @@ def scatter_push(y, x, key, dy, *, ddy):
 
 @pushforward(runtime.scatters)
 def scatters_push(y, x, keys, values, *, dvalues):
-    return None if dvalues is None else runtime.scatters(x, keys, dvalues)
+    return runtime.scatters(x, keys, dvalues)
+
+
+@pushforward(runtime.gather)
+def gather_push(y, g, keys, values, *, dg):
+    return runtime.gather(dg, keys, values)
 
 
 @pushforward(runtime.repeated)
