@@ -290,6 +290,21 @@ def model_NUMBER(x, n):
 '''
 COMPILE_ARGS = (0.7, 5)
 COMPILE_TARGET_MS = 30.0
+MLP_COMPILE_SOURCE = '''\
+import numpy as np
+
+from numpy_workloads import MLP_X, MLP_Y
+
+
+def model_NUMBER(W1, b1, W2, b2):
+    h = np.maximum(MLP_X @ W1.T + b1, 0.0)
+    z = h @ W2.T + b2
+    zmax = np.max(z, axis=1, keepdims=True)
+    logp = z - zmax - np.log(np.sum(np.exp(z - zmax), axis=1, keepdims=True))
+    return -np.sum(MLP_Y * logp) / 32
+'''
+"""The ``mlp`` workload's loss, the function of the issue's compile target
+(``zpy.gradient``'s first call, library warm), in a fresh module each time."""
 _fresh_names = itertools.count()
 
 # --------------------------------------------------------------------------
@@ -842,18 +857,11 @@ def compile_times(samples: int) -> dict[str, Any]:
     freshly imported modules. The target is judged on the minimum, the
     time with the least interference. The last gradient is checked
     against central differences."""
-    phases: dict[str, list[float]] = {"ir": [], "gradient": [], "total": []}
+    phases: dict[str, list[float]] = {"ir": [], "gradient": [], "total": [], "mlp": []}
+    mlp_args = (nw.MLP_W1, nw.MLP_B1, nw.MLP_W2, nw.MLP_B2)
     with tempfile.TemporaryDirectory(prefix="zpy_bench_") as tmp:
         for _ in range(samples):
-            i = next(_fresh_names)
-            name = f"zpy_bench_model_{i}"
-            path = os.path.join(tmp, name + ".py")
-            with open(path, "w") as fh:
-                fh.write(COMPILE_SOURCE.replace("NUMBER", str(i)))
-            spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            model = getattr(module, f"model_{i}")
+            model = fresh_function(tmp, COMPILE_SOURCE)
             gc.collect()
             start = time.process_time()
             zpy.ir(model)
@@ -863,6 +871,11 @@ def compile_times(samples: int) -> dict[str, Any]:
             phases["ir"].append((middle - start) * 1e3)
             phases["gradient"].append((end - middle) * 1e3)
             phases["total"].append((end - start) * 1e3)
+            loss = fresh_function(tmp, MLP_COMPILE_SOURCE)
+            gc.collect()
+            start = time.process_time()
+            mlp_grads = zpy.gradient(loss, *mlp_args)
+            phases["mlp"].append((time.process_time() - start) * 1e3)
     body = COMPILE_SOURCE[COMPILE_SOURCE.index("def "):]
     x, rest, h = COMPILE_ARGS[0], COMPILE_ARGS[1:], 1e-6
     fd = (model(x + h, *rest) - model(x - h, *rest)) / (2 * h)
@@ -871,11 +884,27 @@ def compile_times(samples: int) -> dict[str, Any]:
         "samples": samples,
         **{f"{k}_ms": {"min": min(v), "median": statistics.median(v)} for k, v in phases.items()},
         "target_ms": COMPILE_TARGET_MS,
-        "met": min(phases["total"]) <= COMPILE_TARGET_MS,
+        "met": min(phases["mlp"]) <= COMPILE_TARGET_MS,
         "gradient": got,
         "central_difference": fd,
-        "gradient_ok": math.isclose(got, fd, rel_tol=1e-5, abs_tol=1e-8),
+        "gradient_ok": math.isclose(got, fd, rel_tol=1e-5, abs_tol=1e-8) and all(
+            np.allclose(g, w, rtol=RTOL_EXACT, atol=ATOL_EXACT) for g, w in zip(mlp_grads, nw.mlp_hand(*mlp_args))),
     }
+
+
+def fresh_function(directory: str, source: str) -> Callable:
+    """The function ``model_NUMBER`` of ``source``, written as a new module
+    in ``directory`` under a name never used before and imported: code
+    zygote_py has not compiled."""
+    i = next(_fresh_names)
+    name = f"zpy_bench_model_{i}"
+    path = os.path.join(directory, name + ".py")
+    with open(path, "w") as fh:
+        fh.write(source.replace("NUMBER", str(i)))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, f"model_{i}")
 
 
 # --------------------------------------------------------------------------
@@ -1013,15 +1042,17 @@ def report(env: dict[str, Any], results: list[Result], overhead: list[Overhead],
                 + ", ".join(f"{name} {ms:,.0f}" for name, ms in jit)]
     out += [
         "",
-        f"First compile of a fresh {comp['lines']}-line function, CPU ms over {comp['samples']} samples "
-        f"(min / median):",
-        f"  zpy.ir (parse, lower, optimise):           "
-        f"{comp['ir_ms']['min']:6.1f} / {comp['ir_ms']['median']:6.1f}",
-        f"  zpy.gradient (transform, emit, compile):   "
-        f"{comp['gradient_ms']['min']:6.1f} / {comp['gradient_ms']['median']:6.1f}",
-        f"  total:                                     "
-        f"{comp['total_ms']['min']:6.1f} / {comp['total_ms']['median']:6.1f}"
+        f"First zpy.gradient of a fresh function, CPU ms over {comp['samples']} samples (min / median):",
+        f"  the MLP loss (784-100-10, batch 32):       "
+        f"{comp['mlp_ms']['min']:6.1f} / {comp['mlp_ms']['median']:6.1f}"
         f"   target <= {comp['target_ms']:g}: {'met' if comp['met'] else 'MISSED'}",
+        f"  a {comp['lines']}-line function of floats with loops and branches:",
+        f"    zpy.ir (parse, lower, optimise):         "
+        f"{comp['ir_ms']['min']:6.1f} / {comp['ir_ms']['median']:6.1f}",
+        f"    zpy.gradient (transform, emit, compile): "
+        f"{comp['gradient_ms']['min']:6.1f} / {comp['gradient_ms']['median']:6.1f}",
+        f"    total:                                   "
+        f"{comp['total_ms']['min']:6.1f} / {comp['total_ms']['median']:6.1f}",
     ]
     if not comp["gradient_ok"]:
         out.append(f"WRONG GRADIENT: compile benchmark gave {comp['gradient']!r}, "
