@@ -333,7 +333,7 @@ class _Reverse:
 
     def _hoist_invariants(self) -> None:
         """Loop-invariant arithmetic on numbers (``dt * drag``) and reads of
-        globals the compilation assumes (``GRAVITY``) move to the loop's
+        globals the compilation assumes to hold numbers or arrays (``GRAVITY``) move to the loop's
         preheader: computed once, and kept once for the pullback instead
         of recorded on a stack each iteration. Only what cannot raise or
         change anything moves (``+ - *`` and negation of real numbers), so
@@ -385,7 +385,7 @@ class _Reverse:
         numbers, the key of ``z[:, :n]``: they cannot raise.)"""
         fn = self.facts.callee(st)
         if fn in (ops.load_global, getattr) and st.var in self.facts.static and not st.kwargs:
-            return True
+            return analysis.kind(self.facts.static[st.var]) != 0  # (a number or an array: not a callee, `range`)
         if fn in (slice, ops.build_tuple) and not st.kwargs and len(st.args) <= (3 if fn is slice else 8):
             made = {s.var for b in self.f.blocks.values() for s in b.stmts if self.facts.callee(s) is slice}
             return all(isinstance(a, Const) and (a.value is None or type(a.value) in (int, float, slice))
@@ -1035,7 +1035,8 @@ class _Reverse:
         a, f = self.a, self.f
         pops, _ = _stack_calls(a)
         uses = passes.use_counts(a)
-        dead = {name for name in set(self.stack_of.values()) if all(uses.get(s.var, 0) == 0 for s in pops.get(name, []))}
+        dead = {name for name in set(self.stack_of.values())
+                if all(uses.get(s.var, 0) == 0 for s in pops.get(name, []))}
         if not dead:
             return
         for ir in (a, f):
@@ -1415,8 +1416,8 @@ class _Reverse:
                 cond = _call(a, cur, runtime.is_number_zero, dy, pure=True, line=s.line)
                 cur.term, cur = Branch(cond, Jump(skip.id, []), Jump(body.id, []), s.line), body
             vectors = frozenset(n for n, v in captured.items() if isinstance(v, Var) and v in self.facts.vectors)
-            cur, outs = Inliner(a, s.line).back(r, dy, env, cur, _same_shape(r, args, self.facts.python_numbers | self.float_args), real,
-                                                s.var in self.facts.real, vectors)
+            same = _same_shape(r, args, self.facts.python_numbers | self.float_args)
+            cur, outs = Inliner(a, s.line).back(r, dy, env, cur, same, real, s.var in self.facts.real, vectors)
             if guard:
                 join.args = [a.new_var() for _ in outs]
                 cur.term, skip.term = Jump(join.id, list(outs)), Jump(join.id, [NONE] * len(outs))
@@ -1745,11 +1746,9 @@ def _join_scatters(a: IR) -> None:
         parts: dict[Var, tuple[Var, list[Operand], list[Operand], list[Statement]]] = {}
         out: list[Statement] = []
         for st in b.stmts:
-            fn = st.callee.value if isinstance(st.callee, Const) else None
+            fn = st.callee.value if isinstance(st.callee, Const) and not st.kwargs else None
             joined = None
-            if st.kwargs:
-                pass
-            elif fn is runtime.scatter and len(st.args) == 3 and isinstance(st.args[0], Var):
+            if fn is runtime.scatter and len(st.args) == 3 and isinstance(st.args[0], Var):
                 joined, sources = (st.args[0], [st.args[1]], [st.args[2]]), []
             elif fn is operator.add and len(st.args) == 2 and all(x in parts for x in st.args) \
                     and parts[st.args[0]][0] == parts[st.args[1]][0]:
@@ -1928,7 +1927,8 @@ def _same_shape(r: RuleIR, args: list[Operand], numbers: set[Var]) -> frozenset[
     elementwise = r.target in _ELEMENTWISE or isinstance(r.target, np.ufunc) and r.target.nin == 2 and r.target.nout == 1
     if not elementwise or len(args) != 2 or len(r.params) != 2:
         return frozenset()
-    number = [a in numbers if isinstance(a, Var) else type(a.value) in (int, float) for a in args]
+    number = [a in numbers if isinstance(a, Var) else isinstance(a, Const) and type(a.value) in (int, float)
+              for a in args]
     if number[0] != number[1]:
         return frozenset({r.params[number[0]]})
     return frozenset()
