@@ -425,10 +425,11 @@ def _keep_outputs(f: IR, facts: Facts) -> None:
             else:  # a block argument only fresh values reach: the change goes to a copy made just before it
                 same = _same_object(f, v, defs, facts.callee)
                 name = "`" + f.names[v] + "`" if v in f.names else "a value"
-                held = {x.args[0].value for _, x in defs.values() if facts.callee(x) is ops.store_deref and x.args[1] in same}
-                rebound = {x.args[0].value for _, x in defs.values()
-                           if facts.callee(x) is ops.store_deref and x.args[1] == st.var}
-                if held - rebound:  # (`v -= 1` rebinds v's cell to the changed copy; an alias's change would not)
+                cells = {x.args[0].value for _, x in defs.values()
+                         if facts.callee(x) is ops.store_deref and x.args[1] in same}
+                rebinding = {x.args[0].value for _, x in defs.values()
+                             if facts.callee(x) is ops.store_deref and x.args[1] == st.var}
+                if cells - rebinding:  # (`v -= 1` rebinds v's cell to the changed copy; an alias's change would not)
                     raise UnsupportedSyntax(  # (the variable would go on holding the unchanged object)
                         f"changing {name} in place in a loop while a nested function captures it",
                         function=f.name, filename=f.filename, line=st.line, hint="change a copy made "
