@@ -24,7 +24,9 @@ the functions.
   cotangent to both,
   ``unbroadcast(dy, x)`` broadcasts it back to ``dy``'s shape,
   ``scatter(x, key, dy)`` reads ``dy``'s part at ``key``, and ``add_at``
-  and ``add_to`` (``g + scatter(x, key, dy)``) do both;
+  and ``add_to`` (``g + scatter(x, key, dy)``) do both; ``scatters(x,
+  keys, values)`` reads each value's part through ``gather``, whose own
+  cotangent goes back through ``scatters``;
   ``numpy_reductions.extremum_grad`` (``max``'s gradient) gathers it back
   from the elements it selected; ``field``, ``attribute_gradient``,
   ``without_field``, ``like_iterable``, ``sequence_gradient``, ``repeated``,
