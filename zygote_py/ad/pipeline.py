@@ -644,7 +644,8 @@ def _linear() -> frozenset:
         ops.build_tuple, ops.build_list, ops.build_dict, ops.unpack, ops.unpack_starred,
         runtime.accum, runtime.spread_positional, runtime.field, runtime.sequence_gradient, runtime.like_iterable,
         runtime.repeated, runtime.item_buffer, runtime.item_gradient, runtime.user_gradient,
-        runtime.attribute_gradient, runtime.scatter, runtime.scatters, runtime.gather, runtime.unbroadcast, runtime.add_to, runtime.add_at,
+        runtime.attribute_gradient, runtime.scatter, runtime.scatters, runtime.gather, runtime.unbroadcast,
+        runtime.add_to, runtime.add_at,
         m.append, m.extend, m.insert, m.pop, m.clear, m.delete_item, m.setdefault, m.store_item, m.store_attr,
         m.update, m.add_at, m.snapshot, m.snapshot_holder,
     })

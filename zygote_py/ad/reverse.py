@@ -333,11 +333,12 @@ class _Reverse:
 
     def _hoist_invariants(self) -> None:
         """Loop-invariant arithmetic on numbers (``dt * drag``) and reads of
-        globals the compilation assumes to hold numbers or arrays (``GRAVITY``) move to the loop's
-        preheader: computed once, and kept once for the pullback instead
-        of recorded on a stack each iteration. Only what cannot raise or
-        change anything moves (``+ - *`` and negation of real numbers), so
-        a loop that runs zero times loses nothing."""
+        globals the compilation assumes to hold numbers or arrays
+        (``GRAVITY``) move to the loop's preheader: computed once, and kept
+        once for the pullback instead of recorded on a stack each iteration.
+        Only what cannot raise or change anything moves (``+ - *`` and
+        negation of real numbers), so a loop that runs zero times loses
+        nothing."""
         f = self.f
         home = {v: bid for bid, b in f.blocks.items() for v in b.args + [s.var for s in b.stmts]}
         preds = predecessors(f)
