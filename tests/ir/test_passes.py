@@ -240,6 +240,22 @@ def test_other_arithmetic_is_kept(fn, args, pure):
     assert len(statements(ir)) == 1
 
 
+def test_a_negation_cancels_once():
+    """``-(-a * b)`` is ``a * b``; a negation of that product, further
+    down a chain of products, is a negation still (it once cancelled
+    against the first one again: the gradient of ``cos(-tanh(cos q))``
+    lost a sign, fuzz seed 7053)."""
+    ir = make_ir(block(1, [1, 2], [
+        call(3, operator.neg, v(1), pure=True),
+        call(4, operator.mul, v(3), v(2), pure=True),
+        call(5, operator.neg, v(4), pure=True),  # cancels %3
+        call(6, operator.mul, v(5), v(2), pure=True),
+        call(7, operator.neg, v(6), pure=True),  # -(%1 * %2 * %2): nothing left to cancel
+        call(8, operator.mul, v(7), v(2), pure=True),
+    ], Return(v(8))))
+    assert "operator.neg(%6)" in run_pass(fold_constants, ir, (2, 3), (-1.5, 0.5))
+
+
 # -- propagate_none ---------------------------------------------------------------------
 
 

@@ -803,3 +803,17 @@ def test_second_derivatives_of_programs_the_fuzzer_wrote(seed, tmp_path):
         warnings.simplefilter("ignore", RuntimeWarning)
         want = (first(p0 + h) - first(p0 - h)) / (2 * h)
         assert zpy.gradient(first, p0)[0] == pytest.approx(want, rel=1e-5, abs=1e-7)
+
+
+def cos_of_minus_tanh_of_cos(q):
+    return float(np.sum(np.cos(-np.tanh(np.cos(q)))))
+
+
+def test_two_negations_in_a_chain_of_products_cancel_once():
+    # Fuzz seed 7053: the gradient code's -(-dy * sin(t) * ...) cancelled, and the
+    # negation of the product it left, further down, cancelled against it again.
+    q = np.array([0.3, 0.7])
+    u = -np.tanh(np.cos(q))
+    want = -np.sin(u) * (1 - u * u) * np.sin(q)  # -sin(u) du/dq, du/dq = (1 - tanh(cos q)^2) sin q
+    assert zpy.gradient(cos_of_minus_tanh_of_cos, q)[0] == pytest.approx(want, rel=1e-13)
+    assert zpy.jvp(cos_of_minus_tanh_of_cos, (q,), (np.ones(2),))[1] == pytest.approx(np.sum(want), rel=1e-13)

@@ -102,8 +102,8 @@ def test_three_argument_pow_is_modular():
 
 def test_float_passes_the_gradient():
     assert lookup(float)(Fraction(1, 2))[1](2.0) == (2.0,)
-    y, back = lookup(float)()
-    assert y == 0.0 and back(1.0) == ()
+    y, back = runtime.J(float)  # (float(): its parameter's default gets the gradient, no argument does)
+    assert y == 0.0 and back(1.0) == (None,)
 
 
 @pytest.mark.parametrize(

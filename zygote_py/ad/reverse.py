@@ -29,6 +29,7 @@ graph, each block's statements reversed:
 """
 from __future__ import annotations
 
+import builtins
 import inspect
 import operator
 import types
@@ -865,11 +866,14 @@ class _Reverse:
         return registry.lookup(fn)
 
     def _is_module_read(self, s: Statement) -> bool:
-        """A read of a module (a global) or of a module's attribute."""
+        """A read of a module (a global), of a module's attribute, or of a
+        builtin (``float``, ``abs``) that no global hides."""
         fn = s.callee.value if isinstance(s.callee, Const) else None
         if fn not in (ops.load_global, getattr) or s.var not in self.facts.static:
             return False
         base = self.facts.static[s.var] if fn is ops.load_global else self.facts.static.get(s.args[0])
+        if fn is ops.load_global and isinstance(base, (types.BuiltinFunctionType, type)):
+            return getattr(builtins, s.args[0].value, None) is base
         return isinstance(base, types.ModuleType)
 
     def _guard(self, callee: Operand) -> None:

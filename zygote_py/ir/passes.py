@@ -372,6 +372,7 @@ def _cancel_negations(ir: IR) -> None:
             if inner is not None:
                 product.args[0] = inner.args[0]
                 env[s.var] = s.args[0]
+                del defs[s.var], defs[inner.var]  # (gone, and no longer read: neither cancels again)
                 continue
             kept.append(s)
         b.stmts = kept
