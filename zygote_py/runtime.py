@@ -263,7 +263,14 @@ def differentiable_callable(fn: Any) -> bool:
 def field_constructor(cls: type) -> Optional[tuple[str, ...]]:
     """The parameters of ``cls`` when calling it only stores its arguments
     in the fields of these names: a namedtuple, or a dataclass with the
-    ``__init__`` that ``@dataclass`` writes and no ``__post_init__``."""
+    ``__init__`` that ``@dataclass`` writes and no ``__post_init__``; a
+    :class:`Pullback` or a :class:`Tangent`, made in gradient code
+    differentiated again (a tangent's optional first argument, the names of
+    fields without a gradient, stands for no field: ``""``)."""
+    if cls is Tangent:
+        return ("",)
+    if cls is Pullback:
+        return Pullback.__slots__
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):
         owner = _owner(cls, "__new__")
         return cls._fields if "_fields" in owner.__dict__ and _generated(cls.__new__) else None
@@ -497,13 +504,15 @@ def rule_vjp(rule: Callable, nargs: int) -> Callable:
 
 
 def copied(values: tuple, changed: Optional[int] = None) -> tuple:
-    """``values`` with each list, dict and array among them copied (one
-    level deep), and each :class:`EagerIterator` (at its position): their
-    state at a call, for a :class:`Pullback`. ``changed``: the position of
-    an object the call changes in place, which may be of any kind, and is
-    copied whole, the same copy wherever it is among ``values``."""
+    """``values`` with each list, dict, array and plain object (of a class
+    written in Python, with a ``__dict__``) among them copied (one level
+    deep: code after the call may assign its items or fields), and each
+    :class:`EagerIterator` (at its position): their state at a call, for a
+    :class:`Pullback`. ``changed``: the position of an object the call
+    changes in place, which may be of any kind, and is copied whole, the
+    same copy wherever it is among ``values``."""
     out = tuple(list(v) if type(v) is list else dict(v) if type(v) is dict else v.copy() if type(v) is np.ndarray
-                else copy.copy(v) if type(v) is EagerIterator else v for v in values)
+                else copy.copy(v) if type(v) is EagerIterator or _plain_object(v) else v for v in values)
     if changed is None:
         return out
     obj = values[changed]
@@ -514,6 +523,11 @@ def copied(values: tuple, changed: Optional[int] = None) -> tuple:
             f"differentiating again a change in place of a {type(obj).__name__}, which copy.deepcopy cannot copy "
             f"({type(e).__name__}: {e})", hint="differentiate once, or make the object copyable") from None
     return tuple(own if v is obj else o for v, o in zip(values, out))
+
+
+def _plain_object(v: Any) -> bool:
+    cls = type(v)
+    return cls.__new__ is object.__new__ and hasattr(v, "__dict__") and not cls.__module__.startswith("zygote_py")
 
 
 class Pullback:
@@ -565,6 +579,36 @@ class Pullback:
         return copied(self.args, self.changed)
 
 
+def shares_cells(v: Callable, f: Any) -> Callable:
+    """``v``, a function that computes the pullback of a call of ``f``
+    (see ``ad.pipeline.vjp_plan``) and shares ``f``'s captured variables:
+    its gradient is ``f``'s."""
+    return v
+
+
+def bound_object(f: Any) -> Any:
+    """The object of the bound method ``f``, whose gradient is the
+    method's; a :class:`Pullback` itself (called, it is the first argument
+    of :func:`call_pullback`)."""
+    return f if type(f) is Pullback else f.__self__
+
+
+def pullback_gradient(df: Any, dargs: tuple) -> Tangent:
+    """The gradient of a :class:`Pullback`: its fields ``f``'s and
+    ``args``' (the rules of ``J`` and ``call_pullback`` in
+    ``rules.nested``)."""
+    return Tangent(f=df, args=dargs)
+
+
+def call_gradient(dpullback: Any, n: int) -> tuple:
+    """The gradient of a :class:`Pullback` of a call with ``n`` positional
+    arguments (see :func:`pullback_gradient`; read from its fields by code
+    differentiated again, a ``Tangent`` of more of them) in ``J``'s
+    convention: the callee's, then one per argument."""
+    dargs = field(dpullback, "args")
+    return (field(dpullback, "f"), *((None,) * n if dargs is None else dargs))
+
+
 def construct_vjp(cls: type, init_vjp: Callable) -> Callable:
     """The pullback of ``cls(*args, **kwargs)`` (see
     ``ad.pipeline.construct``) as a function of ``(dout, *args,
@@ -607,7 +651,7 @@ def _construct(cls: type, names: tuple[str, ...], args: tuple, kwargs: dict) -> 
     return cls(*args, **kwargs), pullback
 
 
-def J(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
+def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]]:
     """``f(*args, **kwargs)`` and its pullback, for a callee known only at
     run time. The pullback returns the gradient of ``f`` itself (a
     ``Tangent`` of its captured variables; ``None`` for a plain function),

@@ -75,9 +75,12 @@ def get(t: Tangent, name: str) -> Any:
 def fields(obj: Any) -> list[str]:
     """The fields of an object: a dataclass's fields, its ``__dict__``'s
     keys, the ``__slots__`` of its classes; a function's captured
-    variables."""
+    variables; a tangent's own fields (in gradient code differentiated
+    again)."""
     if isinstance(obj, types.FunctionType):
         return list(obj.__code__.co_freevars)
+    if isinstance(obj, Tangent):
+        return list(obj._zpy_values)
     names = [f.name for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj) else []
     names += getattr(obj, "__dict__", ())
     for cls in type(obj).__mro__:

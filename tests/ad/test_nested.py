@@ -1,11 +1,11 @@
 """Nested differentiation: ``zpy.gradient`` called inside a function that
 is differentiated. The inner gradient is computed by code zygote_py emitted,
-and that code is differentiated in turn: to second order, and to third,
-where the second-order code's calls known only at run time (``runtime.J``)
-and their pullbacks are differentiated through the callees' own gradient
-code (see ``rules/nested.py``). A fourth order through such calls is
-refused with a clear error. Each derivative is checked against an analytic
-value or central differences of the derivative one order below."""
+and that code is differentiated in turn: to second order, and to third and
+up, where the code's calls known only at run time (``runtime.J``) and their
+pullbacks are differentiated through the callees' own gradient code, and
+that machinery through its own (see ``rules/nested.py``). Each derivative is
+checked against an analytic value or central differences of the derivative
+one order below."""
 import math
 
 import numpy as np
@@ -187,13 +187,29 @@ def test_a_third_derivative_of_an_array_function():
     assert d(norm_of_array_gradient, v) == pytest.approx(np.array(want), rel=1e-6)
 
 
-def fourth(x):
-    return d(lambda y: d(lambda z: d(lambda u: u ** 5, z), y), x)
+def fourth(f, x):
+    return d(lambda a: d(lambda b: d(lambda c: d(f, c), b), a), x)
 
 
-def test_a_fourth_derivative_is_refused_with_a_clear_error():
-    with pytest.raises(NoDerivativeRule, match="a fourth derivative"):
-        d(fourth, 1.5)
+@pytest.mark.parametrize("f, x, want", [
+    (lambda u: u ** 5, 1.5, 120 * 1.5),
+    (math.sin, 0.5, math.sin(0.5)),  # (a function with a rule: its gradient is its rule's pullback)
+    (math.cos, 0.5, math.cos(0.5)),
+    (np.sin, 0.5, math.sin(0.5)),
+    (math.log, 0.5, -6 / 0.5 ** 4),
+    (lambda u: u * math.sin(u), 0.5, 0.5 * math.sin(0.5) - 4 * math.cos(0.5)),
+    (math.tanh, 0.5, None),
+], ids=["pow", "sin", "cos", "np.sin", "log", "x sin x", "tanh"])
+def test_fourth_derivatives(f, x, want):
+    got = fourth(f, x)
+    if want is None:
+        third = lambda y: d(lambda b: d(lambda c: d(f, c), b), y)  # noqa: E731
+        want = slope(third, x, 1e-4)
+    assert got == pytest.approx(want, rel=1e-6 if f is math.tanh else 1e-12)
+
+
+def test_a_fifth_derivative():
+    assert d(lambda x: fourth(lambda u: u ** 6, x), 1.5) == pytest.approx(720 * 1.5, rel=1e-12)
 
 
 def test_forward_mode_over_a_second_derivative_is_refused_with_a_clear_error():
@@ -395,6 +411,68 @@ def test_second_derivatives_through_objects_and_changes_in_place(f):
     first = lambda y: d(f, y)  # noqa: E731
     assert first(x) == pytest.approx(slope(f, x), rel=1e-6)
     assert d(first, x) == pytest.approx(slope(first, x, 1e-5), rel=1e-6, abs=1e-8)
+
+
+def sine_slope_at(x):
+    def back(dy):
+        return -dy * math.sin(x)
+    return back
+
+
+def a_returned_closure(x):
+    return sine_slope_at(x)(2.0) * x  # -2x sin x: through the closure's captured x
+
+
+class Box:
+    def __init__(self, a):
+        self.a = a
+
+    def grow(self, v):
+        self.a = self.a * v
+
+
+def grow(box, v):
+    box.a = box.a * v
+
+
+def a_helper_that_changes_an_object(x):
+    b = Box(2.0)
+    grow(b, x)  # (the second-order code's call is made again, after code that changes the object)
+    return b.a * b.a * x
+
+
+def a_method_that_changes_an_object(x):
+    b = Box(x)
+    b.grow(x)
+    return b.a * b.a * x
+
+
+@pytest.mark.parametrize("f", [
+    an_object, its_fields, a_method_that_changes_it, a_helper_that_fills_a_list, a_helper_that_sets_an_item,
+    in_place_arithmetic, sorted_and_weighted, keywords_to_a_call_that_stays_a_call, a_returned_closure,
+    a_helper_that_changes_an_object, a_method_that_changes_an_object,
+], ids=lambda f: f.__name__)
+def test_third_derivatives_through_objects_and_changes_in_place(f):
+    second = lambda y: d(lambda z: d(f, z), y)  # noqa: E731
+    assert d(second, 0.7) == pytest.approx(slope(second, 0.7, 1e-4), rel=1e-6, abs=1e-8)
+
+
+def a_square_appended(x):
+    b = []
+    b.append(x * x)
+    return b[0] * b[0]
+
+
+@pytest.mark.parametrize("f, want", [
+    (a_square_appended, 24.0),  # (a call made again by the third-order machinery once read a list it had grown)
+    (an_object, None),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_fourth_derivatives_through_the_data_model(f, want):
+    third = lambda y: d(lambda a: d(lambda b: d(f, b), a), y)  # noqa: E731
+    got = d(third, 0.7)
+    if want is None:  # 2x sin x: 2x sin x - 8 cos x
+        want = 1.4 * math.sin(0.7) - 8 * math.cos(0.7)
+    assert got == pytest.approx(want, rel=1e-12)
 
 
 def test_a_second_derivative_does_not_depend_on_what_was_differentiated_before():

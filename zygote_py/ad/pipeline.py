@@ -552,26 +552,23 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
     sig = entry.signature
 
     def pullback(dy):
-        grads = back(dy)
-        dself = None
-        if self_active:
-            dself, grads = closure_gradient(fn, grads[0]), grads[1:]
-        return (dself, *call_grads(sig, len(args), list(kwargs), grads))
+        return call_cotangent(fn, self_active, sig, len(args), list(kwargs), back(dy))
 
     return y, pullback
 
 
 def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
-             cells_out: tuple = ()) -> Optional[tuple[Callable, tuple, Callable, bool]]:
+             cells_out: tuple = ()) -> Optional[tuple[Callable, Callable, bool]]:
     """How to differentiate the pullback of ``J(f, *args, **kwargs)`` (in
-    gradient code differentiated again): ``(V, vargs, to_v, method)``, where
+    gradient code differentiated again): ``(V, to_v, method)``, where
     ``V(dout, *vargs, **kwargs)`` computes that pullback of ``dout`` by
     code zygote_py reads (``f``'s rule, or the pullback it emitted for
     ``f``, after ``f``'s forward), and ``to_v`` maps a cotangent of the
     pullback's gradients (``J``'s convention) to one of ``V``'s value.
-    ``method``: ``vargs`` starts with the object of the bound method
-    ``f``, whose gradient is the method's own; otherwise ``V``'s own
-    gradient is ``f``'s. ``V`` is ``None`` for a call of :func:`_linear`.
+    ``vargs`` are ``args``, or with ``method``, ``runtime.bound_object(f)``
+    (whose gradient is ``f``'s own) then ``args``;
+    otherwise ``V``'s own gradient is ``f``'s. Its answer depends on the
+    kinds of ``args``, not on their values: it has no derivative. ``V`` is ``None`` for a call of :func:`_linear`.
     ``None``: the pullback gives no gradients. (``J``'s rule, which made
     the pullback, refused differentiated keyword arguments.)
     ``param_out``: the call was ``runtime.forward_changing(f, param_out,
@@ -587,47 +584,58 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
             f"differentiating again the pullback of an operator a class defines ({name}) is not supported: a "
             "second derivative through gradient code that calls it at run time, or a third derivative",
             hint="call the class's method by name")
+    if reads_no_values(f):
+        return None, None, False
     rule = registry.lookup(f)
-    if rule is not None and type(f) in (types.FunctionType, types.BuiltinFunctionType, type) and f in _linear():
-        return None, args, None, False
     if rule is not None:
         n = len(args)
-        return runtime.rule_vjp(rule, n), args, lambda w: w[:1 + n], False
+        return runtime.rule_vjp(rule, n), lambda w: w[:1 + n], False
     if registry.is_nondifferentiable(f):
         return None
     if isinstance(f, types.MethodType):
         plan = vjp_plan(f.__func__, (f.__self__, *args), kwargs)
         if plan is None:
             return None
-        v, vargs, to_v, _ = plan
-        return v, vargs, lambda w: to_v((None, *w)), True
+        v, to_v, _ = plan
+        return v, lambda w: to_v((None, *w)), True
+    if type(f) is runtime.Pullback:  # a pullback called directly: the rule of call_pullback, f its first argument
+        v, to_v, _ = vjp_plan(runtime.call_pullback, (f, *args), kwargs)
+        return v, lambda w: to_v((None, *w)), True
     method = runtime.builtin_method(f)
     if method is not None:
         if registry.is_nondifferentiable(method):
             return None
         rule, n = registry.lookup(method), len(args) + 1
         if rule is not None:
-            return runtime.rule_vjp(rule, n), (f.__self__, *args), lambda w: (None, *w[:n]), True
+            return runtime.rule_vjp(rule, n), lambda w: (None, *w[:n]), True
     if isinstance(f, types.FunctionType) and not _calls_itself(f):
         active, numeric = masks(f, args, kwargs)
         self_active = is_differentiable_value(f)
         entry = compiled(f, active, numeric, self_active, param_out, cells_out)
         sig, keywords = entry.signature, list(kwargs)
-        return entry.vjp_function(f), args, lambda w: (None, _raw_cotangent(f, self_active, sig, len(args), keywords, w)), False
-    if isinstance(f, type) and runtime.field_constructor(f) is not None:  # (each field gets its argument's gradient)
-        return None, args, None, False
+        return entry.vjp_function(f), lambda w: (None, raw_cotangent(f, self_active, sig, len(args), keywords, w)), False
     if isinstance(f, type) and runtime.python_init(f):
         init, obj = f.__init__, f.__new__(f)  # (a new object, as construct makes; its gradient is the one out)
         active, numeric = masks(init, (obj, *args), kwargs)
         entry = compiled(init, active, numeric, False, 0)
         sig, keywords = entry.signature, list(kwargs)
         v = runtime.construct_vjp(f, entry.vjp_function(init))
-        return v, args, lambda w: (None, _raw_cotangent(init, False, sig, 1 + len(args), keywords, (None, None, *w[1:]))), False
+        return v, lambda w: (None, raw_cotangent(init, False, sig, 1 + len(args), keywords, (None, None, *w[1:]))), False
     raise NoDerivativeRule(
         f"differentiating the pullback of a call of {name} (a functools.partial, a callable object or a "
         "function that captures itself) is not supported: a second derivative through gradient code that "
         "calls it at run time, or a third derivative",
         hint="call a plain function instead")
+
+
+def reads_no_values(f: Any) -> bool:
+    """Whether the pullback of a call of ``f`` reads none of its arguments'
+    differentiated values: ``f`` has a rule and is among :func:`_linear`,
+    or it is a namedtuple's or plain dataclass's constructor (each field's
+    gradient goes to its argument)."""
+    if type(f) in (types.FunctionType, types.BuiltinFunctionType, type) and f in _linear():
+        return registry.lookup(f) is not None
+    return isinstance(f, type) and runtime.field_constructor(f) is not None
 
 
 @functools.cache
@@ -657,12 +665,12 @@ def _calls_itself(fn: types.FunctionType) -> bool:
     return any(cell_value(c) is fn for c in fn.__closure__ or ())
 
 
-def _raw_cotangent(fn: types.FunctionType, self_active: bool, sig: Signature, nargs: int, keywords: list[str],
+def raw_cotangent(fn: types.FunctionType, self_active: bool, sig: Signature, nargs: int, keywords: list[str],
                    w: tuple) -> tuple:
-    """The adjoint of :func:`closure_gradient` and :func:`call_grads`: a
-    cotangent of a call of ``fn``'s gradients in ``J``'s convention (the
-    callee's, then one per argument) to one of the gradients its emitted
-    pullback returns (one per parameter, after the closure's by name)."""
+    """The adjoint of :func:`call_cotangent`: a cotangent of a call of
+    ``fn``'s gradients in ``J``'s convention (the callee's, then one per
+    argument) to one of the gradients its emitted pullback returns (one per
+    parameter, after the closure's by name)."""
     positional = sig.posonly + sig.args
     by_name = dict(zip(positional, w[1:1 + nargs]))
     if sig.vararg:
@@ -698,6 +706,17 @@ def construct(cls: type, args: tuple, kwargs: dict) -> tuple[Any, Callable]:
     def pullback(dy):
         return (None, *back((None, dy))[2:])  # no gradient for the class, nor for the empty object
     return y[1], pullback
+
+
+def call_cotangent(fn: types.FunctionType, self_active: bool, sig: Signature, nargs: int, keywords: list[str],
+                   raw: tuple) -> tuple:
+    """The gradients the emitted pullback of a call of ``fn`` returns
+    (``raw``: the closure's by name when ``self_active``, then one per
+    parameter) in ``J``'s convention: the callee's, then one per argument."""
+    dself = None
+    if self_active:
+        dself, raw = closure_gradient(fn, raw[0]), raw[1:]
+    return (dself, *call_grads(sig, nargs, keywords, raw))
 
 
 def closure_gradient(fn: types.FunctionType, grads: dict[str, Any]) -> Tangent:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import itertools
 import operator
 import types
 from dataclasses import dataclass, field
@@ -196,7 +197,8 @@ class _Reverse:
         seed = "d" + clean(self.f.names.get(rv), "y") if isinstance(rv, Var) and rv in self.f.names else "dy"
         taken = set(primal.names.values()) | set(primal.signature.names()) | set(primal.freevars)
         if seed == "dy" and "y" in taken or seed in taken:  # (the pullback must not hide a forward name)
-            seed = next(n for n in ("dout", "dout_", "d_out") if n not in taken)
+            names = itertools.chain(("dout", "dout_"), (f"dout_{k}" for k in itertools.count(2)))
+            seed = next(n for n in names if n not in taken)
         self.a = IR(f"{primal.name}_pullback", primal.filename, primal.firstline, Signature(args=[seed]))
         self.cell_names: set[str] = set(primal.signature.names())
         self.cell_names |= {s.args[0].value for b in primal.blocks.values() for s in b.stmts
@@ -886,16 +888,6 @@ class _Reverse:
         error now, at the user's line."""
         if fn is analysis._MISSING or fn is None or registry.lookup(fn) is not None:
             return  # (a call of None, in a branch its test leaves: Python says how it fails, if it runs)
-        from .pipeline import vjp_plan  # (pipeline builds on this module)
-
-        if fn is vjp_plan:  # the rule of call_pullback, differentiated again
-            raise NoDerivativeRule(
-                "differentiating zygote_py's third-derivative machinery again (a fourth derivative, or a third "
-                "one through calls that zygote_py makes at run time within such calls) is not supported yet",
-                function=self.f.name, filename=self.f.filename, line=s.line,
-                hint="differentiate to a lower order, or give the function called at run time a rule with "
-                "@zpy.adjoint",
-            )
         if runtime.differentiable_callable(fn):
             return
         if getattr(fn, "__module__", None) == ops.__name__:  # Python's syntax, as the compiler lowers it

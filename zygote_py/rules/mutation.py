@@ -58,7 +58,7 @@ import copy
 import numbers
 import operator
 import sys
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -613,6 +613,17 @@ def update_in_place_(a, b, op):
 CHANGE_THEIR_FIRST = (call_changing, call_method, init_object, store_attr)
 """Of the calls the mutation pass makes, those whose first argument may be
 an object of any kind that they change in place."""
+
+
+def changed_position(f: Any, args: tuple) -> Optional[int]:
+    """The position of the argument that a call of ``f`` may change in
+    place, copied whole for a pullback that makes the call again (see
+    ``rules.nested``): the object of one of :data:`CHANGE_THEIR_FIRST`, or
+    the tuple of arguments of ``runtime.push`` (of ``list.append``, say,
+    whose list a copy one level deep would share)."""
+    if f in CHANGE_THEIR_FIRST and args:
+        return 0
+    return 1 if f is runtime.push else None
 
 
 # --------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Rules that make zygote_py's own API differentiable: ``zpy.gradient``
 and ``zpy.value_and_gradient`` called inside a function being
-differentiated (nested differentiation: second and third order).
+differentiated (nested differentiation, to any order).
 
 The gradient of ``f`` at ``args`` is computed by a Python function whose
 source zygote_py can read (:func:`zygote_py.runtime.gradient_function`: the
@@ -41,6 +41,16 @@ the functions.
   code that recomputes it from the call's arguments (see
   ``ad.pipeline.vjp_plan``). ``runtime.forward_changing``, the call of a
   helper that changes its argument in place, has a rule like ``J``'s.
+- That machinery differentiated again (fourth derivatives and up, third
+  ones through calls known only at run time) is Python code zygote_py
+  reads, made of calls with rules: ``vjp_plan`` only decides how (it has no
+  derivative), ``runtime.copied``, ``dense``, ``bound_object`` and
+  ``shares_cells`` pass their cotangents through,
+  ``pipeline.raw_cotangent`` and ``call_cotangent`` rearrange them (each
+  the other's adjoint), a ``Pullback``'s gradient is a ``Tangent`` of its
+  fields ``f`` and ``args`` (``runtime.pullback_gradient``), and
+  ``runtime.push``, forward mode through a call whose pullback reads none
+  of its arguments' values, goes back through that call's pullback.
 - ``mutation.take_item_owned`` (which may change the gradient it takes in
   place) is differentiated as ``mutation.take_item``, which copies it;
   ``numpy_shapes.unsort`` (``np.sort``'s gradient, which writes into an
@@ -60,7 +70,14 @@ from . import registry
 from .registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel, runtime.changing_method,
-                  runtime.position, mutation.write_into)
+                  runtime.position, mutation.write_into, pipeline.vjp_plan)
+
+
+@adjoint(runtime.copied)
+def copied(values, changed=None):
+    def back(g):
+        return (g, None)
+    return runtime.copied(values, changed), back
 
 
 @adjoint(runtime.accum)
@@ -244,7 +261,7 @@ def take_item_owned(d, key, value):
 
 @adjoint(runtime.J)
 @adjoint(runtime.J_nested)
-def J(f, *args, **kwargs):
+def J(f, /, *args, **kwargs):
     """``J`` in gradient code being differentiated again (a second
     derivative through calls known only at run time, a third derivative):
     its pullback becomes a :class:`runtime.Pullback`, whose gradient (the
@@ -255,7 +272,7 @@ def J(f, *args, **kwargs):
             f"differentiating again a call of {registry.display_name(f)} with differentiated keyword arguments "
             "(a second derivative through a call known only at run time, or a third derivative) is not supported",
             hint="pass those arguments by position")
-    changed = 0 if f in mutation.CHANGE_THEIR_FIRST and args else None
+    changed = mutation.changed_position(f, args)
     kept = runtime.copied(args, changed)  # (the call, or the code after it, may change them in place)
     y, raw = runtime.J(f, *args, **kwargs)
     pullback = runtime.Pullback(raw, f, kept, kwargs, changed=changed)
@@ -263,8 +280,37 @@ def J(f, *args, **kwargs):
     def back(dout):
         dy, dpullback = (None, None) if dout is None else dout
         grads = runtime.call_pullback(pullback, dy)[:1 + len(args)]
-        return grads if dpullback is None else runtime.accum(grads, dpullback[:1 + len(args)])
+        return grads if dpullback is None else runtime.accum(grads, runtime.call_gradient(dpullback, len(args)))
     return (y, pullback), back
+
+
+@adjoint(runtime.dense)
+def dense(grads):
+    """The same gradients, concrete: its cotangent passes through."""
+    def back(c):
+        return (c,)
+    return runtime.dense(grads), back
+
+
+@adjoint(runtime.shares_cells)
+def shares_cells(v, f):
+    def back(g):
+        return (None, g)
+    return runtime.shares_cells(v, f), back
+
+
+@adjoint(runtime.bound_object)
+def bound_object(f):
+    def back(g):
+        return (g,)
+    return runtime.bound_object(f), back
+
+
+@adjoint(runtime.pullback_gradient)
+def pullback_gradient(df, dargs):
+    def back(c):
+        return (runtime.field(c, "f"), runtime.field(c, "args"))
+    return runtime.pullback_gradient(df, dargs), back
 
 
 @adjoint(runtime.forward_changing)
@@ -281,7 +327,7 @@ def forward_changing(f, position, args):
         dy, dpullback = (None, None) if dout is None else dout
         grads = runtime.call_pullback(pullback, dy)[:1 + len(args)]
         if dpullback is not None:
-            grads = runtime.accum(grads, dpullback[:1 + len(args)])
+            grads = runtime.accum(grads, runtime.call_gradient(dpullback, len(args)))
         return (grads[0], None, tuple(grads[1:]))
     return (y, pullback), back
 
@@ -302,10 +348,28 @@ def forward_with_cells(f, shared, written, values, args):
         dy, dpullback = (None, None) if dout is None else dout
         grads = runtime.call_pullback(pullback, dy)[:1 + len(args)]
         if dpullback is not None:
-            grads = runtime.accum(grads, dpullback[:1 + len(args)])
+            grads = runtime.accum(grads, runtime.call_gradient(dpullback, len(args)))
         dclosure, dvalues = runtime.cells_gradient(grads[0], shared)
+        if isinstance(dpullback, tangent.Tangent) and runtime.field(dpullback, "cells") is not None:
+            dvalues = runtime.accum(dvalues, runtime.field(dpullback, "cells")[2])
         return (dclosure, None, None, dvalues, tuple(grads[1:]))
     return (y, pullback), back
+
+
+@adjoint(pipeline.raw_cotangent)
+def raw_cotangent(fn, self_active, sig, nargs, keywords, w):
+    """Linear in ``w``, which it rearranges: its cotangent goes back
+    through :func:`pipeline.call_cotangent`, which rearranges it back."""
+    def back(c):
+        return (None, None, None, None, None, pipeline.call_cotangent(fn, self_active, sig, nargs, keywords, c))
+    return pipeline.raw_cotangent(fn, self_active, sig, nargs, keywords, w), back
+
+
+@adjoint(pipeline.call_cotangent)
+def call_cotangent(fn, self_active, sig, nargs, keywords, raw):
+    def back(c):
+        return (None, None, None, None, None, pipeline.raw_cotangent(fn, self_active, sig, nargs, keywords, c))
+    return pipeline.call_cotangent(fn, self_active, sig, nargs, keywords, raw), back
 
 
 @adjoint(runtime.call_pullback)
@@ -326,11 +390,14 @@ def call_pullback(pullback, dy):
                 "differentiating a pullback that was not made in the code being differentiated is not supported",
                 hint="differentiate the function that makes the pullback")
         with pullback.lent():
-            plan = pipeline.vjp_plan(pullback.f, pullback.fresh(), pullback.kwargs, pullback.param_out,
+            plan = pipeline.vjp_plan(pullback.f, pullback.args, pullback.kwargs, pullback.param_out,
                                      pullback.cells[1] if pullback.cells else ())
             if plan is None:
                 return (None, None)
-            v, vargs, to_v, method = plan
+            v, to_v, method = plan
+            vargs = (runtime.bound_object(pullback.f), *pullback.fresh()) if method else pullback.fresh()
+            if v is not None:
+                v = runtime.shares_cells(v, pullback.f)  # (V's captured variables are f's)
             if v is None:
                 dargs = runtime.dense(tuple(w[1:1 + len(vargs)]))  # (as tangents: no lazy cotangents)
                 return (None, runtime.push(pullback.f, vargs, pullback.kwargs, dargs, {})[1])
@@ -343,8 +410,33 @@ def call_pullback(pullback, dy):
                     cells_back = v_back
                     v_back = lambda c: cells_back((c, (None,) * len(written)))  # noqa: E731
         g = v_back(to_v(w))
-        return (tuple(g[2:]) if method else (g[0], *g[2:]), g[1])
+        df, dargs = (g[2], g[3:]) if method else (g[0], g[2:])
+        return (runtime.pullback_gradient(df, tuple(dargs)), g[1])
     return grads, back
+
+
+@adjoint(runtime.push)
+def push(f, args, kwargs, dargs, dkwargs):
+    """The pushforward of a call whose pullback reads none of its
+    arguments' values (the derivative of such a pullback, see
+    ``call_pullback``'s rule, differentiated again): its tangent is linear
+    in ``dargs`` and independent of ``args``, so the tangent's cotangent
+    goes back to ``dargs`` through the call's pullback, as the value's goes
+    to ``args``."""
+    if not pipeline.reads_no_values(f):
+        raise errors.NoDerivativeRule(
+            f"reverse mode over forward mode through a call of {registry.display_name(f)} is not supported",
+            hint="differentiate in reverse mode throughout: zpy.gradient of zpy.gradient instead of zpy.hvp or zpy.jvp")
+    n = len(args)
+    changed = mutation.changed_position(f, args)
+    kept = runtime.copied(args, changed)  # (as J's rule keeps them: the call may change them in place)
+
+    def back(c):
+        cy, cdy = (None, None) if c is None else c
+        gy = runtime.call_pullback(runtime.J(f, *runtime.copied(kept, changed), **kwargs)[1], cy)[1:1 + n]
+        gd = runtime.call_pullback(runtime.J(f, *runtime.copied(kept, changed), **kwargs)[1], cdy)[1:1 + n]
+        return (None, tuple(gy), None, tuple(gd), None)
+    return runtime.push(f, args, kwargs, dargs, dkwargs), back
 
 
 @adjoint(runtime.gradient_function)
@@ -396,6 +488,41 @@ def extremum_grad(dy, a, y, axis, keepdims):
         ddy = np.sum(runtime.dense(g) * shares, axis=axis, keepdims=keepdims)
         return (np.reshape(ddy, np.shape(dy)), None, None, None, None)
     return numpy_reductions.extremum_grad(dy, a, y, axis, keepdims), back
+
+
+@pushforward(runtime.copied)
+def copied_push(y, values, changed=None, *, dvalues):
+    return dvalues
+
+
+@pushforward(runtime.dense)
+def dense_push(y, grads, *, dgrads):
+    return runtime.dense(dgrads)
+
+
+@pushforward(runtime.bound_object)
+def bound_object_push(y, f, *, df):
+    return df
+
+
+@pushforward(runtime.shares_cells)
+def shares_cells_push(y, v, f, *, dv, df):
+    return df
+
+
+@pushforward(runtime.pullback_gradient)
+def pullback_gradient_push(y, df, dargs, *, ddf, ddargs):
+    return runtime.pullback_gradient(ddf, ddargs)
+
+
+@pushforward(pipeline.raw_cotangent)
+def raw_cotangent_push(y, fn, self_active, sig, nargs, keywords, w, *, dw):
+    return pipeline.raw_cotangent(fn, self_active, sig, nargs, keywords, dw)
+
+
+@pushforward(pipeline.call_cotangent)
+def call_cotangent_push(y, fn, self_active, sig, nargs, keywords, raw, *, draw):
+    return pipeline.call_cotangent(fn, self_active, sig, nargs, keywords, draw)
 
 
 @pushforward(runtime.accum)
