@@ -233,8 +233,8 @@ class _NoGrads(tuple):
     reached, whatever its arity."""
 
     def __getitem__(self, i):
-        if isinstance(i, slice):  # (a slice with an end)
-            return (None,) * len(range(i.start or 0, i.stop, i.step or 1))
+        if isinstance(i, slice):
+            return self if i.stop is None else (None,) * len(range(i.start or 0, i.stop, i.step or 1))
         return None
 
 
@@ -563,6 +563,15 @@ class Pullback:
         elif back is None:
             back = J(self.f, *self.fresh(), **self.kwargs)[1]
         return back(dy)
+
+    def plan(self) -> Optional[tuple]:
+        """How to differentiate this pullback (``ad.pipeline.vjp_plan``),
+        decided while a closure's cells hold what they held at the call."""
+        from .ad import pipeline
+
+        with self.lent():
+            return pipeline.vjp_plan(self.f, self.args, self.kwargs, self.param_out,
+                                     self.cells[1] if self.cells else ())
 
     def lent(self) -> contextlib.AbstractContextManager:
         """For a call of :func:`forward_with_cells` (``cells``: its

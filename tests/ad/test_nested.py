@@ -450,7 +450,8 @@ def a_method_that_changes_an_object(x):
 @pytest.mark.parametrize("f", [
     an_object, its_fields, a_method_that_changes_it, a_helper_that_fills_a_list, a_helper_that_sets_an_item,
     in_place_arithmetic, sorted_and_weighted, keywords_to_a_call_that_stays_a_call, a_returned_closure,
-    a_helper_that_changes_an_object, a_method_that_changes_an_object,
+    a_helper_that_changes_an_object, a_method_that_changes_an_object, a_closure_that_adds_to_a_variable,
+    a_closure_in_a_loop, a_closure_reading_a_variable_assigned_twice, max_and_min,
 ], ids=lambda f: f.__name__)
 def test_third_derivatives_through_objects_and_changes_in_place(f):
     second = lambda y: d(lambda z: d(f, z), y)  # noqa: E731

@@ -357,3 +357,28 @@ def test_lambdas_without_column_positions(tmp_path):
     assert "look alike" in out["a"] and "on a line of its own" in out["a"]
     assert out["c"] == "lambda x: x"
     assert out["e"] == "lambda x: x" and out["f"] == "lambda y: -y"
+
+
+def test_emitted_source_outlives_an_equal_code_object():
+    """Code compiled twice from one tree gives two code objects that compare
+    equal; when one was collected, a registry keyed by value forgot the
+    other's source (a third derivative through a ``nonlocal`` closure then
+    looked for an emitted function's source in the user's file)."""
+    import gc
+
+    from zygote_py.frontend.source import register_emitted
+
+    text = "def emitted_twice(x):\n    return x * 3.0\n"
+    node = gast.parse(text).body[0]
+
+    def make():
+        namespace = {}
+        exec(compile(text, "<emitted-twice>", "exec"), namespace)
+        return namespace["emitted_twice"]
+    first, second = make(), make()
+    assert first.__code__ == second.__code__ and first.__code__ is not second.__code__
+    register_emitted(first.__code__, node)
+    register_emitted(second.__code__, node)
+    del first
+    gc.collect()
+    assert gast.dump(get_source(second).node) == gast.dump(node)

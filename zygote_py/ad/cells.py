@@ -82,11 +82,12 @@ def share_cells(f: IR, cells: set[str], facts: Any,
     if not makers:
         return _ssa(f, cells, {}, params)
     calls = {}
-    lent = {}  # id -> maker: gradient code's calls of runtime.J(runtime.call_with_cells, maker, ...)
+    lent = {}  # id -> (maker, depth): gradient code's calls of runtime.J(runtime.call_with_cells, maker, ...)
     for b in f.blocks.values():
         for s in b.stmts:
-            if _lends_cells(s, facts) and s.args[1] in makers:
-                lent[id(s)] = makers[s.args[1]]
+            depth = _lends_cells(s, facts)
+            if depth and s.args[depth] in makers:
+                lent[id(s)] = (makers[s.args[depth]], depth)
                 continue
             for o in s.operands():
                 if o in makers and not (o is s.callee and s.callee in makers):
@@ -106,10 +107,14 @@ def share_cells(f: IR, cells: set[str], facts: Any,
         for s in b.stmts:
             if id(s) in lent:  # the values the cells get are the call's: ((value, cells' values), pullback)
                 out.append(s)
-                written = sorted(assigned_names(lent[id(s)].args[0].value) & cells)
+                maker, depth = lent[id(s)]
+                written = sorted(assigned_names(maker.args[0].value) & cells)
                 if written:
-                    pair, after = f.new_var(), f.new_var()
-                    out.append(Statement(pair, Const(operator.getitem), [s.var, Const(0)], [], s.line))
+                    pair = s.var
+                    for _ in range(depth):  # (J of J of call_with_cells: (((value, cells'), pullback), pullback))
+                        pair, outer = f.new_var(), pair
+                        out.append(Statement(pair, Const(operator.getitem), [outer, Const(0)], [], s.line))
+                    after = f.new_var()
                     out.append(Statement(after, Const(operator.getitem), [pair, Const(1)], [], s.line))
                     _left_in_cells(f, out, after, written, s.line, new_defs)
                 continue
@@ -153,15 +158,25 @@ def _left_in_cells(f: IR, out: list[Statement], after: Var, written: list[str], 
         new_defs[id(out[-1])] = made
 
 
-def _lends_cells(s: Statement, facts: Any) -> bool:
+def _lends_cells(s: Statement, facts: Any) -> int:
     """Whether ``s`` is ``runtime.J(runtime.call_with_cells, g, shared,
     written, values, *args)``: gradient code's call of a nested function
     ``g`` that shares cells with it, handing it their values (this pass's
-    ``call_with_cells``, differentiated again)."""
-    if facts.callee(s) not in (runtime.J, runtime.J_nested) or len(s.args) < 5:
-        return False
-    first = s.args[0]
-    return (first.value if isinstance(first, Const) else facts.static.get(first)) is runtime.call_with_cells
+    ``call_with_cells``, differentiated again); or ``runtime.J(runtime.J,
+    runtime.call_with_cells, g, ...)``, and so on, in gradient code
+    differentiated again in turn. The number of ``J``s, ``g``'s position
+    among the arguments; 0 for any other statement."""
+    def static(o: Any) -> Any:
+        return o.value if isinstance(o, Const) else facts.static.get(o)
+
+    if facts.callee(s) not in (runtime.J, runtime.J_nested):
+        return 0
+    depth = 1
+    while depth <= len(s.args) and static(s.args[depth - 1]) in (runtime.J, runtime.J_nested):
+        depth += 1
+    if len(s.args) < depth + 4 or static(s.args[depth - 1]) is not runtime.call_with_cells:
+        return 0
+    return depth
 
 
 def _ssa(f: IR, cells: set[str], call_defs: dict[int, dict[str, Var]],

@@ -48,14 +48,27 @@ _C_CALLABLES = (
 )
 
 
-_EMITTED: "weakref.WeakKeyDictionary[types.CodeType, gast.FunctionDef]" = weakref.WeakKeyDictionary()
+_EMITTED: "dict[int, tuple[weakref.ref, gast.FunctionDef]]" = {}
+"""By the identity of a code object (code objects compared by value are
+equal when they are compiled from equal trees: a weak dictionary keyed by
+them lost a live one's entry when an equal one was collected)."""
 
 
 def register_emitted(code: types.CodeType, node: gast.FunctionDef) -> None:
     """Make ``node``, the syntax tree zygote_py emitted and compiled to
     ``code``, the source of functions running ``code``: emitted gradients
     are differentiated again (nested differentiation) from it."""
-    _EMITTED[code] = node
+    key = id(code)
+
+    def forget(ref: weakref.ref) -> None:
+        if _EMITTED.get(key, (None,))[0] is ref:
+            del _EMITTED[key]
+    _EMITTED[key] = (weakref.ref(code, forget), node)
+
+
+def _emitted(code: types.CodeType) -> Optional[gast.FunctionDef]:
+    entry = _EMITTED.get(id(code))
+    return entry[1] if entry is not None and entry[0]() is code else None
 
 
 @dataclass
@@ -92,15 +105,16 @@ def get_source(obj: Any) -> FunctionSource:
             line=code.co_firstlineno,
             hint="differentiate a synchronous function instead",
         )
-    if code in _EMITTED:
-        node = copy.deepcopy(_EMITTED[code])
+    emitted = _emitted(code)
+    if emitted is not None:
+        node = copy.deepcopy(emitted)
         node.lineno = node.end_lineno = code.co_firstlineno
         node.col_offset = node.end_col_offset = 0
     elif code.co_name == "<lambda>":
         node = _find_lambda(function)
     else:
         node = _find_def(function)
-    if code not in _EMITTED:
+    if emitted is None:
         _check_matches(node, function)
     return FunctionSource(
         node=node,

@@ -71,7 +71,7 @@ def max_(*args, **kwargs):
     # (several arguments, or none: the function's TypeError; each name assigned once, for the
     # rule's own derivative)
     items, start = (args, 0) if len(args) != 1 else runtime.take(args[0])
-    y = max(*args, **kwargs) if len(args) != 1 else max(items, **kwargs)
+    y = max(*(args if len(args) != 1 else (items,)), **kwargs)
 
     def back(dy):
         # The selected item is the first one that *is* the result: an
@@ -110,7 +110,7 @@ def min_(*args, **kwargs):
     # (several arguments, or none: the function's TypeError; each name assigned once, for the
     # rule's own derivative)
     items, start = (args, 0) if len(args) != 1 else runtime.take(args[0])
-    y = min(*args, **kwargs) if len(args) != 1 else min(items, **kwargs)
+    y = min(*(args if len(args) != 1 else (items,)), **kwargs)
 
     def back(dy):
         # The selected item is the first one that *is* the result: an

@@ -43,8 +43,8 @@ the functions.
   helper that changes its argument in place, has a rule like ``J``'s.
 - That machinery differentiated again (fourth derivatives and up, third
   ones through calls known only at run time) is Python code zygote_py
-  reads, made of calls with rules: ``vjp_plan`` only decides how (it has no
-  derivative), ``runtime.copied``, ``dense``, ``bound_object`` and
+  reads, made of calls with rules: ``Pullback.plan`` (``vjp_plan``) only
+  decides how (it has no derivative), ``runtime.copied``, ``dense``, ``bound_object`` and
   ``shares_cells`` pass their cotangents through,
   ``pipeline.raw_cotangent`` and ``call_cotangent`` rearrange them (each
   the other's adjoint), a ``Pullback``'s gradient is a ``Tangent`` of its
@@ -70,7 +70,7 @@ from . import registry
 from .registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel, runtime.changing_method,
-                  runtime.position, mutation.write_into, pipeline.vjp_plan)
+                  runtime.position, mutation.write_into, runtime.Pullback.plan)
 
 
 @adjoint(runtime.copied)
@@ -389,26 +389,23 @@ def call_pullback(pullback, dy):
             raise errors.NoDerivativeRule(
                 "differentiating a pullback that was not made in the code being differentiated is not supported",
                 hint="differentiate the function that makes the pullback")
-        with pullback.lent():
-            plan = pipeline.vjp_plan(pullback.f, pullback.args, pullback.kwargs, pullback.param_out,
-                                     pullback.cells[1] if pullback.cells else ())
-            if plan is None:
-                return (None, None)
-            v, to_v, method = plan
-            vargs = (runtime.bound_object(pullback.f), *pullback.fresh()) if method else pullback.fresh()
-            if v is not None:
-                v = runtime.shares_cells(v, pullback.f)  # (V's captured variables are f's)
-            if v is None:
-                dargs = runtime.dense(tuple(w[1:1 + len(vargs)]))  # (as tangents: no lazy cotangents)
-                return (None, runtime.push(pullback.f, vargs, pullback.kwargs, dargs, {})[1])
-            if pullback.cells is None:
-                _, v_back = runtime.J(v, dy, *vargs, **pullback.kwargs)
-            else:  # (V assigns the cells as the call did)
-                shared, written, values = pullback.cells
-                _, v_back = runtime.forward_with_cells(v, shared, written, runtime.copied(values), (dy, *vargs))
-                if written:  # (its cotangent: its value's, and none for the values it leaves in the cells)
-                    cells_back = v_back
-                    v_back = lambda c: cells_back((c, (None,) * len(written)))  # noqa: E731
+        plan = pullback.plan()
+        if plan is None:
+            return (None, None)
+        v, to_v, method = plan
+        vargs = (runtime.bound_object(pullback.f), *pullback.fresh()) if method else pullback.fresh()
+        if v is None:
+            dargs = runtime.dense(tuple(w[1:1 + len(vargs)]))  # (as tangents: no lazy cotangents)
+            return (None, runtime.push(pullback.f, vargs, pullback.kwargs, dargs, {})[1])
+        v = runtime.shares_cells(v, pullback.f)  # (V's captured variables are f's)
+        if pullback.cells is None:
+            _, v_back = runtime.J(v, dy, *vargs, **pullback.kwargs)
+        else:  # (V assigns the cells as the call did, lent the values they held)
+            shared, written, values = pullback.cells
+            _, v_back = runtime.forward_with_cells(v, shared, written, runtime.copied(values), (dy, *vargs))
+            if written:  # (its cotangent: its value's, and none for the values it leaves in the cells)
+                cells_back = v_back
+                v_back = lambda c: cells_back((c, (None,) * len(written)))  # noqa: E731
         g = v_back(to_v(w))
         df, dargs = (g[2], g[3:]) if method else (g[0], g[2:])
         return (runtime.pullback_gradient(df, tuple(dargs)), g[1])
