@@ -406,3 +406,4 @@ with registry.builtin_layer():  # zpy.gradient inside a differentiated function 
     registry.adjoint(value_and_gradient)(nested_rules.value_and_gradient)
     registry.pushforward(gradient)(nested_rules.gradient_push)
     registry.pushforward(value_and_gradient)(nested_rules.value_and_gradient_push)
+    registry.adjoint(jvp)(nested_rules.forward_mode)

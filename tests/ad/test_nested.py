@@ -217,6 +217,24 @@ def test_forward_mode_over_a_second_derivative_is_refused_with_a_clear_error():
         zpy.jvp(lambda x: d(lambda y: d(lambda z: z ** 4, y), x), (1.5,), (1.0,))
 
 
+def slope_by_jvp(x):
+    return zpy.jvp(lambda u: math.sin(u) * u, (x,), (1.0,))[1]
+
+
+def test_reverse_mode_over_jvp_is_refused_with_a_clear_error():
+    assert slope_by_jvp(0.7) == pytest.approx(math.sin(0.7) + 0.7 * math.cos(0.7), rel=1e-14)
+    with pytest.raises(NoDerivativeRule, match="reverse mode over forward mode") as e:
+        d(slope_by_jvp, 0.7)
+    assert "slope_by_jvp" in str(e.value) and "zpy.hessian" in str(e.value)
+
+
+def test_a_gradient_of_a_hessian():
+    # (hessian's forward-over-reverse falls back to reverse over reverse inside reverse mode)
+    def curvature(a):
+        return float(zpy.hessian(lambda v: np.sum(np.sin(v) * v), np.array([a, 0.2]))[0, 0])
+    assert d(curvature, 0.7) == pytest.approx(slope(curvature, 0.7), rel=1e-7)
+
+
 LEVELS = []
 
 

@@ -461,6 +461,17 @@ def value_and_gradient(f, *args):
     return (out[0], runtime.user_gradient(args, out[1])), back
 
 
+def forward_mode(f, primals, tangents):
+    """``zpy.jvp`` in a function differentiated in reverse mode: its value,
+    and a pullback that refuses (forward mode's machinery is no code
+    zygote_py differentiates)."""
+    def back(dy):
+        raise errors.NoDerivativeRule(
+            "reverse mode over forward mode (zpy.gradient of a function that calls zpy.jvp) is not supported",
+            hint="nest zpy.gradient (reverse over reverse), or take zpy.hessian of the function")
+    return runtime.push(f, tuple(primals), {}, tuple(tangents), {}), back
+
+
 def gradient_push(y, f, *args, dargs):
     """Forward mode: the pushforward of the gradient code emitted for ``f``
     (so ``jvp`` of a gradient is forward-over-reverse)."""
