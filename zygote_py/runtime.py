@@ -479,7 +479,23 @@ def gradient_function(f: Any, args: tuple) -> Callable:
             hint="differentiate a plain Python function's gradient, or one with a rule",
         )
     active, numeric = pipeline.masks(f, args, {})
-    return pipeline.compiled(f, active, numeric, False).gradient_function(f)
+    entry = pipeline.compiled(f, active, numeric, False)
+    g, sig = entry.gradient_function(f), entry.signature
+    if sig.names() == sig.posonly + sig.args and len(sig.names()) == len(args):
+        return g
+    return per_argument(f, g, sig)
+
+
+def per_argument(f: Any, g: Callable, sig: Any) -> Callable:
+    """The gradient function ``g`` of ``f`` (one gradient per parameter)
+    giving one gradient per argument of the call, as ``zpy.gradient`` does:
+    for ``f(*xs)``, or a call that leaves a parameter to its default."""
+    from .ad import pipeline
+
+    def gradient(*args):
+        y, grads = g(*args)
+        return y, pipeline.call_cotangent(f, False, sig, len(args), [], grads)[1:]
+    return gradient
 
 
 def rule_gradient(rule: Callable) -> Callable:

@@ -228,6 +228,28 @@ def test_reverse_mode_over_jvp_is_refused_with_a_clear_error():
     assert "slope_by_jvp" in str(e.value) and "zpy.hessian" in str(e.value)
 
 
+def spread_product(*xs):
+    return xs[0] * xs[1] * xs[0]
+
+
+def with_a_default(x, y=3.0):
+    return x * y * x
+
+
+def test_a_nested_gradient_has_one_entry_per_argument():
+    # (the gradient function's one per parameter: *xs's came back as one tuple)
+    assert d(lambda a: zpy.gradient(spread_product, a, 2.0)[0] * a, 0.7) == pytest.approx(8 * 0.7, rel=1e-14)
+    assert d(lambda a: zpy.gradient(spread_product, a, a)[1] * a, 0.7) == pytest.approx(3 * 0.49, rel=1e-14)
+    assert d(lambda a: zpy.gradient(with_a_default, a)[0] * a, 0.7) == pytest.approx(12 * 0.7, rel=1e-14)
+
+
+def test_a_gradient_of_a_hessian_vector_product():
+    def curvature(a):
+        h = zpy.hvp(lambda v: np.sum(np.sin(v) * v), (np.array([a, 0.2]),), (np.array([1.0, 0.0]),))
+        return float(h[0][0])
+    assert d(curvature, 0.7) == pytest.approx(slope(curvature, 0.7), rel=1e-7)
+
+
 def test_a_gradient_of_a_hessian():
     # (hessian's forward-over-reverse falls back to reverse over reverse inside reverse mode)
     def curvature(a):
