@@ -407,3 +407,4 @@ with registry.builtin_layer():  # zpy.gradient inside a differentiated function 
     registry.pushforward(gradient)(nested_rules.gradient_push)
     registry.pushforward(value_and_gradient)(nested_rules.value_and_gradient_push)
     registry.adjoint(jvp)(nested_rules.forward_mode)
+    registry.adjoint(pullback)(nested_rules.pullback)

@@ -217,6 +217,26 @@ def test_forward_mode_over_a_second_derivative_is_refused_with_a_clear_error():
         zpy.jvp(lambda x: d(lambda y: d(lambda z: z ** 4, y), x), (1.5,), (1.0,))
 
 
+def through_a_pullback(x):
+    y, back = zpy.pullback(lambda u: x * u * u + math.sin(x * u), 2.0)
+    return back(1.0)[0] * x + y  # (4x + x cos 2x) x + 4x + sin 2x
+
+
+def through_a_pullback_called_twice(x):
+    y, back = zpy.pullback(lambda u, v: u * v * x, x, 3.0)
+    du, dv = back(x)
+    return du * dv + back(1.0)[1] * y
+
+
+def test_a_gradient_of_a_function_that_calls_pullback():
+    x = 0.7
+    want = 8 * x + 2 * x * math.cos(2 * x) - 2 * x * x * math.sin(2 * x) + 4 + 2 * math.cos(2 * x)
+    assert d(through_a_pullback, x) == pytest.approx(want, rel=1e-13)
+    assert d(through_a_pullback_called_twice, x) == pytest.approx(slope(through_a_pullback_called_twice, x), rel=1e-8)
+    third = d(lambda z: d(lambda w: d(lambda u: zpy.pullback(math.sin, u)[1](1.0)[0], w), z), 0.5)
+    assert third == pytest.approx(math.sin(0.5), rel=1e-13)
+
+
 def slope_by_jvp(x):
     return zpy.jvp(lambda u: math.sin(u) * u, (x,), (1.0,))[1]
 

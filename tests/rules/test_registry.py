@@ -137,12 +137,13 @@ def test_every_adjoint_rule_has_a_pushforward():
     # value is refused when called; the rules of J, forward_changing,
     # forward_with_cells and call_pullback (derivatives of gradient code)
     # make pullbacks, closures forward mode refuses to push through
-    # (runtime.push says so: see tests/ad/test_nested.py); push's and jvp's
-    # are reverse mode over forward mode's own machinery
+    # (runtime.push says so: see tests/ad/test_nested.py), as zpy.pullback's
+    # does; push's and jvp's are reverse mode over forward mode's own
+    # machinery
     assert sorted(missing) == ["(internal) J", "(internal) J_nested", "(internal) call_pullback",
                                "(internal) call_spread", "(internal) forward_changing",
                                "(internal) forward_with_cells", "(internal) gradient_function",
-                               "(internal) push", "functools.partial", "zpy.jvp"]
+                               "(internal) push", "functools.partial", "zpy.jvp", "zpy.pullback"]
 
 
 def test_a_user_adjoint_hides_the_builtin_pushforward(user_entries):

@@ -461,6 +461,24 @@ def value_and_gradient(f, *args):
     return (out[0], runtime.user_gradient(args, out[1])), back
 
 
+def pullback(f, *args):
+    """``zpy.pullback`` in a function being differentiated: the value
+    through ``J``, and a ``back`` that computes the gradients by code
+    zygote_py reads (``J`` again, and its pullback), so that a call of it is
+    differentiated in turn; ``back``'s own gradient, a ``Tangent`` of the
+    ``f`` and ``args`` it captures, goes back to them."""
+    y, pb = runtime.J_nested(f, *args)
+
+    def back_user(dy):
+        return runtime.user_gradient(args, runtime.J_nested(f, *args)[1](dy)[1:1 + len(args)])
+
+    def back(c):
+        cy, cback = (None, None) if c is None else c
+        grads = runtime.call_pullback(pb, cy)[:1 + len(args)]
+        return grads if cback is None else runtime.accum(grads, runtime.call_gradient(cback, len(args)))
+    return (y, back_user), back
+
+
 def forward_mode(f, primals, tangents):
     """``zpy.jvp`` in a function differentiated in reverse mode: its value,
     and a pullback that refuses (forward mode's machinery is no code
