@@ -542,6 +542,7 @@ def copied(values: tuple, changed: Optional[int] = None) -> tuple:
 
 
 def _plain_object(v: Any) -> bool:
+    """An instance of a user's class with a ``__dict__`` (not zygote_py's)."""
     cls = type(v)
     return cls.__new__ is object.__new__ and hasattr(v, "__dict__") and not cls.__module__.startswith("zygote_py")
 
@@ -628,8 +629,10 @@ def pullback_gradient(df: Any, dargs: tuple) -> Tangent:
 def call_gradient(dpullback: Any, n: int) -> tuple:
     """The gradient of a :class:`Pullback` of a call with ``n`` positional
     arguments (see :func:`pullback_gradient`; read from its fields by code
-    differentiated again, a ``Tangent`` of more of them) in ``J``'s
-    convention: the callee's, then one per argument."""
+    differentiated again, a ``Tangent`` of more of them), or of the
+    ``back`` of a nested ``zpy.pullback``, which captures the same ``f``
+    and ``args``, in ``J``'s convention: the callee's, then one per
+    argument."""
     dargs = field(dpullback, "args")
     return (field(dpullback, "f"), *((None,) * n if dargs is None else dargs))
 
