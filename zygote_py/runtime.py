@@ -1760,12 +1760,10 @@ def owned(t: Any) -> Any:
     return t
 
 
-def store_tangent(dtarget: Any, store: Callable, key: Any, dvalue: Any, value: Any, target: Any) -> None:
+def store_tangent(dtarget: Any, store: Callable, key: Any, dvalue: Any, value: Any) -> None:
     """``store(dtarget, key, dvalue)`` (``setitem`` or ``setattr``), the
-    tangent of ``store(target, key, value)``; a value without a tangent, or
-    one an integer array truncates, stores a zero."""
-    if isinstance(target, np.ndarray) and target.dtype.kind not in "fc":
-        dvalue = None
+    tangent of ``store(target, key, value)``; a value without a tangent
+    stores a zero."""
     if dvalue is None:
         dvalue = 0 if isinstance(dtarget, np.ndarray) else zero_tangent(value)
     store(dtarget, key, dvalue)

@@ -837,16 +837,3 @@ def test_third_derivatives_of_programs_the_fuzzer_wrote(seed, tmp_path):
         want = (second(p0 + h) - second(p0 - h)) / (2 * h)
         assert zpy.gradient(second, p0)[0] == pytest.approx(want, rel=1e-5, abs=1e-7)
 
-
-
-def store_into_an_integer_array(p):
-    u = np.full(3, 3)
-    u[1] = -0.9 * p  # (truncated to 0: no gradient flows through it)
-    return float(np.sum(np.minimum(u, p) * u)) + p * u[1]
-
-
-def test_a_value_stored_into_an_integer_array_gets_no_gradient():
-    # Fuzz seed 11731: the gradient (and the tangent) of the stored value went on
-    # through the integer array as though it had kept its fraction.
-    assert assert_gradient(store_into_an_integer_array, 0.37)[0] == pytest.approx(6.0, rel=1e-12)
-    assert_jvp(store_into_an_integer_array, 0.37)

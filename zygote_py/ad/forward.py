@@ -645,8 +645,7 @@ class _Forward:
             value = s.args[2]
             dv = self.tangent(value)
             dvalue = Const(None) if is_zero(dv) else dv
-            self.emit(out, runtime.store_tangent, dtarget, Const(fn), args[1], dvalue, args[2], args[0], line=s.line,
-                      pure=False)
+            self.emit(out, runtime.store_tangent, dtarget, Const(fn), args[1], dvalue, args[2], line=s.line, pure=False)
         else:
             self.emit(out, fn, dtarget, args[1], line=s.line, pure=False)
 

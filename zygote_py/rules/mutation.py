@@ -198,8 +198,6 @@ def store_item_(obj, key, value):
         d = mutation.dense_or_none(dy)
         if d is None:
             return (None, None, None)
-        if isinstance(obj, np.ndarray) and obj.dtype.kind not in "fc":
-            return (None, None, None)  # (an integer array: the value is truncated)
         if isinstance(obj, np.ndarray):
             dvalue, dobj = mutation.take_item(d, key, value)
             return (dobj, None, dvalue)
@@ -218,11 +216,7 @@ def store_item_(obj, key, value):
 
 @array(store_item)
 def store_item_array(obj, key, value):
-    truncated = obj.dtype.kind not in "fc"  # (an integer array: no gradient flows through the value)
-
     def back(dy):
-        if truncated:
-            return (None, None, None)
         dvalue, dobj = mutation.take_item(dy, key, value)
         return (dobj, None, dvalue)
     return mutation.store_item(obj, key, value), back
