@@ -605,14 +605,6 @@ class Pullback:
         return copied(self.args, self.changed)
 
 
-def indexable(xs: Any) -> Any:
-    """``xs``, a differentiated value a loop goes over (see
-    ``ad.reverse._index_active_loops``), as something it can index: itself,
-    a list, tuple or array; else the list of what it yields (an iterator,
-    an object with ``__iter__``)."""
-    return xs if type(xs) in (list, tuple) or isinstance(xs, np.ndarray) else list(xs)
-
-
 def shares_cells(v: Callable, f: Any) -> Callable:
     """``v``, a function that computes the pullback of a call of ``f``
     (see ``ad.pipeline.vjp_plan``) and shares ``f``'s captured variables:

@@ -3,8 +3,6 @@ instead of returning a wrong gradient: sequences joined by operators,
 generator expressions that are not consumed at once. Each of these once
 gave a wrong gradient in silence; so did values a nested function
 reassigns, which are now differentiated."""
-import math
-
 import pytest
 
 import zygote_py as zpy
@@ -166,25 +164,3 @@ def test_a_callees_exception_not_read_by_the_handler_is_fine():
     with pytest.raises(ValueError):
         zpy.gradient(catches_another_kind, 1.5)
     assert zpy.gradient(catches_without_reading, 1.5) == (3.0,)
-
-
-class Pair:
-    def __init__(self, a, b):
-        self.a, self.b = a, b
-
-    def __iter__(self):
-        return iter((self.a, self.b))
-
-
-def sum_of_squares_over_an_iterable_object(x):
-    s = 0.0
-    for c in Pair(x, math.sin(x)):
-        s = s + c * c
-    return s
-
-
-def test_a_loop_over_an_object_that_yields_differentiated_values_is_refused():
-    # (it crashed: the loop was indexed, and the object has no len())
-    with pytest.raises(zpy.NoDerivativeRule, match="a loop over a Pair that yields differentiated values") as e:
-        zpy.gradient(sum_of_squares_over_an_iterable_object, 0.7)
-    assert "sum_of_squares_over_an_iterable_object" in str(e.value)

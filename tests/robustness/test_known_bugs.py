@@ -817,23 +817,3 @@ def test_two_negations_in_a_chain_of_products_cancel_once():
     want = -np.sin(u) * (1 - u * u) * np.sin(q)  # -sin(u) du/dq, du/dq = (1 - tanh(cos q)^2) sin q
     assert zpy.gradient(cos_of_minus_tanh_of_cos, q)[0] == pytest.approx(want, rel=1e-13)
     assert zpy.jvp(cos_of_minus_tanh_of_cos, (q,), (np.ones(2),))[1] == pytest.approx(np.sum(want), rel=1e-13)
-
-
-@pytest.mark.parametrize("seed", [32])
-def test_third_derivatives_of_programs_the_fuzzer_wrote(seed, tmp_path):
-    # 32 crashed: the second-order code's loop draining an iterator of trip counts
-    # (`for _ in iter(range(trip))`), of a kind unknown when differentiated again, was
-    # indexed, and a range_iterator has no len()
-    from .fuzz import program
-
-    module = fp.load(tmp_path, program(seed).source)
-    p0, p1, q, n = fp.POINTS[0]
-
-    def second(p):
-        return zpy.gradient(lambda b: zpy.gradient(lambda a: module.prog(a, p1, q.copy(), n), b)[0], p)[0]
-    h = 1e-4
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        want = (second(p0 + h) - second(p0 - h)) / (2 * h)
-        assert zpy.gradient(second, p0)[0] == pytest.approx(want, rel=1e-5, abs=1e-7)
-

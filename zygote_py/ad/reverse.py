@@ -138,10 +138,6 @@ def _call(ir: IR, block: Block, callee: Any, *args, name: Optional[str] = None, 
     return v
 
 
-_SEQUENCES = (ops.build_list, ops.build_tuple, list, tuple, sorted, runtime.indexable)
-"""Calls whose values a loop indexes as they are."""
-
-
 class _Reverse:
     def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool,
                  param_out: Optional[int], cells_out: tuple = ()):
@@ -432,11 +428,6 @@ class _Reverse:
             if iterator is not None:
                 items = f.new_var()
                 pre.stmts.insert(pre.stmts.index(maker), Statement(items, Const(list), [xs], [], maker.line))
-                xs = items
-            elif not (xs in self.facts.arrays or xs in self.facts.sequences or passes.member(made_by, _SEQUENCES)):
-                items = f.new_var()  # (of a kind not known here: an iterator, or an object with __iter__, is read once)
-                pre.stmts.insert(pre.stmts.index(maker), Statement(items, Const(runtime.indexable), [xs], [],
-                                                                   maker.line))
                 xs = items
             n, r = f.new_var(), f.new_var()
             at = pre.stmts.index(maker)

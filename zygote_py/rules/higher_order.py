@@ -45,7 +45,6 @@ Gradients:
 import functools
 
 from zygote_py import errors, runtime
-from zygote_py.ad import analysis
 
 from .registry import adjoint, nondifferentiable, pushforward
 
@@ -217,28 +216,6 @@ def sorted_push(y, iterable, /, *, key=None, reverse=False, diterable):
     order = sorted(range(len(items)), key=lambda i: items[i] if key is None else key(items[i]), reverse=reverse)
     ds = list(runtime.tangent_of_items(items, diterable))
     return [ds[i] for i in order]
-
-
-@adjoint(runtime.indexable)
-def indexable(xs):
-    """A list, tuple or array a loop indexes passes its cotangent through;
-    an iterator or an object with ``__iter__``, read into a list, must yield
-    no differentiated values (which of its fields they came from is not
-    known here)."""
-    y = runtime.indexable(xs)
-    if y is not xs and analysis.is_differentiable_value(y):
-        raise errors.NoDerivativeRule(
-            f"no rule for the gradient of a loop over a {type(xs).__name__} that yields differentiated values",
-            hint="loop over a list, a tuple or an array of them (list(obj), or the field that holds them)")
-
-    def back(dy):
-        return (dy if y is xs else None,)
-    return y, back
-
-
-@pushforward(runtime.indexable)
-def indexable_push(y, xs, *, dxs):
-    return dxs
 
 
 @pushforward(list)
