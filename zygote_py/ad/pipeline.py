@@ -566,9 +566,10 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
     ``f``, after ``f``'s forward), and ``to_v`` maps a cotangent of the
     pullback's gradients (``J``'s convention) to one of ``V``'s value.
     ``vargs`` are ``args``, or with ``method``, ``runtime.bound_object(f)``
-    (whose gradient is ``f``'s own) then ``args``;
-    otherwise ``V``'s own gradient is ``f``'s. Its answer depends on the
-    kinds of ``args``, not on their values: it has no derivative. ``V`` is ``None`` for a call of :func:`_linear`.
+    (whose gradient is ``f``'s own) then ``args``; otherwise ``V``'s own
+    gradient is ``f``'s. ``V`` is ``None`` for a call whose pullback reads
+    no values (:func:`reads_no_values`). The answer depends on the kinds of
+    ``args``, not on their values: it has no derivative.
     ``None``: the pullback gives no gradients. (``J``'s rule, which made
     the pullback, refused differentiated keyword arguments.)
     ``param_out``: the call was ``runtime.forward_changing(f, param_out,
@@ -666,7 +667,7 @@ def _calls_itself(fn: types.FunctionType) -> bool:
 
 
 def raw_cotangent(fn: types.FunctionType, self_active: bool, sig: Signature, nargs: int, keywords: list[str],
-                   w: tuple) -> tuple:
+                  w: tuple) -> tuple:
     """The adjoint of :func:`call_cotangent`: a cotangent of a call of
     ``fn``'s gradients in ``J``'s convention (the callee's, then one per
     argument) to one of the gradients its emitted pullback returns (one per

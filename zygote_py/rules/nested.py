@@ -350,8 +350,9 @@ def forward_with_cells(f, shared, written, values, args):
         if dpullback is not None:
             grads = runtime.accum(grads, runtime.call_gradient(dpullback, len(args)))
         dclosure, dvalues = runtime.cells_gradient(grads[0], shared)
-        if isinstance(dpullback, tangent.Tangent) and runtime.field(dpullback, "cells") is not None:
-            dvalues = runtime.accum(dvalues, runtime.field(dpullback, "cells")[2])
+        dcells = runtime.field(dpullback, "cells")  # (read by code that reads the pullback's fields)
+        if dcells is not None:
+            dvalues = runtime.accum(dvalues, dcells[2])
         return (dclosure, None, None, dvalues, tuple(grads[1:]))
     return (y, pullback), back
 
@@ -377,9 +378,10 @@ def call_pullback(pullback, dy):
     """The pullback of a :class:`runtime.Pullback` (a derivative of
     gradient code that calls it) is that of a function computing it from
     the call's inputs and ``dy`` (see ``ad.pipeline.vjp_plan``): its
-    gradient is the gradient of the call's inputs, in ``J``'s convention. A call whose pullback reads
-    none of its inputs' differentiated values gives them none, and ``dy``
-    the call's pushforward of the cotangent."""
+    gradient is the gradient of the call's callee and inputs
+    (``runtime.pullback_gradient``). A call whose pullback reads none of
+    its inputs' differentiated values gives them none, and ``dy`` the call's
+    pushforward of the cotangent."""
     grads = runtime.call_pullback(pullback, dy)
 
     def back(w):
