@@ -11,6 +11,7 @@ import math
 import operator
 import sys
 import types
+from collections.abc import Mapping
 from typing import Any, Callable, Iterator, Optional
 
 import numbers
@@ -603,6 +604,19 @@ class Pullback:
         """Copies of the call's arguments, for a call made again (which may
         change them, as the first did)."""
         return copied(self.args, self.changed)
+
+
+def indexable(xs: Any) -> Any:
+    """``xs``, a differentiated value a loop goes over (see
+    ``ad.reverse._index_active_loops``), as something the loop can index:
+    itself when it is a sequence (a list, tuple or array, or an object with
+    ``__len__`` and ``__getitem__`` that is not a mapping), else the list
+    of what it yields (an iterator, a mapping's keys, an object with only
+    ``__iter__``)."""
+    if isinstance(xs, (list, tuple, np.ndarray)) or (
+            hasattr(xs, "__len__") and hasattr(xs, "__getitem__") and not isinstance(xs, Mapping)):
+        return xs
+    return list(xs)
 
 
 def shares_cells(v: Callable, f: Any) -> Callable:
@@ -1525,16 +1539,32 @@ def like_iterable(iterable: Any, grads: list, start: int = 0) -> Any:
     :func:`position`): a tuple for a tuple, an array for an array (``None``
     items as zeros), a list for a list or an :class:`EagerIterator`, with
     ``None`` for the items before and after these; for anything else, the
-    list ``grads``."""
+    list ``grads``, but an object whose ``__iter__`` is a Python method
+    must get none (which of its fields each item came from is not known)."""
     if isinstance(iterable, (tuple, list, np.ndarray, EagerIterator)):
         n = len(iterable.items) if type(iterable) is EagerIterator else len(iterable)
         grads = [None] * start + list(grads) + [None] * (n - start - len(grads))
+    elif any(g is not None for g in grads):
+        check_iterated(iterable)
     if isinstance(iterable, tuple):
         return tuple(grads)
     if isinstance(iterable, np.ndarray):
         zero = np.zeros(iterable.shape[1:], iterable.dtype)
         return np.array([zero if g is None else g for g in grads], dtype=iterable.dtype).reshape(iterable.shape)
     return grads
+
+
+def check_iterated(iterable: Any) -> None:
+    """Raise :class:`NoDerivativeRule` if ``iterable``'s items, which carry
+    derivatives, came from its ``__iter__`` written in Python: which of its
+    fields each came from is not known."""
+    if python_method(type(iterable), "__iter__") is not None:
+        name = type(iterable).__name__
+        raise NoDerivativeRule(
+            f"no rule for the derivatives of the items a {name} yields through its __iter__: which of its "
+            "fields each came from is not known",
+            hint=f"iterate over the list, tuple or array of {name} that holds them (for v in obj.items), or "
+            f"give {name} __len__ and __getitem__")
 
 
 def iterator_gradient(dy: Any, iterator: EagerIterator) -> Any:
@@ -1752,11 +1782,11 @@ def owned(t: Any) -> Any:
     return t
 
 
-def store_tangent(dtarget: Any, store: Callable, key: Any, dvalue: Any, value: Any) -> None:
+def store_tangent(dtarget: Any, store: Callable, key: Any, dvalue: Any, value: Any, target: Any) -> None:
     """``store(dtarget, key, dvalue)`` (``setitem`` or ``setattr``), the
-    tangent of ``store(target, key, value)``; a value without a tangent
-    stores a zero."""
-    if dvalue is None:
+    tangent of ``store(target, key, value)``; a value without a tangent,
+    or one that an array of integers truncates, stores a zero."""
+    if dvalue is None or isinstance(target, np.ndarray) and target.dtype.kind not in "fc":
         dvalue = 0 if isinstance(dtarget, np.ndarray) else zero_tangent(value)
     store(dtarget, key, dvalue)
 

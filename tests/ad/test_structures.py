@@ -23,7 +23,7 @@ import pytest
 import zygote_py as zpy
 from zygote_py.errors import NoDerivativeRule, UnsupportedSyntax
 
-from .fdcheck import STEP, close
+from .fdcheck import STEP, assert_gradient, close
 
 Point = namedtuple("Point", "x y")
 
@@ -742,3 +742,91 @@ def test_forward_mode_and_second_derivatives_through_a_namedtuple_or_dataclass_b
     assert zpy.gradient(f, x)[0] == pytest.approx(want, rel=1e-12)
     assert zpy.gradient(lambda y: zpy.gradient(f, y)[0], x)[0] == pytest.approx(
         4.0 - 4.0 * math.sin(2.0 * x), rel=1e-12)
+
+
+class Row:
+    """A sequence of its own: ``__len__`` and ``__getitem__``."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, k):
+        return self.items[k]
+
+
+class Twins:
+    """Iterable through ``__iter__`` only."""
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def __iter__(self):
+        return iter((self.a, self.b))
+
+
+def loop_over_a_dicts_keys(x):
+    d = {"a": x, "b": 2.0 * x}
+    s = 0.0
+    for k in d:  # (it indexed the dict: KeyError 0)
+        s = s + d[k] * math.sin(d[k])
+    return s
+
+
+def loop_over_a_sequence_object(x):
+    s = 0.0
+    for c in Row([x, math.sin(x)]):
+        s = s + c * c
+    return s
+
+
+def loop_over_a_sequence_object_argument(row):
+    s = 0.0
+    for c in row:
+        s = s + c * math.cos(c)
+    return s
+
+
+@pytest.mark.parametrize("f, args", [
+    (loop_over_a_dicts_keys, (0.7,)),
+    (loop_over_a_sequence_object, (0.7,)),
+    (loop_over_a_sequence_object_argument, (Row([0.3, -1.2]),)),
+], ids=lambda v: v.__name__ if callable(v) else "")
+def test_a_loop_over_a_mapping_or_a_sequence_object(f, args):
+    assert_structural(f, *args)
+
+
+def loop_over_an_object_with_only_iter(x):
+    s = 0.0
+    for c in Twins(x, math.sin(x)):  # (it crashed: TypeError, no len())
+        s = s + c * c
+    return s
+
+
+def list_of_an_object_with_only_iter(x):
+    s = 0.0
+    for c in list(Twins(x, math.sin(x))):  # (its gradient was 0.0, in silence)
+        s = s + c * c
+    return s
+
+
+@pytest.mark.parametrize("f", [loop_over_an_object_with_only_iter, list_of_an_object_with_only_iter],
+                         ids=lambda f: f.__name__)
+def test_the_items_an_objects_own_iter_yields_are_refused(f):
+    with pytest.raises(NoDerivativeRule, match="items a Twins yields through its __iter__") as e:
+        zpy.gradient(f, 0.7)
+    assert f.__name__ in str(e.value) and "give Twins __len__ and __getitem__" in str(e.value)
+
+
+def counts_positive_items(x):
+    s = x
+    for c in Twins(x, -x):  # (differentiated, but its items only compared)
+        if c > 0:
+            s = s * 3.0
+    return s
+
+
+def test_an_object_with_only_iter_whose_items_get_no_gradient_is_fine():
+    assert assert_gradient(counts_positive_items, 0.7) == (3.0,)

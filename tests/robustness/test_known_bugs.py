@@ -817,3 +817,50 @@ def test_two_negations_in_a_chain_of_products_cancel_once():
     want = -np.sin(u) * (1 - u * u) * np.sin(q)  # -sin(u) du/dq, du/dq = (1 - tanh(cos q)^2) sin q
     assert zpy.gradient(cos_of_minus_tanh_of_cos, q)[0] == pytest.approx(want, rel=1e-13)
     assert zpy.jvp(cos_of_minus_tanh_of_cos, (q,), (np.ones(2),))[1] == pytest.approx(np.sum(want), rel=1e-13)
+
+
+def store_into_an_integer_array(p):
+    u = np.full(3, 3)
+    u[1] = -0.9 * p  # (truncated to 0: no gradient flows through it)
+    return float(np.sum(np.minimum(u, p) * u)) + p * u[1]
+
+
+def fill_an_integer_array_in_a_loop(p):
+    u = np.zeros(4, dtype=int)
+    v = np.zeros(4)
+    for i in range(4):
+        u[i] = 3.7 * p * i  # (truncated)
+        v[i] = p * i
+    return float(np.sum(u * v))
+
+
+@pytest.mark.parametrize("f, want", [
+    (store_into_an_integer_array, 6.0),  # d/dp of sum(minimum(u, p) * u), u = [3, 0, 3]: 3 (u[0] term) + 3 (u[2])
+    (fill_an_integer_array_in_a_loop, 1.0 * 1 + 2.0 * 2 + 4.0 * 3),  # u = [0, 1, 2, 4] at p = 0.37
+])
+def test_a_value_stored_into_an_integer_array_gets_no_gradient(f, want):
+    """Found by the fuzzer (was found/integer_array_store.py, seed 11731):
+    the gradient and the tangent of a value stored into an array of
+    integers, which truncates it, went on through the array as though it
+    had kept its fraction."""
+    assert assert_gradient(f, 0.37)[0] == pytest.approx(want, rel=1e-12)
+    assert_jvp(f, 0.37)
+
+
+@pytest.mark.parametrize("seed", [32])
+def test_third_derivatives_of_programs_the_fuzzer_wrote(seed, tmp_path):
+    # 32 (and 19, 50 s) crashed: the second-order code's loop draining an iterator of trip counts, of a
+    # kind not known when differentiated again, was indexed, and a range_iterator has no
+    # len(); such a loop is now over runtime.indexable(it), the list of what it yields.
+    from .fuzz import program
+
+    module = fp.load(tmp_path, program(seed).source)
+    p0, p1, q, n = fp.POINTS[0]
+
+    def second(p):
+        return zpy.gradient(lambda b: zpy.gradient(lambda a: module.prog(a, p1, q.copy(), n), b)[0], p)[0]
+    h = 1e-4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = (second(p0 + h) - second(p0 - h)) / (2 * h)
+        assert zpy.gradient(second, p0)[0] == pytest.approx(want, rel=1e-5, abs=1e-7)

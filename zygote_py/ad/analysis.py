@@ -104,8 +104,8 @@ _NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like
                np.arange, np.linspace, np.eye, np.identity}
 """Array constructors (not differentiable, but their values are arrays)."""
 
-KEEPS_KIND = {mutation.store_item, mutation.delete_item, mutation.update_in_place, mutation.add_at, mutation.snapshot,
-              mutation.snapshot_holder}
+KEEPS_KIND = {mutation.store_item, mutation.delete_item, mutation.update_in_place, mutation.update_maybe_array,
+              mutation.add_at, mutation.snapshot, mutation.snapshot_holder}
 """Changes made in place (see :mod:`zygote_py.ad.mutation`), whose value is
 their first argument changed, and copies: of an array, an array."""
 

@@ -60,7 +60,7 @@ from ..ir import ops
 from ..ir.cfg import reverse_postorder
 from ..ir.passes import member, substitute
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
-from ..rules import operators, registry
+from ..rules import mutation as mutation_rules, operators, registry
 from . import analysis, callees, cells, idioms, mutation, pushrules
 from .analysis import Facts
 from .pushrules import ZERO, is_zero
@@ -617,18 +617,21 @@ class _Forward:
         term = None
         if fn is operator.imul and not is_zero(dv):
             term = self.emit(out, operator.mul, self.sub(x), dv, line=line)  # before x changes
+        operand = self.sub(v)
+        if fn is not operator.isub and fn is not operator.iadd and not self._scalar(v):  # (x *= x: v as it was)
+            operand = self.emit(out, mutation_rules.unshared, operand, self.sub(x), line=line)
         out.append(copy)
         if fn in (operator.iadd, operator.isub):
             d = dx if is_zero(dv) else self.emit(out, fn, dx, dv, line=line, pure=False)
         elif fn is operator.imul:
-            d = self.emit(out, operator.imul, dx, self.sub(v), line=line, pure=False)
+            d = self.emit(out, operator.imul, dx, operand, line=line, pure=False)
             if term is not None:
                 d = self.emit(out, operator.iadd, d, term, line=line, pure=False)
         else:  # x /= v: d(x / v) = (dx - (x / v) dv) / v
             d = dx
             if not is_zero(dv):
                 d = self.emit(out, operator.isub, d, self.emit(out, operator.mul, copy.var, dv, line=line), line=line, pure=False)
-            d = self.emit(out, operator.itruediv, d, self.sub(v), line=line, pure=False)
+            d = self.emit(out, operator.itruediv, d, operand, line=line, pure=False)
         self.t[s.var] = d
         self._name(d, s.var)
 
@@ -645,7 +648,8 @@ class _Forward:
             value = s.args[2]
             dv = self.tangent(value)
             dvalue = Const(None) if is_zero(dv) else dv
-            self.emit(out, runtime.store_tangent, dtarget, Const(fn), args[1], dvalue, args[2], line=s.line, pure=False)
+            self.emit(out, runtime.store_tangent, dtarget, Const(fn), args[1], dvalue, args[2], args[0], line=s.line,
+                      pure=False)
         else:
             self.emit(out, fn, dtarget, args[1], line=s.line, pure=False)
 

@@ -51,7 +51,7 @@ from .analysis import edge_values, _MISSING, Facts, static_values
 from .cells import captured_names
 from ..ir import ops
 from ..ir.cfg import predecessors, reverse_postorder
-from ..ir.core import IR, Block, Const, Starred, Statement, Var
+from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Starred, Statement, Var
 from ..ir.passes import member, remove_trivial_args, substitute, use_counts
 from ..rules import mutation as mut, registry
 
@@ -95,8 +95,8 @@ _FRESH_ARRAYS = _FRESH - {ops.build_list, ops.build_dict, ops.build_set, list, d
 _OUT = object()
 """The change a ufunc's ``out=`` argument makes."""
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.matmul}
-_VERSIONED = {*_ITEM_CHANGES.values(), *_METHODS.values(), mut.update_in_place, mut.add_at, mut.init_object,
-              mut.call_changing, mut.call_method}
+_VERSIONED = {*_ITEM_CHANGES.values(), *_METHODS.values(), mut.update_in_place, mut.update_maybe_array, mut.add_at,
+              mut.init_object, mut.call_changing, mut.call_method}
 
 
 def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
@@ -127,11 +127,13 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         return fn
 
     defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
+    maybe_arrays: frozenset = frozenset()
     if any(member(callee(s), _IN_PLACE) or isinstance(callee(s), types.FunctionType) for _, s in defs.values()):
         arrays = _only_arrays(f, arrays, defs, callee)  # (for in-place operators: only where they may change)
+        maybe_arrays = _maybe_arrays(f, defs, callee, arrays, facts.scalars)
     found = next(
         ((b, s, c) for b in f.blocks.values() for s in b.stmts
-         if id(s) not in passed and (c := _as_change(s, defs, callee, arrays, plain)) is not None
+         if id(s) not in passed and (c := _as_change(s, defs, callee, arrays, plain, maybe_arrays)) is not None
          and (any(isinstance(o, Var) and o in active for o in s.operands())
               or _read_by_the_gradient(f, c[0], b, s, defs, callee, facts))),
         None,
@@ -142,6 +144,16 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     fresh = _is_fresh(f, root, defs, callee, made, b, s)
     same = _same_object(f, root, defs, callee)
     held, items, kept = _held_after(f, same, root, b, s, defs, callee, facts)
+    if held is not None and _keeps_length(op, args, defs, callee) and _over_the_object(f, held, same, defs, callee):
+        return set()  # (the loop over it reads it by index now, as Python's iterator does: its reads are a change's)
+    # (an array or a number: `+=` changes the one and replaces the other, so no other name may read it after; a
+    # function changes the one, and leaves the other as it was)
+    maybe = op is mut.update_maybe_array or op is mut.call_changing and root in maybe_arrays \
+        and not _is_array(root, defs, callee, arrays)
+    if maybe and (not fresh or held is not None or _passed_on(f, same)
+                  or op is mut.update_maybe_array and any(_read_after(f, v, b, s) for v in same)):
+        passed.add(id(s))  # (an array changed there is refused at run time)
+        return set()
     if op is mut.call_method and (root in f.entry.args or not fresh or held is not None):
         passed.add(id(s))  # (a method that may change its object, which J refuses at run time where it does)
         return set()
@@ -408,12 +420,23 @@ def _keep_outputs(f: IR, facts: Facts) -> None:
             return v in facts.active and not member(fn, _FRESH) and not member(fn, _VERSIONED)
         return any(made_by_a_rule(u, seen) for u in incoming.get(v, ()))
 
+    def array_or_number(v: Operand, seen: set) -> bool:
+        """Whether ``v`` is a new array or number (through block arguments)."""
+        if not isinstance(v, Var) or v in seen:
+            return isinstance(v, Var)
+        seen.add(v)
+        if v in defs:
+            return _array_or_number(defs[v][1], facts.callee) or _is_array(v, defs, facts.callee, facts.arrays)
+        return v in incoming and all(array_or_number(u, seen) for u in incoming[v])
+
     for b in list(f.blocks.values()):
         for st in list(b.stmts):
             if not member(facts.callee(st), _VERSIONED) or not isinstance(st.args[0], Var):
                 continue
             v = st.args[0]
-            if v not in facts.active or not _is_array(v, defs, facts.callee, facts.arrays) \
+            maybe = facts.callee(st) is mut.update_maybe_array or facts.callee(st) is mut.call_changing \
+                and array_or_number(v, set())  # (a number's copy is itself)
+            if v not in facts.active or not (maybe or _is_array(v, defs, facts.callee, facts.arrays)) \
                     or not made_by_a_rule(v, set()):
                 continue  # (an array: an object's identity is its whole point, and no rule reads it back)
             copy_ = f.new_var(f.names.get(v))
@@ -537,7 +560,7 @@ def _resized_objects(f: IR, defs: dict, callee: Callable) -> set[Var]:
             if member(fn, _VERSIONED):
                 obj = st.args[0]
                 union(st.var, obj)
-                if not _keeps_length(st, defs, callee):
+                if not _keeps_length(fn, st.args, defs, callee):
                     resizing.append(obj)
             elif fn is operator.getitem and st.args[0] in defs and member(callee(defs[st.args[0]][1]), _PAIRS):
                 union(st.var, st.args[0])
@@ -548,15 +571,14 @@ def _resized_objects(f: IR, defs: dict, callee: Callable) -> set[Var]:
     return {v for v in set(parent) | set(parent.values()) if find(v) in roots}
 
 
-def _keeps_length(st: Statement, defs: dict, callee: Callable) -> bool:
-    """Whether the change ``st`` keeps its object's length."""
-    fn = callee(st)
+def _keeps_length(fn: Any, args: list, defs: dict, callee: Callable) -> bool:
+    """Whether the change ``fn(*args)`` keeps its object's length."""
     if fn is mut.store_item:
-        key = st.args[1]
+        key = args[1]
         if isinstance(key, Const):
             return not isinstance(key.value, slice)
         return key in defs and callee(defs[key][1]) is not slice
-    return fn in (mut.update_in_place, mut.store_attr)
+    return fn in (mut.update_in_place, mut.update_maybe_array, mut.store_attr)
 
 
 def _shape_read(r: Statement, v: Var, callee: Callable) -> bool:
@@ -566,11 +588,11 @@ def _shape_read(r: Statement, v: Var, callee: Callable) -> bool:
 
 
 def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
-               plain: frozenset = frozenset()) -> Optional[tuple]:
+               plain: frozenset = frozenset(), maybe_arrays: frozenset = frozenset()) -> Optional[tuple]:
     """``(object, operation, arguments, returns a pair)`` when ``s``
     changes an object in place, or (a method call on an object not in
-    ``plain``) may change it, and is not yet a versioned change; else
-    ``None``."""
+    ``plain``, an in-place operator on one of ``maybe_arrays``) may change
+    it, and is not yet a versioned change; else ``None``."""
     fn = callee(s)
     if member(fn, _ITEM_CHANGES) and s.args and isinstance(s.args[0], Var) and not s.kwargs:
         return s.args[0], _ITEM_CHANGES[fn], list(s.args), False
@@ -581,11 +603,14 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
         return out[0], _OUT, [out[0]], False
     if member(fn, _IN_PLACE) and len(s.args) == 2 and isinstance(s.args[0], Var) and _is_array(s.args[0], defs, callee, arrays):
         return s.args[0], mut.update_in_place, [*s.args, Const(fn)], False
+    if member(fn, _IN_PLACE) and len(s.args) == 2 and s.args[0] in maybe_arrays:
+        return s.args[0], mut.update_maybe_array, [*s.args, Const(fn)], False
     if _is_init(fn) and s.args and isinstance(s.args[0], Var) and not s.kwargs:  # Base.__init__(self, ...)
         return s.args[0], mut.init_object, [s.args[0], s.callee, *s.args[1:]], False
     if isinstance(fn, types.FunctionType) and not s.kwargs and not any(isinstance(a, Starred) for a in s.args):
         definite, in_place = changed_positions(fn)
-        at = sorted({*definite, *(p for p in in_place if p < len(s.args) and _is_array(s.args[p], defs, callee, arrays))})
+        at = sorted({*definite, *(p for p in in_place if p < len(s.args) and (
+            _is_array(s.args[p], defs, callee, arrays) or s.args[p] in maybe_arrays))})
         if len(at) == 1 and at[0] < len(s.args) and isinstance(s.args[at[0]], Var):  # f(y) changing y
             obj = s.args[at[0]]
             return obj, mut.call_changing, [obj, Const(at[0]), s.callee, *s.args], True
@@ -660,6 +685,92 @@ def _is_init(fn: Any) -> bool:
 def is_add_at(fn: Any) -> bool:
     """``np.add.at`` (a new bound method each time it is read)."""
     return getattr(fn, "__self__", None) is np.add and getattr(fn, "__name__", None) == "at"
+
+
+def _over_the_object(f: IR, it: Var, same: set[Var], defs: dict, callee: Callable) -> bool:
+    """``for e in y`` (``it = iter(y)``) where the loop changes ``y`` in
+    place without changing its length (of ``same``, the values that may be
+    the object): made ``for k in range(len(y)): e = y[k]``, with ``y`` as
+    it is at the start of each step, which is what Python's iterator
+    reads. ``False`` (nothing changed) for another kind of holder, or a
+    loop that binds the variable to another object."""
+    if it not in defs or callee(defs[it][1]) is not iter:
+        return False
+    pre, maker = defs[it]
+    xs = maker.args[0] if len(maker.args) == 1 and not maker.kwargs else None
+    header = next((h for h in f.blocks.values() if len(h.stmts) == 2 and isinstance(h.term, Branch)
+                   and callee(h.stmts[0]) is ops.iternext and h.stmts[0].args == [it]), None)
+    if xs not in same or header is None:
+        return False
+    entering = [j for bb in f.blocks.values() for j in bb.jumps() if j.target == header.id]
+    at = [i for i, p in enumerate(header.args) if p in same]
+    if len(at) > 1 or at and not all(  # (what each step starts from is the object, changed or not)
+            j.args[at[0]] == xs or header.args[at[0]] in _same_object(f, j.args[at[0]], defs, callee)
+            for j in entering):
+        return False
+    index_loop(f, header, pre, maker, xs, header.args[at[0]] if at else xs)
+    return True
+
+
+def index_loop(f: IR, header: Block, pre: Block, maker: Statement, xs: Operand, source: Operand) -> Var:
+    """The for loop with ``header`` (``item = iternext(it)``, then whether
+    it is exhausted), over ``it = iter(...)`` (``maker``, in ``pre``), made
+    to go over ``range(len(xs))`` and read its item as ``source[k]`` at the
+    start of each step; returns ``k``."""
+    nxt, done = header.stmts
+    n, r, k = f.new_var(), f.new_var(), f.new_var()
+    at = pre.stmts.index(maker)
+    pre.stmts[at:at] = [Statement(n, Const(len), [xs], [], maker.line),
+                        Statement(r, Const(range), [n], [], maker.line)]
+    maker.args = [r]
+    item = nxt.var
+    nxt.var = k
+    done.args = [k]
+    body = f.blocks[header.term.orelse.target]
+    if body.id == header.id or body.args:  # an empty body, threaded away: the read gets a block of its own
+        body = f.new_block()
+        body.term, header.term.orelse = header.term.orelse, Jump(body.id, [])
+    body.stmts.insert(0, Statement(item, Const(operator.getitem), [source, k], [], nxt.line))
+    return k
+
+
+def _passed_on(f: IR, same: set[Var]) -> bool:
+    """Whether a value of ``same`` reaches a block argument that is not
+    one of them (``w = v`` on one of several paths)."""
+    return any(a in same and p not in same for b in f.blocks.values() for j in b.jumps()
+               for a, p in zip(j.args, f.blocks[j.target].args))
+
+
+def _array_or_number(st: Statement, callee: Callable) -> bool:
+    """Whether ``st`` makes a new array or number: a ufunc's result,
+    arithmetic, or such a value changed by an in-place operator."""
+    fn = callee(st)
+    return (isinstance(fn, np.ufunc) and fn.nout == 1 and not st.kwargs or member(fn, _ARITHMETIC)) \
+        and any(isinstance(a, Var) for a in st.args) or fn is mut.update_maybe_array
+
+
+def _maybe_arrays(f: IR, defs: dict, callee: Callable, arrays: set[Var], scalars: set[Var]) -> frozenset:
+    """The values, not known to be numbers, that are arrays or numbers: a
+    ufunc's result (``np.tanh(h(x))``), arithmetic (``h(x) * 0.5``), an
+    array or such a value changed by an in-place operator, and a block
+    argument that only these and arrays reach (a greatest fixed point)."""
+    incoming: dict[Var, list] = {}
+    for p, v in edge_values(f):
+        incoming.setdefault(p, []).append(v)
+    changes = {v: st.args[0] for v, (_, st) in defs.items()
+               if member(callee(st), _IN_PLACE) and len(st.args) == 2 and v not in scalars}
+    joins = {p: incoming[p] for p in incoming if p not in f.entry.args and p not in scalars}
+    out = {v for v, (_, st) in defs.items() if v not in scalars and _array_or_number(st, callee)} | set(changes) \
+        | set(joins)
+    changed = True
+    while changed:
+        changed = False
+        for v in list(out):
+            reach = [changes[v]] if v in changes else joins.get(v, ())
+            if not all(isinstance(a, Var) and (a in out or a in arrays) for a in reach):
+                out.discard(v)
+                changed = True
+    return frozenset(out)
 
 
 def _is_array(v: Var, defs: dict, callee: Callable, arrays: set[Var]) -> bool:
@@ -1012,7 +1123,7 @@ def _rewrite(f: IR, b: Block, s: Statement, op: Any, args: list, pair: bool) -> 
     """Replace ``s`` by the versioned change; returns the new version."""
     at = b.stmts.index(s)
     name = f.names.get(args[0]) if isinstance(args[0], Var) else None
-    if op is mut.update_in_place:
+    if op in (mut.update_in_place, mut.update_maybe_array):
         s.callee, s.args = Const(op), args
         return s.var
     if op is _OUT:  # np.multiply(a, b, out=y): the product, then y[...] = it

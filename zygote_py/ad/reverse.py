@@ -138,6 +138,10 @@ def _call(ir: IR, block: Block, callee: Any, *args, name: Optional[str] = None, 
     return v
 
 
+_SEQUENCES = (ops.build_list, ops.build_tuple, list, tuple, sorted, runtime.indexable)
+"""Calls whose values a loop indexes as they are."""
+
+
 class _Reverse:
     def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool,
                  param_out: Optional[int], cells_out: tuple = ()):
@@ -168,7 +172,7 @@ class _Reverse:
         self.changed_params = self._version_mutations(active, numeric)
         if self._spread_calls():
             self._analyse(active)
-        if self._index_active_loops() | self._promote_globals():
+        if self._index_active_loops(numeric) | self._promote_globals():
             self._analyse(active)
         self._canonicalise()
         self._analyse(active)
@@ -401,14 +405,16 @@ class _Reverse:
                     or a in self.facts.scalars and a in self.facts.real for a in st.args)
         )
 
-    def _index_active_loops(self) -> bool:
+    def _index_active_loops(self, numeric: list[int]) -> bool:
         """``for c in xs`` over a differentiated ``xs`` becomes
         ``for k in range(len(xs)): c = xs[k]``, so that each item's gradient
         goes back to its position through the rule of indexing. An ``xs``
         made by ``map``, ``zip``... is an iterator, which has neither: the
-        loop is over ``list(xs)``."""
+        loop is over ``list(xs)``; one of a kind not known here, over
+        ``runtime.indexable(xs)`` (``xs`` itself if it is a sequence)."""
         f = self.f
         defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
+        known = False
         changed = False
         for h in list(f.blocks.values()):
             if len(h.stmts) != 2 or not isinstance(h.term, Branch):
@@ -429,26 +435,22 @@ class _Reverse:
                 items = f.new_var()
                 pre.stmts.insert(pre.stmts.index(maker), Statement(items, Const(list), [xs], [], maker.line))
                 xs = items
-            n, r = f.new_var(), f.new_var()
-            at = pre.stmts.index(maker)
-            pre.stmts[at:at] = [Statement(n, Const(len), [xs], [], maker.line),
-                                Statement(r, Const(range), [n], [], maker.line)]
-            maker.args = [r]
-            k = f.new_var()
+            elif not passes.member(made_by, _SEQUENCES):
+                if not known:  # (which values are known to be arrays or sequences)
+                    analysis.numeric(f, numeric, self.facts)
+                    known = True
+                if xs not in self.facts.arrays and xs not in self.facts.sequences:
+                    items = f.new_var()  # (of a kind not known here: an iterator, an object with __iter__, read once)
+                    pre.stmts.insert(pre.stmts.index(maker), Statement(items, Const(runtime.indexable), [xs], [],
+                                                                       maker.line))
+                    xs = items
+            k = mutation.index_loop(f, h, pre, maker, xs, xs)
             self.indices.add(k)
-            item = nxt.var
-            nxt.var = k
-            done.args = [k]
-            body = f.blocks[h.term.orelse.target]
-            if body.id == h.id or body.args:  # an empty body, threaded away: the read gets a block of its own
-                body = f.new_block()
-                body.term, h.term.orelse = h.term.orelse, Jump(body.id, [])
-            body.stmts.insert(0, Statement(item, Const(operator.getitem), [xs, k], [], nxt.line))
             if iterator is not None:  # Python's iterator reads the item now, the list was read before the loop
                 versions = _source_versions(f, defs[iterator][1], made_by, pre, h)
                 check = Statement(f.new_var(), Const(runtime.check_unchanged), [iterator, k, *versions], [],
                                   nxt.line)
-                body.stmts.insert(0, check)
+                f.blocks[h.term.orelse.target].stmts.insert(0, check)
             changed = True
         return changed
 

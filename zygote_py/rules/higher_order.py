@@ -218,6 +218,26 @@ def sorted_push(y, iterable, /, *, key=None, reverse=False, diterable):
     return [ds[i] for i in order]
 
 
+@adjoint(runtime.indexable)
+def indexable(xs):
+    """A sequence a loop indexes passes its gradient through; anything
+    else, read into a list, gets the gradient ``list`` would give it."""
+    start = runtime.position(xs)
+    y = runtime.indexable(xs)
+
+    def back(dy):
+        return (dy if y is xs else runtime.like_iterable(xs, list(dy), start),)
+    return y, back
+
+
+@pushforward(runtime.indexable)
+def indexable_push(y, xs, *, dxs):
+    if y is xs or dxs is None:
+        return dxs
+    runtime.check_iterated(xs)
+    return list(dxs)
+
+
 @pushforward(list)
 def list_push(y, iterable=(), /, *, diterable):
     return list(diterable)

@@ -42,7 +42,9 @@ what was written:
   (a view, a list of views), whose arrays it copies.
 - ``update_in_place(a, b, op)`` (``a += b`` and the other in-place operators on an
   array): the rule of the plain operator at the old value of ``a``; the
-  result is written back into ``a``.
+  result is written back into ``a``. ``update_maybe_array(a, b, op)``: the
+  same where ``a`` may also be a number (a NumPy function's result of a
+  kind not known when compiled), which the operator replaces.
 
 An operation whose object's gradient is a lazy cotangent (a scatter of
 items) makes it dense first.
@@ -148,32 +150,33 @@ def snapshot_holder_(obj):
     return mutation.snapshot_holder(obj), back
 
 
-def take_item(d: Any, key: Any, value: Any) -> tuple[Any, Any]:
-    """For the gradient ``d`` of an array after ``obj[key] = value``: the
-    gradient of ``value`` (``d[key]``, summed down to ``value``'s shape)
-    and of the array before (``d`` with zeros at ``key``, a new array). A
-    zero ``d`` gives zeros."""
+def take_item(d: Any, key: Any, value: Any, dtype: np.dtype) -> tuple[Any, Any]:
+    """For the gradient ``d`` of an array of ``dtype`` after ``obj[key] =
+    value``: the gradient of ``value`` (``d[key]``, summed down to
+    ``value``'s shape) and of the array before (``d`` with zeros at ``key``,
+    a new array). A zero ``d`` gives zeros, and so does an array of
+    integers or booleans, which truncates ``value``."""
     d = runtime.dense(d)
     if d is None or isinstance(d, (int, float)) and d == 0:
         return runtime.unbroadcast(np.zeros(np.shape(value)), value), d
-    part = d[key]
+    part = d[key] if dtype.kind in "fc" else np.zeros(np.shape(value))
     d = np.array(d, copy=True)
     d[key] = 0
     return runtime.unbroadcast(part, value), d
 
 
-def take_item_owned(d: Any, key: Any, value: Any) -> tuple[Any, Any]:
+def take_item_owned(d: Any, key: Any, value: Any, dtype: np.dtype) -> tuple[Any, Any]:
     """:func:`take_item` where the compiler knows that the variable holding
     ``d`` is not read again: an array nothing else refers to (its reference
     count says so) gets its zeros in place, so that filling an array item
     by item in a loop has a gradient that costs O(1) per item."""
-    if type(d) is np.ndarray and d.base is None and sys.getrefcount(d) <= runtime.UNSHARED:  # its own data, ours alone
+    if type(d) is np.ndarray and dtype.kind in "fc" and d.base is None and sys.getrefcount(d) <= runtime.UNSHARED:
         part = d[key]
         if isinstance(part, np.ndarray):
             part = part.copy()
         d[key] = 0
         return runtime.unbroadcast(part, value), d
-    return take_item(d, key, value)
+    return take_item(d, key, value, dtype)
 
 
 def store_item(obj: Any, key: Any, value: Any) -> Any:
@@ -199,7 +202,7 @@ def store_item_(obj, key, value):
         if d is None:
             return (None, None, None)
         if isinstance(obj, np.ndarray):
-            dvalue, dobj = mutation.take_item(d, key, value)
+            dvalue, dobj = mutation.take_item(d, key, value, obj.dtype)
             return (dobj, None, dvalue)
         if isinstance(obj, dict):
             return ({k: v for k, v in d.items() if k != key}, None, d.get(key))
@@ -216,8 +219,10 @@ def store_item_(obj, key, value):
 
 @array(store_item)
 def store_item_array(obj, key, value):
+    dtype = obj.dtype  # (an array of integers truncates the value: no gradient flows through it)
+
     def back(dy):
-        dvalue, dobj = mutation.take_item(dy, key, value)
+        dvalue, dobj = mutation.take_item(dy, key, value, dtype)
         return (dobj, None, dvalue)
     return mutation.store_item(obj, key, value), back
 
@@ -581,6 +586,22 @@ def update_in_place(a: np.ndarray, b: Any, op: Any) -> np.ndarray:
     return op(a, b)
 
 
+def unshared(b: Any, a: Any) -> Any:
+    """``b``, or a copy of it if it is an array that may share memory with
+    the array ``a`` (``x *= x``, ``x += x[::-1]``): the operand as it was,
+    for a derivative that reads it after ``a`` changes."""
+    if isinstance(b, np.ndarray) and isinstance(a, np.ndarray) and np.may_share_memory(a, b):
+        return b.copy()
+    return b
+
+
+@adjoint(unshared)
+def unshared_(b, a):
+    def back(dy):
+        return (dy, None)
+    return mutation.unshared(b, a), back
+
+
 def write_into(a: np.ndarray, y: Any) -> None:
     """``a``'s items set to ``y``'s (``update_in_place``'s change, as its
     rule makes it). Not differentiated: the rule's pullback reads ``y``'s
@@ -602,12 +623,33 @@ def update_in_place_(a, b, op):
             f"in-place arithmetic on a {type(a).__name__} that was taken for an array where the code was compiled "
             "(arithmetic on a 0-d array gives a NumPy scalar, which += replaces instead of changing)",
             hint="write y = y + v instead, or make the value an array with at least one dimension")
-    y, plain_back = registry.lookup(mutation.PLAIN[op])(a.copy(), b)  # the old value, kept
+    y, plain_back = registry.lookup(mutation.PLAIN[op])(a.copy(), mutation.unshared(b, a))  # the old values, kept
     mutation.write_into(a, y)
 
     def back(dy):
         return (*plain_back(dy), None)
     return a, back
+
+
+def update_maybe_array(a: Any, b: Any, op: Any) -> Any:
+    """``a += b`` (``op`` is ``operator.iadd``; the others alike) on an
+    array, changed in place, or on a number, replaced; then the result.
+    The mutation pass makes it where it knows that no other name for ``a``
+    is read afterwards, so the two agree."""
+    return op(a, b)
+
+
+@adjoint(update_maybe_array)
+def update_maybe_array_(a, b, op):
+    if isinstance(a, np.ndarray) and not isinstance(b, (numbers.Number, np.ndarray, np.generic)):
+        op(a.copy(), b)  # (an operand NumPy cannot take in place, an object: its error, as in Python)
+    if isinstance(a, np.ndarray):
+        return registry.lookup(mutation.update_in_place)(a, b, op)
+    y, plain_back = registry.lookup(op)(a, b)  # (a number: the in-place operator's rule, the plain operator's)
+
+    def back(dy):
+        return (*plain_back(dy), None)
+    return y, back
 
 
 CHANGE_THEIR_FIRST = (call_changing, call_method, init_object, store_attr)

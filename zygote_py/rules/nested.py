@@ -217,7 +217,7 @@ def like_iterable(iterable, grads, start=0):
     n = len(grads)
 
     def back(g):
-        if g is None:
+        if g is None or runtime.is_number_zero(g):
             return (None, None, None)
         if isinstance(iterable, (tuple, list, np.ndarray, runtime.EagerIterator)):
             return (None, [g[start + i] for i in range(n)], None)
@@ -248,11 +248,11 @@ def unsort(dy, a, idx, axis):
 
 
 @adjoint(mutation.take_item_owned)
-def take_item_owned(d, key, value):
+def take_item_owned(d, key, value, dtype):
     """``take_item_owned`` (which may zero ``d``'s items in place) in
     gradient code being differentiated: differentiated as ``take_item``,
     which copies."""
-    y, pullback = runtime.J(mutation.take_item, d, key, value)
+    y, pullback = runtime.J(mutation.take_item, d, key, value, dtype)
 
     def back(dy):
         return runtime.call_pullback(pullback, dy)[1:]
@@ -574,8 +574,8 @@ def unsort_push(y, dy, a, idx, axis, *, ddy):
 
 
 @pushforward(mutation.take_item_owned)
-def take_item_owned_push(y, d, key, value, *, dd):
-    return mutation.take_item(dd, key, value)
+def take_item_owned_push(y, d, key, value, dtype, *, dd):
+    return mutation.take_item(dd, key, value, dtype)
 
 
 @pushforward(runtime.scatter)
