@@ -1634,9 +1634,18 @@ def grow_a_list_in_a_loop_over_it(p):
     return s
 
 
-def test_a_loop_over_a_list_it_grows_is_refused():
+def scale_the_values_in_a_loop_over_a_dicts_keys(p):
+    d = {0: p, 1: 2 * p}
+    for k in d:  # (yields keys: it is not read by position)
+        d[k] = d[k] * p
+    return d[0] + d[1]
+
+
+@pytest.mark.parametrize("f", [grow_a_list_in_a_loop_over_it, scale_the_values_in_a_loop_over_a_dicts_keys],
+                         ids=lambda f: f.__name__)
+def test_a_loop_over_a_list_it_grows_or_a_dict_it_changes_is_refused(f):
     with pytest.raises(UnsupportedSyntax, match="in a for loop over it"):
-        zpy.gradient(grow_a_list_in_a_loop_over_it, 0.7)
+        zpy.gradient(f, 0.7)
 
 
 def _shrink(w, s):

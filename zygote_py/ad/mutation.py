@@ -144,7 +144,8 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     fresh = _is_fresh(f, root, defs, callee, made, b, s)
     same = _same_object(f, root, defs, callee)
     held, items, kept = _held_after(f, same, root, b, s, defs, callee, facts)
-    if held is not None and _keeps_length(op, args, defs, callee) and _over_the_object(f, held, same, defs, callee):
+    if held is not None and _keeps_length(op, args, defs, callee) and _over_the_object(
+            f, held, same, defs, callee, arrays | maybe_arrays | facts.sequences):
         return set()  # (the loop over it reads it by index now, as Python's iterator does: its reads are a change's)
     # (an array or a number: `+=` changes the one and replaces the other, so no other name may read it after; a
     # function changes the one, and leaves the other as it was)
@@ -687,17 +688,22 @@ def is_add_at(fn: Any) -> bool:
     return getattr(fn, "__self__", None) is np.add and getattr(fn, "__name__", None) == "at"
 
 
-def _over_the_object(f: IR, it: Var, same: set[Var], defs: dict, callee: Callable) -> bool:
-    """``for e in y`` (``it = iter(y)``) where the loop changes ``y`` in
-    place without changing its length (of ``same``, the values that may be
-    the object): made ``for k in range(len(y)): e = y[k]``, with ``y`` as
-    it is at the start of each step, which is what Python's iterator
-    reads. ``False`` (nothing changed) for another kind of holder, or a
-    loop that binds the variable to another object."""
+def _over_the_object(f: IR, it: Var, same: set[Var], defs: dict, callee: Callable, sequences: set[Var]) -> bool:
+    """``for e in y`` (``it = iter(y)``) where the loop changes ``y``, an
+    array or a list (one of ``sequences``, or made as a list), in place
+    without changing its length (of ``same``, the values that may be the
+    object): made ``for k in range(len(y)): e = y[k]``, with ``y`` as it is
+    at the start of each step, which is what Python's iterator reads.
+    ``False`` (nothing changed) for another kind of holder or object (a
+    dict yields its keys), or a loop that binds the variable to another
+    object."""
     if it not in defs or callee(defs[it][1]) is not iter:
         return False
     pre, maker = defs[it]
     xs = maker.args[0] if len(maker.args) == 1 and not maker.kwargs else None
+    if not (xs in sequences or member(_made_by(xs, defs, callee), {ops.build_list, list})
+            or isinstance(xs, Var) and _is_array(xs, defs, callee, sequences)):
+        return False
     header = next((h for h in f.blocks.values() if len(h.stmts) == 2 and isinstance(h.term, Branch)
                    and callee(h.stmts[0]) is ops.iternext and h.stmts[0].args == [it]), None)
     if xs not in same or header is None:
