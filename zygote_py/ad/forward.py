@@ -618,7 +618,7 @@ class _Forward:
         if fn is operator.imul and not is_zero(dv):
             term = self.emit(out, operator.mul, self.sub(x), dv, line=line)  # before x changes
         operand = self.sub(v)
-        if fn is not operator.isub and fn is not operator.iadd and not self._scalar(v):  # (x *= x: v as it was)
+        if fn not in (operator.iadd, operator.isub) and not self._scalar(v):  # (x *= x: v as it was)
             operand = self.emit(out, mutation_rules.unshared, operand, self.sub(x), line=line)
         out.append(copy)
         if fn in (operator.iadd, operator.isub):

@@ -421,22 +421,16 @@ def _keep_outputs(f: IR, facts: Facts) -> None:
             return v in facts.active and not member(fn, _FRESH) and not member(fn, _VERSIONED)
         return any(made_by_a_rule(u, seen) for u in incoming.get(v, ()))
 
-    def array_or_number(v: Operand, seen: set) -> bool:
-        """Whether ``v`` is a new array or number (through block arguments)."""
-        if not isinstance(v, Var) or v in seen:
-            return isinstance(v, Var)
-        seen.add(v)
-        if v in defs:
-            return _array_or_number(defs[v][1], facts.callee) or _is_array(v, defs, facts.callee, facts.arrays)
-        return v in incoming and all(array_or_number(u, seen) for u in incoming[v])
-
+    maybe_arrays: Optional[frozenset] = None  # (made when a call that changes its argument is met)
     for b in list(f.blocks.values()):
         for st in list(b.stmts):
             if not member(facts.callee(st), _VERSIONED) or not isinstance(st.args[0], Var):
                 continue
             v = st.args[0]
+            if facts.callee(st) is mut.call_changing and maybe_arrays is None:
+                maybe_arrays = _maybe_arrays(f, defs, facts.callee, facts.arrays, facts.scalars)
             maybe = facts.callee(st) is mut.update_maybe_array or facts.callee(st) is mut.call_changing \
-                and array_or_number(v, set())  # (a number's copy is itself)
+                and v in maybe_arrays  # (a number's copy is itself)
             if v not in facts.active or not (maybe or _is_array(v, defs, facts.callee, facts.arrays)) \
                     or not made_by_a_rule(v, set()):
                 continue  # (an array: an object's identity is its whole point, and no rule reads it back)

@@ -138,7 +138,7 @@ def _call(ir: IR, block: Block, callee: Any, *args, name: Optional[str] = None, 
     return v
 
 
-_SEQUENCES = (ops.build_list, ops.build_tuple, list, tuple, sorted, runtime.indexable)
+_SEQUENCES = (ops.build_list, ops.build_tuple, list, tuple, sorted)
 """Calls whose values a loop indexes as they are."""
 
 
@@ -431,19 +431,17 @@ class _Reverse:
             xs = maker.args[0]
             made_by = self.facts.callee(defs[xs][1]) if isinstance(xs, Var) and xs in defs else None
             iterator = xs if passes.member(made_by, higher_order.ITERATORS) else None
-            if iterator is not None:
-                items = f.new_var()
-                pre.stmts.insert(pre.stmts.index(maker), Statement(items, Const(list), [xs], [], maker.line))
-                xs = items
-            elif not passes.member(made_by, _SEQUENCES):
+            read = list if iterator is not None else None
+            if read is None and not passes.member(made_by, _SEQUENCES):
                 if not known:  # (which values are known to be arrays or sequences)
                     analysis.numeric(f, numeric, self.facts)
                     known = True
                 if xs not in self.facts.arrays and xs not in self.facts.sequences:
-                    items = f.new_var()  # (of a kind not known here: an iterator, an object with __iter__, read once)
-                    pre.stmts.insert(pre.stmts.index(maker), Statement(items, Const(runtime.indexable), [xs], [],
-                                                                       maker.line))
-                    xs = items
+                    read = runtime.indexable  # (of a kind not known here: an iterator, an object with __iter__)
+            if read is not None:  # (read once, before the loop)
+                items = f.new_var()
+                pre.stmts.insert(pre.stmts.index(maker), Statement(items, Const(read), [xs], [], maker.line))
+                xs = items
             k = mutation.index_loop(f, h, pre, maker, xs, xs)
             self.indices.add(k)
             if iterator is not None:  # Python's iterator reads the item now, the list was read before the loop

@@ -641,9 +641,9 @@ def update_maybe_array(a: Any, b: Any, op: Any) -> Any:
 
 @adjoint(update_maybe_array)
 def update_maybe_array_(a, b, op):
-    if isinstance(a, np.ndarray) and not isinstance(b, (numbers.Number, np.ndarray, np.generic)):
-        op(a.copy(), b)  # (an operand NumPy cannot take in place, an object: its error, as in Python)
     if isinstance(a, np.ndarray):
+        if not isinstance(b, (numbers.Number, np.ndarray, np.generic)):
+            op(a.copy(), b)  # (an operand NumPy cannot take in place, an object: its error, as in Python)
         return registry.lookup(mutation.update_in_place)(a, b, op)
     y, plain_back = registry.lookup(op)(a, b)  # (a number: the in-place operator's rule, the plain operator's)
 
