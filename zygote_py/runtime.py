@@ -1434,23 +1434,29 @@ class EagerIterator:
     the items read in advance lack: :meth:`check` refuses that. Item ``k``
     was read from the positions ``range(*spans[k])`` of each source, the
     end of the iteration from ``range(*spans[-1])``; ``spans=None``: item
-    ``k`` from position ``k``, the end from none."""
+    ``k`` from position ``k``, the end from none. A source that is itself
+    an :class:`EagerIterator` (``enumerate(zip(u, v))``) is checked through
+    its own sources: item ``k`` was read from its items ``starts[i] +
+    range(*spans[k])``, ``starts[i]`` being its position when this one was
+    made."""
 
-    __slots__ = ("items", "position", "sources", "watched", "spans")
+    __slots__ = ("items", "position", "sources", "watched", "spans", "inner")
 
-    def __init__(self, items: list, sources: tuple = (), spans: list | None = None):
+    def __init__(self, items: list, sources: tuple = (), spans: list | None = None, starts: list | None = None):
         self.items = items
         self.position = 0  # how many items it has yielded
         self.sources = sources
         self.watched = [(i, s.copy()) for i, s in enumerate(sources)
                         if type(s) is list or type(s) is np.ndarray and s.ndim == 1]
         self.spans = spans
+        self.inner = [(i, s, starts[i]) for i, s in enumerate(sources)
+                      if type(s) is EagerIterator and (s.watched or s.inner)]
 
     def __iter__(self) -> "EagerIterator":
         return self
 
     def __next__(self) -> Any:
-        if self.watched:
+        if self.watched or self.inner:
             self.check(self.position)
         if self.position == len(self.items):
             raise StopIteration
@@ -1472,10 +1478,15 @@ class EagerIterator:
 
     def check(self, k: int, sources: tuple | None = None) -> None:
         """Raise :class:`UnsupportedSyntax` unless the sources (or their
-        versions ``sources``, where reverse mode changed a copy of them)
+        versions ``sources``, where reverse mode changed a copy of them;
+        for a source that is an iterator, a tuple of its sources' versions)
         still hold, where Python's iterator reads its item ``k`` (``k ==
         len(items)``: its end), what they held when the items were read."""
         lo, hi = (k, k + (k < len(self.items))) if self.spans is None else self.spans[k]
+        for i, inner, start in self.inner:  # (the items it reads of an iterator, or at the end the next one)
+            versions = sources[i] if sources is not None and type(sources[i]) is tuple else None
+            for j in range(start + lo, start + max(hi, lo + 1)):
+                inner.check(min(j, len(inner.items)), versions)
         for i, copy in self.watched:
             source = (self.sources if sources is None else sources)[i]
             same = len(source) == len(copy) and (
@@ -1521,8 +1532,14 @@ def check_unchanged(iterator: Any, k: int, *sources: Any) -> None:
     """:meth:`EagerIterator.check` of item ``k`` against the versions
     ``sources`` of its sources, in a reverse-mode loop that reads the items
     by their index (see ``ad.reverse``)."""
-    if type(iterator) is EagerIterator and iterator.watched:
+    if type(iterator) is EagerIterator and (iterator.watched or iterator.inner):
         iterator.check(k, sources)
+
+
+def source_versions(*sources: Any) -> tuple:
+    """The versions of an iterator's sources, for :func:`check_unchanged`
+    of an iterator that iterates over it (``enumerate(zip(u, v))``)."""
+    return sources
 
 
 def take(iterable: Any) -> tuple[Any, int]:
@@ -1665,6 +1682,7 @@ def _push_iterator(f: Any, args: tuple, kwargs: dict, dargs: tuple) -> tuple[Eag
         function, iterables, dits = args[0], args[1:], dargs[1:]
     else:
         function, iterables, dits = None, args[:1] if f is enumerate or f is reversed else args, dargs
+    starts = [position(it) for it in iterables]
     tangents = [tangent_of_items(it, d) for it, d in zip(iterables, dits)]
     if f is reversed:
         items = list(reversed(iterables[0]))
@@ -1672,17 +1690,17 @@ def _push_iterator(f: Any, args: tuple, kwargs: dict, dargs: tuple) -> tuple[Eag
     rows, drows = list(zip(*iterables, **kwargs)) if f is not enumerate else None, None
     if f is enumerate:
         start = args[1] if len(args) > 1 else kwargs.get("start", 0)
-        return (EagerIterator(list(enumerate(iterables[0], start)), iterables),
+        return (EagerIterator(list(enumerate(iterables[0], start)), iterables, None, starts),
                 EagerIterator([(0, d) for d in tangents[0]]))
     drows = list(zip(*tangents))
     if f is zip:
-        return EagerIterator(rows, iterables), EagerIterator(drows)
+        return EagerIterator(rows, iterables, None, starts), EagerIterator(drows)
     if f is map:
         pairs = [push(function, row, {}, drow, {}) for row, drow in zip(rows, drows)]
-        return EagerIterator([p[0] for p in pairs], iterables), EagerIterator([p[1] for p in pairs])
+        return EagerIterator([p[0] for p in pairs], iterables, None, starts), EagerIterator([p[1] for p in pairs])
     test = bool if function is None else function
     kept = [i for i, row in enumerate(rows) if test(row[0])]
-    return (EagerIterator([rows[i][0] for i in kept], iterables, filter_spans(kept, len(rows))),
+    return (EagerIterator([rows[i][0] for i in kept], iterables, filter_spans(kept, len(rows)), starts),
             EagerIterator([drows[i][0] for i in kept]))
 
 

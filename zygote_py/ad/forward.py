@@ -127,6 +127,8 @@ class _Forward:
             self._analyse(active, numeric)
         if mutation.sorts_as_stores(primal, self.facts):
             self._analyse(active, numeric)
+        if mutation.index_changed_loops(primal, self.facts):
+            self._analyse(active, numeric)
         self.guards += list(self.facts.origin.values())  # the globals and cells it reads
         self.defs = {s.var: s for b in primal.blocks.values() for s in b.stmts}
         self.materialise = self._changed_objects(active)

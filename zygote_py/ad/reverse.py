@@ -35,7 +35,7 @@ import itertools
 import operator
 import types
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -442,13 +442,14 @@ class _Reverse:
                 items = f.new_var()
                 pre.stmts.insert(pre.stmts.index(maker), Statement(items, Const(read), [xs], [], maker.line))
                 xs = items
-            k = mutation.index_loop(f, h, pre, maker, xs, xs)
+            k = mutation.index_loop(f, h, pre, maker, [xs], xs)
             self.indices.add(k)
             if iterator is not None:  # Python's iterator reads the item now, the list was read before the loop
-                versions = _source_versions(f, defs[iterator][1], made_by, pre, h)
+                tuples: list[Statement] = []
+                versions = _source_versions(f, defs[iterator][1], pre, h, defs, self.facts.callee, tuples)
                 check = Statement(f.new_var(), Const(runtime.check_unchanged), [iterator, k, *versions], [],
                                   nxt.line)
-                f.blocks[h.term.orelse.target].stmts.insert(0, check)
+                f.blocks[h.term.orelse.target].stmts[0:0] = [*tuples, check]
             changed = True
         return changed
 
@@ -2021,17 +2022,29 @@ def _uses(ir: IR) -> tuple[dict[Var, int], dict[Var, int]]:
     return passes.use_counts(ir), as_callee
 
 
-def _source_versions(f: IR, maker: Statement, made_by: Any, pre: Block, loop: Block) -> list[Operand]:
-    """The lists and arrays that ``maker`` (a call of ``map``, ``zip``...,
-    ``made_by``) iterates over, as a ``loop`` that ``pre`` enters sees them
-    each time round: the loop's argument for one that it changes in place,
-    a copy after the mutation pass (see ``runtime.check_unchanged``), not
-    for one it binds another value to. None at all when one is spread
-    (``zip(*rows)``): they are checked as they were."""
+def _source_versions(f: IR, maker: Statement, pre: Block, loop: Block, defs: dict, callee: Callable,
+                     tuples: list[Statement]) -> list[Operand]:
+    """The lists and arrays that ``maker`` (a call of ``map``, ``zip``...)
+    iterates over, as a ``loop`` that ``pre`` enters sees them each time
+    round: the loop's argument for one that it changes in place, a copy
+    after the mutation pass (see ``runtime.check_unchanged``), not for one
+    it binds another value to; for an iterator made by such a call, its own
+    (through ``runtime.source_versions``, whose statements are added to
+    ``tuples``). None at all when
+    one is spread (``zip(*rows)``): they are checked as they were."""
     if any(isinstance(a, Starred) for a in maker.args):
         return []
+    made_by = callee(maker)
     sources = maker.args[1:] if made_by in (map, filter) else maker.args[:1] if made_by in (enumerate, reversed) \
         else maker.args
     entered = isinstance(pre.term, Jump) and pre.term.target == loop.id
     entry = {a: p for a, p in zip(pre.term.args, loop.args) if isinstance(a, Var)} if entered else {}
-    return [entry[a] if a in entry and mutation.changed_in_place(f, entry[a], a) else a for a in sources]
+    versions: list[Operand] = []
+    for a in sources:
+        if isinstance(a, Var) and a in defs and passes.member(callee(defs[a][1]), higher_order.ITERATORS):
+            inner = _source_versions(f, defs[a][1], pre, loop, defs, callee, tuples)
+            versions.append(f.new_var())
+            tuples.append(Statement(versions[-1], Const(runtime.source_versions), inner, [], maker.line))
+        else:
+            versions.append(entry[a] if a in entry and mutation.changed_in_place(f, entry[a], a) else a)
+    return versions

@@ -52,6 +52,7 @@ ITERATORS = (map, filter, zip, enumerate, reversed)
 """The functions whose rules return an iterator (see above)."""
 
 nondifferentiable(runtime.check_unchanged)  # (a check reverse mode adds to a loop over one of them)
+nondifferentiable(runtime.source_versions)  # (what it checks of an iterator over one of them)
 nondifferentiable(runtime.caught)  # (a check reverse mode adds at the start of an exception handler)
 
 
@@ -61,7 +62,7 @@ def map_(function, *iterables):
         raise TypeError("map() must have at least two arguments.")
     starts = [runtime.position(it) for it in iterables]
     calls = [runtime.J(function, *row) for row in zip(*iterables)]
-    y = runtime.EagerIterator([value for value, _ in calls], iterables)
+    y = runtime.EagerIterator([value for value, _ in calls], iterables, None, starts)
 
     def back(dy):
         dfunction = None
@@ -81,7 +82,7 @@ def filter_(function, iterable):
     items, start = runtime.take(iterable)
     test = bool if function is None else function
     kept = [i for i, v in enumerate(items) if test(v)]
-    y = runtime.EagerIterator([items[i] for i in kept], (iterable,), runtime.filter_spans(kept, len(items)))
+    y = runtime.EagerIterator([items[i] for i in kept], (iterable,), runtime.filter_spans(kept, len(items)), [start])
 
     def back(dy):
         grads = [None] * len(items)
@@ -94,7 +95,7 @@ def filter_(function, iterable):
 @adjoint(zip)
 def zip_(*iterables, strict=False):
     starts = [runtime.position(it) for it in iterables]
-    y = runtime.EagerIterator(list(zip(*iterables, strict=strict)), iterables)
+    y = runtime.EagerIterator(list(zip(*iterables, strict=strict)), iterables, None, starts)
 
     def back(dy):
         rows = runtime.iterator_gradient(dy, y)
@@ -107,7 +108,7 @@ def zip_(*iterables, strict=False):
 @adjoint(enumerate)
 def enumerate_(iterable, start=0):
     items, first = runtime.take(iterable)
-    y = runtime.EagerIterator(list(enumerate(items, start)), (iterable,))
+    y = runtime.EagerIterator(list(enumerate(items, start)), (iterable,), None, [first])
 
     def back(dy):
         grads = [None if d is None else d[1] for d in runtime.iterator_gradient(dy, y)]
