@@ -56,7 +56,8 @@ from ..ir.passes import member, remove_trivial_args, substitute, use_counts
 from ..rules import mutation as mut, registry
 
 _ITEM_CHANGES = {operator.setitem: mut.store_item, operator.delitem: mut.delete_item, setattr: mut.store_attr,
-                 ops.merge_dict: mut.update, mut.part_changed: mut.write_back}
+                 ops.merge_dict: mut.update, mut.part_changed: mut.write_back,
+                 mut.attribute_changed: mut.write_back_attribute}
 _METHODS = {
     "append": mut.append, "extend": mut.extend, "insert": mut.insert, "pop": mut.pop, "clear": mut.clear,
     "update": mut.update, "setdefault": mut.setdefault,
@@ -167,6 +168,14 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
             return set()
         if part is None:
             raise _not_fresh(f, root, where, s.line)
+        def mutable(v: Var) -> bool:
+            return v not in facts.scalars or v in facts.sequences
+        other = next((v for v in sorted(_placed(f, part[0], part[1], defs, callee, set()) - same, key=lambda v: v.id)
+                      if mutable(v) and _read_after(f, v, b, s)), None)
+        if other is None and _read_after(f, part[0], b, s) and _twice(f, part[0], defs, callee, mutable, set()):
+            other = part[0]  # (l = [a, a]; l[0][0] = x; l[1][0])
+        if other is not None:
+            raise _another_name(f, root, other, where, s.line)
     if held is not None:
         raise _held(f, root, held, member(_made_by(held, defs, callee), {iter}), where, s.line)
     for home, r, h in kept:  # (a view, or an item, that a pullback keeps: it keeps a copy)
@@ -229,7 +238,72 @@ def _part_of(f: IR, v: Var, defs: dict, callee: Callable, where: Block, change: 
                 for bb in f.blocks.values())
             if used_after:
                 return None  # a read of the same part before the change, used after it: it would not see it
-    return parent, key, setattr if fn is getattr else mut.part_changed
+    return parent, key, mut.attribute_changed if fn is getattr else mut.part_changed
+
+
+_BUILDS = {ops.build_list, ops.build_tuple, ops.build_dict, ops.build_set}
+_SHALLOW_COPIES = {list, tuple, dict, copy.copy, list.copy, dict.copy, mut.snapshot, mut.snapshot_holder}
+_HOLDS_THE_ITEMS = {getattr, operator.getitem, *_SHALLOW_COPIES}
+
+
+def _put_into(f: IR, parents: set[Var], key: Optional[Operand], defs: dict, callee: Callable) -> tuple[list, bool]:
+    """What was put into the objects ``parents``: their display's items
+    (the one at a constant ``key`` only, of a list or tuple display),
+    values stored into them, passed to a method of them or to their class;
+    and whether an item may be there twice (``[a] * 2``, ``[a, a]``)."""
+    out: list = []
+    repeated = False
+    for _, st in defs.values():
+        fn = callee(st)
+        if st.var in parents and (member(fn, _BUILDS) or isinstance(fn, type)):
+            args = [a.value if isinstance(a, Starred) else a for a in st.args]
+            repeated |= len({a for a in args if isinstance(a, Var)}) < sum(isinstance(a, Var) for a in args)
+            if fn in (ops.build_list, ops.build_tuple) and isinstance(key, Const) and type(key.value) is int \
+                    and not any(isinstance(a, Starred) for a in st.args) and -len(args) <= key.value < len(args):
+                args = [args[key.value]]
+            out += args
+        elif st.var in parents and fn is operator.mul and st.args and isinstance(st.args[0], Var):
+            repeated = True  # ([a] * 2: its items, twice)
+            out += _put_into(f, _same_object(f, st.args[0], defs, callee), None, defs, callee)[0]
+        elif st.args and st.args[0] in parents and (member(fn, _ITEM_CHANGES) or member(fn, _VERSIONED)):
+            out += st.args[1:]
+        elif isinstance(st.callee, Var) and st.callee in defs and callee(defs[st.callee][1]) is getattr \
+                and defs[st.callee][1].args[0] in parents:  # parent.append(v)
+            out += st.args
+    return [v for v in out if isinstance(v, Var)], repeated
+
+
+def _placed(f: IR, parent: Var, key: Optional[Operand], defs: dict, callee: Callable, seen: set[Var]) -> set[Var]:
+    """The values that ``parent[key]`` may be (see :func:`_put_into`), and
+    what those hold, and for a part of another object or a shallow copy
+    of one, what was put into that."""
+    parents = _same_object(f, parent, defs, callee) - seen
+    seen |= parents
+    out = set(_put_into(f, parents, key, defs, callee)[0])
+    for v in list(out):
+        out |= _placed(f, v, None, defs, callee, seen)
+    for p in parents:  # (a part of another object, or a shallow copy of one, which holds the same items)
+        if p in defs and member(callee(defs[p][1]), _HOLDS_THE_ITEMS) and defs[p][1].args \
+                and isinstance(defs[p][1].args[0], Var):
+            out |= _placed(f, defs[p][1].args[0], None, defs, callee, seen)
+    return out
+
+
+def _twice(f: IR, parent: Var, defs: dict, callee: Callable, mutable: Callable[[Var], bool], seen: set[Var]) -> bool:
+    """Whether a ``mutable`` object may be in ``parent`` twice (see
+    :func:`_put_into`; or in what ``parent`` is a shallow copy of). (For an
+    object this function did not make, ``mutation.write_back`` checks at
+    run time.)"""
+    parents = _same_object(f, parent, defs, callee) - seen
+    seen |= parents
+    items, repeated = _put_into(f, parents, None, defs, callee)
+    items = [v for v in items if mutable(v)]
+    repeated &= bool(items)
+    groups = [_same_object(f, v, defs, callee) for v in items]
+    return repeated or any(groups[i] & groups[j] for i in range(len(groups)) for j in range(i)) or any(
+        p in defs and member(callee(defs[p][1]), _SHALLOW_COPIES) and defs[p][1].args
+        and isinstance(defs[p][1].args[0], Var) and _twice(f, defs[p][1].args[0], defs, callee, mutable, seen)
+        for p in parents)
 
 
 def sorts_as_stores(f: IR, facts: Facts) -> bool:
@@ -577,7 +651,7 @@ def _keeps_length(fn: Any, args: list, defs: dict, callee: Callable, arrays: fro
         if isinstance(key, Const):
             return not isinstance(key.value, slice)
         return key in defs and callee(defs[key][1]) is not slice
-    return fn in (mut.update_in_place, mut.update_maybe_array, mut.store_attr)
+    return fn in (mut.update_in_place, mut.update_maybe_array, mut.store_attr, mut.write_back_attribute)
 
 
 def _shape_read(r: Statement, v: Var, callee: Callable) -> bool:
@@ -598,8 +672,8 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
     if is_add_at(fn) and len(s.args) == 3 and isinstance(s.args[0], Var) and not s.kwargs:
         return s.args[0], mut.add_at, list(s.args), False
     out = [v for k, v in s.kwargs if k == "out"]
-    if isinstance(fn, np.ufunc) and fn.nout == 1 and out and isinstance(out[0], Var):
-        return out[0], _OUT, [out[0]], False
+    if (isinstance(fn, np.ufunc) and fn.nout == 1 or type(fn) is type(np.sum)) and out and isinstance(out[0], Var):
+        return out[0], _OUT, [out[0]], False  # (a ufunc's, or NumPy's np.cumsum(v, out=w))
     if member(fn, _IN_PLACE) and len(s.args) == 2 and isinstance(s.args[0], Var) and _is_array(s.args[0], defs, callee, arrays):
         return s.args[0], mut.update_in_place, [*s.args, Const(fn)], False
     if member(fn, _IN_PLACE) and len(s.args) == 2 and s.args[0] in maybe_arrays:
@@ -1198,6 +1272,18 @@ def _held(f: IR, root: Var, holder: Var, loop: bool, where: Callable, line: Opti
     )
 
 
+def _another_name(f: IR, root: Var, other: Var, where: Callable, line: Optional[int]) -> UnsupportedSyntax:
+    name, also = f.names.get(root), f.names.get(other)
+    return where(
+        f"changing {'`' + name + '`' if name else 'part of an object'} in place, which may be "
+        f"{'`' + also + '`' if also else 'a value put into the object'} (or hold it), read afterwards through that "
+        "name, which would not see the change",
+        line,
+        "change it through one name only: read it back from the object after the change (a = l[0]), or change a "
+        "copy put into the object",
+    )
+
+
 def _no_out(s: Statement, fn: Any) -> bool:
     """Whether a call of one of :data:`_NEW_RESULTS` passes no ``out``."""
     return not any(k == "out" or k is None for k, _ in s.kwargs) and not any(isinstance(a, Starred) for a in s.args) \
@@ -1235,7 +1321,7 @@ def _rewrite(f: IR, b: Block, s: Statement, op: Any, args: list, pair: bool) -> 
     if op in (mut.update_in_place, mut.update_maybe_array):
         s.callee, s.args = Const(op), args
         return s.var
-    if op is _OUT:  # np.multiply(a, b, out=y): the product, then y[...] = it
+    if op is _OUT:  # np.multiply(a, b, out=y): the product, then y[...] = it (as NumPy casts it into y)
         y = next(v for k, v in s.kwargs if k == "out")
         s.kwargs = [(k, v) for k, v in s.kwargs if k != "out"]
         result, new = s.var, f.new_var(name)

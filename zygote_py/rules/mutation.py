@@ -159,7 +159,7 @@ def take_item(d: Any, key: Any, value: Any, dtype: np.dtype) -> tuple[Any, Any]:
     d = runtime.dense(d)
     if d is None or isinstance(d, (int, float)) and d == 0:
         return runtime.unbroadcast(np.zeros(np.shape(value)), value), d
-    part = d[key] if dtype.kind in "fc" else np.zeros(np.shape(value))
+    part = np.asarray(d)[key] if dtype.kind in "fc" else np.zeros(np.shape(value))  # (a number, of a 0-d array)
     d = np.array(d, copy=True)
     d[key] = 0
     return runtime.unbroadcast(part, value), d
@@ -333,23 +333,42 @@ def part_changed(obj: Any, key: Any, part: Any) -> None:
 
 
 def write_back(obj: Any, key: Any, part: Any) -> Any:
-    """``obj[key] = part`` where ``part`` was read as ``obj[key]`` and then
-    changed in place: nothing changes, but the gradient sees ``obj``
-    change. An array's part must be a view of it (a copy's change never
-    reached it)."""
-    if isinstance(obj, np.ndarray) and not (isinstance(part, np.ndarray) and np.shares_memory(obj, part)):
-        raise errors.UnsupportedSyntax(
-            "changing in place a copy of part of an array (an integer-array or mask index makes a copy), "
-            "which leaves the array as it was",
-            hint="assign to the array itself: y[index] = new values",
-        )
-    obj[key] = part
+    """``obj``, where ``part`` was read as ``obj[key]`` and then changed in
+    place: nothing changes, but the gradient sees ``obj`` change, if the
+    change reached it (see :func:`reached`)."""
     return obj
+
+
+def reached(obj: Any, key: Any, part: Any) -> bool:
+    """Whether ``part``, read as ``obj[key]``, is a view of the array
+    ``obj``, or ``obj[key]`` itself (not a copy: a slice of a list, an
+    integer-array index of an array, whose change never reached ``obj``).
+    A list, tuple or dict that holds it twice is refused: the change of
+    the one is the other's too."""
+    if isinstance(obj, np.ndarray):
+        return isinstance(part, np.ndarray) and np.shares_memory(obj, part)
+    if obj[key] is not part:
+        return False
+    if isinstance(obj, (list, tuple, dict)) and sum(v is part for v in (obj.values() if isinstance(obj, dict)
+                                                                         else obj)) > 1:
+        raise errors.UnsupportedSyntax(
+            f"changing in place an object that a {type(obj).__name__} holds twice ([a, a], [a] * 2), "
+            "which changes both",
+            hint="put copies into the container ([a, a.copy()], [[0.0] for _ in range(2)])",
+        )
+    return True
+
+
+registry.nondifferentiable(reached)  # (whether the gradient goes to obj: see write_back_)
 
 
 @adjoint(write_back)
 def write_back_(obj, key, part):
+    reaches = mutation.reached(obj, key, part)
+
     def back(dy):
+        if not reaches:
+            return (dy, None, None)
         return mutation.store_item_(obj, key, part)[1](dy)
     return mutation.write_back(obj, key, part), back
 
@@ -377,6 +396,55 @@ def delete_item_(obj, key):
             dobj[i] = g
         return (dobj, None)
     return obj, back
+
+
+def attribute_changed(obj: Any, name: str, part: Any) -> None:
+    """``obj.name = part``: what the mutation pass inserts after ``part``,
+    read as ``obj.name``, was changed in place; it versions it as
+    :func:`write_back_attribute`."""
+    setattr(obj, name, part)
+
+
+def write_back_attribute(obj: Any, name: str, part: Any) -> Any:
+    """:func:`write_back` of an attribute, which the change reached if
+    ``part`` is the attribute itself (not a new object a property made);
+    an array's own attributes (``m.T``, a view) are refused."""
+    if isinstance(obj, np.ndarray):
+        raise errors.UnsupportedSyntax(
+            f"changing an array's {name!r} in place (a view of it)",
+            hint="assign to the array itself: y[index] = new values",
+        )
+    return obj
+
+
+def attribute_reached(obj: Any, name: str, part: Any) -> bool:
+    """:func:`reached` of an attribute: whether ``part`` is ``obj.name``
+    itself (not a new object a property made); an object that holds it in
+    another attribute as well is refused."""
+    if getattr(obj, name) is not part:
+        return False
+    fields = vars(obj) if hasattr(obj, "__dict__") else {}
+    if any(v is part for k, v in fields.items() if k != name):
+        raise errors.UnsupportedSyntax(
+            f"changing in place the {name!r} of a {type(obj).__name__}, which another of its attributes holds "
+            "as well, which changes both",
+            hint="give each attribute an object of its own (a copy)",
+        )
+    return True
+
+
+registry.nondifferentiable(attribute_reached)
+
+
+@adjoint(write_back_attribute)
+def write_back_attribute_(obj, name, part):
+    reaches = mutation.attribute_reached(obj, name, part)
+
+    def back(dy):
+        if dy is None or not reaches:
+            return (dy, None, None)
+        return (runtime.without_field(dy, name), None, runtime.field(dy, name))
+    return mutation.write_back_attribute(obj, name, part), back
 
 
 def store_attr(obj: Any, name: str, value: Any) -> Any:
