@@ -143,10 +143,10 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         return None
     b, s, (root, op, args, pair) = found
     fresh = _is_fresh(f, root, defs, callee, made, b, s)
-    same = _same_object(f, root, defs, callee)
+    same = _object_of(f, root, defs, callee)
     held, items, kept = _held_after(f, same, root, b, s, defs, callee, facts)
     if _keeps_length(op, args, defs, callee, arrays) and _over_the_object(
-            f, b, same, defs, callee, arrays | maybe_arrays | facts.sequences,
+            f, b, _same_object(f, root, defs, callee), defs, callee, arrays | maybe_arrays | facts.sequences,
             lambda st: _as_change(st, defs, callee, arrays, plain, maybe_arrays)):
         return set()  # (the loop over it reads it by index now, as Python's iterators do: its reads are a change's)
     # (an array or a number: `+=` changes the one and replaces the other, so no other name may read it after; a
@@ -1092,6 +1092,30 @@ def _same_object(f: IR, root: Var, defs: dict, callee: Callable) -> set[Var]:
     return out
 
 
+def _object_of(f: IR, root: Var, defs: dict, callee: Callable) -> set[Var]:
+    """:func:`_same_object`, and for a part (``d["m"]``, ``self.items``),
+    the other reads of that part, which are the object too."""
+    out = _same_object(f, root, defs, callee)
+    st = defs[root][1] if root in defs else None
+    if st is None or callee(st) not in (getattr, operator.getitem) or len(st.args) != 2 \
+            or not isinstance(st.args[0], Var):
+        return out
+    parents = _object_of(f, st.args[0], defs, callee)
+    grown = True
+    while grown:  # (and the shallow copies of it, which hold the same parts, and what it is a copy of)
+        copies = {v for v, (_, c) in defs.items() if member(callee(c), _SHALLOW_COPIES) and c.args
+                  and (v in parents or c.args[0] in parents)}
+        more = set().union(*(_same_object(f, v, defs, callee) | _same_object(f, defs[v][1].args[0], defs, callee)
+                             for v in copies if isinstance(defs[v][1].args[0], Var)))
+        grown = not more <= parents
+        parents |= more
+    for v, (_, other) in defs.items():
+        if callee(other) is callee(st) and len(other.args) == 2 and other.args[0] in parents \
+                and _same_operands(other.args[1:], st.args[1:]):
+            out |= _same_object(f, v, defs, callee)
+    return out
+
+
 _NEW_VALUES = {
     *_ARITHMETIC, sum, operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge, operator.not_,
     operator.truth, operator.contains, operator.is_, operator.is_not, operator.floordiv, operator.mod, operator.pos,
@@ -1157,7 +1181,7 @@ def _read_by_the_gradient(f: IR, root: Var, block: Block, change: Statement, def
     calls a nested function whose cell holds it: its pullback may keep
     the object, and must see it as it was, so the change is made a new
     value even where it is not differentiated."""
-    same = _same_object(f, root, defs, callee)
+    same = _object_of(f, root, defs, callee)
     if root in defs and callee(defs[root][1]) is ops.load_global:  # (each read of a global is the object)
         same |= {st.var for b in f.blocks.values() for st in b.stmts
                  if callee(st) is ops.load_global and _same_operands(st.args, defs[root][1].args)}
@@ -1182,7 +1206,7 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
     it is."""
     made_by = [_made_by(v, defs, callee) for v in same]
     made = {defs[v][0].id for v in same if v in defs and not member(callee(defs[v][1]), _VERSIONED)
-            and not member(callee(defs[v][1]), _IN_PLACE) and callee(defs[v][1]) is not operator.getitem}
+            and not member(callee(defs[v][1]), _IN_PLACE) and callee(defs[v][1]) not in (operator.getitem, getattr)}
     # (an item of a list, an attribute of an object: not the object)
     array = not any(member(fn, _CONTAINERS) or isinstance(fn, type) and not issubclass(fn, np.ndarray)
                     or fn is mut.init_object for fn in made_by)
@@ -1216,6 +1240,8 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
             return False
         if member(fn, _PAIRS) and st.args[0] in same:
             return False  # (the object, and the value, which are read out of the pair below)
+        if fn in (mut.write_back, mut.write_back_attribute):
+            return False  # (the object a part of which was changed: a change of this part writes back again)
         if fn is operator.getitem and member(_made_by(st.args[0], defs, callee), _PAIRS) and st.args[0] not in held:
             return callee(defs[st.args[0]][1]) in (mut.call_method, mut.call_changing)  # (a method's value may be it)
         if fn in (operator.getitem, getattr) and st.args[0] in same:
