@@ -58,10 +58,7 @@ from ..rules import mutation as mut, registry
 _ITEM_CHANGES = {operator.setitem: mut.store_item, operator.delitem: mut.delete_item, setattr: mut.store_attr,
                  ops.merge_dict: mut.update, mut.part_changed: mut.write_back,
                  mut.attribute_changed: mut.write_back_attribute}
-_METHODS = {
-    "append": mut.append, "extend": mut.extend, "insert": mut.insert, "pop": mut.pop, "clear": mut.clear,
-    "update": mut.update, "setdefault": mut.setdefault,
-}
+_METHODS = mut.METHODS
 _PAIRS = {mut.pop, mut.setdefault, mut.call_changing, mut.call_method}  # they return the object and a value
 _IN_PLACE = set(mut.PLAIN)
 _FRESH = {
@@ -132,9 +129,11 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     if any(member(callee(s), _IN_PLACE) or isinstance(callee(s), types.FunctionType) for _, s in defs.values()):
         arrays = _only_arrays(f, arrays, defs, callee)  # (for in-place operators: only where they may change)
         maybe_arrays = _maybe_arrays(f, defs, callee, arrays, facts.scalars)
+    containers = _containers(f, defs, callee, facts.sequences)
     found = next(
         ((b, s, c) for b in f.blocks.values() for s in b.stmts
-         if id(s) not in passed and (c := _as_change(s, defs, callee, arrays, plain, maybe_arrays)) is not None
+         if id(s) not in passed and (c := _as_change(s, defs, callee, arrays, plain, maybe_arrays, containers))
+         is not None
          and (any(isinstance(o, Var) and o in active for o in s.operands())
               or _read_by_the_gradient(f, c[0], b, s, defs, callee, facts))),
         None,
@@ -157,7 +156,8 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
                   or op is mut.update_maybe_array and any(_read_after(f, v, b, s) for v in same)):
         passed.add(id(s))  # (an array changed there is refused at run time)
         return set()
-    if op is mut.call_method and (root in f.entry.args or not fresh or held is not None):
+    if op is mut.call_method and (root in f.entry.args or not fresh or held is not None) \
+            and not (isinstance(args[1], Const) and args[1].value in _METHODS):
         passed.add(id(s))  # (a method that may change its object, which J refuses at run time where it does)
         return set()
     part = None
@@ -195,6 +195,37 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         home.stmts.insert(at + 1, Statement(f.new_var(), Const(store), [parent, key, version], [], s.line))
     remove_trivial_args(f)
     return same & set(f.entry.args)
+
+
+def _containers(f: IR, defs: dict, callee: Callable, sequences: set[Var]) -> set[Var]:
+    """The values known to be lists or dicts (or sets): made by a display,
+    ``list()``, ``dict()``, sequences of numbers, their versions, and block
+    arguments that only these reach (a greatest fixed point)."""
+    incoming: dict[Var, list] = {}
+    for p, v in edge_values(f):
+        incoming.setdefault(p, []).append(v)
+    def a_copy(st: Statement) -> bool:  # (of what may be one: xs.copy())
+        m = defs[st.callee][1] if isinstance(st.callee, Var) and st.callee in defs else None
+        return m is not None and callee(m) is getattr and _is_const(m.args[1], "copy") and not st.args
+
+    out = set(sequences) | set(incoming)
+    for v, (_, st) in defs.items():
+        fn = callee(st)
+        if member(fn, _CONTAINERS) or member(fn, _VERSIONED) and st.args or a_copy(st) or fn is operator.getitem \
+                and member(_made_by(st.args[0], defs, callee), _PAIRS) and _is_const(st.args[1], 0):
+            out.add(v)
+    changed = True
+    while changed:
+        changed = False
+        for v in list(out):
+            st = defs[v][1] if v in defs else None
+            keep = v in sequences or (all(isinstance(a, Var) and a in out for a in incoming[v]) if st is None
+                                      else member(callee(st), _CONTAINERS) or a_copy(st)
+                                      and defs[st.callee][1].args[0] in out or st.args and st.args[0] in out)
+            if not keep:
+                out.discard(v)
+                changed = True
+    return out
 
 
 def _part_of(f: IR, v: Var, defs: dict, callee: Callable, where: Block, change: Statement) -> Optional[tuple]:
@@ -661,11 +692,15 @@ def _shape_read(r: Statement, v: Var, callee: Callable) -> bool:
 
 
 def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
-               plain: frozenset = frozenset(), maybe_arrays: frozenset = frozenset()) -> Optional[tuple]:
+               plain: frozenset = frozenset(), maybe_arrays: frozenset = frozenset(),
+               containers: Optional[set[Var]] = None) -> Optional[tuple]:
     """``(object, operation, arguments, returns a pair)`` when ``s``
     changes an object in place, or (a method call on an object not in
     ``plain``, an in-place operator on one of ``maybe_arrays``) may change
-    it, and is not yet a versioned change; else ``None``."""
+    it, and is not yet a versioned change; else ``None``. A list's or a
+    dict's method (``append``, ``update``...) on an object not among
+    ``containers`` (when given) may be a user class's, whose value counts:
+    it is ``mutation.call_method``."""
     fn = callee(s)
     if member(fn, _ITEM_CHANGES) and s.args and isinstance(s.args[0], Var) and not s.kwargs:
         return s.args[0], _ITEM_CHANGES[fn], list(s.args), False
@@ -695,6 +730,8 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
             return sup.args[1], mut.init_object, [sup.args[1], s.callee, *s.args], False  # super().__init__(...)
         if (callee(m) is getattr and len(m.args) == 2 and isinstance(m.args[0], Var)
                 and isinstance(m.args[1], Const) and m.args[1].value in _METHODS):
+            if containers is not None and m.args[0] not in containers:
+                return m.args[0], mut.call_method, [m.args[0], m.args[1], *s.args], True
             op = _METHODS[m.args[1].value]
             return m.args[0], op, [m.args[0], *s.args], op in _PAIRS
         if (plain and callee(m) is getattr and len(m.args) == 2 and isinstance(m.args[0], Var)
@@ -1238,9 +1275,9 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
                 or member(fn, _MAY_BE_SCALARS) or member(fn, _FRESH_ARRAYS)
                 or member(fn, _NEW_RESULTS) and _no_out(st, fn)):
             return False
-        if member(fn, _PAIRS) and st.args[0] in same:
+        if member(fn, _PAIRS):
             return False  # (the object, and the value, which are read out of the pair below)
-        if fn in (mut.write_back, mut.write_back_attribute):
+        if fn in (mut.write_back, mut.write_back_attribute, mut.part_changed, mut.attribute_changed):
             return False  # (the object a part of which was changed: a change of this part writes back again)
         if fn is operator.getitem and member(_made_by(st.args[0], defs, callee), _PAIRS) and st.args[0] not in held:
             return callee(defs[st.args[0]][1]) in (mut.call_method, mut.call_changing)  # (a method's value may be it)

@@ -302,6 +302,16 @@ def call_method(obj: Any, name: str, *args: Any) -> tuple[Any, Any]:
 
 @adjoint(call_method)
 def call_method_(obj, name, *args):
+    if type(obj) in (list, dict) and name in mutation.METHODS:  # (not known to be one where it was compiled)
+        op = mutation.METHODS[name]
+        y, op_back = runtime.J(op, obj, *args)
+        pair = op in (mutation.pop, mutation.setdefault)
+
+        def container_back(dy):
+            dobj, dvalue = (None, None) if dy is None else dy
+            grads = runtime.call_pullback(op_back, (dobj, dvalue) if pair else dobj)  # (op's, obj's, args')
+            return (grads[1], None, *grads[2:])
+        return (y if pair else (y, None)), container_back
     method = runtime.changing_method(obj, name)
     if method is not None:  # it changes its object: differentiated as returning it too
         return mutation.call_changing_method(obj, method, args)
@@ -719,6 +729,11 @@ def update_maybe_array_(a, b, op):
         return (*plain_back(dy), None)
     return y, back
 
+
+METHODS = {"append": append, "extend": extend, "insert": insert, "pop": pop, "clear": clear, "update": update,
+           "setdefault": setdefault}
+"""The methods of lists and dicts that change them, and the calls the
+mutation pass makes of them."""
 
 CHANGE_THEIR_FIRST = (call_changing, call_method, init_object, store_attr)
 """Of the calls the mutation pass makes, those whose first argument may be
