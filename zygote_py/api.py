@@ -2,6 +2,7 @@
 roundtrip, ir."""
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import numbers
@@ -36,6 +37,9 @@ def _target(f: Callable, args: tuple) -> tuple[types.FunctionType, tuple]:
         return _target(f.__func__, (f.__self__, *args))
     if isinstance(f, (staticmethod, classmethod)):
         return _target(f.__func__, args)
+    call = getattr(type(f), "__call__", None)
+    if not isinstance(f, (types.FunctionType, type)) and isinstance(call, types.FunctionType):
+        return _target(call, (f, *args))  # a callable object (a class-based decorator's): what J runs
     if not isinstance(f, types.FunctionType):
         src = get_source(f)  # raises SourceNotFound with advice
         return _target(src.function, args)
@@ -116,8 +120,10 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     """``(f(*primals), J @ tangents)``: the value and its directional
     derivative along ``tangents`` (one per primal, of its shape; ``None``
     for a primal held fixed), by forward mode: ``f``'s IR with every value
-    followed by its tangent (see :mod:`zygote_py.ad.forward`)."""
-    primals, tangents = tuple(primals), tuple(tangents)
+    followed by its tangent (see :mod:`zygote_py.ad.forward`). The
+    tangents passed in are left as they are: changes made in place to a
+    primal are mirrored on copies of its tangent."""
+    primals, tangents = tuple(primals), copy.deepcopy(tuple(tangents))
     if len(primals) != len(tangents):
         raise ValueError(f"jvp: {len(primals)} primals and {len(tangents)} tangents")
     for x, t in zip(primals, tangents):

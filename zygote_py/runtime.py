@@ -11,7 +11,8 @@ import math
 import operator
 import sys
 import types
-from collections.abc import Mapping
+import weakref
+from collections.abc import Mapping, MappingView
 from typing import Any, Callable, Iterator, Optional
 
 import numbers
@@ -114,8 +115,8 @@ def zero_tangent(x: Any) -> Any:
     """The zero tangent of ``x`` in forward mode: a zero of its type for a
     float or complex number or array (NumPy scalars keep their dtype), the
     integer 0 for an integer or a boolean, the same structure for a tuple
-    or list, and ``None`` (no tangent) for anything else: integer arrays,
-    strings, objects."""
+    or list (a list for a dict's keys, values or items), and ``None`` (no
+    tangent) for anything else: integer arrays, strings, objects."""
     if type(x) is float:
         return 0.0
     if isinstance(x, np.ndarray):
@@ -126,9 +127,9 @@ def zero_tangent(x: Any) -> Any:
         return type(x)(0)
     if isinstance(x, (int, np.integer)):
         return 0  # (an integer carries no tangent; 0 keeps arithmetic on it working)
-    if isinstance(x, (tuple, list)):
+    if isinstance(x, (tuple, list, MappingView)):  # (d.keys(): a list, as list(d.keys()) is)
         items = [zero_tangent(v) for v in x]
-        return items if isinstance(x, list) else tuple(items)
+        return tuple(items) if isinstance(x, tuple) else items
     if isinstance(x, dict):
         return {k: zero_tangent(v) for k, v in x.items()}
     if isinstance(x, _Lazy):  # a gradient kept sparse
@@ -291,6 +292,27 @@ def changing_method(obj: Any, name: str) -> Optional[Callable]:
         return None
     definite, in_place = changed_positions(method)
     return method if 0 in definite or 0 in in_place and isinstance(obj, np.ndarray) else None
+
+
+def setter(obj: Any, name: str) -> Optional[Callable]:
+    """The Python function that ``obj.name = value`` calls: a property's
+    setter; ``None`` for a plain attribute (a ``__slots__`` one too). A
+    descriptor of another kind whose ``__set__`` is Python code is refused:
+    what it stores where is not known."""
+    if isinstance(obj, type):
+        return None
+    found = next((k.__dict__[name] for k in type(obj).__mro__ if name in k.__dict__), None)
+    if isinstance(found, property):
+        if not isinstance(found.fset, types.FunctionType):
+            raise NoDerivativeRule(f"assigning {type(obj).__name__}.{name}, a property whose setter is not Python "
+                                   "code", hint="assign the attribute it stores instead")
+        return found.fset
+    if isinstance(getattr(type(found), "__set__", None), types.FunctionType):
+        raise NoDerivativeRule(
+            f"assigning {type(obj).__name__}.{name} through a descriptor ({type(found).__name__}.__set__)",
+            hint="assign the attribute it stores instead, or make it a property",
+        )
+    return None
 
 
 def forward_changing(f: Any, position: int, args: tuple) -> tuple[Any, Callable]:
@@ -703,7 +725,7 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
     dataclass constructor passes each field's gradient to its argument."""
     from .ad import pipeline
 
-    overloaded = OVERLOADS.get(f) if type(f) is types.BuiltinFunctionType else None
+    overloaded = overload(f) if args else None  # (float(): no object)
     if overloaded is not None:
         done = overloaded(*args)
         if done is not None:
@@ -876,13 +898,19 @@ OVERLOADS: dict[Any, Callable] = {
     **{iop: _in_place(f"__i{n}__", _binary(f"__{n}__", f"__r{n}__")) for _, iop, n in _BINARY},
     **{op: _unary(f"__{n}__") for op, n in [
         (operator.neg, "neg"), (operator.pos, "pos"), (operator.abs, "abs"), (abs, "abs"),
-        (operator.getitem, "getitem"),
+        (operator.getitem, "getitem"), (float, "float"),
     ]},
 }
 """Python's operators that a user class can define (``__add__`` ...): on
 its instances, :func:`J` differentiates the class's method instead of
 applying the operator's rule, as Python calls the method instead of the
-built-in operation."""
+built-in operation (``float(obj)``: ``obj.__float__()``)."""
+
+
+def overload(f: Any) -> Optional[Callable]:
+    """``f``'s dispatch in :data:`OVERLOADS`, or ``None`` (``f``'s type is
+    checked first: any other callable may be unhashable)."""
+    return OVERLOADS.get(f) if type(f) is types.BuiltinFunctionType or f is float else None
 
 
 def _apply(rule: Callable, f: Any, args: tuple, kwargs: dict) -> tuple[Any, Callable]:
@@ -911,7 +939,8 @@ _PARAMS: dict[Any, Optional[list[str]]] = {}
 def _rule_pullback(rule: Callable, back: Callable, nargs: int, kwargs: dict) -> Callable:
     """``back`` in ``J``'s convention. A rule's ``back`` returns one gradient
     per parameter of the rule, or, for a rule with ``*args``, one per
-    positional argument of the call (keyword arguments then get none)."""
+    positional argument of the call, then, optionally, one per keyword
+    argument in call order (``max``'s ``default=``; else they get none)."""
     key = registry.key(rule)
     if key not in _PARAMS:
         params = inspect.signature(rule).parameters.values()
@@ -919,7 +948,7 @@ def _rule_pullback(rule: Callable, back: Callable, nargs: int, kwargs: dict) -> 
     names = _PARAMS[key]
     if names is None:
         pad = (None,) * len(kwargs)
-        return lambda dy: (None, *back(dy), *pad)
+        return lambda dy: (None, *(tuple(back(dy)) + pad)[:nargs + len(kwargs)])
     where = [names.index(k) if k in names else None for k in kwargs]
 
     def pullback(dy):
@@ -1352,10 +1381,65 @@ def attribute(obj: Any, name: str, default: Any) -> tuple[Any, Optional[Callable
     if default is not MISSING and not hasattr(obj, name):
         return default, _to_default
     found = _class_attribute(type(obj), name)
-    if isinstance(found, property) and found.fget is not None:
-        y, back = J(found.fget, obj)  # (the getter's gradient, and its object's)
-        return y, lambda dy: (back(dy)[1], None)
-    return getattr(obj, name), None
+    getter = _getter(found)
+    if getter is None:
+        return getattr(obj, name), None
+    computed, back = J(getter, obj)  # (the getter's gradient, and its object's)
+    y = cached_value(obj, name, computed) if isinstance(found, functools.cached_property) else computed
+    return y, lambda dy: (back(dy)[1], None)
+
+
+def _getter(found: Any) -> Optional[Callable]:
+    """The function that computes an attribute which a class defines as
+    ``found``: a property's getter, a ``functools.cached_property``'s
+    function; ``None`` for anything else."""
+    if isinstance(found, property):
+        return found.fget
+    return found.func if isinstance(found, functools.cached_property) else None
+
+
+def cached_value(obj: Any, name: str, computed: Any) -> Any:
+    """``obj.name``, a ``functools.cached_property``, as Python reads it
+    (computed and cached at the first read), given the value ``computed``
+    by its function now, whose derivative is the attribute's: the value
+    cached is taken to be its function of the object's fields, not a field
+    of its own. Refused when it is not (a field changed since it was
+    cached), as that derivative would be wrong. Read on a snapshot of an
+    object (taken before a change in place), it is read, and cached, on
+    the object, as Python does."""
+    y = getattr(_SNAPSHOT_OF.get(obj, obj), name)
+    if y is not computed and not _same_value(y, computed):
+        raise NoDerivativeRule(
+            f"the functools.cached_property {type(obj).__name__}.{name} holds a value cached before a field "
+            "it is computed from changed: its derivative is unknown",
+            hint=f"delete the cached value (del obj.{name}) after changing the object, or read the fields "
+            "it is computed from",
+        )
+    return y
+
+
+_SNAPSHOT_OF: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+"""The object each snapshot (:func:`object_snapshot`) was taken of."""
+
+
+def object_snapshot(obj: Any) -> Any:
+    """``copy.copy(obj)``, the snapshot of an object that code changes in
+    place after a differentiated read (see ``mutation.snapshot``), which
+    remembers ``obj`` for :func:`cached_value`."""
+    snap = copy.copy(obj)
+    with contextlib.suppress(TypeError):  # (no weak reference to it: it has no __dict__ to cache in)
+        _SNAPSHOT_OF[snap] = obj
+    return snap
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    try:
+        return bool(np.array_equal(a, b, equal_nan=True))
+    except TypeError:  # (objects that are no numbers)
+        try:
+            return bool(a == b)
+        except Exception:
+            return False
 
 
 def _to_default(dy: Any) -> tuple:
@@ -1446,8 +1530,8 @@ class EagerIterator:
         self.items = items
         self.position = 0  # how many items it has yielded
         self.sources = sources
-        self.watched = [(i, s.copy()) for i, s in enumerate(sources)
-                        if type(s) is list or type(s) is np.ndarray and s.ndim == 1]
+        self.watched = [(i, _items_now(s)) for i, s in enumerate(sources)
+                        if type(s) in _WATCHED or type(s) is np.ndarray and s.ndim == 1]
         self.spans = spans
         self.inner = [(i, s, starts[i]) for i, s in enumerate(sources)
                       if type(s) is EagerIterator and (s.watched or s.inner)]
@@ -1489,9 +1573,10 @@ class EagerIterator:
                 inner.check(min(j, len(inner.items)), versions)
         for i, copy in self.watched:
             source = (self.sources if sources is None else sources)[i]
-            same = len(source) == len(copy) and (
-                all(a is b for a, b in zip(source[lo:hi], copy[lo:hi])) if type(copy) is list
-                else source.dtype == copy.dtype and source[lo:hi].tobytes() == copy[lo:hi].tobytes())
+            now = _items_now(source)
+            same = len(now) == len(copy) and (
+                all(_same_item(a, b) for a, b in zip(now[lo:hi], copy[lo:hi])) if type(copy) is list
+                else now.dtype == copy.dtype and now[lo:hi].tobytes() == copy[lo:hi].tobytes())
             if not same:
                 raise UnsupportedSyntax(
                     f"a loop changes the {type(source).__name__} that its map, filter, zip, enumerate or "
@@ -1501,6 +1586,24 @@ class EagerIterator:
                     "(for i in range(len(u)): e = u[i]), or iterate over a copy to read the items as they "
                     "were (zip(u.copy(), v))",
                 )
+
+
+_WATCHED = (list, type({}.values()), type({}.items()))
+"""What an :class:`EagerIterator` watches, with 1-d arrays: what a loop may
+change in place while Python's iterator reads it."""
+
+
+def _items_now(source: Any) -> Any:
+    """A copy of what :class:`EagerIterator` watches: a list's or an
+    array's items, a dict's values or its items."""
+    return list(source) if type(source) is not np.ndarray else source.copy()
+
+
+def _same_item(a: Any, b: Any) -> bool:
+    """Whether an item is the one an :class:`EagerIterator` read (a dict's
+    items are new tuples at each read, their parts are not)."""
+    return a is b or type(a) is tuple and type(b) is tuple and len(a) == len(b) and all(
+        x is y for x, y in zip(a, b))
 
 
 class _NotASequence(NoDerivativeRule, TypeError):
@@ -1534,6 +1637,25 @@ def check_unchanged(iterator: Any, k: int, *sources: Any) -> None:
     by their index (see ``ad.reverse``)."""
     if type(iterator) is EagerIterator and (iterator.watched or iterator.inner):
         iterator.check(k, sources)
+
+
+class TangentView:
+    """The tangent of ``d.values()`` (or, ``items``, of ``d.items()``) in
+    forward mode: like the view, it reads ``d``'s tangent ``dd`` as it is
+    when iterated, which a loop changing ``d`` changes alongside."""
+
+    __slots__ = ("d", "dd", "items")
+
+    def __init__(self, d: dict, dd: Optional[dict], items: bool):
+        self.d, self.dd, self.items = d, dd, items
+
+    def __iter__(self) -> Iterator:
+        for k in self.d:
+            t = None if self.dd is None else self.dd.get(k)
+            yield (None, t) if self.items else t
+
+    def __len__(self) -> int:
+        return len(self.d)
 
 
 def source_versions(*sources: Any) -> tuple:
@@ -1660,6 +1782,10 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tupl
         if isinstance(y, tuple):
             return y, type(y)(*(zero_tangent(v) if given.get(n) is None else given[n] for n, v in zip(y._fields, y)))
         return y, Tangent(names, **given)
+    if isinstance(f, type) and python_init(f):  # its __init__ fills in the object, and its tangent alike
+        y, dy = f.__new__(f), Tangent()
+        push(f.__init__, (y, *args), kwargs, (dy, *dargs), dkwargs)
+        return y, dy
     if isinstance(f, functools.partial) and not is_differentiable_value((f.args, f.keywords)):
         return push(f.func, (*f.args, *args), {**f.keywords, **kwargs}, (None,) * len(f.args) + tuple(dargs),
                     dkwargs)
@@ -1704,6 +1830,14 @@ def _push_iterator(f: Any, args: tuple, kwargs: dict, dargs: tuple) -> tuple[Eag
             EagerIterator([drows[i][0] for i in kept]))
 
 
+def float_tangent(x: Any, dx: Any) -> Any:
+    """The tangent of ``float(x)``: ``float(dx)``, or where ``x``'s class
+    defines ``__float__`` in Python, that method's pushed forward (Python
+    calls it)."""
+    method = python_method(type(x), "__float__")
+    return float(dx) if method is None else push(method, (x,), {}, (dx,), {})[1]
+
+
 def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: tuple) -> tuple[Any, Any]:
     """``obj.name(*args)`` (``bound`` is ``obj.name``) and its tangent,
     ``dobj`` being ``obj``'s tangent: the pushforward of the method's
@@ -1711,8 +1845,8 @@ def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: 
     ``obj`` (``ys.append(v)``) changes ``dobj`` alike."""
     method = getattr(type(obj), name, None)
     if method is None or registry.lookup_pushforward(bound) or registry.lookup(bound) \
-            or isinstance(bound, types.MethodType) and not registry.lookup_pushforward(method):
-        return push(bound, args, {}, dargs, {})  # (np.add.at: a rule of its own)
+            or getattr(bound, "__self__", None) is not obj:
+        return push(bound, args, {}, dargs, {})  # (np.add.at: a rule of its own; a static or class method)
     return push(method, (obj, *args), {}, (dobj, *dargs), {})
 
 
@@ -1729,8 +1863,12 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
         return ddefault
     y = getattr(obj, name)
     found = _class_attribute(type(obj), name)
-    if isinstance(found, property) and found.fget is not None:
-        return push(found.fget, (obj,), {}, (dobj,), {})[1]
+    getter = _getter(found)
+    if getter is not None:
+        computed, t = push(getter, (obj,), {}, (dobj,), {})
+        if isinstance(found, functools.cached_property):
+            cached_value(obj, name, computed)
+        return t
     if dobj is None:
         return zero_tangent(y)
     if isinstance(obj, (np.ndarray, np.generic, int, float, complex)):
@@ -1791,22 +1929,79 @@ def tangent_of_items(iterable: Any, d: Any) -> Any:
     return itertools.repeat(0)
 
 
-def owned(t: Any) -> Any:
-    """A copy of the tangent ``t`` (an array, list or dict), for an object
-    that changes in place: its tangent changes alongside, and must not be
-    another value's as well."""
+def owned(t: Any, value: Any) -> Any:
+    """A tangent of its own for ``value``, an object that changes in place
+    (its tangent changes alongside, and must not be another value's as
+    well): a shallow copy of its tangent ``t`` (an array, list, dict or
+    ``Tangent``, whose fields that may change in place get a zero where
+    they have none), or a zero where it has none (``None``)."""
+    if t is None:
+        return changing_zero(value)
     if isinstance(t, (np.ndarray, list, dict)):
         return t.copy()
+    if isinstance(t, Tangent):
+        return Tangent(**{k: changing_zero(getattr(value, k)) if d is None and _changes(getattr(value, k, None))
+                          else d for k, d in tangent.values(t).items()})
     return t
+
+
+def changing_zero(x: Any, made: Optional[dict] = None) -> Any:
+    """The zero tangent of ``x``, an object that changes in place with
+    differentiated values: :func:`zero_tangent`, but a ``Tangent`` of its
+    fields' zeros for an object with fields, a float zero for an integer
+    array, and one zero for each object ``x`` reaches, where it reaches
+    it (``[[0.0]] * 2`` gets one zero list twice), so that a change made
+    through one place is seen through the others."""
+    made = {} if made is None else made  # id of an object reached → its zero
+    if id(x) in made:
+        return made[id(x)]
+    if isinstance(x, np.ndarray):
+        z = made[id(x)] = np.zeros(x.shape, x.dtype if x.dtype.kind in "fc" else float)
+    elif type(x) is list:  # (made known before its items, which may reach it again)
+        z = made[id(x)] = []
+        z += [changing_zero(v, made) for v in x]
+    elif type(x) is dict:
+        z = made[id(x)] = {}
+        z.update((k, changing_zero(v, made)) for k, v in x.items())
+    elif type(x) is tuple:
+        z = tuple(changing_zero(v, made) for v in x)
+    elif _changes(x):
+        z = made[id(x)] = Tangent()
+        tangent.values(z).update((k, changing_zero(getattr(x, k), made)) for k in tangent.fields(x) if hasattr(x, k))
+    else:
+        z = zero_tangent(x)
+    return z
+
+
+def _changes(x: Any) -> bool:
+    """Whether ``x`` is an object that may change in place and hold
+    differentiated values: a list, dict or array, or an object with
+    fields (or a ``__dict__`` to add them to)."""
+    if isinstance(x, (list, dict, np.ndarray)):
+        return True
+    return not isinstance(x, (type, types.FunctionType, types.ModuleType, tuple, str, bytes, numbers.Number,
+                              np.generic)) and x is not None and (hasattr(x, "__dict__") or bool(tangent.fields(x)))
 
 
 def store_tangent(dtarget: Any, store: Callable, key: Any, dvalue: Any, value: Any, target: Any) -> None:
     """``store(dtarget, key, dvalue)`` (``setitem`` or ``setattr``), the
     tangent of ``store(target, key, value)``; a value without a tangent,
-    or one that an array of integers truncates, stores a zero."""
+    or one that an array of integers truncates, stores a zero. An object's
+    tangent, a ``Tangent``, is changed as its object is."""
     if dvalue is None or isinstance(target, np.ndarray) and target.dtype.kind not in "fc":
         dvalue = 0 if isinstance(dtarget, np.ndarray) else zero_tangent(value)
-    store(dtarget, key, dvalue)
+    if store is setattr and setter(target, key) is not None:
+        raise NoDerivativeRule(f"forward mode: assigning {type(target).__name__}.{key}, a property",
+                               hint="assign the attribute it stores, or use reverse mode (zpy.gradient)")
+    if isinstance(dtarget, Tangent) and store is setattr:
+        tangent.values(dtarget)[key] = dvalue
+    elif isinstance(dtarget, Tangent):
+        raise NoDerivativeRule(
+            f"forward mode: an item stored into a {type(target).__name__}, whose class defines __setitem__",
+            hint="call a method that stores it (obj.set(k, v)), or use reverse mode (zpy.gradient)",
+        )
+    else:
+        store(dtarget, key, dvalue)
 
 
 def push_by_adjoint(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tuple[Any, Any]:

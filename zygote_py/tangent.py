@@ -53,8 +53,19 @@ class Tangent:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __reduce__(self) -> tuple:
+        # (copy, deepcopy and pickle: rebuilt from its values, so that no
+        # __getattr__ runs on a Tangent that has none yet)
+        return _from_values, (self._zpy_values,)
+
     def __repr__(self) -> str:
         return "Tangent(" + ", ".join(f"{k}={v!r}" for k, v in entries(self).items()) + ")"
+
+
+def _from_values(values: dict[str, Any]) -> Tangent:
+    t = Tangent()
+    object.__setattr__(t, "_zpy_values", dict(values))
+    return t
 
 
 def entries(t: Tangent) -> dict[str, Any]:

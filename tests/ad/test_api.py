@@ -4,12 +4,15 @@ differentiable, adjoint, and the errors a user can meet.
 The seeds' examples are checked exactly; the rest against closed forms.
 """
 import ast
+import copy
 import importlib.util
 import math
+import pickle
 import sys
 import textwrap
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 import zygote_py as zpy
@@ -386,3 +389,35 @@ def test_forward_mode_through_an_adjoint_rule_whose_output_is_a_dict():
     finally:
         registry.remove(pair_of)
     assert y == uses_a_pair(1.5) and dy == pytest.approx((6.0 * 1.5 + 2.0) * 2.0)
+
+
+def test_a_tangent_can_be_copied_and_pickled():
+    # (copy, deepcopy and pickle once recursed without end in Tangent.__getattr__)
+    t = zpy.Tangent(("a", "b", "c"), a=1.0, b=[2.0, zpy.Tangent(x=3.0)])
+    for u in (copy.copy(t), copy.deepcopy(t), pickle.loads(pickle.dumps(t))):
+        assert u == t and list(zpy.tangent.values(u)) == ["a", "b", "c"]
+    assert copy.deepcopy(t).b is not t.b and copy.copy(t).b is t.b
+
+
+class Scale:
+    def __init__(self, a):
+        self.a = a
+
+
+def scale_in_place(p, x):
+    p.a = p.a * x
+    return p.a
+
+
+def test_jvp_leaves_the_tangents_passed_in_as_they_were():
+    # (the tangent of an object changed in place was changed with it: Tangent(a=3.0) after the call)
+    t, dx = zpy.Tangent(a=1.0), np.array([1.0, 0.0])
+    assert zpy.jvp(scale_in_place, (Scale(2.0), 3.0), (t, 0.0)) == (6.0, 3.0)
+    assert t == zpy.Tangent(a=1.0)
+    y, dy = zpy.jvp(doubled_in_place, (np.array([1.0, 2.0]),), (dx,))
+    assert list(dy) == [2.0, 0.0] and list(dx) == [1.0, 0.0]
+
+
+def doubled_in_place(v):
+    v *= 2.0
+    return v

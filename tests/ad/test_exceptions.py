@@ -443,3 +443,50 @@ def test_what_cannot_be_differentiated_says_where(f, args, what, line):
     first = f.__code__.co_firstlineno
     assert f.__name__ in message and "test_exceptions.py" in message
     assert f"line {first + line - 1}" in message, message
+
+
+class _Stop(Exception):
+    pass
+
+
+def _always_raises(x):
+    raise _Stop()
+
+
+def catch_in_a_loop_over_a_list(xs):
+    s = 0.0
+    for x in xs:
+        try:
+            _always_raises(1.0)
+        except _Stop:
+            s = s + x * x
+    return s
+
+
+def nested_with_blocks_binding_the_outer(x):
+    with contextlib.nullcontext(2.0) as a:
+        with contextlib.nullcontext():
+            y = x * a
+    return y
+
+
+def two_managers_in_one_with(x):
+    with contextlib.nullcontext(2.0) as a, contextlib.nullcontext(3.0) as b:
+        y = x * a * b
+    return y
+
+
+def test_a_try_block_at_the_start_of_a_loop_over_a_list():
+    """The loop reads its item at the start of the body, which the try
+    block protected: the handler skipped the read's pullback (the gradient
+    was None for [1.8, 1.2])."""
+    (g,) = zpy.gradient(catch_in_a_loop_over_a_list, [0.9, 0.6])
+    assert g == [pytest.approx(1.8), pytest.approx(1.2)]
+
+
+@pytest.mark.parametrize("f", [nested_with_blocks_binding_the_outer, two_managers_in_one_with],
+                         ids=lambda f: f.__name__)
+def test_nested_with_blocks_that_bind_their_managers_values(f):
+    """(They crashed compiling: a version of the outer manager was passed
+    to the inner block's handler on one edge only.)"""
+    assert_gradient(f, 1.5)

@@ -1463,6 +1463,219 @@ def test_a_loop_over_a_part_that_it_changes_through_another_read_is_refused(f):
     assert_jvp_along_first(f, 1.5)
 
 
+class _Doubling:
+    def __init__(self, x):
+        self._x = x
+
+    @property
+    def x(self):
+        return self._x
+
+    @x.setter
+    def x(self, v):
+        self._x = v * 2.0
+
+
+class _Tripling:
+    def __set_name__(self, owner, name):
+        self.slot = "_" + name
+
+    def __get__(self, obj, owner=None):
+        return getattr(obj, self.slot)
+
+    def __set__(self, obj, v):
+        setattr(obj, self.slot, 3.0 * v)
+
+
+class _WithADescriptor:
+    y = _Tripling()
+
+
+class _Scaled:
+    def __init__(self, data):
+        self.data = data
+
+    def __setitem__(self, i, v):
+        self.data[i] = v * 3.0
+
+    def __getitem__(self, i):
+        return self.data[i]
+
+
+def assign_a_property(x):
+    p = _Doubling(0.0)
+    p.x = x
+    return p.x * x
+
+
+def assign_a_property_of_an_argument(p, x):
+    p.x = x
+    return p.x * p.x
+
+
+def store_through_a_users_setitem(x):
+    s = _Scaled([0.0, 1.0])
+    s[0] = x * x
+    return s.data[0] * s[1] + s[0]
+
+
+def store_through_a_users_setitem_of_an_argument(s, x):
+    s[1] = x
+    return s[0] * s[1]
+
+
+def test_a_property_setter_and_a_users_setitem_are_differentiated():
+    """``p.x = v`` runs the property's setter and ``s[i] = v`` the class's
+    ``__setitem__``: both are differentiated as functions that change the
+    object (the setter's gradient was 0.0 for 3.6; ``__setitem__`` crashed
+    with a KeyError). Forward mode refuses the property."""
+    check(assign_a_property, 0.9)
+    check(store_through_a_users_setitem, 0.7)
+    (g, dx) = zpy.gradient(assign_a_property_of_an_argument, _Doubling(1.0), 0.9)
+    assert dx == pytest.approx(8 * 0.9) and g._x is None
+    (g, dx) = zpy.gradient(store_through_a_users_setitem_of_an_argument, _Scaled([2.0, 1.0]), 0.7)
+    assert dx == pytest.approx(6.0) and g.data == [pytest.approx(2.1), None]
+    with pytest.raises(NoDerivativeRule, match="forward mode: assigning _Doubling.x, a property"):
+        zpy.jvp(assign_a_property_of_an_argument, (_Doubling(1.0), 0.9), (zpy.Tangent(_x=0.0), 1.0))
+
+
+def assign_through_a_descriptor(x):
+    r = _WithADescriptor()
+    r.y = x
+    return r.y
+
+
+def test_assigning_through_a_descriptor_is_refused():
+    """(The gradient was 0.0 for 3.0.)"""
+    with pytest.raises(NoDerivativeRule, match="through a descriptor") as info:
+        zpy.gradient(assign_through_a_descriptor, 0.9)
+    assert info.value.line is not None and info.value.filename == __file__
+
+
+def move_the_first_item_to_the_end(x):
+    v = [x, 2.0]
+    v.append(v.pop(0))  # (v.append is read before pop changes v)
+    return v[1] * v[0]
+
+
+def move_the_last_item_to_the_front(x):
+    v = [2.0, x]
+    v.insert(0, v.pop())
+    return v[0] * x
+
+
+def extend_a_list_another_name_reads(x):
+    u = [x]
+    w = u
+    u += [2.0 * x]  # (a list's += extends it: w sees it)
+    return w[1] * w[0]
+
+
+@pytest.mark.parametrize("f", [move_the_first_item_to_the_end, move_the_last_item_to_the_front,
+                               extend_a_list_another_name_reads], ids=lambda f: f.__name__)
+def test_a_list_changed_twice_in_one_statement_or_extended_by_plus_equals(f):
+    """(The gradients were 0.0: the outer change went to the list as it
+    was before the inner one; ``+=`` made a new list for the gradient.)"""
+    check(f, 1.3)
+    assert_jvp_along_first(f, 1.3)
+
+
+def store_that_fails_in_a_try(x):
+    v = [x]
+    try:
+        v[5] = 1.0
+    except IndexError:
+        pass
+    return v[0]
+
+
+def store_then_raise_in_a_try(x):
+    v = [x]
+    try:
+        v[0] = 2.0 * x
+        raise ValueError
+    except ValueError:
+        pass
+    return v[0]
+
+
+def change_in_a_try_finally_in_a_loop(x):
+    v = np.array([x, 2.0 * x])
+    for i in range(2):
+        try:
+            if i == 1:
+                continue
+            v[i] = v[i] * x
+        finally:
+            v[1] = v[1] + x
+    return np.sum(v * v)
+
+
+@pytest.mark.parametrize("f", [store_that_fails_in_a_try, change_in_a_try_finally_in_a_loop],
+                         ids=lambda f: f.__name__)
+def test_a_change_that_raises_or_ends_its_try_block(f):
+    """A handler is passed the object as the protected block had it at its
+    entry: right where the change raises (the first gave 0.0 for 1.0: its
+    handler read the changed version; the second crashed compiling)."""
+    check(f, 1.3)
+    assert_jvp_along_first(f, 1.3)
+
+
+def test_a_change_in_a_try_block_that_may_raise_after_it_is_refused():
+    """Whether the change was made when the handler runs is known only at
+    run time (it crashed compiling). Forward mode changes the object as
+    Python does."""
+    with pytest.raises(UnsupportedSyntax, match="in a try .* block whose exception handler") as info:
+        zpy.gradient(store_then_raise_in_a_try, 1.3)
+    assert info.value.line is not None and info.value.filename == __file__
+    assert_jvp_along_first(store_then_raise_in_a_try, 1.3)
+
+
+def change_a_dict_ahead_of_its_values(x):
+    d = {"a": x, "b": x}
+    s = 0.0
+    for v in d.values():  # (a view: it reads the change)
+        d["b"] = 2.0 * x
+        s = s + v
+    return s
+
+
+def change_a_dict_ahead_of_its_items(x):
+    d = {"a": x, "b": x}
+    s = 0.0
+    for _, v in d.items():
+        d["b"] = 2.0 * x
+        s = s + v
+    return s
+
+
+def change_a_dict_ahead_of_enumerate_of_its_values(x):
+    d = {"a": x, "b": x}
+    s = 0.0
+    for _, v in enumerate(d.values()):
+        d["b"] = 2.0 * x
+        s = s + v
+    return s
+
+
+@pytest.mark.parametrize("f", [change_a_dict_ahead_of_its_values, change_a_dict_ahead_of_its_items,
+                               change_a_dict_ahead_of_enumerate_of_its_values], ids=lambda f: f.__name__)
+def test_a_loop_over_a_dicts_view_that_changes_the_dict_is_refused(f):
+    """``d.values()`` and ``d.items()`` are views, which read the dict as
+    it is: reverse mode refuses the change (the gradients were 2.0 for
+    3.0); forward mode reads the tangent through a view as well
+    (``runtime.TangentView``), and refuses an eager ``enumerate`` over one
+    (whose value was wrong: 2.6 for 3.9)."""
+    with pytest.raises(UnsupportedSyntax) as info:
+        zpy.gradient(f, 1.3)
+    assert info.value.line is not None and info.value.filename == __file__
+    if f is change_a_dict_ahead_of_enumerate_of_its_values:
+        with pytest.raises(UnsupportedSyntax, match="iterates over"):
+            zpy.jvp(f, (1.3,), (1.0,))
+    else:
+        assert_jvp_along_first(f, 1.3)
+
+
 def change_the_first_of_two_items_of_an_argument(rows, x):
     rows[0][0] = 2.0 * x
     return rows[1][0] * x

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import math
 import types
 from collections import namedtuple
@@ -92,6 +93,9 @@ class Vec:
 
     def __call__(self, t):
         return self.x * t
+
+    def __float__(self):
+        return float(self.x * self.x)
 
     @property
     def sq(self):
@@ -364,6 +368,56 @@ def test_property_is_differentiated():
     assert g == zpy.Tangent(x=7.0)
 
 
+class Cached:
+    def __init__(self, x):
+        self.x = x
+
+    @functools.cached_property
+    def cube(self):
+        return self.x * self.x * self.x
+
+
+def cached_property_read_twice(x):
+    c = Cached(x)
+    return c.cube + c.cube * x  # (the second read is the value cached by the first)
+
+
+def read_cached_property(c):
+    return c.cube
+
+
+def cached_property_stale(x):
+    c = Cached(x)
+    a = c.cube
+    c.x = 2.0 * x
+    return a + c.cube  # (Python: the cube of x, cached before the change)
+
+
+def test_a_cached_property_is_differentiated_through_its_function():
+    # it was read as a field of its own: gradient 0, in silence
+    x, h = 0.4, 1e-6
+    assert assert_structural(cached_property_read_twice, x) == pytest.approx((3 * x * x + 4 * x ** 3,))
+    y, dy = zpy.jvp(cached_property_read_twice, (x,), (1.0,))
+    assert y == cached_property_read_twice(x)
+    slope = (cached_property_read_twice(x + h) - cached_property_read_twice(x - h)) / (2 * h)
+    assert dy == pytest.approx(slope, rel=1e-6)
+    c = Cached(x)
+    assert zpy.gradient(read_cached_property, c) == (zpy.Tangent(x=pytest.approx(3 * x * x)),)
+    assert c.__dict__["cube"] == x ** 3  # cached, as Python does
+    y, dy = zpy.jvp(read_cached_property, (Cached(x),), (zpy.Tangent(x=1.0),))
+    assert (y, dy) == (x ** 3, pytest.approx(3 * x * x))
+
+
+@pytest.mark.parametrize("mode", ["gradient", "jvp"])
+def test_a_cached_property_cached_before_a_change_of_its_fields_is_refused(mode):
+    with pytest.raises(NoDerivativeRule, match="cached_property Cached.cube holds a value cached before") as e:
+        if mode == "gradient":
+            zpy.gradient(cached_property_stale, 0.4)
+        else:
+            zpy.jvp(cached_property_stale, (0.4,), (1.0,))
+    assert f"line {cached_property_stale.__code__.co_firstlineno + 4}" in str(e.value)
+
+
 def attributes_with_defaults(p, v, x):
     return getattr(p, "a", x) * getattr(p, "d", x) + getattr(v, "sq", 1.0) * getattr(v, "w", 2.0 * x)
 
@@ -402,6 +456,25 @@ def test_operators_dispatch_to_python_methods():
 def test_operator_returning_an_object():
     g = assert_structural(overload_returning_object, Vec(1.5), Vec(0.5))
     assert g == (zpy.Tangent(x=1.0), zpy.Tangent(x=1.0))
+
+
+def float_of_an_object(x):
+    return float(Vec(x)) * x
+
+
+def float_of_an_argument(v, x):
+    return float(v) + float(x)
+
+
+def test_float_of_an_object_calls_its_float_method():
+    # float's rule passed the gradient on to the object, where it was lost (x * x for x ** 3)
+    x, h = 0.7, 1e-6
+    assert assert_structural(float_of_an_object, x) == pytest.approx((3 * x * x,))
+    assert assert_structural(float_of_an_argument, Vec(x), 0.2) == (zpy.Tangent(x=pytest.approx(2 * x)), 1.0)
+    y, dy = zpy.jvp(float_of_an_object, (x,), (1.0,))  # (it raised TypeError: float() of a Tangent)
+    assert y == float_of_an_object(x)
+    assert dy == pytest.approx((float_of_an_object(x + h) - float_of_an_object(x - h)) / (2 * h), rel=1e-6)
+    assert zpy.jvp(float_of_an_argument, (Vec(x), 0.2), (zpy.Tangent(x=1.0), 1.0)) == (x * x + 0.2, 2 * x + 1.0)
 
 
 # closures ------------------------------------------------------------------------
@@ -470,6 +543,40 @@ def test_a_closure_sharing_its_makers_captured_variable():
 def test_function_without_differentiated_captures_gets_none():
     assert zpy.gradient(call_at_five, math.sin) == (None,)
     assert zpy.gradient(call_at_five, make_scaler(2)) == (None,)  # an int capture
+
+
+def default_of_a_lambda(a, b):
+    g = lambda t, k=a: t * k  # noqa: E731
+    return g(b)
+
+
+def default_of_a_def(a, b):
+    def g(t, *, k=a):
+        return t * k
+    return g(b)
+
+
+def constant_default(a, b):
+    g = lambda t, k=2.0: t * k  # noqa: E731
+    return g(b) * a
+
+
+@pytest.mark.parametrize("f", [default_of_a_lambda, default_of_a_def], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["gradient", "jvp"])
+def test_a_differentiated_default_argument_value_is_refused(f, mode):
+    # the default is read from the function's __defaults__: its gradient was lost (None, in silence)
+    with pytest.raises(UnsupportedSyntax, match="default argument value is differentiated") as e:
+        if mode == "gradient":
+            zpy.gradient(f, 0.7, 1.1)
+        else:
+            zpy.jvp(f, (0.7, 1.1), (1.0, 0.0))
+    message = str(e.value)
+    assert f.__name__ in message and f"line {f.__code__.co_firstlineno + 1}" in message
+    assert "read it as a captured variable" in message
+
+
+def test_a_default_argument_value_not_differentiated():
+    assert assert_structural(constant_default, 0.7, 1.1) == (2.2, 1.4)
 
 
 # pullback with structured cotangents -----------------------------------------------

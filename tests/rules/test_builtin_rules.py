@@ -83,7 +83,11 @@ def test_min_max_with_key_and_default():
     _, back = lookup(max)([1.0, -5.0, 2.0], key=abs)
     assert back(1.0) == ([None, 1.0, None],)
     y, back = lookup(min)([], default=7.0)
-    assert y == 7.0 and back(1.0) == ([],)
+    assert y == 7.0 and back(1.0) == ([], 1.0)  # (then the keyword arguments': see runtime._rule_pullback)
+    _, back = lookup(max)([], key=abs, default=7.0)
+    assert back(1.0) == ([], None, 1.0)
+    y, back = runtime.J(max, (), default=7.0)
+    assert y == 7.0 and back(2.0) == (None, (), 2.0)
 
 
 def test_min_max_of_an_iterator_get_a_list_gradient():
@@ -180,7 +184,10 @@ def test_max_min_pushforwards_follow_the_first_tie():
     assert push(max, (x, 1.0, x), (3.0, 4.0, 5.0)) == 3.0
     assert push(min, ([x, x],), ([3.0, 4.0],)) == 3.0
     assert push(max, ([1.0, -5.0, 2.0],), ([3.0, 4.0, 5.0],), {"key": abs}) == 4.0
-    assert push(min, ([],), ([],), {"default": 7.0}) == 0.0  # a default gets no tangent, as no gradient
+    assert push(min, ([],), ([],), {"default": 7.0}) == 0.0  # a default without a tangent
+    rule = registry.lookup_pushforward(max)
+    assert pushrules.call(rule, 7.0, ([],), {"default": 7.0}, ([],), {"default": 3.0}) == 3.0
+    assert pushrules.call(rule, 2.0, ([2.0],), {"default": 7.0}, ([1.0],), {"default": 3.0}) == 1.0
     assert runtime.is_zero_tangent(push(max, (1.0, 3), (2.0, None)))  # the int returned has none
 
 
@@ -237,9 +244,12 @@ def test_dict_method_pushforwards():
     dd = {"a": 3.0, "b": None}
     assert push(dict.get, (d, "a"), (dd, None)) == 3.0
     assert push(dict.get, (d, "c", 5.0), (dd, None, 4.0)) == 4.0
-    assert push(dict.values, (d,), (dd,)) == [3.0, None]
-    assert push(dict.items, (d,), (dd,)) == [(None, 3.0), (None, None)]
-    assert push(dict.values, (d,), ({"b": 1.0},)) == [None, 1.0]  # a tangent without every key
+    values, items = push(dict.values, (d,), (dd,)), push(dict.items, (d,), (dd,))
+    assert list(values) == [3.0, None] and len(values) == 2
+    assert list(items) == [(None, 3.0), (None, None)]
+    assert list(push(dict.values, (d,), ({"b": 1.0},))) == [None, 1.0]  # a tangent without every key
+    dd["b"] = 5.0  # (a view: it reads the tangent as it is when iterated)
+    assert list(values) == [3.0, 5.0] and list(items) == [(None, 3.0), (None, 5.0)]
 
 
 class Point:

@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 
 from .. import runtime
+from ..errors import UnsupportedSyntax
 from ..ir import ops
 from ..ir.core import IR, Const, Operand, Starred, Statement, Var
 from ..ir.passes import member
@@ -462,6 +463,25 @@ def activity(
             if p not in active and isinstance(v, Var) and v in active:
                 active.add(p)
                 changed = True
+    _refuse_differentiated_defaults(ir, facts)
+
+
+def _refuse_differentiated_defaults(ir: IR, facts: Facts) -> None:
+    """Refuse a nested function whose default argument value is
+    differentiated (``lambda t, k=a: t * k``): a call that leaves the
+    argument out reads it from the function's ``__defaults__``, where
+    neither transform sees it, and its gradient would be lost in silence."""
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            if facts.callee(s) is ops.make_function and any(
+                isinstance(v, Var) and v in facts.active for v in [*s.args[1:], *(v for _, v in s.kwargs)]
+            ):
+                raise UnsupportedSyntax(
+                    "a nested function whose default argument value is differentiated",
+                    function=ir.name, filename=ir.filename, line=s.line,
+                    hint="pass the value at the call, or read it as a captured variable "
+                         "(lambda t: t * a) instead of a default (lambda t, k=a: t * k)",
+                )
 
 
 def read_without_gradient(ir: IR, v: Var, facts: Facts) -> bool:

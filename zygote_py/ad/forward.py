@@ -28,7 +28,13 @@ value with a zero tangent passes a concrete zero
   of in-place operators) form one *alias class*; when an active value is
   stored into a member, the whole class is active and its members made
   without a tangent (``np.zeros(n)``, ``[]``) get a concrete zero tangent
-  of their own, which later changes update.
+  of their own, which later changes update. A value read off an object (an
+  item, a loop variable, ``d.get(k)``, an attribute) has that part of the
+  object's tangent, never a copy; a change made through such a part
+  reaches what its object holds (a display its items, a list what was
+  appended, an object what its ``__init__`` stored), and the holders of
+  a changed object get tangents holding its tangent, so that the change
+  is seen wherever the object is reached from.
 
 - **Shared variables.** Cells that may hold a differentiated value (a
   nested function reads them, or assigns them: ``nonlocal``) become SSA
@@ -46,6 +52,7 @@ than ``+= -= *= /=`` on arrays.
 """
 from __future__ import annotations
 
+import copy as copy_module
 import operator
 import types
 from typing import Any, Optional
@@ -73,6 +80,17 @@ _VIEWS = {
     np.ndarray.view,
 }
 """Callees whose result may share memory with their first operand."""
+
+_PARTS = {iter, next, ops.iternext, ops.unpack}
+"""Callees whose result may be a part of their first operand (an item, an
+iterator over its items): its tangent is that part of the operand's."""
+_PART_METHODS = {"get", "setdefault", "pop", "popitem", "__getitem__"}
+"""Methods whose result may be a part of their object."""
+_HOLDERS = {ops.build_list, ops.build_tuple, ops.build_dict, ops.build_set, list, tuple, dict, set, sorted,
+            copy_module.copy, *runtime.ITERATORS}
+"""Callees whose result holds their operands, or their operands' items."""
+_HOLDING_METHODS = {"append", "extend", "insert", "update", "setdefault", "__setitem__"}
+"""Methods after which their object holds their arguments (or their items)."""
 
 _POWERS = {operator.pow, operator.ipow, pow, np.power}
 """Powers whose pushforward is :func:`operators.pow_constant_push` for a
@@ -229,8 +247,19 @@ class _Forward:
     # -- alias classes ------------------------------------------------------
 
     def _changed_objects(self, active: list[bool]) -> set[Var]:
-        """The values whose object an active value is stored into (with all
-        the values that may be the same object), made active; returns them."""
+        """The values whose object an active value is stored into, made
+        active, with their holders (below); returns them. ``self.mutated``:
+        the values whose object changes at all, which get tangent objects
+        of their own.
+
+        Values that may be the same object, or one a part of the other (a
+        view, an item, an iterator over its items), form one class. An
+        object also holds others (a list its items, an object its fields):
+        a change made through a part (``rows[0][0] = x``, ``for r in rows:
+        r.append(x)``) may change any object its class holds, and the
+        holders of a changed object need tangents that hold its tangent
+        (a zero made where they have none), so that the change is seen
+        wherever the object is reached from."""
         parent: dict[Var, Var] = {}
 
         def find(v: Var) -> Var:
@@ -244,6 +273,14 @@ class _Forward:
                 if ra != rb:
                     parent[ra] = rb
 
+        holds: list[tuple[Var, Var]] = []  # (holder, held)
+
+        def hold(holder: Operand, held: list) -> None:
+            for h in held:
+                h = h.value if isinstance(h, Starred) else h
+                if isinstance(holder, Var) and isinstance(h, Var) and not self._scalar(h):
+                    holds.append((holder, h))
+
         for p, v in analysis.edge_values(self.p):
             union(p, v)
         targets: list[tuple[Var, Statement]] = []
@@ -251,13 +288,13 @@ class _Forward:
             fn = self.facts.callee(s)
             first = s.args[0] if s.args and not isinstance(s.args[0], Starred) else None
             in_place = (member(fn, _IN_PLACE) or member(fn, _OTHER_IN_PLACE)) and not self._scalar(first)
-            if member(fn, _VIEWS) or in_place:
-                union(s.var, first)
-            method = self._method(s)
+            method = self._method(s) if fn is analysis._MISSING else None
+            if self._part(s) or in_place:
+                union(s.var, first if method is None else method[0])
             if member(fn, _STORES) or in_place or mutation.is_add_at(fn):
                 if isinstance(first, Var):
                     targets.append((first, s))
-            elif method is not None and method[1] in _MUTATORS and fn is analysis._MISSING:
+            elif method is not None and method[1] in _MUTATORS:
                 targets.append((method[0], s))  # (np.sort(x) is no x.sort(): a module's function)
             out = next((v for k, v in s.kwargs if k == "out"), None)
             if isinstance(out, Var):
@@ -268,16 +305,55 @@ class _Forward:
                 for i in (*definite, *in_place):
                     if i < len(s.args) and isinstance(s.args[i], Var) and not self._scalar(s.args[i]):
                         targets.append((s.args[i], s))
+            if member(fn, _HOLDERS) or self._pushed(s, fn):
+                hold(s.var, [*s.args, *(v for _, v in s.kwargs)])
+            elif fn in (operator.setitem, setattr):
+                hold(first, s.args[2:])
+            elif method is not None and method[1] in _HOLDING_METHODS:
+                hold(method[0], s.args)
+            elif method is not None and method[1] not in _MUTATORS | _PART_METHODS:
+                hold(s.var, [method[0]])  # xs.copy(), d.values()
+
+        down: dict[Var, set[Var]] = {}  # class → the classes it holds
+        up: dict[Var, set[Var]] = {}  # class → the classes holding it
+        for h, i in holds:
+            down.setdefault(find(h), set()).add(find(i))
+            up.setdefault(find(i), set()).add(find(h))
+
+        def spread(changes: list[tuple[Var, Statement]]) -> dict[Var, Statement]:
+            """The classes that ``changes`` reach, each with a change
+            reaching it: through a part, down to what its class holds;
+            then up to the holders of each."""
+            reached: dict[Var, Statement] = {}
+            deep: set[Var] = set()  # (reached through a part)
+            work = [(find(obj), s, obj not in self.defs or self._part(self.defs[obj])) for obj, s in changes]
+            while work:
+                r, s, through = work.pop()
+                if r in reached and (r in deep or not through):
+                    continue
+                reached.setdefault(r, s)
+                if through:
+                    deep.add(r)
+                    work += [(i, s, True) for i in down.get(r, ())]
+            work = list(reached.items())
+            while work:
+                r, s = work.pop()
+                for h in up.get(r, ()):
+                    if h not in reached:
+                        reached[h] = s
+                        work.append((h, s))
+            return reached
+
         values = [a for b in self.p.blocks.values() for a in b.args] + list(self.defs)
-        self.mutated = {v for v in values if find(v) in {find(obj) for obj, _ in targets}}
+        self.mutated = {v for v in values if find(v) in spread(targets)}
         held = {find(v) for v, s in self.defs.items() if self.facts.callee(s) in (ops.load_deref, ops.load_global)}
         changed: set[Var] = set()
         while True:
-            roots = {find(obj) for obj, s in targets
-                     if any(isinstance(o, Var) and o in self.facts.active and o != obj for o in list(s.operands())[1:])}
-            members = {v for v in values if find(v) in roots}
+            reached = spread([(obj, s) for obj, s in targets if any(
+                isinstance(o, Var) and o in self.facts.active and o != obj for o in list(s.operands())[1:])])
+            members = {v for v in values if find(v) in reached}
             if members <= changed:
-                change = next((s for obj, s in targets if find(obj) in roots & held), None)
+                change = next((reached[r] for r in reached if r in held), None)
                 if change is not None:  # read elsewhere too, where its tangent cannot follow
                     raise self.refuse("changing in place, with a differentiated value, an object that a nested "
                                       "function or a global variable holds", change.line,
@@ -287,6 +363,25 @@ class _Forward:
             changed |= members
             self.facts.active |= members
             analysis.activity(self.p, active, False, self.facts)
+
+    def _part(self, s: Statement) -> bool:
+        """Whether the value of ``s`` may be its operand's object or a part
+        of it (a view, an item, an iterator), whose tangent is then that
+        part of the operand's tangent."""
+        fn = self.facts.callee(s)
+        if fn is analysis._MISSING:
+            method = self._method(s)
+            return method is not None and method[1] in _PART_METHODS
+        return member(fn, _VIEWS) or member(fn, _PARTS)
+
+    def _pushed(self, s: Statement, fn: Any) -> bool:
+        """Whether ``s`` calls a class or a Python function that the
+        transform hands to ``runtime.push`` (whose result may hold its
+        arguments)."""
+        if fn is analysis._MISSING:
+            return self._method(s) is None
+        return isinstance(fn, (type, types.FunctionType)) and registry.lookup_pushforward(fn) is None \
+            and registry.lookup(fn) is None
 
     def _method(self, s: Statement) -> Optional[tuple[Operand, str]]:
         """``(object, name)`` for a call of a method read off a value."""
@@ -513,16 +608,18 @@ class _Forward:
                                    name=self._dname(s.var), line=s.line), out)
 
     def _scalar(self, op: Operand) -> bool:
-        return op in self.facts.scalars or isinstance(op, Const)
+        """A number (not a list of numbers, which ``facts.scalars`` has too)."""
+        return op in self.facts.scalars and op not in self.facts.sequences or isinstance(op, Const)
 
     def _set(self, s: Statement, t: Operand, out: list[Statement]) -> None:
         """Give ``s.var`` the tangent ``t``: made concrete when an active
         value is stored into its object later, and its own (a copy, unless
-        it is a view of its operand's tangent) when its object changes."""
+        it is a part of its operand's tangent; a zero where it has none at
+        run time) when its object changes."""
         if is_zero(t) and s.var in self.materialise:
-            t = self.emit(out, pushrules.zero_operand, self.env[s.var], name=self._dname(s.var), line=s.line)
-        elif not is_zero(t) and s.var in self.mutated and not member(self.facts.callee(s), _VIEWS):
-            t = self.emit(out, runtime.owned, t, name=self._dname(s.var), line=s.line)
+            t = self.emit(out, runtime.changing_zero, self.env[s.var], name=self._dname(s.var), line=s.line)
+        elif not is_zero(t) and s.var in self.mutated and not self._part(s):
+            t = self.emit(out, runtime.owned, t, self.env[s.var], name=self._dname(s.var), line=s.line)
         if not is_zero(t):
             self.t[s.var] = t
 
@@ -609,8 +706,9 @@ class _Forward:
         self._set(s, self.emit(out, operator.getitem, pair, Const(1), name=self._dname(s.var), line=s.line), out)
 
     def _in_place(self, s: Statement, fn: Any, copy: Statement, out: list[Statement]) -> None:
-        """``x += v`` on a value that may be an array: the tangent changes
-        in place alongside (``dx += dv``; ``dx *= v; dx += x_old * dv``)."""
+        """``x += v`` on a value that may be an array or a list: the tangent
+        changes in place alongside (``dx += dv``; ``dx *= v; dx += x_old *
+        dv``)."""
         x, v = s.args
         dx, dv = self.tangent(x), self.tangent(v)
         line = s.line
@@ -624,6 +722,8 @@ class _Forward:
             operand = self.emit(out, mutation_rules.unshared, operand, self.sub(x), line=line)
         out.append(copy)
         if fn in (operator.iadd, operator.isub):
+            if is_zero(dv) and x not in self.facts.arrays:  # (a list grows by the zeros of its new items)
+                dv = self.concrete(out, v, line)
             d = dx if is_zero(dv) else self.emit(out, fn, dx, dv, line=line, pure=False)
         elif fn is operator.imul:
             d = self.emit(out, operator.imul, dx, operand, line=line, pure=False)

@@ -51,7 +51,7 @@ from .analysis import edge_values, _MISSING, Facts, static_values
 from .cells import captured_names
 from ..ir import ops
 from ..ir.cfg import natural_loops, predecessors, reverse_postorder
-from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Starred, Statement, Var
+from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Starred, Statement, Var
 from ..ir.passes import member, remove_trivial_args, substitute, use_counts
 from ..rules import mutation as mut, registry
 
@@ -124,6 +124,7 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
                     return np.add.at
         return fn
 
+    _late_method_reads(f, facts.callee)
     defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
     maybe_arrays: frozenset = frozenset()
     if any(member(callee(s), _IN_PLACE) or isinstance(callee(s), types.FunctionType) for _, s in defs.values()):
@@ -143,6 +144,8 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     b, s, (root, op, args, pair) = found
     fresh = _is_fresh(f, root, defs, callee, made, b, s)
     same = _object_of(f, root, defs, callee)
+    if b.handler is not None and _may_raise_after(f, b, s) and _read_from_handler(f, b, same):
+        raise _in_a_try(f, root, where, s.line)
     held, items, kept = _held_after(f, same, root, b, s, defs, callee, facts)
     if _keeps_length(op, args, defs, callee, arrays) and _over_the_object(
             f, b, _same_object(f, root, defs, callee), defs, callee, arrays | maybe_arrays | facts.sequences,
@@ -226,6 +229,24 @@ def _containers(f: IR, defs: dict, callee: Callable, sequences: set[Var]) -> set
                 out.discard(v)
                 changed = True
     return out
+
+
+def _late_method_reads(f: IR, callee: Callable) -> None:
+    """``v.append(v.pop(0))`` reads ``v.append`` before the argument
+    changes ``v``: the read moves to just before its call, so that it reads
+    the changed version (the same object: the same method)."""
+    uses = use_counts(f)
+    for b in f.blocks.values():
+        at = {st.var: i for i, st in enumerate(b.stmts)}
+        for st in list(b.stmts):
+            m = st.callee
+            if isinstance(m, Var) and m in at and uses.get(m) == 1:
+                read = b.stmts[at[m]]
+                if callee(read) is getattr and len(read.args) == 2 and isinstance(read.args[1], Const) \
+                        and read.args[1].value in _METHODS and b.stmts.index(st) != b.stmts.index(read) + 1:
+                    b.stmts.remove(read)
+                    b.stmts.insert(b.stmts.index(st), read)
+                    at = {x.var: i for i, x in enumerate(b.stmts)}
 
 
 def _part_of(f: IR, v: Var, defs: dict, callee: Callable, where: Block, change: Statement) -> Optional[tuple]:
@@ -709,6 +730,9 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
     out = [v for k, v in s.kwargs if k == "out"]
     if (isinstance(fn, np.ufunc) and fn.nout == 1 or type(fn) is type(np.sum)) and out and isinstance(out[0], Var):
         return out[0], _OUT, [out[0]], False  # (a ufunc's, or NumPy's np.cumsum(v, out=w))
+    if fn is operator.iadd and len(s.args) == 2 and containers is not None and s.args[0] in containers \
+            and not _is_array(s.args[0], defs, callee, arrays):
+        return s.args[0], mut.extend, list(s.args), False  # (xs += ys of a list: xs.extend(ys), whose value is xs)
     if member(fn, _IN_PLACE) and len(s.args) == 2 and isinstance(s.args[0], Var) and _is_array(s.args[0], defs, callee, arrays):
         return s.args[0], mut.update_in_place, [*s.args, Const(fn)], False
     if member(fn, _IN_PLACE) and len(s.args) == 2 and s.args[0] in maybe_arrays:
@@ -924,7 +948,9 @@ def index_loop(f: IR, header: Block, pre: Block, maker: Statement, sized: list[O
     nxt.var = k
     done.args = [k]
     body = f.blocks[header.term.orelse.target]
-    if body.id == header.id or body.args:  # an empty body, threaded away: the read gets a block of its own
+    if body.id == header.id or body.args or body.handler is not None:
+        # (an empty body, threaded away, or a try block, whose handler would skip the read's pullback: the read
+        # gets a block of its own)
         body = f.new_block()
         body.term, header.term.orelse = header.term.orelse, Jump(body.id, [])
     reads: list[Statement] = []
@@ -1088,6 +1114,38 @@ def _read_after(f: IR, v: Var, block: Block, change: Statement) -> bool:
                 or any(v in j.args for j in b.jumps()):
             return True
     return False
+
+
+def _may_raise_after(f: IR, block: Block, change: Statement) -> bool:
+    """Whether an exception may reach ``block``'s handler after ``change``
+    was made: from a statement after it in the block, a ``raise``, or a
+    block after it that the same handler protects. (The handler is passed
+    the object as it was: right when the change itself raises.)"""
+    if block.stmts[-1] is not change or isinstance(block.term, Raise):
+        return True
+    todo, seen = [j.target for j in block.jumps()], set()
+    while todo:
+        bid = todo.pop()
+        if bid in seen:
+            continue
+        seen.add(bid)
+        nxt = f.blocks[bid]
+        if nxt.handler is not None and nxt.handler.target == block.handler.target:
+            if nxt.stmts or isinstance(nxt.term, Raise):
+                return True
+            todo += [j.target for j in nxt.jumps()]
+    return False
+
+
+def _read_from_handler(f: IR, block: Block, same: set[Var]) -> bool:
+    """Whether the exception handler of ``block`` is passed one of
+    ``same``, or it or a block after it reads one."""
+    region = {block.handler.target} | _later_blocks(f, f.blocks[block.handler.target])
+    return any(a in same for a in block.handler.args) or any(
+        any(isinstance(o, Var) and o in same for o in list(st.operands()) + [st.callee]) for bid in region
+        for st in f.blocks[bid].stmts) or any(
+        o in same for bid in region for o in f.blocks[bid].term_operands() + [a for j in f.blocks[bid].jumps()
+                                                                            for a in j.args])
 
 
 def _later_blocks(f: IR, block: Block, stop: set[int] = frozenset()) -> set[int]:
@@ -1271,10 +1329,12 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
         """Whether the result of ``st``, which reads the object or a value
         holding it, may hold it."""
         fn = callee(st)
-        if (st.var in facts.scalars or member(fn, _NEW_VALUES) or member(fn, _ITERATORS) or isinstance(fn, np.ufunc)
+        if (st.var in facts.scalars or member(fn, _NEW_VALUES) or isinstance(fn, np.ufunc)
                 or member(fn, _MAY_BE_SCALARS) or member(fn, _FRESH_ARRAYS)
                 or member(fn, _NEW_RESULTS) and _no_out(st, fn)):
             return False
+        if member(fn, _ITERATORS):  # (over the object itself: checked when it runs; see runtime.EagerIterator)
+            return any(isinstance(o, Var) and o in held for o in st.args)
         if member(fn, _PAIRS):
             return False  # (the object, and the value, which are read out of the pair below)
         if fn in (mut.write_back, mut.write_back_attribute, mut.part_changed, mut.attribute_changed):
@@ -1301,14 +1361,16 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
 
     held: set[Var] = set()
     items: list[Statement] = []
-    grown = True
+    pairs = {v for v, (_, st) in defs.items() if member(callee(st), _PAIRS) and st.args and st.args[0] in same}
+    grown = True  # (a pair of the object and a method's value, which may hold it, is read below)
     while grown:
         grown = False
         for b in f.blocks.values():
             for st in b.stmts:
                 if st is change or st.var in held or st.var in same or not before(b, st):
                     continue  # (the object's earlier versions are the object)
-                if any(isinstance(o, Var) and (o in held or o in same) for o in st.operands()) and holds(st):
+                if any(isinstance(o, Var) and (o in held or o in same or o in pairs) for o in st.operands()) \
+                        and holds(st):
                     held.add(st.var)
                     grown = True
             for j in b.jumps():  # (root itself, passed on, is renamed; see _rename)
@@ -1353,6 +1415,17 @@ def _no_out(s: Statement, fn: Any) -> bool:
         and (len(s.args) <= 2 or fn is np.where)
 
 
+def _in_a_try(f: IR, root: Var, where: Callable, line: Optional[int]) -> UnsupportedSyntax:
+    name = f.names.get(root)
+    return where(
+        f"changing {'`' + name + '`' if name else 'a value'} in place in a try (or with) block whose exception "
+        "handler, or what runs after it, reads it: whether the change was made when the exception was raised is "
+        "known only at run time",
+        line,
+        "make the change before or after the try block, or change a copy inside it and assign it after",
+    )
+
+
 def _not_fresh(f: IR, root: Var, where: Callable, line: Optional[int]) -> UnsupportedSyntax:
     name = f.names.get(root)
     return where(
@@ -1381,7 +1454,8 @@ def _rewrite(f: IR, b: Block, s: Statement, op: Any, args: list, pair: bool) -> 
     """Replace ``s`` by the versioned change; returns the new version."""
     at = b.stmts.index(s)
     name = f.names.get(args[0]) if isinstance(args[0], Var) else None
-    if op in (mut.update_in_place, mut.update_maybe_array):
+    if op in (mut.update_in_place, mut.update_maybe_array) or op is mut.extend and isinstance(s.callee, Const) \
+            and s.callee.value is operator.iadd:  # (the operator's value is the changed object)
         s.callee, s.args = Const(op), args
         return s.var
     if op is _OUT:  # np.multiply(a, b, out=y): the product, then y[...] = it (as NumPy casts it into y)
@@ -1439,18 +1513,23 @@ def _rename(f: IR, root: Var, version: Var, where_changed: int, frontend: set[Va
             return root
         if bid not in at_entry:
             ps = preds[bid]
-            if len(ps) == 1:
-                at_entry[bid] = read_end(ps[0])
+            if len(ps) == 1:  # (a handler is passed what its protected block had at its entry)
+                only = f.blocks[ps[0]]
+                raised = only.handler is not None and only.handler.target == bid \
+                    and not any(j.target == bid for j in only.jumps())
+                at_entry[bid] = read_entry(ps[0]) if raised else read_end(ps[0])
             else:
                 phi = f.new_var(f.names.get(root))
                 at_entry[bid] = phi
                 f.blocks[bid].args.append(phi)
                 made.add(phi)
                 for p in ps:
-                    v = read_end(p)
                     for j in f.blocks[p].jumps():
                         if j.target == bid:
-                            j.args.append(v)
+                            j.args.append(read_end(p))
+                    h = f.blocks[p].handler  # (it passes the values at the protected block's entry)
+                    if h is not None and h.target == bid:
+                        h.args.append(read_entry(p))
         return at_entry[bid]
 
     for b in list(f.blocks.values()):

@@ -578,7 +578,7 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
     values ``f`` leaves in these cells (``V`` runs while the cells hold what
     they held at the call)."""
     name = registry.display_name(f)
-    overloaded = runtime.OVERLOADS.get(f) if type(f) is types.BuiltinFunctionType else None
+    overloaded = runtime.overload(f)
     if overloaded is not None and any(runtime.python_method(type(a), n) is not None
                                       for a in args for n in overloaded.names):
         raise NoDerivativeRule(

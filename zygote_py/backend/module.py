@@ -532,7 +532,7 @@ class _Writer:
         return f"{m}.{attr}"
 
     def _source(self, fn: types.FunctionType) -> ast.FunctionDef:
-        node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+        node = ast.parse(textwrap.dedent(inspect.getsource(fn.__code__))).body[0]
         if not isinstance(node, ast.FunctionDef) or node.decorator_list or fn.__code__.co_freevars:
             raise _NotCopyable(fn)
         return static._without_annotations(node)

@@ -2,9 +2,11 @@
 own definition, with the real line numbers of its file.
 
 :func:`get_source` accepts plain and nested functions, lambdas, bound and
-unbound methods, ``staticmethod``/``classmethod`` objects, and functions
-wrapped by ``functools.wraps`` decorators (it follows ``__wrapped__`` to the
-innermost function, whose source is the one to transform).
+unbound methods, ``staticmethod``/``classmethod`` objects, and the
+wrappers that only call the function they wrap (``@zpy.differentiable``,
+``functools.lru_cache``: it follows their ``__wrapped__``). A
+``functools.wraps`` decorator's wrapper is a function of its own, whose
+source is the one to transform: it is what runs (``2 * f(x)``).
 
 Invariants of the returned :class:`FunctionSource`:
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import inspect
 import linecache
 import types
@@ -88,8 +91,8 @@ def get_source(obj: Any) -> FunctionSource:
 
     ``obj`` may be a function, a lambda, a bound method (its ``__self__``
     becomes ``bound_self``; the class, for a classmethod), a
-    ``staticmethod``/``classmethod`` object, or a ``functools.wraps``
-    wrapper of any of these. Raises ``SourceNotFound`` for built-ins, C
+    ``staticmethod``/``classmethod`` object, or a ``@zpy.differentiable``
+    or ``functools.lru_cache`` wrapper of any of these. Raises ``SourceNotFound`` for built-ins, C
     functions, callable objects and functions without a source file, and
     ``UnsupportedSyntax`` for ``async`` functions.
     """
@@ -127,7 +130,8 @@ def get_source(obj: Any) -> FunctionSource:
 
 
 def _unwrap(obj: Any) -> tuple[Any, Optional[Any]]:
-    """Peel bound methods, method descriptors and ``__wrapped__`` chains.
+    """Peel bound methods, method descriptors and the wrappers of
+    :func:`_calls_wrapped`.
 
     A bound method cannot have ``None`` as its ``__self__``, so ``None``
     unambiguously means "not bound". The innermost binding wins: it is the
@@ -139,15 +143,21 @@ def _unwrap(obj: Any) -> tuple[Any, Optional[Any]]:
             bound_self, obj = obj.__self__, obj.__func__
         elif isinstance(obj, (staticmethod, classmethod)):
             obj = obj.__func__
+        elif _calls_wrapped(obj):
+            obj = obj.__wrapped__
         else:
-            # A bound method forwards ``__wrapped__`` to its function, so
-            # stop there to keep its ``__self__``.
-            inner = inspect.unwrap(
-                obj, stop=lambda o: isinstance(o, types.MethodType)
-            )
-            if inner is obj:
-                return obj, bound_self
-            obj = inner
+            return obj, bound_self
+
+
+def _calls_wrapped(obj: Any) -> bool:
+    """Whether calling ``obj`` only calls its ``__wrapped__`` with the same
+    arguments: ``@zpy.differentiable`` and ``functools.lru_cache``. Anything
+    else with a ``__wrapped__`` (a ``functools.wraps`` wrapper, an object
+    given one by ``functools.update_wrapper``) runs code of its own around
+    the call, so the function it wraps is not what it computes."""
+    from zygote_py.api import Differentiable
+
+    return isinstance(obj, (Differentiable, functools._lru_cache_wrapper))
 
 
 def _find_def(function: types.FunctionType) -> gast.FunctionDef:
@@ -158,8 +168,8 @@ def _find_def(function: types.FunctionType) -> gast.FunctionDef:
     multi-line strings, changing their values, and gives up on a block
     whose strings are less indented than the ``def``.
     """
-    try:
-        lines, start = inspect.getsourcelines(function)
+    try:  # (by its code: ``inspect`` would follow a wrapper's ``__wrapped__``)
+        lines, start = inspect.getsourcelines(function.__code__)
     except (OSError, TypeError):
         raise _missing(function) from None
     text = "".join(lines)

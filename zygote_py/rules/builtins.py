@@ -6,8 +6,7 @@
   returns, which for equal candidates is the first of them, as Python picks
   it; the key function is not differentiated. (Argmax-style selection, as
   ``torch.max(x, dim)``'s gradient; ``jax.numpy.maximum`` splits ties
-  evenly instead.) A returned ``default=`` gets no gradient: keyword
-  arguments get none under the rule contract.
+  evenly instead.) A ``default=``, returned for no items, gets ``dy``.
 - ``sum(iterable[, start])``: every item and ``start`` get ``dy``. Only the
   positional ``start`` is accepted (``sum(xs, start=s)`` is a ``TypeError``
   from the rule, which could not return its gradient), and only sums of
@@ -16,8 +15,10 @@
 - ``pow(base, exp)`` as ``base ** exp`` (see :mod:`.operators`); the
   three-argument form is modular integer arithmetic: no gradient. ``mod``
   must be positional.
-- ``float(x)`` passes ``dy`` on; ``divmod(a, b)``'s quotient is piecewise
-  constant, its remainder has the gradient of ``a % b``.
+- ``float(x)`` passes ``dy`` on (for an object whose class defines
+  ``__float__`` in Python, ``J`` and ``runtime.float_tangent`` differentiate
+  that method instead); ``divmod(a, b)``'s quotient is piecewise constant,
+  its remainder has the gradient of ``a % b``.
 - Iterable arguments get a gradient of their type when they are a tuple, a
   list or an array, else a list in iteration order (see
   :func:`zygote_py.runtime.like_iterable`).
@@ -83,19 +84,24 @@ def max_(*args, **kwargs):
                 break
         if len(args) != 1:
             return tuple(grads)
+        if not items:  # the default was returned: the keyword arguments' gradients follow
+            return (runtime.like_iterable(args[0], grads, start), *[dy if k == "default" else None for k in kwargs])
         return (runtime.like_iterable(args[0], grads, start),)
     return y, back
 
 
 @pushforward(max)
-def max_push(y, *args, dargs, **kwargs):
-    """(Also ``min``'s.) The tangent of the item returned; none for a ``default=``."""
+def max_push(y, *args, dargs, ddefault=None, **kwargs):
+    """(Also ``min``'s.) The tangent of the item returned, or of the
+    ``default=`` returned for no items."""
     # The item returned is the first that *is* the result, or else (an
     # array's items are made as they are read) the first equal to it.
     items, ditems = (args, dargs) if len(args) != 1 else (args[0], dargs[0])
     if ditems is None:
-        return None
+        return ddefault if y is kwargs.get("default", runtime.MISSING) else None
     items = runtime.items_read(items, ditems)  # (an iterator: the primal call has read it)
+    if len(items) == 0:
+        return ddefault
     for v, d in zip(items, ditems):
         if v is y:
             return d
@@ -122,6 +128,8 @@ def min_(*args, **kwargs):
                 break
         if len(args) != 1:
             return tuple(grads)
+        if not items:  # the default was returned: the keyword arguments' gradients follow
+            return (runtime.like_iterable(args[0], grads, start), *[dy if k == "default" else None for k in kwargs])
         return (runtime.like_iterable(args[0], grads, start),)
     return y, back
 
@@ -209,8 +217,8 @@ def numpy_float64_push(y, x=0.0, *, dx):
 
 @pushforward(float)
 def float_push(y, x=0.0, *, dx):
-    # (x=0.0 rather than *x, so that the inlined tangent reads float(dx))
-    return float(dx)
+    # (x=0.0 rather than *x, so that the inlined tangent reads as one call)
+    return runtime.float_tangent(x, dx)
 
 
 @adjoint(divmod)
@@ -280,7 +288,7 @@ def dict_values(d):
 
 @pushforward(dict.values)
 def dict_values_push(y, d, *, dd):
-    return [None if dd is None else dd.get(k) for k in d]
+    return runtime.TangentView(d, dd, False)
 
 
 @adjoint(dict.items)
@@ -292,7 +300,7 @@ def dict_items(d):
 
 @pushforward(dict.items)
 def dict_items_push(y, d, *, dd):
-    return [(None, None if dd is None else dd.get(k)) for k in d]
+    return runtime.TangentView(d, dd, True)
 
 
 nondifferentiable(dict.keys)

@@ -57,6 +57,7 @@ makes the same change to the tangent, after the object's.
 from __future__ import annotations
 
 import copy
+import inspect
 import numbers
 import operator
 import sys
@@ -91,12 +92,12 @@ def check_unique(obj: Any, key: Any) -> None:
 def snapshot(obj: Any) -> Any:
     """A copy of ``obj`` as it is now, for the pullbacks that read it
     before it is changed in place: an array's copy, a list's or dict's
-    shallow copy, an object's ``copy.copy``."""
+    shallow copy, an object's ``copy.copy`` (:func:`runtime.object_snapshot`)."""
     if isinstance(obj, np.ndarray):
         return obj.copy()
     if isinstance(obj, (list, dict)):
         return type(obj)(obj) if type(obj) in (list, dict) else copy.copy(obj)
-    return copy.copy(obj)
+    return runtime.object_snapshot(obj)
 
 
 def snapshot_holder(obj: Any) -> Any:
@@ -189,6 +190,14 @@ def store_item(obj: Any, key: Any, value: Any) -> Any:
 
 @adjoint(store_item)
 def store_item_(obj, key, value):
+    method = runtime.python_method(type(obj), "__setitem__")
+    if method is not None:  # a user class's: differentiated as a function changing obj
+        y, pullback = runtime.forward_changing(method, 0, (obj, key, value))
+
+        def method_back(dy):
+            grads = runtime.call_pullback(pullback, (None, dy))  # (the method's, obj's before, key's, value's)
+            return (grads[1], None, grads[3])
+        return obj, method_back
     n = len(obj) if isinstance(obj, list) else None
     mutation.store_item(obj, key, value)
     if n is not None and len(obj) != n:
@@ -344,23 +353,33 @@ def part_changed(obj: Any, key: Any, part: Any) -> None:
 
 def write_back(obj: Any, key: Any, part: Any) -> Any:
     """``obj``, where ``part`` was read as ``obj[key]`` and then changed in
-    place: nothing changes, but the gradient sees ``obj`` change, if the
-    change reached it (see :func:`reached`)."""
+    place, if the change reached it (see :func:`reached`): ``part`` is its
+    item or a view of it, or a copy the compiler made of one for a
+    pullback, which is stored back."""
+    if reached(obj, key, part) and not (part is obj[key] or isinstance(part, np.ndarray)
+                                        and np.shares_memory(obj, part)):
+        obj[key] = part
     return obj
 
 
 def reached(obj: Any, key: Any, part: Any) -> bool:
-    """Whether ``part``, read as ``obj[key]``, is a view of the array
-    ``obj``, or ``obj[key]`` itself (not a copy: a slice of a list, an
-    integer-array index of an array, whose change never reached ``obj``).
-    A list, tuple or dict that holds it twice is refused: the change of
-    the one is the other's too."""
+    """Whether the change of ``part``, read as ``obj[key]``, is a change of
+    ``obj``: not for a copy that Python makes (a slice of a list, an index
+    of an array by integer arrays or masks, a new object from a class's
+    ``__getitem__``). A list, tuple or dict that holds ``part`` twice is
+    refused: the change of the one is the other's too."""
     if isinstance(obj, np.ndarray):
-        return isinstance(part, np.ndarray) and np.shares_memory(obj, part)
-    if obj[key] is not part:
+        return runtime.basic_index(key)
+    if isinstance(obj, list) and isinstance(key, slice) or not isinstance(obj, (list, dict)) \
+            and obj[key] is not part:
         return False
-    if isinstance(obj, (list, tuple, dict)) and sum(v is part for v in (obj.values() if isinstance(obj, dict)
-                                                                         else obj)) > 1:
+    if not isinstance(obj, (list, tuple, dict)):
+        raise errors.NoDerivativeRule(
+            f"changing in place an item of a {type(obj).__name__}, read through its class's __getitem__",
+            hint="change it through a name of its own (item = obj.items[k]), or store a new one: obj[k] = ...",
+        )
+    if isinstance(obj, (list, tuple, dict)) and sum(v is obj[key] for v in (obj.values() if isinstance(obj, dict)
+                                                                            else obj)) > 1:
         raise errors.UnsupportedSyntax(
             f"changing in place an object that a {type(obj).__name__} holds twice ([a, a], [a] * 2), "
             "which changes both",
@@ -391,6 +410,9 @@ def delete_item(obj: Any, key: Any) -> Any:
 
 @adjoint(delete_item)
 def delete_item_(obj, key):
+    if runtime.python_method(type(obj), "__delitem__") is not None:
+        raise errors.NoDerivativeRule(f"no rule for del of an item of a {type(obj).__name__}, whose class defines "
+                                      "__delitem__", hint="call a method that removes it (obj.remove(k))")
     if isinstance(obj, list):
         positions = list(range(len(obj)))
         del positions[key]
@@ -416,25 +438,27 @@ def attribute_changed(obj: Any, name: str, part: Any) -> None:
 
 
 def write_back_attribute(obj: Any, name: str, part: Any) -> Any:
-    """:func:`write_back` of an attribute, which the change reached if
-    ``part`` is the attribute itself (not a new object a property made);
-    an array's own attributes (``m.T``, a view) are refused."""
+    """:func:`write_back` of an attribute (a property's value is a new
+    object, which the change did not reach); an array's own attributes
+    (``m.T``) are refused."""
     if isinstance(obj, np.ndarray):
         raise errors.UnsupportedSyntax(
             f"changing an array's {name!r} in place (a view of it)",
             hint="assign to the array itself: y[index] = new values",
         )
+    if attribute_reached(obj, name, part) and getattr(obj, name) is not part:
+        setattr(obj, name, part)
     return obj
 
 
 def attribute_reached(obj: Any, name: str, part: Any) -> bool:
-    """:func:`reached` of an attribute: whether ``part`` is ``obj.name``
-    itself (not a new object a property made); an object that holds it in
-    another attribute as well is refused."""
-    if getattr(obj, name) is not part:
-        return False
+    """:func:`reached` of an attribute: not a property's (a new object);
+    an object that holds it in another attribute as well is refused."""
+    found = inspect.getattr_static(obj, name, reached)  # (reached: a mark for none: __getattr__ computes it)
+    if isinstance(found, property) or found is reached:
+        return found is reached and getattr(obj, name) is part
     fields = vars(obj) if hasattr(obj, "__dict__") else {}
-    if any(v is part for k, v in fields.items() if k != name):
+    if any(v is getattr(obj, name) for k, v in fields.items() if k != name):
         raise errors.UnsupportedSyntax(
             f"changing in place the {name!r} of a {type(obj).__name__}, which another of its attributes holds "
             "as well, which changes both",
@@ -465,6 +489,14 @@ def store_attr(obj: Any, name: str, value: Any) -> Any:
 
 @adjoint(store_attr)
 def store_attr_(obj, name, value):
+    fset = runtime.setter(obj, name)
+    if fset is not None:  # a property: its setter, differentiated as a function changing obj
+        y, pullback = runtime.forward_changing(fset, 0, (obj, value))
+
+        def setter_back(dy):
+            grads = runtime.call_pullback(pullback, (None, dy))  # (the setter's, obj's before, value's)
+            return (grads[1], None, grads[2])
+        return obj, setter_back
     setattr(obj, name, value)
 
     def back(dy):

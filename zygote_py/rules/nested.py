@@ -80,6 +80,18 @@ def copied(values, changed=None):
     return runtime.copied(values, changed), back
 
 
+@adjoint(runtime.cached_value)
+def cached_value(obj, name, computed):
+    def back(dy):  # (the value cached is the one computed, checked: its gradient is that one's)
+        return (None, None, dy)
+    return runtime.cached_value(obj, name, computed), back
+
+
+@pushforward(runtime.cached_value)
+def cached_value_push(y, obj, name, computed, *, dcomputed):
+    return dcomputed
+
+
 @adjoint(runtime.accum)
 def accum(a, b):
     def back(dy):
