@@ -1524,13 +1524,15 @@ class EagerIterator:
     range(*spans[k])``, ``starts[i]`` being its position when this one was
     made."""
 
-    __slots__ = ("items", "position", "sources", "watched", "spans", "inner")
+    __slots__ = ("items", "position", "sources", "watched", "spans", "inner", "deep")
 
-    def __init__(self, items: list, sources: tuple = (), spans: list | None = None, starts: list | None = None):
+    def __init__(self, items: list, sources: tuple = (), spans: list | None = None, starts: list | None = None,
+                 deep: bool = False):
         self.items = items
         self.position = 0  # how many items it has yielded
         self.sources = sources
-        self.watched = [(i, _items_now(s)) for i, s in enumerate(sources)
+        self.deep = deep
+        self.watched = [(i, _items_now(s, deep)) for i, s in enumerate(sources)
                         if type(s) in _WATCHED or type(s) is np.ndarray and s.ndim == 1]
         self.spans = spans
         self.inner = [(i, s, starts[i]) for i, s in enumerate(sources)
@@ -1573,10 +1575,11 @@ class EagerIterator:
                 inner.check(min(j, len(inner.items)), versions)
         for i, copy in self.watched:
             source = (self.sources if sources is None else sources)[i]
-            now = _items_now(source)
-            same = len(now) == len(copy) and (
-                all(_same_item(a, b) for a, b in zip(now[lo:hi], copy[lo:hi])) if type(copy) is list
-                else now.dtype == copy.dtype and now[lo:hi].tobytes() == copy[lo:hi].tobytes())
+            same = len(source) == len(copy) and (
+                all(_same_item(_contents(a, self.deep), b)
+                    for a, b in zip((source if type(source) is list else list(source))[lo:hi], copy[lo:hi]))
+                if type(copy) is list
+                else source.dtype == copy.dtype and source[lo:hi].tobytes() == copy[lo:hi].tobytes())
             if not same:
                 raise UnsupportedSyntax(
                     f"a loop changes the {type(source).__name__} that its map, filter, zip, enumerate or "
@@ -1593,17 +1596,33 @@ _WATCHED = (list, type({}.values()), type({}.items()))
 change in place while Python's iterator reads it."""
 
 
-def _items_now(source: Any) -> Any:
-    """A copy of what :class:`EagerIterator` watches: a list's or an
-    array's items, a dict's values or its items."""
-    return list(source) if type(source) is not np.ndarray else source.copy()
+def _items_now(source: Any, deep: bool) -> Any:
+    """What :class:`EagerIterator` watches of ``source``: an array's copy;
+    a list's or a dict view's items (see :func:`_contents`)."""
+    return source.copy() if type(source) is np.ndarray else [_contents(v, deep) for v in source]
+
+
+def _contents(v: Any, deep: bool) -> Any:
+    """``v``, a dict item's parts, and (``deep``: for ``map`` and
+    ``filter``, which computed something from it in advance) what a change
+    in place would change: an array's bytes, a list's or a dict's items
+    (one level). ``zip``, ``enumerate`` and ``reversed`` yield the object
+    itself, whose changes the loop sees."""
+    if deep and type(v) is np.ndarray:
+        return (v, v.tobytes())
+    if deep and type(v) in (list, dict):
+        return (v, tuple(v.values() if type(v) is dict else v))
+    if type(v) is tuple:
+        return tuple(_contents(p, deep) for p in v)
+    return v
 
 
 def _same_item(a: Any, b: Any) -> bool:
-    """Whether an item is the one an :class:`EagerIterator` read (a dict's
-    items are new tuples at each read, their parts are not)."""
-    return a is b or type(a) is tuple and type(b) is tuple and len(a) == len(b) and all(
-        x is y for x, y in zip(a, b))
+    """Whether two :func:`_contents` are the same: the same objects, the
+    same bytes."""
+    if type(a) is tuple and type(b) is tuple:
+        return len(a) == len(b) and all(_same_item(x, y) for x, y in zip(a, b))
+    return a == b if type(a) is bytes else a is b
 
 
 class _NotASequence(NoDerivativeRule, TypeError):
@@ -1823,10 +1842,11 @@ def _push_iterator(f: Any, args: tuple, kwargs: dict, dargs: tuple) -> tuple[Eag
         return EagerIterator(rows, iterables, None, starts), EagerIterator(drows)
     if f is map:
         pairs = [push(function, row, {}, drow, {}) for row, drow in zip(rows, drows)]
-        return EagerIterator([p[0] for p in pairs], iterables, None, starts), EagerIterator([p[1] for p in pairs])
+        return (EagerIterator([p[0] for p in pairs], iterables, None, starts, deep=True),
+                EagerIterator([p[1] for p in pairs]))
     test = bool if function is None else function
     kept = [i for i, row in enumerate(rows) if test(row[0])]
-    return (EagerIterator([rows[i][0] for i in kept], iterables, filter_spans(kept, len(rows)), starts),
+    return (EagerIterator([rows[i][0] for i in kept], iterables, filter_spans(kept, len(rows)), starts, deep=True),
             EagerIterator([drows[i][0] for i in kept]))
 
 
@@ -1843,6 +1863,8 @@ def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: 
     ``dobj`` being ``obj``'s tangent: the pushforward of the method's
     function on ``type(obj)`` with ``obj`` first. A method that changes
     ``obj`` (``ys.append(v)``) changes ``dobj`` alike."""
+    if type(obj) is super and isinstance(bound, types.MethodType) and bound.__self__ is obj.__self__:
+        return push(bound.__func__, (bound.__self__, *args), {}, (dobj, *dargs), {})  # (super().f(x): obj's f)
     method = getattr(type(obj), name, None)
     if method is None or registry.lookup_pushforward(bound) or registry.lookup(bound) \
             or getattr(bound, "__self__", None) is not obj:

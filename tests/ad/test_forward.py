@@ -305,3 +305,34 @@ def test_a_module_function_named_like_a_list_method():
     """``np.sort(q)`` is NumPy's function, not a ``sort`` method changing
     ``np`` in place."""
     assert_directional(sorted_dot, np.array([1.47, 0.2, -0.9]))
+
+
+class _Scale:
+    def __init__(self, w):
+        self.w = w
+
+    def apply(self, x):
+        return self.w * x
+
+
+class _Twice(_Scale):
+    def apply(self, x):
+        return 2.0 * super().apply(x)
+
+
+def apply_a_subclass(o, x):
+    return o.apply(x) * x
+
+
+def build_and_apply_a_subclass(w):
+    return _Twice(w).apply(2.0)
+
+
+def test_a_method_called_through_super_has_its_objects_tangent():
+    """(``super().apply(x)`` was pushed forward with no tangent for the
+    object: 0.0 for 2 * 0.8 ** 2 along ``w``.)"""
+    y, dy = zpy.jvp(apply_a_subclass, (_Twice(0.5), 0.8), (zpy.Tangent(w=1.0), 0.0))
+    assert (y, dy) == (pytest.approx(0.64), pytest.approx(1.28))
+    y, dy = zpy.jvp(apply_a_subclass, (_Twice(0.5), 0.8), (zpy.Tangent(w=0.0), 1.0))
+    assert dy == pytest.approx(4 * 0.5 * 0.8)
+    assert zpy.jvp(build_and_apply_a_subclass, (0.5,), (1.0,)) == (2.0, 4.0)

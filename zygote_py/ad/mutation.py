@@ -703,7 +703,7 @@ def _keeps_length(fn: Any, args: list, defs: dict, callee: Callable, arrays: fro
         if isinstance(key, Const):
             return not isinstance(key.value, slice)
         return key in defs and callee(defs[key][1]) is not slice
-    return fn in (mut.update_in_place, mut.update_maybe_array, mut.store_attr, mut.write_back_attribute)
+    return fn in (mut.update_in_place, mut.update_maybe_array, mut.store_attr, mut.write_back, mut.write_back_attribute)
 
 
 def _shape_read(r: Statement, v: Var, callee: Callable) -> bool:

@@ -62,7 +62,7 @@ def map_(function, *iterables):
         raise TypeError("map() must have at least two arguments.")
     starts = [runtime.position(it) for it in iterables]
     calls = [runtime.J(function, *row) for row in zip(*iterables)]
-    y = runtime.EagerIterator([value for value, _ in calls], iterables, None, starts)
+    y = runtime.EagerIterator([value for value, _ in calls], iterables, None, starts, deep=True)
 
     def back(dy):
         dfunction = None
@@ -82,7 +82,8 @@ def filter_(function, iterable):
     items, start = runtime.take(iterable)
     test = bool if function is None else function
     kept = [i for i, v in enumerate(items) if test(v)]
-    y = runtime.EagerIterator([items[i] for i in kept], (iterable,), runtime.filter_spans(kept, len(items)), [start])
+    y = runtime.EagerIterator([items[i] for i in kept], (iterable,), runtime.filter_spans(kept, len(items)), [start],
+                              deep=True)
 
     def back(dy):
         grads = [None] * len(items)
