@@ -1642,11 +1642,11 @@ def change_a_dict_ahead_of_its_values(x):
 
 def change_a_dict_ahead_of_its_items(x):
     d = {"a": x, "b": x}
-    s = 0.0
+    seen = []
     for _, v in d.items():
         d["b"] = 2.0 * x
-        s = s + v
-    return s
+        seen.append(v)
+    return sum(seen)
 
 
 def change_a_dict_ahead_of_enumerate_of_its_values(x):
