@@ -948,11 +948,14 @@ def index_loop(f: IR, header: Block, pre: Block, maker: Statement, sized: list[O
     nxt.var = k
     done.args = [k]
     body = f.blocks[header.term.orelse.target]
-    if body.id == header.id or body.args or body.handler is not None:
+    starts_a_try = body.handler is not None and (header.handler is None or header.handler.target != body.handler.target)
+    if body.id == header.id or body.args or starts_a_try:
         # (an empty body, threaded away, or a try block, whose handler would skip the read's pullback: the read
-        # gets a block of its own)
+        # gets a block of its own, in the try block the loop is in)
         body = f.new_block()
         body.term, header.term.orelse = header.term.orelse, Jump(body.id, [])
+        if starts_a_try and header.handler is not None:
+            body.handler = Jump(header.handler.target, list(header.handler.args))
     reads: list[Statement] = []
     _read(f, tree, k, item, nxt.line, reads)
     body.stmts[0:0] = reads
