@@ -301,7 +301,7 @@ def setter(obj: Any, name: str) -> Optional[Callable]:
     what it stores where is not known."""
     if isinstance(obj, type):
         return None
-    found = next((k.__dict__[name] for k in type(obj).__mro__ if name in k.__dict__), None)
+    found = _class_attribute(type(obj), name)
     if isinstance(found, property):
         if not isinstance(found.fset, types.FunctionType):
             raise NoDerivativeRule(f"assigning {type(obj).__name__}.{name}, a property whose setter is not Python "

@@ -204,9 +204,7 @@ def _containers(f: IR, defs: dict, callee: Callable, sequences: set[Var]) -> set
     """The values known to be lists or dicts (or sets): made by a display,
     ``list()``, ``dict()``, sequences of numbers, their versions, and block
     arguments that only these reach (a greatest fixed point)."""
-    incoming: dict[Var, list] = {}
-    for p, v in edge_values(f):
-        incoming.setdefault(p, []).append(v)
+    incoming = _incoming(f)
     def a_copy(st: Statement) -> bool:  # (of what may be one: xs.copy())
         m = defs[st.callee][1] if isinstance(st.callee, Var) and st.callee in defs else None
         return m is not None and callee(m) is getattr and _is_const(m.args[1], "copy") and not st.args
@@ -229,6 +227,14 @@ def _containers(f: IR, defs: dict, callee: Callable, sequences: set[Var]) -> set
                 out.discard(v)
                 changed = True
     return out
+
+
+def _incoming(f: IR) -> dict[Var, list]:
+    """Each block argument's values, one per edge into its block."""
+    incoming: dict[Var, list] = {}
+    for p, v in edge_values(f):
+        incoming.setdefault(p, []).append(v)
+    return incoming
 
 
 def _late_method_reads(f: IR, callee: Callable) -> None:
@@ -533,9 +539,7 @@ def _keep_outputs(f: IR, facts: Facts) -> None:
     goes on with a copy of it, which the change changes. (The array is new,
     so every reference to it is a use of the value.)"""
     defs = {x.var: (bb, x) for bb in f.blocks.values() for x in bb.stmts}
-    incoming: dict[Var, list] = {}
-    for p, val in edge_values(f):
-        incoming.setdefault(p, []).append(val)
+    incoming = _incoming(f)
 
     def made_by_a_rule(v: Operand, seen: set) -> bool:
         """Whether ``v`` may be the output of a differentiated call (through
@@ -611,9 +615,7 @@ def _versions(f: IR) -> Callable[[Operand, Var], bool]:
     """:func:`changed_in_place` for ``f`` as it is now, for many questions
     (the definitions and the edges are read once)."""
     defs = {st.var: st for b in f.blocks.values() for st in b.stmts}
-    incoming: dict[Var, list] = {}
-    for p, val in edge_values(f):
-        incoming.setdefault(p, []).append(val)
+    incoming = _incoming(f)
 
     def changed(v: Operand, root: Var) -> bool:
         seen: set[Var] = set()
@@ -1003,9 +1005,7 @@ def _maybe_arrays(f: IR, defs: dict, callee: Callable, arrays: set[Var], scalars
     ufunc's result (``np.tanh(h(x))``), arithmetic (``h(x) * 0.5``), an
     array or such a value changed by an in-place operator, and a block
     argument that only these and arrays reach (a greatest fixed point)."""
-    incoming: dict[Var, list] = {}
-    for p, v in edge_values(f):
-        incoming.setdefault(p, []).append(v)
+    incoming = _incoming(f)
     changes = {v: st.args[0] for v, (_, st) in defs.items()
                if member(callee(st), _IN_PLACE) and len(st.args) == 2 and v not in scalars}
     joins = {p: incoming[p] for p in incoming if p not in f.entry.args and p not in scalars}
@@ -1047,9 +1047,7 @@ def _is_array(v: Var, defs: dict, callee: Callable, arrays: set[Var]) -> bool:
 def _only_arrays(f: IR, arrays: set[Var], defs: dict, callee: Callable) -> set[Var]:
     """``arrays`` (arrays or NumPy scalars) without the block arguments that
     a value not known to be an array may reach (a greatest fixed point)."""
-    incoming: dict[Var, list] = {}
-    for p, v in edge_values(f):
-        incoming.setdefault(p, []).append(v)
+    incoming = _incoming(f)
     out = set(arrays)
     while True:
         wrong = {p for p in out if p in incoming and p not in f.entry.args and not all(
@@ -1168,9 +1166,7 @@ def _same_object(f: IR, root: Var, defs: dict, callee: Callable) -> set[Var]:
     """The values that may be the object ``root`` is: itself, the versions
     it was made from by earlier changes, and (through block arguments)
     the values a variable may have held before it."""
-    incoming: dict[Var, list] = {}
-    for p, val in edge_values(f):
-        incoming.setdefault(p, []).append(val)
+    incoming = _incoming(f)
     out: set[Var] = set()
     todo: list = [root]
     while todo:

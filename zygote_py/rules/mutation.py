@@ -378,8 +378,7 @@ def reached(obj: Any, key: Any, part: Any) -> bool:
             f"changing in place an item of a {type(obj).__name__}, read through its class's __getitem__",
             hint="change it through a name of its own (item = obj.items[k]), or store a new one: obj[k] = ...",
         )
-    if isinstance(obj, (list, tuple, dict)) and sum(v is obj[key] for v in (obj.values() if isinstance(obj, dict)
-                                                                            else obj)) > 1:
+    if sum(v is obj[key] for v in (obj.values() if isinstance(obj, dict) else obj)) > 1:
         raise errors.UnsupportedSyntax(
             f"changing in place an object that a {type(obj).__name__} holds twice ([a, a], [a] * 2), "
             "which changes both",
@@ -438,14 +437,7 @@ def attribute_changed(obj: Any, name: str, part: Any) -> None:
 
 
 def write_back_attribute(obj: Any, name: str, part: Any) -> Any:
-    """:func:`write_back` of an attribute (a property's value is a new
-    object, which the change did not reach); an array's own attributes
-    (``m.T``) are refused."""
-    if isinstance(obj, np.ndarray):
-        raise errors.UnsupportedSyntax(
-            f"changing an array's {name!r} in place (a view of it)",
-            hint="assign to the array itself: y[index] = new values",
-        )
+    """:func:`write_back` of an attribute (see :func:`attribute_reached`)."""
     if attribute_reached(obj, name, part) and getattr(obj, name) is not part:
         setattr(obj, name, part)
     return obj
@@ -453,7 +445,13 @@ def write_back_attribute(obj: Any, name: str, part: Any) -> Any:
 
 def attribute_reached(obj: Any, name: str, part: Any) -> bool:
     """:func:`reached` of an attribute: not a property's (a new object);
-    an object that holds it in another attribute as well is refused."""
+    an array's own attributes (``m.T``), and an object that holds it in
+    another attribute as well, are refused."""
+    if isinstance(obj, np.ndarray):
+        raise errors.UnsupportedSyntax(
+            f"changing an array's {name!r} in place (a view of it)",
+            hint="assign to the array itself: y[index] = new values",
+        )
     found = inspect.getattr_static(obj, name, reached)  # (reached: a mark for none: __getattr__ computes it)
     if isinstance(found, property) or found is reached:
         return found is reached and getattr(obj, name) is part
