@@ -2263,3 +2263,17 @@ def test_a_helper_that_changes_an_argument_of_a_kind_not_known(f, args):
     a number as it was."""
     check(f, *args)
     assert_jvp_along_first(f, *args)
+
+
+def change_an_item_then_replace_it(rows, x):
+    rows[0][0] = 2.0 * x
+    r = rows[0][0]
+    rows[0] = [5.0]  # (the changed list leaves rows)
+    return r * x
+
+
+def test_taking_the_gradient_leaves_an_argument_as_the_program_left_it():
+    """The write-back's pullback stored the changed item into ``rows`` again
+    when the gradient was taken, putting back the list the program had
+    replaced (``rows`` ended as [[3.0]] for [[5.0]])."""
+    check(change_an_item_then_replace_it, [[1.0]], 1.5)

@@ -393,12 +393,16 @@ registry.nondifferentiable(reached)  # (whether the gradient goes to obj: see wr
 @adjoint(write_back)
 def write_back_(obj, key, part):
     reaches = mutation.reached(obj, key, part)
+    y = mutation.write_back(obj, key, part)
+    # (the store's pullback, taken now: obj[key] is part, so storing it again changes nothing, which it might
+    # when the gradient is taken, after the program put another object there)
+    stored = mutation.store_item_(obj, key, part)[1] if reaches else None
 
     def back(dy):
         if not reaches:
             return (dy, None, None)
-        return mutation.store_item_(obj, key, part)[1](dy)
-    return mutation.write_back(obj, key, part), back
+        return stored(dy)
+    return y, back
 
 
 def delete_item(obj: Any, key: Any) -> Any:
