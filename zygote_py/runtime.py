@@ -725,9 +725,9 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
     dataclass constructor passes each field's gradient to its argument."""
     from .ad import pipeline
 
-    overloaded = overload(f) if args else None  # (float(): no object)
-    if overloaded is not None:
-        done = overloaded(*args)
+    methods = overload(f) if args else None  # (float(): no object)
+    if methods is not None:
+        done = overloaded_call(methods, args, _method_pullback)
         if done is not None:
             return done
     rule = registry.lookup(f)
@@ -799,41 +799,50 @@ _SCALAR_METHODS = {"conjugate", "conj", "clip", "sum", "mean", "prod", "max", "m
 of the same names do after the array."""
 
 
+@functools.lru_cache(maxsize=None)
 def number_type(cls: type) -> bool:
     """Whether values of ``cls`` are numbers to the rules (their arithmetic
     is differentiated by the rules of numbers, not through their Python
     methods): the types of :mod:`numbers` (``Fraction``...), ``Decimal``,
     and the ``uncertainties`` package's numbers with uncertainty, which so
     carry their uncertainty into gradients (as Measurements.jl does in
-    Zygote's paper)."""
-    if issubclass(cls, (numbers.Number, Decimal)):
-        return True
+    Zygote's paper); but not a subclass of the user's that defines an
+    operator in Python (``class F(float): def __mul__...``)."""
     core = sys.modules.get("uncertainties.core")
-    return core is not None and issubclass(cls, core.AffineScalarFunc)
+    if not (issubclass(cls, (numbers.Number, Decimal)) or core is not None and issubclass(cls, core.AffineScalarFunc)):
+        return False
+    return not any(c.__module__.partition(".")[0] not in _NUMBER_MODULES and any(
+        isinstance(c.__dict__.get(name), types.FunctionType) for name in _OPERATOR_METHODS) for c in cls.__mro__)
+
+
+_NUMBER_MODULES = {"builtins", "numbers", "fractions", "decimal", "_pydecimal", "uncertainties"}
+"""The modules whose number types have rules (see :func:`number_type`)."""
 
 
 def python_method(cls: type, name: str) -> Optional[types.FunctionType]:
     """``cls``'s method ``name`` when it is a Python function that
     :func:`J` differentiates by its source: not a number type's (see
-    :func:`number_type`), which have rules."""
+    :func:`number_type`), which have rules, nor a lazy gradient's (an
+    array to the rules, in gradient code differentiated again)."""
     method = getattr(cls, name, None)
-    if isinstance(method, types.FunctionType) and not number_type(cls):
+    if isinstance(method, types.FunctionType) and not number_type(cls) and not issubclass(cls, _Lazy):
         return method
     return None
 
 
 def _binary(name: str, rname: str) -> Callable:
-    """The run-time dispatch of a binary operator to the operands' Python
-    methods (``a + b``: ``a.__add__(b)``, then ``b.__radd__(a)``; the
-    reflected one first when ``b``'s class is a subclass of ``a``'s that
-    overrides it), differentiated with :func:`J`. ``None`` when no operand
-    has a Python method for it, or a method that is not one (a built-in
-    type's) gave the value: the operator's rule applies."""
+    """The methods Python calls for a binary operator, in its order
+    (``a + b``: ``a.__add__(b)``, then ``b.__radd__(a)``; the reflected one
+    first when ``b``'s class is a subclass of ``a``'s that overrides it):
+    each Python method as ``(method, swapped)``, ``swapped`` when it takes
+    the operands in reverse order. None when no operand has a Python method
+    for it; none after a method that is not one (a built-in type's) gave
+    the value: the operator's rule applies (see :func:`overloaded_call`)."""
 
-    def dispatch(a: Any, b: Any) -> Optional[tuple]:
+    def methods(a: Any, b: Any, *mod: Any) -> Iterator[tuple[types.FunctionType, bool]]:
         ta, tb = type(a), type(b)
-        if python_method(ta, name) is None and python_method(tb, rname) is None:
-            return None
+        if mod or python_method(ta, name) is None and python_method(tb, rname) is None:
+            return  # (pow(a, b, m): modular, integers)
         order = [(a, name, b, False), (b, rname, a, True)]
         if tb is not ta and issubclass(tb, ta) and getattr(tb, rname, None) is not getattr(ta, rname, None):
             order.reverse()
@@ -844,47 +853,40 @@ def _binary(name: str, rname: str) -> Callable:
             if method is None:
                 builtin = getattr(type(obj), method_name, None)
                 if builtin is not None and builtin(obj, other) is not NotImplemented:
-                    return None
+                    return
                 continue
-            y, back = J(method, obj, other)
-            if y is NotImplemented:
-                continue
-            if swapped:
-                return y, lambda dy: (None, *back(dy)[2:0:-1])
-            return y, lambda dy: (None, *back(dy)[1:])
-        return None
-    dispatch.names = (name, rname)  # (the methods it dispatches to)
-    return dispatch
+            yield method, swapped
+    methods.names = (name, rname)  # (the methods it dispatches to)
+    return methods
 
 
 def _unary(name: str) -> Callable:
-    """The run-time dispatch of ``-a``, ``a[k]`` and the like to ``a``'s
-    Python method (see :func:`_binary`)."""
+    """The Python method Python calls for ``-a``, ``a[k]`` and the like: ``a``'s
+    (see :func:`_binary`)."""
 
-    def dispatch(a: Any, *rest: Any) -> Optional[tuple]:
+    def methods(a: Any, *rest: Any) -> Iterator[tuple[types.FunctionType, bool]]:
         method = python_method(type(a), name)
-        if method is None:
-            return None
-        y, back = J(method, a, *rest)
-        return y, lambda dy: (None, *back(dy)[1:])
-    dispatch.names = (name,)  # (the methods it dispatches to)
-    return dispatch
+        if method is not None:
+            yield method, False
+    methods.names = (name,)  # (the methods it dispatches to)
+    return methods
 
 
 def _in_place(name: str, binary: Callable) -> Callable:
-    """The run-time dispatch of ``a += b`` and the like: ``a.__iadd__(b)``
-    when ``a``'s class has it in Python, else as ``a + b`` (as Python
-    falls back)."""
+    """The methods Python calls for ``a += b`` and the like:
+    ``a.__iadd__(b)`` when ``a``'s class has it in Python, then those of
+    ``a + b`` (as Python falls back); none when ``a``'s built-in type has
+    its own (``list.__iadd__``)."""
 
-    def dispatch(a: Any, b: Any) -> Optional[tuple]:
+    def methods(a: Any, b: Any) -> Iterator[tuple[types.FunctionType, bool]]:
         method = python_method(type(a), name)
         if method is not None:
-            y, back = J(method, a, b)
-            if y is not NotImplemented:
-                return y, lambda dy: (None, *back(dy)[1:])
-        return binary(a, b)
-    dispatch.names = (name, *binary.names)  # (the methods it dispatches to)
-    return dispatch
+            yield method, False
+        elif getattr(type(a), name, None) is not None:
+            return  # a built-in type's own (list.__iadd__): the operator's rule applies
+        yield from binary(a, b)
+    methods.names = (name, *binary.names)  # (the methods it dispatches to)
+    return methods
 
 
 _BINARY = [
@@ -896,19 +898,58 @@ _BINARY = [
 OVERLOADS: dict[Any, Callable] = {
     **{op: _binary(f"__{n}__", f"__r{n}__") for op, _, n in _BINARY},
     **{iop: _in_place(f"__i{n}__", _binary(f"__{n}__", f"__r{n}__")) for _, iop, n in _BINARY},
+    pow: _binary("__pow__", "__rpow__"),
+    operator.invert: _unary("__invert__"), operator.inv: _unary("__invert__"),
     **{op: _unary(f"__{n}__") for op, n in [
         (operator.neg, "neg"), (operator.pos, "pos"), (operator.abs, "abs"), (abs, "abs"),
         (operator.getitem, "getitem"), (float, "float"),
     ]},
 }
 """Python's operators that a user class can define (``__add__`` ...): on
-its instances, :func:`J` differentiates the class's method instead of
-applying the operator's rule, as Python calls the method instead of the
-built-in operation (``float(obj)``: ``obj.__float__()``)."""
+its instances, :func:`J` and :func:`push` differentiate the class's method
+instead of applying the operator's rule, as Python calls the method instead
+of the built-in operation (``float(obj)``: ``obj.__float__()``)."""
+
+
+_OPERATOR_METHODS = {name for methods in OVERLOADS.values() for name in methods.names}
+"""The methods of :data:`OVERLOADS` (``__add__``, ``__radd__``...)."""
+
+
+def adds_in_python(items: Any, start: tuple) -> bool:
+    """Whether ``sum(items, *start)`` calls a Python method: an item's or
+    ``start``'s class defines ``__add__`` or ``__radd__`` in Python."""
+    classes = set(map(type, items))
+    classes.update(map(type, start))
+    return any(python_method(c, "__add__") or python_method(c, "__radd__") for c in classes)
+
+
+def overloaded_call(methods: Callable, args: tuple, call: Callable, *more: tuple) -> Optional[tuple]:
+    """``f(*args)`` for an operator whose ``methods`` (its entry in
+    :data:`OVERLOADS`) an operand's class defines in Python: ``call(method,
+    swapped, args, *more)`` for each method Python would call, with
+    ``args`` (and each of ``more``: their tangents) reversed for a
+    reflected one (``swapped``), until one gives a value, not
+    ``NotImplemented``. ``call`` returns the value first. ``None``: the
+    operator's rule applies."""
+    for method, swapped in methods(*args):
+        done = call(method, swapped, *([a[::-1] for a in (args, *more)] if swapped else (args, *more)))
+        if done[0] is not NotImplemented:
+            return done
+    return None
+
+
+def _method_pullback(method: Callable, swapped: bool, args: tuple) -> tuple[Any, Callable]:
+    """``J`` of an operator's method: its pullback gives the operands'
+    gradients in the operator's order (a reflected method, ``b.__radd__(a)``
+    for ``a + b``, takes them reversed)."""
+    y, back = J(method, *args)
+    if swapped:
+        return y, lambda dy: (None, *back(dy)[:0:-1])
+    return y, lambda dy: (None, *back(dy)[1:])
 
 
 def overload(f: Any) -> Optional[Callable]:
-    """``f``'s dispatch in :data:`OVERLOADS`, or ``None`` (``f``'s type is
+    """``f``'s methods in :data:`OVERLOADS`, or ``None`` (``f``'s type is
     checked first: any other callable may be unhashable)."""
     return OVERLOADS.get(f) if type(f) is types.BuiltinFunctionType or f is float else None
 
@@ -1762,15 +1803,28 @@ def _call_partial(f: functools.partial, args: tuple, kwargs: dict) -> tuple[Any,
 # Forward mode (see zygote_py.ad.forward)
 # --------------------------------------------------------------------------
 
-def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tuple[Any, Any]:
+def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any = None) -> tuple[Any, Any]:
     """``(f(*args, **kwargs), its tangent)`` for a callee known only at run
-    time, given the arguments' tangents (``None``: zero). The tangent is
-    concrete (a zero, not ``None``) for a float output."""
+    time, given the arguments' tangents (``None``: zero) and the callee's
+    own, ``df``: an object's whose class defines ``__call__`` in Python, or
+    a function's (a ``Tangent`` of its captured variables and default
+    values, as its gradient is). The tangent is concrete (a zero, not
+    ``None``) for a float output. An operator on an object whose class
+    defines it in Python (``__add__``...) pushes that method forward."""
     from .ad import pipeline, pushrules
     from .ad.analysis import is_differentiable_value
 
+    methods = overload(f) if args else None
+    if methods is not None:
+        done = overloaded_call(methods, args, _method_pushforward, dargs)
+        if done is not None:
+            return done
     if f in ITERATORS:
         return _push_iterator(f, args, kwargs, dargs)
+    if f is functools.partial and not all(map(is_zero_tangent, (*dargs, *dkwargs.values()))):
+        # a partial's tangent has the fields of its gradient (see rules.higher_order)
+        return f(*args, **kwargs), Tangent(("func", "args", "keywords"), func=dargs[0], args=tuple(dargs[1:]),
+                                           keywords={k: dkwargs.get(k) for k in kwargs})
     if f is call_with_cells and not all(map(is_zero_tangent, (*dargs, *dkwargs.values()))):
         g, shared, written, _, *rest = args
         return push_with_cells(g, shared, written, dargs[3], tuple(rest), kwargs, dargs[4:], dkwargs)
@@ -1778,7 +1832,7 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tupl
     if rule is not None:
         y = f(*args, **kwargs)
         return y, pushrules.call(rule, y, args, kwargs, dargs, dkwargs)
-    if registry.is_nondifferentiable(f) or all(map(is_zero_tangent, (*dargs, *dkwargs.values()))):
+    if registry.is_nondifferentiable(f) or all(map(is_zero_tangent, (df, *dargs, *dkwargs.values()))):
         y = f(*args, **kwargs)
         return y, zero_tangent(y)
     if type(f) is types.FunctionType and f.__module__ in _MACHINERY and (f in _PULLBACKS or registry.lookup(f) is None):
@@ -1790,6 +1844,21 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tupl
         )
     if registry.lookup(f) is not None:
         return push_by_adjoint(f, args, kwargs, dargs, dkwargs)
+    if type(f) is functools.partial:  # its tangent (made above) holds those of its arguments
+        return push(f.func, (*f.args, *args), {**f.keywords, **kwargs},
+                    (*(field(df, "args") or (None,) * len(f.args)), *dargs),
+                    {**(field(df, "keywords") or {}), **dkwargs}, field(df, "func"))
+    call = python_method(type(f), "__call__")
+    if call is not None:  # an object whose class defines __call__: its tangent is the object's
+        return push(call, (f, *args), kwargs, (df, *dargs), dkwargs)
+    if not is_zero_tangent(df):
+        if not (isinstance(f, types.FunctionType) and isinstance(df, Tangent)):
+            raise NoDerivativeRule(
+                f"forward mode: calling {registry.display_name(f)!r} with a tangent of its own "
+                f"(a {type(df).__name__}) is not supported",
+                hint="pass the differentiated values it holds to it as arguments, or use reverse mode "
+                "(zpy.gradient, zpy.jacobian)")
+        return pipeline.call_jvp_closure(f, df, args, kwargs, dargs, dkwargs)
     if isinstance(f, types.MethodType):
         return push(f.__func__, (f.__self__, *args), kwargs, (None, *dargs), dkwargs)
     if isinstance(f, types.FunctionType):
@@ -1805,9 +1874,6 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tupl
         y, dy = f.__new__(f), Tangent()
         push(f.__init__, (y, *args), kwargs, (dy, *dargs), dkwargs)
         return y, dy
-    if isinstance(f, functools.partial) and not is_differentiable_value((f.args, f.keywords)):
-        return push(f.func, (*f.args, *args), {**f.keywords, **kwargs}, (None,) * len(f.args) + tuple(dargs),
-                    dkwargs)
     if isinstance(f, types.BuiltinMethodType) and f.__self__ is not None and not isinstance(f.__self__, types.ModuleType):
         return push_method(f, f.__self__, f.__name__, None, args, dargs)
     raise NoDerivativeRule(
@@ -1815,6 +1881,46 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tupl
         hint="register one with @zpy.pushforward, or an adjoint rule with @zpy.adjoint, "
         "or use reverse mode (zpy.gradient, zpy.jacobian)",
     )
+
+
+def _method_pushforward(method: Callable, swapped: bool, args: tuple, dargs: tuple) -> tuple[Any, Any]:
+    return push(method, args, {}, dargs, {})
+
+
+def push_in_place(op: Callable, x: Any, v: Any, dx: Any, dv: Any) -> tuple[Any, Any]:
+    """``x op= v`` (``op``: ``operator.iadd`` and the like) and its tangent,
+    for an ``x`` of a kind the forward transform does not know: for a list
+    or an array, ``dx`` changes in place alongside, as the transform emits
+    it for one it knows (``dx += dv``; ``dx *= v; dx += x_old * dv``);
+    anything else by :func:`push`, which pushes forward a class's Python
+    method (``__iadd__``, or ``__add__`` as Python falls back) or a
+    number's rule."""
+    from .ad.pushrules import zero_operand
+    from .rules.mutation import unshared
+
+    if not isinstance(x, (list, np.ndarray)) or next(overload(op)(x, v), None) is not None:
+        return push(op, (x, v), {}, (dx, dv), {})
+    if op not in (operator.iadd, operator.isub, operator.imul, operator.itruediv):
+        raise NoDerivativeRule(f"forward mode: the in-place operator {op.__name__} on a {type(x).__name__}",
+                               hint="write y = y ** v (a new value) instead of y **= v")
+    dx = zero_operand(x) if dx is None else dx
+    if op in (operator.iadd, operator.isub):
+        y = op(x, v)
+        if dv is not None or isinstance(x, list):  # (a list grows by the zeros of its new items)
+            op(dx, zero_tangent(v) if dv is None else dv)
+        return y, dx
+    term = None if dv is None or op is not operator.imul else x * dv  # (before x changes)
+    operand = unshared(v, x)
+    y = op(x, v)
+    if op is operator.imul:
+        dx *= operand
+        if term is not None:
+            dx += term
+    else:  # x /= v: d(x / v) = (dx - (x / v) dv) / v
+        if dv is not None:
+            dx -= y * dv
+        dx /= operand
+    return y, dx
 
 
 def _push_iterator(f: Any, args: tuple, kwargs: dict, dargs: tuple) -> tuple[EagerIterator, EagerIterator]:
@@ -1868,16 +1974,23 @@ def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: 
     method = getattr(type(obj), name, None)
     if method is None or registry.lookup_pushforward(bound) or registry.lookup(bound) \
             or getattr(bound, "__self__", None) is not obj:
-        return push(bound, args, {}, dargs, {})  # (np.add.at: a rule of its own; a static or class method)
+        # (np.add.at: a rule of its own; a static or class method; a field holding a function or a
+        # callable object, whose tangent is the field's)
+        return push(bound, args, {}, dargs, {}, None if dobj is None else attribute_tangent(obj, name, dobj))
     return push(method, (obj, *args), {}, (dobj, *dargs), {})
+
+
+LINEAR_ATTRIBUTES = {"T", "mT", "real", "imag", "flat"}
+"""An array's attributes that are linear in it: their tangent is the same
+attribute of its tangent (a view of it, as the attribute is of the array)."""
 
 
 def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, ddefault: Any = None) -> Any:
     """The tangent of ``obj.name`` for the tangent ``dobj`` of ``obj``
     (``ddefault``, the tangent of the ``default`` of ``getattr``, where that
     is the value):
-    ``dobj.name`` for an array's or a number's ``T``, ``mT``, ``real``,
-    ``imag`` and for a field of a namedtuple or of an object (whose tangent
+    ``dobj.name`` for an array's or a number's :data:`LINEAR_ATTRIBUTES`,
+    and for a field of a namedtuple or of an object (whose tangent
     is a ``Tangent``); a property's getter pushed forward; zero for a
     class's constant and any other attribute of an array or a number.
     Anything else (a descriptor, ``__getattr__``) is refused."""
@@ -1894,7 +2007,7 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
     if dobj is None:
         return zero_tangent(y)
     if isinstance(obj, (np.ndarray, np.generic, int, float, complex)):
-        return getattr(dobj, name) if name in ("T", "mT", "real", "imag") else zero_tangent(y)
+        return getattr(dobj, name) if name in LINEAR_ATTRIBUTES else zero_tangent(y)
     if isinstance(obj, tuple) and name in getattr(obj, "_fields", ()):
         return dobj[obj._fields.index(name)]
     if isinstance(dobj, Tangent) and name in tangent.fields(obj):

@@ -86,10 +86,10 @@ def get(t: Tangent, name: str) -> Any:
 def fields(obj: Any) -> list[str]:
     """The fields of an object: a dataclass's fields, its ``__dict__``'s
     keys, the ``__slots__`` of its classes; a function's captured
-    variables; a tangent's own fields (in gradient code differentiated
+    variables and parameters with default values; a tangent's own fields (in gradient code differentiated
     again)."""
     if isinstance(obj, types.FunctionType):
-        return list(obj.__code__.co_freevars)
+        return [*obj.__code__.co_freevars, *_defaults(obj)]
     if isinstance(obj, Tangent):
         return list(obj._zpy_values)
     names = [f.name for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj) else []
@@ -113,7 +113,17 @@ def _same(a: Any, b: Any) -> bool:
 
 def value(obj: Any, name: str) -> Any:
     """The value of the field ``name`` of ``obj`` (a function's captured
-    variable's)."""
+    variable's or default value's)."""
     if isinstance(obj, types.FunctionType):
-        return obj.__closure__[obj.__code__.co_freevars.index(name)].cell_contents
+        if name in obj.__code__.co_freevars:
+            return obj.__closure__[obj.__code__.co_freevars.index(name)].cell_contents
+        return _defaults(obj)[name]
     return getattr(obj, name)
+
+
+def _defaults(fn: types.FunctionType) -> dict[str, Any]:
+    """A function's default values, by parameter name."""
+    code = fn.__code__
+    positional = code.co_varnames[:code.co_argcount]
+    defaults = fn.__defaults__ or ()
+    return {**dict(zip(positional[len(positional) - len(defaults):], defaults)), **(fn.__kwdefaults__ or {})}

@@ -93,7 +93,7 @@ ARRAY_VALUED = {
 their gradient is one too; every ufunc is another."""
 
 
-_LINEAR_VIEWS = {"T", "mT", "real", "imag"}
+_LINEAR_VIEWS = runtime.LINEAR_ATTRIBUTES - {"flat"}  # (an iterator over the items, not an array)
 """Attributes of an array that are arrays, linear in it."""
 
 
@@ -281,8 +281,8 @@ def is_number(x: Any) -> bool:
 def is_differentiable_value(x: Any) -> bool:
     """Whether a run-time value can carry a gradient: real or complex
     numbers other than int and bool, float arrays, and containers or objects
-    holding them; a function (a closure) whose captured variables hold
-    them."""
+    holding them; a function whose captured variables (a closure's) or
+    default values hold them."""
     return _differentiable(x, set())
 
 
@@ -301,10 +301,17 @@ def _differentiable(x: Any, seen: set[int]) -> bool:
         if id(x) in seen:  # a recursive nested function captures itself
             return False
         seen.add(id(x))
-        return any(_differentiable(cell_value(c), seen) for c in x.__closure__ or ())
+        return any(_differentiable(v, seen) for v in (*map(cell_value, x.__closure__ or ()),
+                                                      *(x.__defaults__ or ()), *(x.__kwdefaults__ or {}).values()))
     if isinstance(x, (types.BuiltinFunctionType, type, types.ModuleType)):
         return False
     return True
+
+
+def captures_differentiable(fn: types.FunctionType) -> bool:
+    """Whether a closure's captured variables hold values that carry a
+    gradient (its default values aside, which are its parameters')."""
+    return any(is_differentiable_value(cell_value(c)) for c in fn.__closure__ or ())
 
 
 def cell_value(cell: Any) -> Any:
@@ -447,9 +454,11 @@ def activity(
                         isinstance(cells.get(n), Var) and cells[n] in active
                         for n in free_names(s.args[0].value)
                     ) or any(isinstance(v, Var) and v in active for v in captures.get(s.var, ())) \
-                        or self_active and bool(free_names(s.args[0].value) & set(ir.freevars))
+                        or self_active and bool(free_names(s.args[0].value) & set(ir.freevars)) \
+                        or any(isinstance(v, Var) and v in active for v in _operands(s))  # (default values)
                 elif fn is not _MISSING and (
-                    registry.is_nondifferentiable(fn) or fn in (ops.load_global, ops.load_deref)
+                    registry.is_nondifferentiable(fn) and not member(fn, runtime.OVERLOADS)  # (~v: v.__invert__)
+                    or fn in (ops.load_global, ops.load_deref)
                 ):
                     on = False
                 else:
@@ -463,25 +472,6 @@ def activity(
             if p not in active and isinstance(v, Var) and v in active:
                 active.add(p)
                 changed = True
-    _refuse_differentiated_defaults(ir, facts)
-
-
-def _refuse_differentiated_defaults(ir: IR, facts: Facts) -> None:
-    """Refuse a nested function whose default argument value is
-    differentiated (``lambda t, k=a: t * k``): a call that leaves the
-    argument out reads it from the function's ``__defaults__``, where
-    neither transform sees it, and its gradient would be lost in silence."""
-    for b in ir.blocks.values():
-        for s in b.stmts:
-            if facts.callee(s) is ops.make_function and any(
-                isinstance(v, Var) and v in facts.active for v in [*s.args[1:], *(v for _, v in s.kwargs)]
-            ):
-                raise UnsupportedSyntax(
-                    "a nested function whose default argument value is differentiated",
-                    function=ir.name, filename=ir.filename, line=s.line,
-                    hint="pass the value at the call, or read it as a captured variable "
-                         "(lambda t: t * a) instead of a default (lambda t, k=a: t * k)",
-                )
 
 
 def read_without_gradient(ir: IR, v: Var, facts: Facts) -> bool:

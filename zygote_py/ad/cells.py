@@ -32,7 +32,7 @@ from ..errors import UnsupportedSyntax
 from ..frontend.lower import drop_needless_checks
 from ..ir import ops
 from ..ir.cfg import predecessors
-from ..ir.core import IR, Const, Return, Statement, Var
+from ..ir.core import IR, Const, Operand, Return, Statement, Var
 from ..ir.passes import remove_trivial_args, substitute
 from .. import runtime
 
@@ -52,6 +52,16 @@ def captured_names(node: Any) -> set[str]:
 def assigned_names(node: Any) -> set[str]:
     """The names a nested function declares ``nonlocal`` (and may assign)."""
     return {name for n in gast.walk(node) if isinstance(n, gast.Nonlocal) for name in n.names}
+
+
+def default_values(s: Statement) -> dict[str, Operand]:
+    """The default values of the nested function that ``s``
+    (``make_function(node, *defaults, **kwdefaults)``) makes, by parameter
+    name."""
+    args = s.args[0].value.args
+    positional = [a.id for a in (*args.posonlyargs, *args.args)]
+    defaults = s.args[1:]
+    return {**dict(zip(positional[len(positional) - len(defaults):], defaults)), **dict(s.kwargs)}
 
 
 def rebound_names(f: IR) -> set[str]:

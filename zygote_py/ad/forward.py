@@ -89,6 +89,9 @@ _PART_METHODS = {"get", "setdefault", "pop", "popitem", "__getitem__"}
 _HOLDERS = {ops.build_list, ops.build_tuple, ops.build_dict, ops.build_set, list, tuple, dict, set, sorted,
             copy_module.copy, *runtime.ITERATORS}
 """Callees whose result holds their operands, or their operands' items."""
+_DISPLAYS = {ops.build_list, ops.build_tuple, ops.build_dict, list, tuple, dict}
+"""Callees whose value is a built-in container, whose operators are not a
+class's Python methods."""
 _HOLDING_METHODS = {"append", "extend", "insert", "update", "setdefault", "__setitem__"}
 """Methods after which their object holds their arguments (or their items)."""
 
@@ -97,7 +100,6 @@ _POWERS = {operator.pow, operator.ipow, pow, np.power}
 constant exponent (inlined, without the general rule's edge cases)."""
 
 _SHAPE_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "__class__"}
-_LINEAR_ATTRIBUTES = {"T", "mT", "real", "imag"}
 
 _IN_PLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 _OTHER_IN_PLACE = {operator.ipow, operator.imatmul, operator.imod, operator.ifloordiv, operator.iand,
@@ -529,10 +531,14 @@ class _Forward:
         if fn in (ops.store_deref, ops.store_global):
             raise self.refuse("a nonlocal or global variable assigned a differentiated value", s.line,
                               "pass the value as an argument and return the result instead")
-        if member(fn, _OTHER_IN_PLACE) and s.args[0] not in self.facts.scalars:
+        if self._may_call_method(s, fn):  # v * 2.0, v[k] for an object v whose class may define them
+            out.append(copy)
+            self._push(s, None, copy, out)
+            return
+        if member(fn, _OTHER_IN_PLACE) and s.args[0] not in self.facts.scalars and self._known(s.args[0]):
             raise self.refuse("this in-place operator on an array", s.line,
                               "write y = y ** v (a new value) instead of y **= v")
-        if member(fn, _IN_PLACE) and not self._scalar(s.args[0]):
+        if member(fn, _IN_PLACE | _OTHER_IN_PLACE) and not self._scalar(s.args[0]):
             self._in_place(s, fn, copy, out)
             return
         if member(fn, _STORES):
@@ -601,11 +607,29 @@ class _Forward:
         dobj = self.tangent(obj)
         if name in _SHAPE_ATTRIBUTES or is_zero(dobj):
             self._set(s, ZERO, out)
-        elif name in _LINEAR_ATTRIBUTES and obj in self.facts.arrays:
+        elif name in runtime.LINEAR_ATTRIBUTES and obj in self.facts.arrays:
             self._set(s, self.emit(out, getattr, dobj, s.args[1], name=self._dname(s.var), line=s.line), out)
         else:
             self._set(s, self.emit(out, runtime.attribute_tangent, copy.args[0], s.args[1], dobj,
                                    name=self._dname(s.var), line=s.line), out)
+
+    def _may_call_method(self, s: Statement, fn: Any) -> bool:
+        """An operator that Python would dispatch to an operand's Python
+        method (``__mul__``, ``__getitem__``...: see ``runtime.OVERLOADS``),
+        as that operand's kind is not known (a number, an array, a tuple or
+        list of numbers, a display made here): ``runtime.push`` calls it."""
+        methods = runtime.overload(fn) if fn is not analysis._MISSING else None
+        if methods is None or member(fn, _IN_PLACE | _OTHER_IN_PLACE) and not self._scalar(s.args[0]):
+            return False  # (x += v on anything but a number: see _in_place)
+        operands = s.args[:1] if len(methods.names) == 1 else s.args  # (a unary one: its object's)
+        return not all(map(self._known, operands))
+
+    def _known(self, a: Operand) -> bool:
+        """A number, an array, a tuple or list of numbers, or a display made
+        here (of a built-in type, whose operators are not Python methods)."""
+        if not isinstance(a, Var) or a in self.facts.numeric or a in self.facts.arrays or a in self.facts.sequences:
+            return True
+        return a in self.defs and member(self.facts.callee(self.defs[a]), _DISPLAYS)
 
     def _scalar(self, op: Operand) -> bool:
         """A number (not a list of numbers, which ``facts.scalars`` has too)."""
@@ -648,6 +672,14 @@ class _Forward:
                 if not is_zero(self.tangent(s.var)) and isinstance(self.t[s.var], Var):
                     self._name(self.t[s.var], s.var)
                 return
+        self._push(s, rule, copy, out)
+
+    def _push(self, s: Statement, rule: Any, copy: Statement, out: list[Statement]) -> None:
+        """The call ``s`` (made by ``copy``, already in ``out``) and its
+        tangent at run time: by ``rule`` called after it (not inlined), or
+        without one, by ``runtime.push``, which makes the call, given the
+        callee's own tangent where it has one (an object whose class
+        defines ``__call__``, a closure)."""
         dargs = [self._arg_tangent(a, out, s.line) for a in s.args]
         dkw = [(k, self._arg_tangent(v, out, s.line)) for k, v in s.kwargs]
         if any(k is None for k, _ in s.kwargs):
@@ -662,7 +694,9 @@ class _Forward:
             self._set(s, d, out)
             return
         out.remove(copy)  # runtime.push makes the call
-        pair = self.emit(out, runtime.push, copy.callee, args_t, kw_t, dargs_t, dkw_t, line=s.line, pure=False)
+        dcallee = self.tangent(s.callee)
+        pair = self.emit(out, runtime.push, copy.callee, args_t, kw_t, dargs_t, dkw_t,
+                         *(() if is_zero(dcallee) else (dcallee,)), line=s.line, pure=False)
         out.append(Statement(copy.var, Const(operator.getitem), [pair, Const(0)], [], s.line))
         self._set(s, self.emit(out, operator.getitem, pair, Const(1), name=self._dname(s.var), line=s.line), out)
 
@@ -708,10 +742,19 @@ class _Forward:
     def _in_place(self, s: Statement, fn: Any, copy: Statement, out: list[Statement]) -> None:
         """``x += v`` on a value that may be an array or a list: the tangent
         changes in place alongside (``dx += dv``; ``dx *= v; dx += x_old *
-        dv``)."""
+        dv``). For a value of a kind not known here, ``runtime.push_in_place``
+        does the same, or calls the method of a class that defines the
+        operator."""
         x, v = s.args
         dx, dv = self.tangent(x), self.tangent(v)
         line = s.line
+        if not self._known(x):  # a list, an array, a number or an object defining the operator: at run time
+            pair = self.emit(out, runtime.push_in_place, Const(fn), self.sub(x), self.sub(v),
+                             Const(None) if is_zero(dx) else dx, Const(None) if is_zero(dv) else dv,
+                             line=line, pure=False)
+            out.append(Statement(copy.var, Const(operator.getitem), [pair, Const(0)], [], line))
+            self.t[s.var] = self.emit(out, operator.getitem, pair, Const(1), name=self._dname(s.var), line=line)
+            return
         if is_zero(dx):  # an object without a tangent yet, changed by an active value
             dx = self.emit(out, pushrules.zero_operand, self.sub(x), line=line)
         term = None

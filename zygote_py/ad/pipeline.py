@@ -36,7 +36,7 @@ from .. import runtime, tangent
 from ..rules import registry
 from ..tangent import Tangent
 from . import reverse
-from .analysis import Facts, cell_value, is_differentiable_value, is_float, kind, static_values
+from .analysis import Facts, captures_differentiable, cell_value, is_differentiable_value, is_float, kind, static_values
 
 
 def _without_gc(build: Callable) -> Callable:
@@ -522,7 +522,7 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
     :func:`construct` and ``mutation.call_changing``): the caller goes on
     with the changed object."""
     active, numeric = masks(fn, args, kwargs)
-    self_active = is_differentiable_value(fn)  # a closure whose captured variables are differentiated
+    self_active = captures_differentiable(fn)  # a closure whose captured variables are differentiated
     entry = compiled(fn, active, numeric, self_active, param_out, cells_out)
     out = None if param_out is None else entry.signature.names()[param_out]
     changed = [name for name in entry.changed_params if name != out]
@@ -611,7 +611,7 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
             return runtime.rule_vjp(rule, n), lambda w: (None, *w[:n]), True
     if isinstance(f, types.FunctionType) and not _calls_itself(f):
         active, numeric = masks(f, args, kwargs)
-        self_active = is_differentiable_value(f)
+        self_active = captures_differentiable(f)
         entry = compiled(f, active, numeric, self_active, param_out, cells_out)
         sig, keywords = entry.signature, list(kwargs)
         return entry.vjp_function(f), lambda w: (None, raw_cotangent(f, self_active, sig, len(args), keywords, w)), False
@@ -684,9 +684,11 @@ def raw_cotangent(fn: types.FunctionType, self_active: bool, sig: Signature, nar
             extra[k] = c
     if sig.kwarg:
         by_name[sig.kwarg] = extra
+    captured = {} if w[0] is None else tangent.entries(w[0])
+    for p in defaulted(fn, sig, nargs, keywords):  # (a default value's gradient is the function's own)
+        by_name[p] = captured.pop(p, None)
     raw = tuple(by_name.get(n) for n in sig.names())
     if self_active:
-        captured = {} if w[0] is None else tangent.entries(w[0])
         if not set(captured) <= set(fn.__code__.co_freevars):
             raise ZygoteError(f"a gradient for {fn.__qualname__} names no variable it captures: {w[0]!r}",
                               hint="this is a bug in zygote_py: please report it")
@@ -713,11 +715,28 @@ def call_cotangent(fn: types.FunctionType, self_active: bool, sig: Signature, na
                    raw: tuple) -> tuple:
     """The gradients the emitted pullback of a call of ``fn`` returns
     (``raw``: the closure's by name when ``self_active``, then one per
-    parameter) in ``J``'s convention: the callee's, then one per argument."""
+    parameter) in ``J``'s convention: the callee's, then one per argument.
+    The callee's holds those of its captured variables and of the default
+    values the call left its parameters (``lambda t, k=a: t * k``), by name."""
     dself = None
     if self_active:
         dself, raw = closure_gradient(fn, raw[0]), raw[1:]
+    if fn.__defaults__ or fn.__kwdefaults__:
+        by_name = dict(zip(sig.names(), raw))
+        left = {p: by_name[p] for p in defaulted(fn, sig, nargs, keywords) if by_name[p] is not None}
+        if left:
+            dself = Tangent(tangent.fields(fn), **({} if dself is None else tangent.entries(dself)), **left)
     return (dself, *call_grads(sig, nargs, keywords, raw))
+
+
+def defaulted(fn: types.FunctionType, sig: Signature, nargs: int, keywords: list[str]) -> list[str]:
+    """The parameters that a call of ``fn`` with ``nargs`` positional
+    arguments and ``keywords`` leaves to their default values."""
+    positional = sig.posonly + sig.args
+    first = max(nargs, len(positional) - len(fn.__defaults__ or ()))
+    kwdefaults = fn.__kwdefaults__ or {}
+    return [p for p in positional[first:] if p not in keywords] + \
+        [p for p in sig.kwonly if p in kwdefaults and p not in keywords]
 
 
 def closure_gradient(fn: types.FunctionType, grads: dict[str, Any]) -> Tangent:
@@ -728,7 +747,7 @@ def closure_gradient(fn: types.FunctionType, grads: dict[str, Any]) -> Tangent:
     for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
         if grads.get(name) is not None and cell_value(cell) is fn:
             grads = runtime.accum(grads, dict(tangent.values(grads.pop(name))))
-    return Tangent(fn.__code__.co_freevars, **grads)
+    return Tangent(tangent.fields(fn), **grads)
 
 
 def call_grads(sig: Signature, nargs: int, keywords: list[str], grads: tuple) -> list[Any]:
@@ -833,7 +852,7 @@ def compiled_jvp(fn: types.FunctionType, active: tuple, numeric: tuple, cells: t
 def call_jvp(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tuple[Any, Any]:
     """``(fn(*args, **kwargs), its tangent)`` for the arguments' tangents
     (``None``: zero)."""
-    if is_differentiable_value(fn):
+    if captures_differentiable(fn):
         raise UnsupportedSyntax(
             f"forward mode: {fn.__qualname__} captures differentiable values (a closure), whose tangents "
             "it cannot see", function=fn.__qualname__, filename=fn.__code__.co_filename,
@@ -860,6 +879,33 @@ def call_jvp_with_cells(fn: types.FunctionType, shared: tuple, dvalues: tuple, w
         fn(*args, **kwargs)  # the call is wrong: Python raises its TypeError
     y, dy = entry.function(fn)(*values, *tangents, *(d for d in dvalues if not runtime.is_zero_tangent(d)))
     return (y, dy) if written else ((y, ()), (dy, ()))
+
+
+def call_jvp_closure(fn: types.FunctionType, dfn: Tangent, args: tuple, kwargs: dict, dargs: tuple,
+                     dkwargs: dict) -> tuple[Any, Any]:
+    """For ``runtime.push``: ``(fn(*args, **kwargs), its tangent)`` for a
+    function whose captured variables and default values have the tangents
+    ``dfn`` (a ``Tangent`` by name, as its gradient is): the cells with a
+    tangent are handed to its pushforward as :func:`call_jvp_with_cells`
+    hands a nested function its caller's, the defaults' tangents are those
+    of the parameters the call leaves to them. A closure that assigns one (``nonlocal``) is
+    refused: the cell's tangent after the call would be lost."""
+    shared = tuple(n for n in fn.__code__.co_freevars if not runtime.is_zero_tangent(tangent.get(dfn, n)))
+    assigned = [n for b in primal_ir(fn).blocks.values() for s in b.stmts
+                if isinstance(s.callee, Const) and s.callee.value is ops.store_deref for n in [s.args[0].value]
+                if n in shared]
+    if assigned:
+        raise UnsupportedSyntax(
+            f"forward mode: {fn.__qualname__} assigns its captured variable {assigned[0]!r} (nonlocal), "
+            "which has a tangent", function=fn.__qualname__, filename=fn.__code__.co_filename,
+            line=fn.__code__.co_firstlineno,
+            hint="return the new value from it instead, or use reverse mode (zpy.gradient, zpy.jacobian)")
+    sig = primal_ir(fn).signature
+    left = {p: tangent.get(dfn, p) for p in defaulted(fn, sig, len(args), list(kwargs))}
+    dkwargs = {**{p: d for p, d in left.items() if not runtime.is_zero_tangent(d)}, **dkwargs}
+    (y, _), (dy, _) = call_jvp_with_cells(fn, shared, tuple(tangent.get(dfn, n) for n in shared), (), args,
+                                          kwargs, dargs, dkwargs)
+    return y, runtime.zero_tangent(y) if dy is None else dy
 
 
 def jvp_entry(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple,

@@ -825,7 +825,8 @@ class _Reverse:
                     continue
                 if fn is ops.make_function:
                     free = analysis.free_names(s.args[0].value)
-                    captured = {c: v for c, v in self.captured_values.get(s.var, {}).items()
+                    captured = {c: v for c, v in {**self.captured_values.get(s.var, {}),
+                                                  **cells.default_values(s)}.items()
                                 if isinstance(v, Var) and v in self.facts.active}
                     # the cells it shares with this function's own closure: their gradients are this one's
                     shared = sorted(free & set(self.f.freevars)) if self.self_active else []
@@ -887,7 +888,8 @@ class _Reverse:
     def _check_callable(self, s: Statement, fn: Any) -> None:
         """A callee known now that cannot be differentiated at run time is an
         error now, at the user's line."""
-        if fn is analysis._MISSING or fn is None or registry.lookup(fn) is not None:
+        if fn is analysis._MISSING or fn is None or registry.lookup(fn) is not None \
+                or passes.member(fn, runtime.OVERLOADS) and registry.is_nondifferentiable(fn):  # (~v: v.__invert__)
             return  # (a call of None, in a branch its test leaves: Python says how it fails, if it runs)
         if runtime.differentiable_callable(fn):
             return
@@ -1391,7 +1393,7 @@ class _Reverse:
         if kind == "self":
             _call(a, cur, runtime.accum_item, self.dself, Const(info[1]), dy)
             return cur
-        if kind == "closure":  # a closure's gradient: its captured variables'
+        if kind == "closure":  # a closure's gradient: its captured variables' and default values'
             for name, v in info[1].items():
                 g = _call(a, cur, runtime.field, dy, Const(name), pure=True)
                 self.maybe_adj.add(g)

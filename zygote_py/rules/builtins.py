@@ -11,7 +11,9 @@
   positional ``start`` is accepted (``sum(xs, start=s)`` is a ``TypeError``
   from the rule, which could not return its gradient), and only sums of
   numbers (or same-shape arrays) are covered, not concatenation of
-  sequences.
+  sequences. Objects whose class adds them in Python (``__add__``,
+  ``__radd__``) are summed as ``functools.reduce(operator.add, items,
+  start)``, whose rule differentiates those methods.
 - ``pow(base, exp)`` as ``base ** exp`` (see :mod:`.operators`); the
   three-argument form is modular integer arithmetic: no gradient. ``mod``
   must be positional.
@@ -49,12 +51,13 @@ other containers' constructors.
 """
 import copy
 import math
+import operator
 
 import numpy as np
 
 from zygote_py import runtime
 
-from . import operators
+from . import higher_order, operators
 from .registry import adjoint, array, nondifferentiable, pushforward, scalar
 
 nondifferentiable(
@@ -140,17 +143,28 @@ pushforward(min)(max_push)
 @adjoint(sum)
 def sum_(iterable, *start):
     items, first = runtime.take(iterable)
-    y = sum(items, *start)
+    # objects adding by their own Python methods: those are differentiated (each name assigned once, for
+    # the rule's own derivative)
+    by_parts = higher_order.reduce_(operator.add, items, *(start or (0,))) \
+        if runtime.adds_in_python(items, start) else None
+    y = sum(items, *start) if by_parts is None else by_parts[0]
 
     def back(dy):
-        grads = runtime.like_iterable(iterable, runtime.repeated(dy, len(items)), first)
-        return (grads, dy) if start else (grads,)
+        parts = None if by_parts is None else by_parts[1](dy)
+        grads = runtime.like_iterable(iterable, runtime.repeated(dy, len(items)) if parts is None else parts[1],
+                                      first)
+        dstart = dy if parts is None else parts[2]
+        return (grads, dstart) if start else (grads,)
     return y, back
 
 
 @pushforward(sum)
 def sum_push(y, iterable, *start, diterable, dstart):
     """The sum of the tangents of the items and ``start`` (``None`` for those without one)."""
+    if isinstance(iterable, (tuple, list, runtime.EagerIterator)) \
+            and runtime.adds_in_python(runtime.items_read(iterable, diterable), start):
+        return higher_order.reduce_push(y, operator.add, iterable, *(start or (0,)), diterable=diterable,
+                                        dinitial=dstart if start else (None,))
     dy = None
     for d in [*(() if diterable is None else diterable), *dstart]:
         if d is not None:
