@@ -123,13 +123,10 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     followed by its tangent (see :mod:`zygote_py.ad.forward`). The
     tangents passed in are left as they are: changes made in place to a
     primal are mirrored on copies of its tangent."""
-    primals, tangents = tuple(primals), copy.deepcopy(tuple(tangents))
+    primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ValueError(f"jvp: {len(primals)} primals and {len(tangents)} tangents")
-    for x, t in zip(primals, tangents):
-        if t is not None and np.shape(t) != np.shape(x):
-            raise BadTangent(f"jvp: a tangent of shape {np.shape(t)} for a primal of shape {np.shape(x)}",
-                             function=getattr(f, "__qualname__", None))
+    tangents = copy.deepcopy(tuple(None if t is None else _given_tangent(x, t, f) for x, t in zip(primals, tangents)))
     plain = f.__wrapped__ if isinstance(f, Differentiable) else f
     _NEST[0] += 1
     try:
@@ -146,6 +143,45 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         raise _too_deep(e, f) from None
     finally:
         _NEST[0] -= 1
+
+
+def _given_tangent(x: Any, t: Any, f: Callable) -> Any:
+    """``t``, a tangent given to :func:`jvp` for the primal ``x``, checked
+    to have its structure (the items of a tuple, list, namedtuple or dict
+    compared one by one) and the shape of each number or array in it; an
+    item without a tangent (``None``) becomes the zero tangent of its
+    primal's item, which the code may compute with. The tangent of a list
+    or dict is a plain one, whose methods are not a subclass's."""
+    if isinstance(x, (tuple, list)) and isinstance(t, (tuple, list)) or isinstance(x, dict) and isinstance(t, dict):
+        if len(t) != len(x) or isinstance(x, dict) and t.keys() != x.keys():
+            raise BadTangent(f"jvp: a tangent of {len(t)} items for a {type(x).__name__} of {len(x)}",
+                             function=getattr(f, "__qualname__", None))
+        if isinstance(x, dict):
+            return {k: _zero_or(x[k], t[k], f) for k in t}
+        items = [_zero_or(v, d, f) for v, d in zip(x, t)]  # (a list subclass's: a plain list, without its methods)
+        return type(t)(*items) if hasattr(t, "_fields") else tuple(items) if isinstance(t, tuple) else items
+    if isinstance(x, (numbers.Number, np.ndarray, np.generic)) or isinstance(t, (numbers.Number, np.ndarray, np.generic)):
+        try:
+            same = np.shape(t) == np.shape(x)
+        except ValueError:  # (a ragged sequence against an array)
+            same = False
+        if not same:
+            raise BadTangent(f"jvp: a tangent {_shape_of(t)} for a primal {_shape_of(x)}",
+                             function=getattr(f, "__qualname__", None))
+    return t
+
+
+def _zero_or(x: Any, t: Any, f: Callable) -> Any:
+    """The tangent ``t`` of an item ``x`` of a structure given to
+    :func:`jvp` (see :func:`_given_tangent`), a zero for ``None``."""
+    return runtime.zero_tangent(x) if t is None else _given_tangent(x, t, f)
+
+
+def _shape_of(v: Any) -> str:
+    try:
+        return f"of shape {np.shape(v)}"
+    except ValueError:
+        return f"of ragged shape (a {type(v).__name__} of {len(v)} items)"
 
 
 def _located(e: ZygoteError, f: Callable) -> ZygoteError:

@@ -245,8 +245,9 @@ _NO_GRADS = _NoGrads()
 
 def differentiable_callable(fn: Any) -> bool:
     """Whether :func:`J` can differentiate calls of ``fn`` with no rule:
-    Python functions and methods (by their source), and objects whose class
-    defines ``__call__`` in Python; not the operations the compiler lowers
+    Python functions and methods (by their source), objects whose class
+    defines ``__call__`` in Python, and subclasses of ``float`` and
+    ``complex`` made from a number (see :func:`number_subclass`); not the operations the compiler lowers
     Python's syntax to (:mod:`zygote_py.ir.ops`), which are differentiated
     by their rules or not at all."""
     if isinstance(fn, types.MethodType):
@@ -256,7 +257,8 @@ def differentiable_callable(fn: Any) -> bool:
     if type(fn) is functools.partial:  # J calls its function
         return registry.lookup(fn.func) is not None or registry.is_nondifferentiable(fn.func) or (
             differentiable_callable(fn.func))
-    if isinstance(fn, type) and (field_constructor(fn) is not None or python_init(fn)):
+    if isinstance(fn, type) and (field_constructor(fn) is not None or python_init(fn)
+                                 or number_subclass(fn, (0.0,), {})):
         return True
     call = getattr(type(fn), "__call__", None)
     return isinstance(call, types.FunctionType)
@@ -294,19 +296,23 @@ def changing_method(obj: Any, name: str) -> Optional[Callable]:
     return method if 0 in definite or 0 in in_place and isinstance(obj, np.ndarray) else None
 
 
-def setter(obj: Any, name: str) -> Optional[Callable]:
-    """The Python function that ``obj.name = value`` calls: a property's
-    setter; ``None`` for a plain attribute (a ``__slots__`` one too). A
-    descriptor of another kind whose ``__set__`` is Python code is refused:
-    what it stores where is not known."""
+def setter(obj: Any, name: str, value: Any) -> Optional[tuple[Callable, tuple]]:
+    """The Python function that ``obj.name = value`` calls, and its
+    arguments: the class's own ``__setattr__``, or a property's setter;
+    ``None`` for a plain attribute (a ``__slots__`` one too). A descriptor
+    of another kind whose ``__set__`` is Python code is refused: what it
+    stores where is not known."""
     if isinstance(obj, type):
         return None
+    custom = python_method(type(obj), "__setattr__")
+    if custom is not None:
+        return custom, (obj, name, value)
     found = _class_attribute(type(obj), name)
     if isinstance(found, property):
         if not isinstance(found.fset, types.FunctionType):
             raise NoDerivativeRule(f"assigning {type(obj).__name__}.{name}, a property whose setter is not Python "
                                    "code", hint="assign the attribute it stores instead")
-        return found.fset
+        return found.fset, (obj, value)
     if isinstance(getattr(type(found), "__set__", None), types.FunctionType):
         raise NoDerivativeRule(
             f"assigning {type(obj).__name__}.{name} through a descriptor ({type(found).__name__}.__set__)",
@@ -730,6 +736,9 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
         done = overloaded_call(methods, args, _method_pullback)
         if done is not None:
             return done
+    floats = float_operands(f, args)
+    if floats:
+        return _of_floats(f, args, kwargs, floats)
     rule = registry.lookup(f)
     if rule is not None:
         y, back = _apply(rule, f, args, kwargs)
@@ -760,6 +769,8 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
         return pipeline.construct(f, args, kwargs)
     if type(f) is functools.partial:
         return _call_partial(f, args, kwargs)
+    if number_subclass(f, args, kwargs):  # MyF(x): x, as a MyF
+        return f(*args), lambda dy: (None, dy)
     if type(f) is Pullback:  # a pullback called directly: the rule of call_pullback
         y, back = J(call_pullback, f, *args, **kwargs)
         return y, lambda dy: back(dy)[1:]
@@ -777,6 +788,40 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
             hint=f"register one with @zpy.adjoint({name}), or keep it out of the differentiated path",
         )
     return f(*args, **kwargs), _no_pullback
+
+
+def float_operands(f: Any, args: tuple) -> list[int]:
+    """The positions of ``args`` that ``f``, a function of :mod:`math` with
+    a rule, reads through their class's ``__float__`` written in Python:
+    ``math.sin(obj)`` is ``math.sin(float(obj))``, as Python calls it."""
+    if getattr(f, "__module__", None) != "math" or registry.lookup(f) is None:
+        return []
+    return [i for i, a in enumerate(args) if python_method(type(a), "__float__") is not None]
+
+
+def _of_floats(f: Any, args: tuple, kwargs: dict, floats: list[int]) -> tuple[Any, Callable]:
+    """:func:`J` of ``f`` applied to ``args``, those at the positions
+    ``floats`` (see :func:`float_operands`) by their ``float()``, whose
+    ``__float__`` is differentiated."""
+    converted = {i: J(float, args[i]) for i in floats}
+    y, back = J(f, *(converted[i][0] if i in converted else a for i, a in enumerate(args)), **kwargs)
+
+    def pullback(dy):
+        grads = back(dy)  # (indexed, not sliced: it may be the endless run of None)
+        out = [grads[k] for k in range(1 + len(args) + len(kwargs))]
+        for i, (_, float_back) in converted.items():
+            out[1 + i] = None if out[1 + i] is None else float_back(out[1 + i])[1]
+        return tuple(out)
+    return y, pullback
+
+
+def number_subclass(f: Any, args: tuple, kwargs: dict) -> bool:
+    """Whether ``f(*args, **kwargs)`` makes an instance of a subclass of
+    ``float`` or ``complex`` from one number, as the base class does (the
+    subclass's ``__new__`` and ``__init__`` are the base's): the number,
+    with its derivative."""
+    return isinstance(f, type) and issubclass(f, (float, complex)) and f.__new__ in (float.__new__, complex.__new__) \
+        and f.__init__ is object.__init__ and len(args) == 1 and not kwargs and isinstance(args[0], numbers.Number)
 
 
 def builtin_method(f: Any) -> Any:
@@ -1755,15 +1800,22 @@ def like_iterable(iterable: Any, grads: list, start: int = 0) -> Any:
 
 def check_iterated(iterable: Any) -> None:
     """Raise :class:`NoDerivativeRule` if ``iterable``'s items, which carry
-    derivatives, came from its ``__iter__`` written in Python: which of its
-    fields each came from is not known."""
+    derivatives, came from its ``__iter__`` written in Python (which of its
+    fields each came from is not known), or from its ``__getitem__`` written
+    in Python, read all at once (only a ``for`` loop indexes it, see
+    :func:`indexable`)."""
+    name = type(iterable).__name__
     if python_method(type(iterable), "__iter__") is not None:
-        name = type(iterable).__name__
         raise NoDerivativeRule(
             f"no rule for the derivatives of the items a {name} yields through its __iter__: which of its "
             "fields each came from is not known",
             hint=f"iterate over the list, tuple or array of {name} that holds them (for v in obj.items), or "
             f"give {name} __len__ and __getitem__")
+    if getattr(type(iterable), "__iter__", None) is None and python_method(type(iterable), "__getitem__") is not None:
+        raise NoDerivativeRule(
+            f"no rule for the derivatives of the items a {name} yields through its __getitem__ to unpacking, "
+            "list(), sum() and the like",
+            hint=f"loop over the {name} (for v in obj), which indexes it, or index it (obj[0], obj[1])")
 
 
 def iterator_gradient(dy: Any, iterator: EagerIterator) -> Any:
@@ -1819,6 +1871,10 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         done = overloaded_call(methods, args, _method_pushforward, dargs)
         if done is not None:
             return done
+    floats = float_operands(f, args)
+    if floats:  # math.sin(obj): math.sin(float(obj)), obj.__float__ pushed forward
+        pairs = [push(float, (a,), {}, (d,), {}) if i in floats else (a, d) for i, (a, d) in enumerate(zip(args, dargs))]
+        return push(f, tuple(p[0] for p in pairs), kwargs, tuple(p[1] for p in pairs), dkwargs)
     if f in ITERATORS:
         return _push_iterator(f, args, kwargs, dargs)
     if f is functools.partial and not all(map(is_zero_tangent, (*dargs, *dkwargs.values()))):
@@ -1876,6 +1932,9 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         return y, dy
     if isinstance(f, types.BuiltinMethodType) and f.__self__ is not None and not isinstance(f.__self__, types.ModuleType):
         return push_method(f, f.__self__, f.__name__, None, args, dargs)
+    if number_subclass(f, args, kwargs):  # MyF(x): x, as a MyF; its tangent a plain number, without MyF's operators
+        y = f(*args)
+        return y, (complex if isinstance(y, complex) else float)(dargs[0])
     raise NoDerivativeRule(
         f"forward mode: no pushforward for {registry.display_name(f)!r}",
         hint="register one with @zpy.pushforward, or an adjoint rule with @zpy.adjoint, "
@@ -2122,15 +2181,18 @@ def store_tangent(dtarget: Any, store: Callable, key: Any, dvalue: Any, value: A
     """``store(dtarget, key, dvalue)`` (``setitem`` or ``setattr``), the
     tangent of ``store(target, key, value)``; a value without a tangent,
     or one that an array of integers truncates, stores a zero. An object's
-    tangent, a ``Tangent``, is changed as its object is."""
+    tangent, a ``Tangent``, is changed as its object is. An item stored
+    through the class's own ``__setitem__`` (a ``dict`` subclass's too) is
+    refused: what that stores where is not known here."""
     if dvalue is None or isinstance(target, np.ndarray) and target.dtype.kind not in "fc":
         dvalue = 0 if isinstance(dtarget, np.ndarray) else zero_tangent(value)
-    if store is setattr and setter(target, key) is not None:
-        raise NoDerivativeRule(f"forward mode: assigning {type(target).__name__}.{key}, a property",
+    if store is setattr and setter(target, key, value) is not None:
+        raise NoDerivativeRule(f"forward mode: assigning {type(target).__name__}.{key}, a property or an "
+                               "attribute that the class's own __setattr__ stores",
                                hint="assign the attribute it stores, or use reverse mode (zpy.gradient)")
     if isinstance(dtarget, Tangent) and store is setattr:
         tangent.values(dtarget)[key] = dvalue
-    elif isinstance(dtarget, Tangent):
+    elif store is not setattr and (isinstance(dtarget, Tangent) or python_method(type(target), "__setitem__")):
         raise NoDerivativeRule(
             f"forward mode: an item stored into a {type(target).__name__}, whose class defines __setitem__",
             hint="call a method that stores it (obj.set(k, v)), or use reverse mode (zpy.gradient)",

@@ -15,6 +15,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .errors import NoDerivativeRule
+
 
 class Tangent:
     """The gradient of an object: ``g.a`` (or ``g["a"]``) is the gradient of
@@ -42,6 +44,16 @@ class Tangent:
 
     def __getitem__(self, name: str) -> Any:
         return self._zpy_values[name]
+
+    def __iter__(self) -> Any:
+        # (a Tangent is iterated where forward mode iterates its object in
+        # step; iter() would otherwise fall back to __getitem__(0): KeyError)
+        raise NoDerivativeRule(
+            "forward mode: the items an object yields through its class's own __iter__ or __getitem__ "
+            "(a, b = obj, for v in obj, list(obj), sum(obj)...): which of its fields each came from is not known",
+            hint="iterate over the list, tuple or array of the object that holds them (for v in obj.items), "
+            "index the object (obj[0], obj[1]), or use reverse mode (zpy.gradient), which differentiates a "
+            "for loop over an object with __len__ and __getitem__")
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a Tangent is immutable")

@@ -1105,3 +1105,301 @@ def counts_positive_items(x):
 
 def test_an_object_with_only_iter_whose_items_get_no_gradient_is_fine():
     assert assert_gradient(counts_positive_items, 0.7) == (3.0,)
+
+
+# the items of an object that iterates itself, in both modes ---------------------------
+
+
+def unpacks_an_object_with_only_iter(x):
+    a, b = Twins(x, 2.0)  # (reverse mode gave 0.0, in silence; forward mode a KeyError)
+    return a * b
+
+
+def starred_unpacking_of_an_object_with_only_iter(x):
+    a, *b = Twins(x, 2.0)
+    return a * b[0]
+
+
+def sums_an_object_with_only_iter(x):
+    return sum(Twins(x, 2.0))
+
+
+def unpacks_a_sequence_object(x):
+    a, b = Row([x, 2.0])  # (reverse mode gave 0.0, in silence)
+    return a * b
+
+
+def sums_a_sequence_object(x):
+    return sum(Row([x, 2.0]))
+
+
+def list_of_a_sequence_object(x):
+    return list(Row([x, 2.0]))[0] * 3.0
+
+
+ITERATED_OBJECTS = [unpacks_an_object_with_only_iter, starred_unpacking_of_an_object_with_only_iter,
+                    sums_an_object_with_only_iter, list_of_an_object_with_only_iter, loop_over_an_object_with_only_iter]
+READ_SEQUENCE_OBJECTS = [unpacks_a_sequence_object, sums_a_sequence_object, list_of_a_sequence_object]
+
+
+@pytest.mark.parametrize("f", ITERATED_OBJECTS + READ_SEQUENCE_OBJECTS, ids=lambda f: f.__name__)
+def test_the_items_an_object_yields_itself_are_refused_in_forward_mode(f):
+    with pytest.raises(NoDerivativeRule, match="items an object yields through its class's own __iter__ or "
+                                               "__getitem__") as e:
+        zpy.jvp(f, (0.7,), (1.0,))
+    assert e.value.function == f.__name__ and f.__code__.co_firstlineno < e.value.line <= f.__code__.co_firstlineno + 2
+
+
+@pytest.mark.parametrize("f", ITERATED_OBJECTS[:3], ids=lambda f: f.__name__)
+def test_unpacking_or_summing_what_an_objects_own_iter_yields_is_refused(f):
+    with pytest.raises(NoDerivativeRule, match="items a Twins yields through its __iter__") as e:
+        zpy.gradient(f, 0.7)
+    assert f"function '{f.__name__}'" in str(e.value)
+
+
+@pytest.mark.parametrize("f", READ_SEQUENCE_OBJECTS, ids=lambda f: f.__name__)
+def test_a_sequence_object_read_all_at_once_is_refused_in_reverse_mode(f):
+    # (a for loop over it indexes it, and is differentiated: see above)
+    with pytest.raises(NoDerivativeRule, match="items a Row yields through its __getitem__") as e:
+        zpy.gradient(f, 0.7)
+    assert f"function '{f.__name__}'" in str(e.value)
+
+
+def unpacks_an_array(x):
+    a, *b = x
+    return a[0] * b[0][1]
+
+
+def test_unpacking_an_array_gives_it_an_array_gradient():
+    g, = zpy.gradient(unpacks_an_array, np.array([[0.3, -1.2], [0.8, 2.0]]))
+    assert isinstance(g, np.ndarray) and g.tolist() == [[2.0, 0.0], [0.0, 0.3]]
+
+
+# a math function of an object with __float__ ------------------------------------------
+
+
+class Floating:
+    def __init__(self, v):
+        self.v = v
+
+    def __float__(self):
+        return self.v * self.v
+
+
+def sin_of_an_object(x):
+    return math.sin(Floating(x))  # (math.sin(float(obj)): forward mode crashed, reverse mode gave 0.0)
+
+
+def fabs_of_an_object(x):
+    return math.fabs(Floating(x)) + math.sqrt(Floating(x)) * math.exp(Floating(x))
+
+
+def atan2_of_an_object_and_a_number(x):
+    return math.atan2(Floating(x), x) + math.pow(Floating(x), 2.5)
+
+
+@pytest.mark.parametrize("f", [sin_of_an_object, fabs_of_an_object, atan2_of_an_object_and_a_number],
+                         ids=lambda f: f.__name__)
+def test_a_math_function_of_an_object_reads_it_through_its_float(f):
+    assert_jvp_structural(f, 0.7)
+    assert assert_structural(f, -0.4)[0] == pytest.approx(fd(f, -0.4), rel=1e-6)
+
+
+# an array NumPy makes through a class's __array__ -------------------------------------
+
+
+class ArrayLike:
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, dtype=None, copy=None):
+        return np.array([self.a, 2.0])
+
+
+def asarray_of_an_object(x):
+    return float(np.sum(np.asarray(ArrayLike(x)) ** 2))
+
+
+def array_of_an_object(x):
+    return float(np.sum(np.array(ArrayLike(x)) * x))
+
+
+@pytest.mark.parametrize("mode", ["jvp", "gradient"])
+@pytest.mark.parametrize("f", [asarray_of_an_object, array_of_an_object], ids=lambda f: f.__name__)
+def test_an_array_made_through_a_classs_own_array_method_is_refused(f, mode):
+    with pytest.raises(NoDerivativeRule, match="the array NumPy makes of a ArrayLike through its __array__") as e:
+        zpy.jvp(f, (0.7,), (1.0,)) if mode == "jvp" else zpy.gradient(f, 0.7)
+    assert f"function '{f.__name__}'" in str(e.value) and f"line {f.__code__.co_firstlineno + 1}" in str(e.value)
+
+
+# list and dict subclasses with methods of their own -----------------------------------
+
+
+class DoublingDict(dict):
+    def __setitem__(self, k, v):
+        dict.__setitem__(self, k, 2.0 * v)
+
+
+class DoublingList(list):
+    def __setitem__(self, k, v):
+        list.__setitem__(self, k, 2.0 * v)
+
+
+def stores_into_a_dict_subclass(x):
+    d = DoublingDict()
+    d["a"] = x  # (forward mode gave 1.0, in silence)
+    return d["a"]
+
+
+def stores_into_a_list_subclass(x):
+    t = DoublingList([0.0])
+    t[0] = x
+    return t[0]
+
+
+@pytest.mark.parametrize("f", [stores_into_a_dict_subclass, stores_into_a_list_subclass], ids=lambda f: f.__name__)
+def test_an_item_stored_by_a_list_or_dict_subclasss_own_setitem_is_refused(f):
+    with pytest.raises(NoDerivativeRule, match="whose class defines __setitem__") as e:
+        zpy.jvp(f, (0.7,), (1.0,))
+    assert f"function '{f.__name__}'" in str(e.value) and f"line {f.__code__.co_firstlineno + 2}" in str(e.value)
+    with pytest.raises(NoDerivativeRule):
+        zpy.gradient(f, 0.7)
+
+
+class TriplingList(list):
+    def append(self, v):
+        list.append(self, v * 3.0)
+
+    def extend(self, vs):
+        list.extend(self, [v * 3.0 for v in vs])
+
+    def insert(self, i, v):
+        list.insert(self, i, v * 3.0)
+
+
+class TriplingDict(dict):
+    def update(self, other):
+        dict.update(self, {k: v * 3.0 for k, v in other.items()})
+
+    def setdefault(self, k, v):
+        return dict.setdefault(self, k, v * 3.0)
+
+
+def appends_to_a_list_subclass(x):
+    t = TriplingList()
+    t.append(x)  # (forward mode: an IndexError below)
+    t.append(2.0)
+    return t[0] * sum(t)  # (forward mode gave 0.0 for sum(t), in silence)
+
+
+def extends_and_inserts_into_a_list_subclass(x):
+    t = TriplingList([1.0])
+    t.extend([x, 2.0])
+    t.insert(0, x * x)
+    return t[0] * t[2] + t[3]
+
+
+def updates_a_dict_subclass(x):
+    d = TriplingDict()
+    d.update({"a": x})
+    return d["a"] * d.setdefault("b", x * x)
+
+
+def appends_to_an_empty_list_in_a_function(x):
+    t = []
+    _append_tripled(t, x)  # (the empty list had no tangent in the call)
+    d = {}
+    _store_tripled(d, t[0])
+    return d["a"]
+
+
+def _append_tripled(t, v):
+    t.append(v * 3.0)
+
+
+def _store_tripled(d, v):
+    d["a"] = v * 3.0
+
+
+def appends_its_item_to_a_list_subclass(t):
+    t.append(t[0])
+    return t[1] * t[0]
+
+
+@pytest.mark.parametrize("f", [appends_to_a_list_subclass, extends_and_inserts_into_a_list_subclass,
+                               updates_a_dict_subclass, appends_to_an_empty_list_in_a_function],
+                         ids=lambda f: f.__name__)
+def test_a_list_or_dict_subclasss_own_methods_in_forward_mode(f):
+    for x in (0.7, -1.3):
+        assert zpy.jvp(f, (x,), (1.0,)) == (f(x), pytest.approx(fd(f, x), rel=1e-6))
+
+
+def test_a_list_subclass_argument_and_its_tangent_of_that_subclass():
+    # the tangent, a TriplingList, is used as a plain list: copying it with
+    # its own append tripled its items, and its methods ran on the tangent
+    y, dy = zpy.jvp(appends_its_item_to_a_list_subclass, (TriplingList([0.7]),), (TriplingList([1.0]),))
+    assert (y, dy) == (pytest.approx(3 * 0.7 * 0.7), pytest.approx(6 * 0.7))
+
+
+# a None item of a tangent given to jvp; a ragged list of arrays ------------------------
+
+
+def unpacks_a_pair(p):
+    a, b = p
+    return a * b
+
+
+def appends_then_multiplies(t):
+    t.append(1.0)
+    return t[0] * t[1]
+
+
+def rewrites_an_item(t):
+    t[1] = t[1] * 2.0
+    return t[0] * t[1]
+
+
+def product_of_ragged_arrays(arrs):
+    return float(arrs[0][0] * arrs[1][0] + arrs[0][1])
+
+
+@pytest.mark.parametrize("f, x, dx, want", [
+    (unpacks_a_pair, Point(0.7, 1.3), Point(1.0, None), 1.3),
+    (unpacks_a_pair, [0.7, 1.3], [1.0, None], 1.3),
+    (unpacks_a_pair, (0.7, 1.3), (None, 1.0), 0.7),
+    (appends_then_multiplies, [0.7, 1.3], [None, 1.0], 0.7),
+    (rewrites_an_item, [0.7, 1.3], [1.0, None], 2.6),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_none_item_of_a_tangent_given_to_jvp_is_no_tangent(f, x, dx, want):
+    assert zpy.jvp(f, (copy.deepcopy(x),), (dx,)) == (f(copy.deepcopy(x)), pytest.approx(want))
+
+
+def test_a_ragged_list_of_arrays_given_to_jvp():
+    arrs = [np.array([0.7, 1.3]), np.array([2.0])]
+    assert zpy.jvp(product_of_ragged_arrays, (arrs,), ([np.array([1.0, 0.0]), np.array([0.5])],))[1] == \
+        pytest.approx(2.0 + 0.35)
+    with pytest.raises(zpy.BadTangent, match=r"a tangent of shape \(1,\) for a primal of shape \(2,\)"):
+        zpy.jvp(product_of_ragged_arrays, (arrs,), ([np.array([1.0]), np.array([0.5])],))
+    with pytest.raises(zpy.BadTangent, match="a tangent of 1 items for a list of 2"):
+        zpy.jvp(product_of_ragged_arrays, (arrs,), ([np.array([1.0, 0.0])],))
+
+
+# a float subclass made in the function ------------------------------------------------
+
+
+class AddsTwice(float):
+    def __add__(self, o):
+        return AddsTwice(float(self) + 2.0 * float(o))
+
+
+def adds_to_a_float_subclass(y):
+    return float(AddsTwice(1.0) + y) * y  # (forward mode: no pushforward for AddsTwice)
+
+
+def makes_a_float_subclass(y):
+    return float(AddsTwice(y * y) + 3.0)
+
+
+@pytest.mark.parametrize("f", [adds_to_a_float_subclass, makes_a_float_subclass], ids=lambda f: f.__name__)
+def test_a_float_subclass_made_from_a_differentiated_number(f):
+    assert_jvp_structural(f, 0.7)

@@ -68,8 +68,9 @@ def kind(x: Any) -> int:
         return 0  # an object array, a subclass: nothing assumed
     if is_number(x):
         return NUMBER
-    if isinstance(x, (tuple, list)) and x and all(is_number(v) and not isinstance(v, np.ndarray) for v in x):
-        return SEQUENCE
+    if isinstance(x, (tuple, list)) and x and all(is_number(v) and not isinstance(v, np.ndarray) for v in x) \
+            and not any(runtime.python_method(type(x), m) for m in ("__getitem__", "__iter__")):
+        return SEQUENCE  # (not a subclass that reads its items in Python)
     return 0
 
 
@@ -164,10 +165,13 @@ def _slice(key: Operand, slices: set) -> bool:
 
 
 def may_overload(s: Statement, facts: Facts, known: Callable[[Var], bool]) -> bool:
-    """An operator (``v * 2.0``, ``a @ b``) with an operand not ``known``
-    to be a number or an array: that operand may be an object whose class
-    defines the operator in Python, and the value anything."""
-    return member(facts.callee(s), runtime.OVERLOADS) and not all(
+    """An operator (``v * 2.0``, ``a @ b``), or a function of :mod:`math`
+    (``math.atan2(v, x)``, which reads ``float(v)``), with an operand not
+    ``known`` to be a number or an array: that operand may be an object
+    whose class defines the operator or ``__float__`` in Python, and the
+    value anything."""
+    fn = facts.callee(s)
+    return (member(fn, runtime.OVERLOADS) or is_math_function(fn)) and not all(
         known(v) if isinstance(v, Var) else isinstance(v.value, (int, float, complex)) for v in _operands(s)
     )
 

@@ -655,6 +655,8 @@ class _Forward:
                 self._set(s, ZERO, out)
                 return
             rule = operators.pow_constant_push
+        if rule is not None and analysis.is_math_function(fn) and s.var not in self.facts.numeric:
+            rule = None  # math.sin(obj): at run time, by obj's __float__ where its class defines it (see runtime.push)
         if rule is not None:
             r = pushrules.push_ir(rule)
             bound = None if r is None else pushrules.bind(r, copy.args, copy.kwargs)

@@ -144,7 +144,11 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     b, s, (root, op, args, pair) = found
     fresh = _is_fresh(f, root, defs, callee, made, b, s)
     same = _object_of(f, root, defs, callee)
-    if b.handler is not None and _may_raise_after(f, b, s) and _read_from_handler(f, b, same):
+    # (a change that runs the user's code, a function changing its argument, may raise having made part of it:
+    # an `except` would go on with the part made; a `with` whose __exit__ swallowed it too, which is rare)
+    if b.handler is not None and (_may_raise_after(f, b, s) or member(op, mut.CHANGE_THEIR_FIRST)
+                                  and not _exits_a_with(f.blocks[b.handler.target], callee)) \
+            and _read_from_handler(f, b, same):
         raise _in_a_try(f, root, where, s.line)
     held, items, kept = _held_after(f, same, root, b, s, defs, callee, facts)
     if _keeps_length(op, args, defs, callee, arrays) and _over_the_object(
@@ -173,8 +177,10 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
             raise _not_fresh(f, root, where, s.line)
         def mutable(v: Var) -> bool:
             return v not in facts.scalars or v in facts.sequences
-        other = next((v for v in sorted(_placed(f, part[0], part[1], defs, callee, set()) - same, key=lambda v: v.id)
-                      if mutable(v) and _read_after(f, v, b, s)), None)
+        placed = {v for v in _placed(f, part[0], part[1], defs, callee, set()) - same if mutable(v)}
+        # (and what those were read from: o = [p[0]]; o[0][0] = x; p[0][0] reads p)
+        placed |= {h for v in placed for h in _read_from(f, v, defs, callee)} - same - {part[0]}
+        other = next((v for v in sorted(placed, key=lambda v: v.id) if _read_after(f, v, b, s)), None)
         if other is None and _read_after(f, part[0], b, s) and _twice(f, part[0], defs, callee, mutable, set()):
             other = part[0]  # (l = [a, a]; l[0][0] = x; l[1][0])
         if other is not None:
@@ -238,21 +244,23 @@ def _incoming(f: IR) -> dict[Var, list]:
 
 
 def _late_method_reads(f: IR, callee: Callable) -> None:
-    """``v.append(v.pop(0))`` reads ``v.append`` before the argument
-    changes ``v``: the read moves to just before its call, so that it reads
-    the changed version (the same object: the same method)."""
+    """``v.append(v.pop(0))`` (``r.put(r.get())``; ``g = c.get``, a change
+    of ``c``, then ``g()``) reads ``v.append`` before a change of ``v``:
+    the read moves to just before its call, so that it reads the changed
+    version (the same object: the same method). (Its object, defined
+    before it, is defined before its call.)"""
     uses = use_counts(f)
+    reads = {st.var: (b, st) for b in f.blocks.values() for st in b.stmts
+             if callee(st) is getattr and len(st.args) == 2 and isinstance(st.args[1], Const)
+             and uses.get(st.var) == 1}
     for b in f.blocks.values():
-        at = {st.var: i for i, st in enumerate(b.stmts)}
         for st in list(b.stmts):
-            m = st.callee
-            if isinstance(m, Var) and m in at and uses.get(m) == 1:
-                read = b.stmts[at[m]]
-                if callee(read) is getattr and len(read.args) == 2 and isinstance(read.args[1], Const) \
-                        and read.args[1].value in _METHODS and b.stmts.index(st) != b.stmts.index(read) + 1:
-                    b.stmts.remove(read)
-                    b.stmts.insert(b.stmts.index(st), read)
-                    at = {x.var: i for i, x in enumerate(b.stmts)}
+            if isinstance(st.callee, Var) and st.callee in reads:
+                home, read = reads.pop(st.callee)
+                if home is b and b.stmts.index(st) == b.stmts.index(read) + 1:
+                    continue
+                home.stmts.remove(read)
+                b.stmts.insert(b.stmts.index(st), read)
 
 
 def _part_of(f: IR, v: Var, defs: dict, callee: Callable, where: Block, change: Statement) -> Optional[tuple]:
@@ -344,6 +352,22 @@ def _placed(f: IR, parent: Var, key: Optional[Operand], defs: dict, callee: Call
         if p in defs and member(callee(defs[p][1]), _HOLDS_THE_ITEMS) and defs[p][1].args \
                 and isinstance(defs[p][1].args[0], Var):
             out |= _placed(f, defs[p][1].args[0], None, defs, callee, seen)
+    return out
+
+
+def _read_from(f: IR, v: Var, defs: dict, callee: Callable) -> set[Var]:
+    """The objects ``v`` was read from as a part (``p[0]``, ``h.inner``,
+    ``a[:1]``, a loop variable over ``p``) and those they were read from,
+    which hold it: a change of ``v`` is a change of what they hold."""
+    out: set[Var] = set()
+    todo = [v]
+    while todo:
+        for w in _same_object(f, todo.pop(), defs, callee):
+            st = defs[w][1] if w in defs else None
+            if st is not None and callee(st) in (operator.getitem, getattr, ops.iternext, iter) and st.args \
+                    and isinstance(st.args[0], Var) and st.args[0] not in out:
+                out.add(st.args[0])
+                todo.append(st.args[0])
     return out
 
 
@@ -1115,6 +1139,12 @@ def _read_after(f: IR, v: Var, block: Block, change: Statement) -> bool:
                 or any(v in j.args for j in b.jumps()):
             return True
     return False
+
+
+def _exits_a_with(handler: Block, callee: Callable) -> bool:
+    """Whether ``handler`` is a ``with`` block's (which reads the
+    exception's ``__traceback__`` for ``__exit__``), not an ``except``."""
+    return any(callee(st) is getattr and _is_const(st.args[1], "__traceback__") for st in handler.stmts)
 
 
 def _may_raise_after(f: IR, block: Block, change: Statement) -> bool:

@@ -911,11 +911,14 @@ def call_jvp_closure(fn: types.FunctionType, dfn: Tangent, args: tuple, kwargs: 
 def jvp_entry(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple,
               dkwargs: dict, cells: tuple = ((), (), ())) -> tuple[CompiledJvp, list, list]:
     """The compiled pushforward for this call, the parameters' values, and
-    the tangents it takes (those of the differentiated parameters)."""
+    the tangents it takes (those of the differentiated parameters: with a
+    value that can carry one, or a list or dict with its tangent, which
+    the call may fill with differentiated values)."""
     sig = primal_ir(fn).signature
     values = param_values(sig, fn, args, kwargs)
     tangents = _tangent_values(sig, dargs, dkwargs)
     active = tuple(t is not _GONE and not runtime.is_zero_tangent(t) and v is not _GONE
-                   and is_differentiable_value(v) for v, t in zip(values, tangents))
+                   and (is_differentiable_value(v) or any(isinstance(v, c) and isinstance(t, c) for c in (list, dict)))
+                   for v, t in zip(values, tangents))
     entry = compiled_jvp(fn, active, tuple(0 if v is _GONE else kind(v) for v in values), cells)
     return entry, values, [t for t, on in zip(tangents, active) if on]

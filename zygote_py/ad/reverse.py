@@ -636,11 +636,29 @@ class _Reverse:
         — a parameter never reassigned, or a single store that comes before
         every read and every nested function that reads it — is that value: its reads become the value itself, so
         gradients flow through them as through any SSA value. The store
-        stays, for the nested function."""
+        stays, for the nested function. Not a store in a loop that a nested
+        function made in the loop and kept (stored, returned: ``fs.append(
+        lambda: v)``) outlives: that function reads the cell when called,
+        when a later pass of the loop may have stored another value."""
         f = self.f
-        from ..ir.cfg import dominates, dominators
+        from ..ir.cfg import dominates, dominators, successors
 
         idom = dominators(f)
+        after = successors(f)
+
+        def runs_again(sb: int, si: int, lb: int, li: int) -> bool:
+            """Whether the store at ``(sb, si)`` may run after ``(lb, li)``."""
+            if sb == lb and si > li:
+                return True
+            seen, work = set(), list(after[lb])
+            while work:
+                bid = work.pop()
+                if bid == sb:
+                    return True
+                if bid not in seen:
+                    seen.add(bid)
+                    work += after[bid]
+            return False
         params = dict(zip(f.signature.names(), f.entry.args))
         stores: dict[str, list[tuple[int, int, Statement]]] = {}
         loads: dict[str, list[tuple[int, int, Statement]]] = {}
@@ -654,6 +672,7 @@ class _Reverse:
                 elif fn is ops.make_function:  # the nested function reads the cell: as a load, where it is made
                     for c in analysis.free_names(st.args[0].value) & set(f.cellvars):
                         loads.setdefault(c, []).append((bid, i, st))
+        kept = _kept_values(f)
         values: dict[str, Operand] = {}
         self.rebound_inside = cells.rebound_names(f)
         for c in f.cellvars:
@@ -667,7 +686,8 @@ class _Reverse:
                 if all(
                     (lb == sb and li > si) or (lb != sb and lb in idom and sb in idom and dominates(idom, sb, lb))
                     for lb, li, _ in loads.get(c, [])
-                ):
+                ) and not any(ld.callee.value is ops.make_function and ld.var in kept and runs_again(sb, si, lb, li)
+                              for lb, li, ld in loads.get(c, [])):
                     values[c] = st.args[1]
         env = {}
         for c, v in values.items():
@@ -1547,6 +1567,28 @@ def _stack_calls(ir: IR) -> tuple[dict[str, list[Statement]], dict[Var, str]]:
             if s.callee in reads:
                 calls.setdefault(reads[s.callee], []).append(s)
     return calls, reads
+
+
+_KEEPING_METHODS = {"append", "insert", "extend", "setdefault", "update", "__setitem__"}
+
+
+def _kept_values(f: IR) -> set[Var]:
+    """The values ``f`` keeps beyond the statement that uses them: stored
+    into a display, an item, an attribute, a list or dict by its method, a
+    cell or a global; returned; passed to a later block (a call's argument
+    is not kept: ``map(lambda v: v * k, xs)``)."""
+    methods = {st.var for b in f.blocks.values() for st in b.stmts
+               if isinstance(st.callee, Const) and st.callee.value is getattr and len(st.args) == 2
+               and isinstance(st.args[1], Const) and st.args[1].value in _KEEPING_METHODS}
+    holders = (ops.build_list, ops.build_tuple, ops.build_dict, ops.build_set, operator.setitem, setattr,
+               ops.store_deref, ops.store_global)
+    kept: set[Var] = set()
+    for b in f.blocks.values():
+        for st in b.stmts:
+            if isinstance(st.callee, Const) and st.callee.value in holders or st.callee in methods:
+                kept.update(a for a in st.operands() if isinstance(a, Var))
+        kept.update(a for a in b.term_operands() + [a for j in b.jumps() for a in j.args] if isinstance(a, Var))
+    return kept
 
 
 def _add_in_place(a: IR, sums: set[Var]) -> None:

@@ -328,8 +328,10 @@ def call_method_(obj, name, *args):
 
     def back(dy):
         dobj, dvalue = (None, None) if dy is None else dy
-        grads = runtime.call_pullback(pullback, dvalue)  # (the bound method's: its object's, the arguments')
-        return (runtime.accum(dobj, grads[0]), None, *grads[1:1 + len(args)])
+        # (the bound method's, its object's; or a field's, a function or a callable object; the arguments')
+        grads = runtime.call_pullback(pullback, dvalue)
+        dfield = None if grads[0] is None else runtime.attribute_gradient(obj, name, grads[0])
+        return (runtime.accum(dobj, dfield), None, *grads[1:1 + len(args)])
     return (obj, value), back
 
 
@@ -395,12 +397,17 @@ def write_back_(obj, key, part):
     reaches = mutation.reached(obj, key, part)
     y = mutation.write_back(obj, key, part)
     # (the store's pullback, taken now: obj[key] is part, so storing it again changes nothing, which it might
-    # when the gradient is taken, after the program put another object there)
-    stored = mutation.store_item_(obj, key, part)[1] if reaches else None
+    # when the gradient is taken, after the program put another object there; a tuple's item is part itself)
+    stored = mutation.store_item_(obj, key, part)[1] if reaches and not isinstance(obj, tuple) else None
 
     def back(dy):
         if not reaches:
             return (dy, None, None)
+        if isinstance(obj, tuple):
+            items = [None] * len(obj) if dy is None else list(dy)
+            dpart = items[key]
+            items[key] = None
+            return (type(obj)(*items) if hasattr(obj, "_fields") else tuple(items), None, dpart)
         return stored(dy)
     return y, back
 
@@ -491,13 +498,13 @@ def store_attr(obj: Any, name: str, value: Any) -> Any:
 
 @adjoint(store_attr)
 def store_attr_(obj, name, value):
-    fset = runtime.setter(obj, name)
-    if fset is not None:  # a property: its setter, differentiated as a function changing obj
-        y, pullback = runtime.forward_changing(fset, 0, (obj, value))
+    found = runtime.setter(obj, name, value)
+    if found is not None:  # a property's setter or the class's __setattr__, differentiated as changing obj
+        y, pullback = runtime.forward_changing(found[0], 0, found[1])
 
         def setter_back(dy):
-            grads = runtime.call_pullback(pullback, (None, dy))  # (the setter's, obj's before, value's)
-            return (grads[1], None, grads[2])
+            grads = runtime.call_pullback(pullback, (None, dy))  # (the setter's, obj's before, ..., value's)
+            return (grads[1], None, grads[-1])
         return obj, setter_back
     setattr(obj, name, value)
 
@@ -551,13 +558,14 @@ def extend_(obj, items):
     if type(obj) is not list:
         return mutation.other_method(obj, "extend", (items,), False)
     n = len(obj)
-    obj.extend(items)
+    given = list(items) if items is obj else items  # (l.extend(l): l as it was)
+    obj.extend(given)
 
     def back(dy):
         d = mutation.dense_or_none(dy)
         if d is None:
             return (None, None)
-        return (list(d[:n]), runtime.like_iterable(items, list(d[n:])))
+        return (list(d[:n]), runtime.like_iterable(given, list(d[n:])))
     return obj, back
 
 

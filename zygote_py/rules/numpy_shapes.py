@@ -127,7 +127,21 @@ def like(g, x):
         return complex(g)
     if isinstance(x, (int, float)):
         return float(np.real(g))
+    check_not_made_in_python(x)
     return g
+
+
+def check_not_made_in_python(x):
+    """Raise :class:`NoDerivativeRule` if NumPy made its array of ``x``
+    through the ``__array__`` method of ``x``'s class, written in Python:
+    which of its fields each element came from is not known."""
+    if runtime.python_method(type(x), "__array__") is not None:
+        name = type(x).__name__
+        raise NoDerivativeRule(
+            f"the array NumPy makes of a {name} through its __array__: which of its fields each element came "
+            "from is not known",
+            hint=f"give {name} a method that builds the array (return np.array([self.a, self.b])) and call it, "
+            "or build the array from its fields here")
 
 
 def _grad_dtype(x, dy):
@@ -232,6 +246,7 @@ def dense(t, x):
         return _zero(x)
     if isinstance(t, (tuple, list)):
         return type(t)([dense(ti, xi) for ti, xi in zip(t, x)])  # (a list, not a generator: differentiable)
+    check_not_made_in_python(x)
     return t
 
 

@@ -413,7 +413,9 @@ def _in_place(op, rule):
     this is the plain operation for them). The mutation pass versions the
     changes it can prove safe (see :mod:`zygote_py.ad.mutation`); an array
     met here is one it could not (it may share its memory with another
-    value, or was not known to be an array), so that is an error."""
+    value, or was not known to be an array), so that is an error; and so
+    is a list (``v += [y]`` extends it) that may be held elsewhere
+    (``v = d["a"]``), whose holders would not see the change."""
 
     def in_place(a, b):
         if isinstance(a, np.ndarray):
@@ -421,6 +423,12 @@ def _in_place(op, rule):
                 "in-place arithmetic on a differentiated array (x += y) that may share its memory with another "
                 "value, or that was not known to be an array where the code was compiled",
                 hint="write x = x + y instead, or change a copy made in this function (x = x.copy())",
+            )
+        if isinstance(a, list):
+            raise errors.UnsupportedSyntax(
+                "in-place += or *= on a list of differentiated values that may be held elsewhere (read from a "
+                "container or an attribute, an argument, or a function's result): its holders would not see it",
+                hint="write v = v + [...] (a new list), or change it where it is held: d['a'].extend(...)",
             )
         _, back = rule(a, b)
         return op(a, b), back
@@ -637,8 +645,10 @@ def build_dict_push(y, *keys_and_values, dkeys_and_values):
 
 @adjoint(ops.unpack)
 def unpack(value, count):
+    start = runtime.position(value)
+
     def back(dy):
-        return (tuple(dy) if isinstance(value, tuple) else list(dy), None)
+        return (runtime.like_iterable(value, list(dy), start), None)
     return ops.unpack(value, count), back
 
 
@@ -649,14 +659,14 @@ def unpack_push(y, value, count, *, dvalue):
 
 @adjoint(ops.unpack_starred)
 def unpack_starred(value, before, after):
+    start = runtime.position(value)
     y = ops.unpack_starred(value, before, after)
 
     def back(dy):
         middle = dy[before]
         if middle is None:
             middle = [None] * len(y[before])
-        grads = (*dy[:before], *middle, *dy[before + 1:])
-        return (grads if isinstance(value, tuple) else list(grads), None, None)
+        return (runtime.like_iterable(value, [*dy[:before], *middle, *dy[before + 1:]], start), None, None)
     return y, back
 
 
