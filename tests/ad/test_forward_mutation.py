@@ -487,3 +487,38 @@ def test_refused_with_the_line(f, args, line):
     assert "forward mode" in str(e.value) and e.value.filename == __file__
     with open(__file__) as source:
         assert line in source.read().splitlines()[e.value.line - 1]
+
+
+def add_at_into_an_array_made_here(x):
+    a = np.ones(2)
+    np.add.at(a, np.array([0, 0]), x)
+    return a[0] * x
+
+
+def test_add_at_into_an_array_without_a_tangent_of_its_own():
+    # the array, made from constants, got no tangent, and np.add.at's rule had none to add into: 0.0 for 2x + 1
+    y, dy = zpy.jvp(add_at_into_an_array_made_here, (1.3,), (1.0,))
+    h = 1e-6
+    assert y == add_at_into_an_array_made_here(1.3)
+    assert dy == pytest.approx((add_at_into_an_array_made_here(1.3 + h) - add_at_into_an_array_made_here(1.3 - h))
+                               / (2 * h), rel=1e-6)
+
+
+def a_nested_function_with_try_finally(x):
+    def inner(m):
+        try:
+            m.append(x * 2.0)
+            return m[-1]
+        finally:
+            m.append(x)
+    return inner([x])
+
+
+def test_a_nested_function_reading_a_shared_variable_in_a_handler():
+    # forward mode passed the shared variable's value along the normal edges but not the handler's:
+    # IndexError; both modes refuse the change in the try block
+    for take in (lambda: zpy.jvp(a_nested_function_with_try_finally, (1.3,), (1.0,)),
+                 lambda: zpy.gradient(a_nested_function_with_try_finally, 1.3)):
+        with pytest.raises(zpy.ZygoteError) as info:
+            take()
+        assert "inner" in str(info.value)

@@ -2340,15 +2340,15 @@ def change_a_part_put_into_another_list(x):
     return p[0][0]
 
 
-class _Holder:
+class _Shell:
     pass
 
 
 def change_a_field_shared_by_two_objects(x):
-    p = _Holder()
-    p.inner = _Holder()
+    p = _Shell()
+    p.inner = _Shell()
     p.inner.a = x
-    o = _Holder()
+    o = _Shell()
     o.inner = p.inner
     o.inner.a = x * 5.0
     return p.inner.a

@@ -233,6 +233,15 @@ def _ssa(f: IR, cells: set[str], call_defs: dict[int, dict[str, Var]],
                     for j in f.blocks[p].jumps():
                         if j.target == bid:
                             j.args.append(v)
+                    handler = f.blocks[p].handler
+                    if handler is not None and handler.target == bid:  # (raised in p: as p had it at its start)
+                        if (p, name) in last:
+                            raise UnsupportedSyntax(
+                                f"assigning `{name}`, a variable shared with a nested function, in a try block whose "
+                                "handler reads it", function=f.name, filename=f.filename,
+                                line=next((st.line for st in f.blocks[p].stmts if st.line), None),
+                                hint=f"assign {name} before or after the try block")
+                        handler.args.append(v)
         return at_entry[key]
 
     env: dict[Var, Any] = {}

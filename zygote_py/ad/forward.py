@@ -65,7 +65,7 @@ from ..backend.naming import clean
 from ..errors import UnsupportedSyntax
 from ..ir import ops
 from ..ir.cfg import reverse_postorder
-from ..ir.passes import member, substitute
+from ..ir.passes import member, substitute, use_counts
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
 from ..rules import mutation as mutation_rules, operators, registry
 from . import analysis, callees, cells, idioms, mutation, pushrules
@@ -166,7 +166,7 @@ class _Forward:
         self.loads: set[Var] = set()
         self.uses, self.callee_uses = _uses(primal)
         self.changes = any(member(self.facts.callee(s), _STORES | _IN_PLACE | _OTHER_IN_PLACE)
-                           or mutation.is_add_at(self.facts.callee(s)) or self._method(s) is not None
+                           or self._add_at(s) or self._method(s) is not None
                            and self._method(s)[1] in _MUTATORS and self.facts.callee(s) is analysis._MISSING
                            for s in self.defs.values())
 
@@ -293,7 +293,7 @@ class _Forward:
             method = self._method(s) if fn is analysis._MISSING else None
             if self._part(s) or in_place:
                 union(s.var, first if method is None else method[0])
-            if member(fn, _STORES) or in_place or mutation.is_add_at(fn):
+            if member(fn, _STORES) or in_place or self._add_at(s):
                 if isinstance(first, Var):
                     targets.append((first, s))
             elif method is not None and method[1] in _MUTATORS:
@@ -385,6 +385,13 @@ class _Forward:
         return isinstance(fn, (type, types.FunctionType)) and registry.lookup_pushforward(fn) is None \
             and registry.lookup(fn) is None
 
+    def _add_at(self, s: Statement) -> bool:
+        """A call of ``np.add.at``, known statically or read off ``np.add``
+        where it is called."""
+        method = self._method(s)
+        return mutation.is_add_at(self.facts.callee(s)) or method is not None and method[1] == "at" \
+            and isinstance(method[0], Var) and self.facts.static.get(method[0]) is np.add
+
     def _method(self, s: Statement) -> Optional[tuple[Operand, str]]:
         """``(object, name)`` for a call of a method read off a value."""
         if not isinstance(s.callee, Var) or s.callee not in self.defs:
@@ -430,7 +437,12 @@ class _Forward:
         if self.changes:
             # a value read before an object changes in place must be
             # computed there: the emitter may move no statement but loads
+            # (and the unused halves of a call's (value, tangent) pair go)
+            uses = use_counts(f)
+            pairs = {st.var for b in f.blocks.values() for st in b.stmts
+                     if isinstance(st.callee, Const) and st.callee.value in _PUSHES}
             for b in f.blocks.values():
+                b.stmts = [st for st in b.stmts if uses.get(st.var) or not _half_of_a_pair(st, pairs)]
                 for st in b.stmts:
                     st.pure = st.var in self.loads
         known = {self.env[s.var]: self.facts.callee(s) for b in p.blocks.values() for s in b.stmts if s.var in self.env}
@@ -799,6 +811,18 @@ class _Forward:
                       pure=False)
         else:
             self.emit(out, fn, dtarget, args[1], line=s.line, pure=False)
+
+
+_PUSHES = (runtime.push, runtime.push_method, runtime.push_in_place)
+"""The calls made at run time with their tangents, which return the pair
+``(value, tangent)``."""
+
+
+def _half_of_a_pair(st: Statement, pairs: set[Var]) -> bool:
+    """``pair[0]`` or ``pair[1]`` of one of ``pairs`` (made by one of
+    :data:`_PUSHES`), which reading changes nothing."""
+    return isinstance(st.callee, Const) and st.callee.value is operator.getitem and isinstance(st.args[0], Var) \
+        and st.args[0] in pairs
 
 
 def _cells_holding_active(ir: IR, facts: Facts, active: list[bool], parameter_cells: dict[str, Var]) -> set[str]:

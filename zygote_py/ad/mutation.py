@@ -161,7 +161,7 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         and not _is_array(root, defs, callee, arrays)
     if maybe and (not fresh or held is not None or _passed_on(f, same)
                   or op is mut.update_maybe_array and any(_read_after(f, v, b, s) for v in same)):
-        passed.add(id(s))  # (an array changed there is refused at run time)
+        passed.add(id(s))  # (an array or a list changed there is refused at run time)
         return set()
     if op is mut.call_method and (root in f.entry.args or not fresh or held is not None) \
             and not (isinstance(args[1], Const) and args[1].value in _METHODS):

@@ -414,8 +414,9 @@ def _in_place(op, rule):
     changes it can prove safe (see :mod:`zygote_py.ad.mutation`); an array
     met here is one it could not (it may share its memory with another
     value, or was not known to be an array), so that is an error; and so
-    is a list (``v += [y]`` extends it) that may be held elsewhere
-    (``v = d["a"]``), whose holders would not see the change."""
+    is a list (``v += [y]`` extends it) that it could not prove held by
+    that name alone (``v = d["a"]``), whose holders would not see the
+    change (a list it knows is extended: see ``mutation.extend``)."""
 
     def in_place(a, b):
         if isinstance(a, np.ndarray):
