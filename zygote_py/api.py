@@ -19,7 +19,7 @@ from .ad.analysis import NUMBER
 from .ad.pipeline import GONE
 from .backend.compile import CodeCache, compile_def, function_def, instantiate, source_of
 from . import runtime
-from .errors import BadTangent, RecursionTooDeep, WrongArguments, ZygoteError
+from .errors import BadTangent, RecursionTooDeep, UnsupportedSyntax, WrongArguments, ZygoteError
 from .frontend.source import get_source
 from .ir.core import IR
 from .rules import nested as nested_rules, registry
@@ -75,7 +75,30 @@ def roundtrip(f: Callable) -> Callable:
 
 def _compiled(fn: types.FunctionType, args: tuple) -> pipeline.Compiled:
     active, numeric = pipeline.masks(fn, args, {})
-    return pipeline.compiled(fn, active, numeric, False)
+    entry = pipeline.compiled(fn, active, numeric, False)
+    if entry.changed_params:
+        _check_unshared(fn, entry.signature, entry.changed_params, args)
+    return entry
+
+
+def _check_unshared(fn: types.FunctionType, sig: Any, changed: list[str], args: tuple) -> None:
+    """Refuse a call that passes an argument ``fn`` changes in place as
+    another argument too (``f(x, x)``, or a view of it): the gradient takes
+    them for two objects, as the code reads them."""
+    names = sig.posonly + sig.args
+    for name in changed:
+        if name not in names or names.index(name) >= len(args):
+            continue
+        i = names.index(name)
+        a = args[i]
+        for j, b in enumerate(args):
+            if j != i and (b is a or isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                           and np.shares_memory(a, b)):
+                raise UnsupportedSyntax(
+                    f"{fn.__qualname__} changes its argument {name!r} in place, and the same object is passed as "
+                    f"{names[j] if j < len(names) else 'another argument'!r} too, which the gradient takes for "
+                    "another", function=fn.__qualname__, filename=fn.__code__.co_filename,
+                    line=fn.__code__.co_firstlineno, hint="pass a copy as one of them (f(x, x.copy()))")
 
 
 def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
@@ -173,8 +196,9 @@ def _given_tangent(x: Any, t: Any, f: Callable) -> Any:
 
 def _zero_or(x: Any, t: Any, f: Callable) -> Any:
     """The tangent ``t`` of an item ``x`` of a structure given to
-    :func:`jvp` (see :func:`_given_tangent`), a zero for ``None``."""
-    return runtime.zero_tangent(x) if t is None else _given_tangent(x, t, f)
+    :func:`jvp` (see :func:`_given_tangent`), a zero for ``None`` (one
+    that changes with ``x``: an object's a ``Tangent`` of its fields')."""
+    return runtime.changing_zero(x) if t is None else _given_tangent(x, t, f)
 
 
 def _shape_of(v: Any) -> str:
@@ -354,7 +378,7 @@ def _value_and_gradient(f: Callable, args: tuple, value: bool) -> tuple[Any, tup
     simple = sig.vararg is None and sig.kwarg is None and not sig.kwonly
     checks = entry.global_checks(fn)
     if (
-        simple and checks is not None and full is args and len(args) == len(sig.names())
+        simple and checks is not None and full is args and len(args) == len(sig.names()) and not entry.changed_params
         and all(isinstance(a, _SCALAR_TYPES) or type(a) is np.ndarray for a in args)
     ):
         cache = _FAST if value else _FAST_GRADIENTS

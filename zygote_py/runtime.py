@@ -1875,7 +1875,7 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
     if floats:  # math.sin(obj): math.sin(float(obj)), obj.__float__ pushed forward
         pairs = [push(float, (a,), {}, (d,), {}) if i in floats else (a, d) for i, (a, d) in enumerate(zip(args, dargs))]
         return push(f, tuple(p[0] for p in pairs), kwargs, tuple(p[1] for p in pairs), dkwargs)
-    if f in ITERATORS:
+    if isinstance(f, type) and f in ITERATORS:  # (a callable object may be unhashable)
         return _push_iterator(f, args, kwargs, dargs)
     if f is functools.partial and not all(map(is_zero_tangent, (*dargs, *dkwargs.values()))):
         # a partial's tangent has the fields of its gradient (see rules.higher_order)

@@ -1403,3 +1403,38 @@ def makes_a_float_subclass(y):
 @pytest.mark.parametrize("f", [adds_to_a_float_subclass, makes_a_float_subclass], ids=lambda f: f.__name__)
 def test_a_float_subclass_made_from_a_differentiated_number(f):
     assert_jvp_structural(f, 0.7)
+
+
+class _Unhashable:
+    """A callable object with ``__eq__`` and so no hash."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __eq__(self, other):
+        return isinstance(other, _Unhashable) and other.a == self.a
+
+    def __call__(self, t):
+        return self.a * t * t
+
+
+def call_unhashable_callable_objects(x, y):
+    return _Unhashable(y)(x) + {"k": _Unhashable(2.0)}["k"](x)
+
+
+def test_calling_an_unhashable_callable_object():
+    # forward mode looked the callee up in a set: TypeError (unhashable type)
+    assert_jvp_structural(call_unhashable_callable_objects, 0.37, 1.3)
+
+
+def scale_each_object_in_a_list(objs, y):
+    for o in objs:
+        o.a = o.a * y
+    return objs[0].a + objs[1].a * objs[1].b
+
+
+def test_objects_given_no_tangent_in_a_list_change_in_forward_mode():
+    # an object given None in a list's tangent had no tangent to change with it: AttributeError on None
+    for tangents, want in [(([zpy.Tangent(a=1.0), None], 0.0), 0.7), (([None, None], 1.0), 0.37 - 0.8 * 0.5)]:
+        y, dy = zpy.jvp(scale_each_object_in_a_list, ([Pair(0.37, 1.3), Pair(-0.8, 0.5)], 0.7), tangents)
+        assert dy == pytest.approx(want)

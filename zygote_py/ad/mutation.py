@@ -185,6 +185,15 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
             other = part[0]  # (l = [a, a]; l[0][0] = x; l[1][0])
         if other is not None:
             raise _another_name(f, root, other, where, s.line)
+    if op in (mut.call_changing, mut.call_method) and _made_by(root, defs, callee) is not super:
+        # the user's code may change what the object holds: b.items = a.items (super(): the object itself)
+        # (a list or another object; an array changed in place there is refused when it runs)
+        inside = {v for v in _placed(f, root, None, defs, callee, set()) - same
+                  if (v not in facts.scalars or v in facts.sequences) and v not in facts.arrays}
+        inside |= {h for v in inside for h in _read_from(f, v, defs, callee)} - same
+        other = next((v for v in sorted(inside, key=lambda v: v.id) if _read_after(f, v, b, s)), None)
+        if other is not None:
+            raise _another_name(f, root, other, where, s.line)
     if held is not None:
         raise _held(f, root, held, member(_made_by(held, defs, callee), {iter}), where, s.line)
     for home, r, h in kept:  # (a view, or an item, that a pullback keeps: it keeps a copy)
@@ -250,9 +259,11 @@ def _late_method_reads(f: IR, callee: Callable) -> None:
     version (the same object: the same method). (Its object, defined
     before it, is defined before its call.)"""
     uses = use_counts(f)
+    assigned = {st.args[1].value for b in f.blocks.values() for st in b.stmts  # (obj.get = ...: read where written)
+                if callee(st) in (setattr, mut.store_attr) and len(st.args) > 1 and isinstance(st.args[1], Const)}
     reads = {st.var: (b, st) for b in f.blocks.values() for st in b.stmts
              if callee(st) is getattr and len(st.args) == 2 and isinstance(st.args[1], Const)
-             and uses.get(st.var) == 1}
+             and st.args[1].value not in assigned and uses.get(st.var) == 1}
     for b in f.blocks.values():
         for st in list(b.stmts):
             if isinstance(st.callee, Var) and st.callee in reads:

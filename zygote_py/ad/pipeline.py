@@ -888,10 +888,12 @@ def call_jvp_closure(fn: types.FunctionType, dfn: Tangent, args: tuple, kwargs: 
     ``dfn`` (a ``Tangent`` by name, as its gradient is): the cells with a
     tangent are handed to its pushforward as :func:`call_jvp_with_cells`
     hands a nested function its caller's, the defaults' tangents are those
-    of the parameters the call leaves to them. A closure that assigns one (``nonlocal``) is
-    refused: the cell's tangent after the call would be lost."""
+    of the parameters the call leaves to them. A closure that assigns one
+    (``nonlocal``) is refused: the cell's tangent after the call would be
+    lost."""
+    ir = primal_ir(fn)
     shared = tuple(n for n in fn.__code__.co_freevars if not runtime.is_zero_tangent(tangent.get(dfn, n)))
-    assigned = [n for b in primal_ir(fn).blocks.values() for s in b.stmts
+    assigned = [n for b in ir.blocks.values() for s in b.stmts
                 if isinstance(s.callee, Const) and s.callee.value is ops.store_deref for n in [s.args[0].value]
                 if n in shared]
     if assigned:
@@ -900,8 +902,7 @@ def call_jvp_closure(fn: types.FunctionType, dfn: Tangent, args: tuple, kwargs: 
             "which has a tangent", function=fn.__qualname__, filename=fn.__code__.co_filename,
             line=fn.__code__.co_firstlineno,
             hint="return the new value from it instead, or use reverse mode (zpy.gradient, zpy.jacobian)")
-    sig = primal_ir(fn).signature
-    left = {p: tangent.get(dfn, p) for p in defaulted(fn, sig, len(args), list(kwargs))}
+    left = {p: tangent.get(dfn, p) for p in defaulted(fn, ir.signature, len(args), list(kwargs))}
     dkwargs = {**{p: d for p, d in left.items() if not runtime.is_zero_tangent(d)}, **dkwargs}
     (y, _), (dy, _) = call_jvp_with_cells(fn, shared, tuple(tangent.get(dfn, n) for n in shared), (), args,
                                           kwargs, dargs, dkwargs)
