@@ -187,9 +187,13 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
             raise _another_name(f, root, other, where, s.line)
     if op in (mut.call_changing, mut.call_method) and _made_by(root, defs, callee) is not super:
         # the user's code may change what the object holds: b.items = a.items (super(): the object itself)
-        # (a list or another object; an array changed in place there is refused when it runs)
-        inside = {v for v in _placed(f, root, None, defs, callee, set()) - same
-                  if (v not in facts.scalars or v in facts.sequences) and v not in facts.arrays}
+        # (a list or another object it was given as a field; an array changed in place there is refused when it
+        # runs)
+        inside = {st.args[2] for _, st in defs.values()
+                  if callee(st) in (setattr, mut.store_attr) and len(st.args) == 3 and st.args[0] in same
+                  and isinstance(st.args[2], Var) and st.args[2] not in same
+                  and (st.args[2] not in facts.scalars or st.args[2] in facts.sequences)
+                  and st.args[2] not in facts.arrays}
         inside |= {h for v in inside for h in _read_from(f, v, defs, callee)} - same
         other = next((v for v in sorted(inside, key=lambda v: v.id) if _read_after(f, v, b, s)), None)
         if other is not None:
