@@ -62,6 +62,7 @@ import numpy as np
 
 from .. import runtime
 from ..backend.naming import clean
+from ..frontend.source import is_emitted
 from ..errors import UnsupportedSyntax
 from ..ir import ops
 from ..ir.cfg import reverse_postorder
@@ -130,6 +131,7 @@ class _Forward:
     def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[int], shared: tuple = (),
                  given: tuple = (), written: tuple = ()):
         self.fn = fn
+        self.emitted = is_emitted(fn)
         self.outer, self.given, self.written = frozenset(shared), given, written
         self.p = primal = self._working_copy(primal)
         self._analyse(active, numeric)
@@ -631,7 +633,8 @@ class _Forward:
         as that operand's kind is not known (a number, an array, a tuple or
         list of numbers, a display made here): ``runtime.push`` calls it."""
         methods = runtime.overload(fn) if fn is not analysis._MISSING else None
-        if methods is None or member(fn, _IN_PLACE | _OTHER_IN_PLACE) and not self._scalar(s.args[0]):
+        if methods is None or member(fn, _IN_PLACE | _OTHER_IN_PLACE) and not self._scalar(s.args[0]) \
+                or self.emitted:  # (gradient code: its own operators act on gradients, J calls the user's)
             return False  # (x += v on anything but a number: see _in_place)
         operands = s.args[:1] if len(methods.names) == 1 else s.args  # (a unary one: its object's)
         return not all(map(self._known, operands))
@@ -667,7 +670,8 @@ class _Forward:
                 self._set(s, ZERO, out)
                 return
             rule = operators.pow_constant_push
-        if rule is not None and analysis.is_math_function(fn) and s.var not in self.facts.numeric:
+        if rule is not None and analysis.is_math_function(fn) and s.var not in self.facts.numeric \
+                and not self.emitted:
             rule = None  # math.sin(obj): at run time, by obj's __float__ where its class defines it (see runtime.push)
         if rule is not None:
             r = pushrules.push_ir(rule)

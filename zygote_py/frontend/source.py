@@ -69,6 +69,12 @@ def register_emitted(code: types.CodeType, node: gast.FunctionDef) -> None:
     _EMITTED[key] = (weakref.ref(code, forget), node)
 
 
+def is_emitted(function: types.FunctionType) -> bool:
+    """Whether ``function`` is code zygote_py emitted (a gradient, a
+    pullback), differentiated again."""
+    return _emitted(function.__code__) is not None
+
+
 def _emitted(code: types.CodeType) -> Optional[gast.FunctionDef]:
     entry = _EMITTED.get(id(code))
     return entry[1] if entry is not None and entry[0]() is code else None
