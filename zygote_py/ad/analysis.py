@@ -94,6 +94,10 @@ ARRAY_VALUED = {
 their gradient is one too; every ufunc is another."""
 
 
+HOLDING_METHODS = {"append", "extend", "insert", "update", "setdefault", "__setitem__"}
+"""Methods of lists and dicts after which their object holds their
+arguments (or their items)."""
+
 _LINEAR_VIEWS = runtime.LINEAR_ATTRIBUTES - {"flat"}  # (an iterator over the items, not an array)
 """Attributes of an array that are arrays, linear in it."""
 

@@ -66,7 +66,7 @@ from ..frontend.source import is_emitted
 from ..errors import UnsupportedSyntax
 from ..ir import ops
 from ..ir.cfg import reverse_postorder
-from ..ir.passes import member, substitute, use_counts
+from ..ir.passes import member, substitute
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
 from ..rules import mutation as mutation_rules, operators, registry
 from . import analysis, callees, cells, idioms, mutation, pushrules
@@ -93,8 +93,6 @@ _HOLDERS = {ops.build_list, ops.build_tuple, ops.build_dict, ops.build_set, list
 _DISPLAYS = {ops.build_list, ops.build_tuple, ops.build_dict, list, tuple, dict}
 """Callees whose value is a built-in container, whose operators are not a
 class's Python methods."""
-_HOLDING_METHODS = {"append", "extend", "insert", "update", "setdefault", "__setitem__"}
-"""Methods after which their object holds their arguments (or their items)."""
 
 _POWERS = {operator.pow, operator.ipow, pow, np.power}
 """Powers whose pushforward is :func:`operators.pow_constant_push` for a
@@ -313,7 +311,7 @@ class _Forward:
                 hold(s.var, [*s.args, *(v for _, v in s.kwargs)])
             elif fn in (operator.setitem, setattr):
                 hold(first, s.args[2:])
-            elif method is not None and method[1] in _HOLDING_METHODS:
+            elif method is not None and method[1] in analysis.HOLDING_METHODS:
                 hold(method[0], s.args)
             elif method is not None and method[1] not in _MUTATORS | _PART_METHODS:
                 hold(s.var, [method[0]])  # xs.copy(), d.values()
@@ -439,14 +437,12 @@ class _Forward:
         if self.changes:
             # a value read before an object changes in place must be
             # computed there: the emitter may move no statement but loads
-            # (and the unused halves of a call's (value, tangent) pair go)
-            uses = use_counts(f)
+            # (and the halves of a call's (value, tangent) pair, reads)
             pairs = {st.var for b in f.blocks.values() for st in b.stmts
                      if isinstance(st.callee, Const) and st.callee.value in _PUSHES}
             for b in f.blocks.values():
-                b.stmts = [st for st in b.stmts if uses.get(st.var) or not _half_of_a_pair(st, pairs)]
                 for st in b.stmts:
-                    st.pure = st.var in self.loads
+                    st.pure = st.var in self.loads or _half_of_a_pair(st, pairs)
         known = {self.env[s.var]: self.facts.callee(s) for b in p.blocks.values() for s in b.stmts if s.var in self.env}
         idioms.as_methods(f, {self.env[v] for v in self.facts.arrays if v in self.env},
                           lambda s: known.get(s.var, analysis._MISSING))
@@ -715,8 +711,13 @@ class _Forward:
         dcallee = self.tangent(s.callee)
         pair = self.emit(out, runtime.push, copy.callee, args_t, kw_t, dargs_t, dkw_t,
                          *(() if is_zero(dcallee) else (dcallee,)), line=s.line, pure=False)
-        out.append(Statement(copy.var, Const(operator.getitem), [pair, Const(0)], [], s.line))
-        self._set(s, self.emit(out, operator.getitem, pair, Const(1), name=self._dname(s.var), line=s.line), out)
+        self._set(s, self._split(s, copy, pair, out), out)
+
+    def _split(self, s: Statement, copy: Statement, pair: Var, out: list[Statement]) -> Var:
+        """``copy.var = pair[0]`` and ``pair[1]``, its tangent, for ``pair``
+        made by one of :data:`_PUSHES` (reads, dropped when unused)."""
+        out.append(Statement(copy.var, Const(operator.getitem), [pair, Const(0)], [], s.line, True))
+        return self.emit(out, operator.getitem, pair, Const(1), name=self._dname(s.var), line=s.line)
 
     def _name(self, t: Var, v: Var) -> None:
         name = self._dname(v)
@@ -754,8 +755,7 @@ class _Forward:
         dargs_t = self.emit(out, ops.build_tuple, *dargs, line=s.line)
         pair = self.emit(out, runtime.push_method, copy.callee, self.sub(obj), Const(name),
                          Const(None) if is_zero(dobj) else dobj, args_t, dargs_t, line=s.line, pure=False)
-        out.append(Statement(copy.var, Const(operator.getitem), [pair, Const(0)], [], s.line))
-        self._set(s, self.emit(out, operator.getitem, pair, Const(1), name=self._dname(s.var), line=s.line), out)
+        self._set(s, self._split(s, copy, pair, out), out)
 
     def _in_place(self, s: Statement, fn: Any, copy: Statement, out: list[Statement]) -> None:
         """``x += v`` on a value that may be an array or a list: the tangent
@@ -770,8 +770,7 @@ class _Forward:
             pair = self.emit(out, runtime.push_in_place, Const(fn), self.sub(x), self.sub(v),
                              Const(None) if is_zero(dx) else dx, Const(None) if is_zero(dv) else dv,
                              line=line, pure=False)
-            out.append(Statement(copy.var, Const(operator.getitem), [pair, Const(0)], [], line))
-            self.t[s.var] = self.emit(out, operator.getitem, pair, Const(1), name=self._dname(s.var), line=line)
+            self.t[s.var] = self._split(s, copy, pair, out)
             return
         if is_zero(dx):  # an object without a tangent yet, changed by an active value
             dx = self.emit(out, pushrules.zero_operand, self.sub(x), line=line)

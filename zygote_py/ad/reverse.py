@@ -1569,9 +1569,6 @@ def _stack_calls(ir: IR) -> tuple[dict[str, list[Statement]], dict[Var, str]]:
     return calls, reads
 
 
-_KEEPING_METHODS = {"append", "insert", "extend", "setdefault", "update", "__setitem__"}
-
-
 def _kept_values(f: IR) -> set[Var]:
     """The values ``f`` keeps beyond the statement that uses them: stored
     into a display, an item, an attribute, a list or dict by its method, a
@@ -1579,7 +1576,7 @@ def _kept_values(f: IR) -> set[Var]:
     is not kept: ``map(lambda v: v * k, xs)``)."""
     methods = {st.var for b in f.blocks.values() for st in b.stmts
                if isinstance(st.callee, Const) and st.callee.value is getattr and len(st.args) == 2
-               and isinstance(st.args[1], Const) and st.args[1].value in _KEEPING_METHODS}
+               and isinstance(st.args[1], Const) and st.args[1].value in analysis.HOLDING_METHODS}
     holders = (ops.build_list, ops.build_tuple, ops.build_dict, ops.build_set, operator.setitem, setattr,
                ops.store_deref, ops.store_global)
     kept: set[Var] = set()
