@@ -833,6 +833,8 @@ def builtin_method(f: Any) -> Any:
     if not isinstance(f, types.BuiltinMethodType):
         return None
     if isinstance(f.__self__, np.generic):
+        if f.__name__ in ("item", "tolist", "astype"):
+            return getattr(np.generic, f.__name__)
         return getattr(np, f.__name__) if f.__name__ in _SCALAR_METHODS else None
     if type(f.__self__) not in (np.ndarray, dict, list, complex, float):
         return None
@@ -1565,6 +1567,8 @@ def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
             return 1j * np.asarray(dy)
         if callable(getattr(obj, name)):
             return dy
+        if name in METADATA_ATTRIBUTES:
+            return None
         raise NoDerivativeRule(f"no rule for the gradient of an array's {name!r} attribute")
     if isinstance(obj, (int, float, complex, np.number)) and name in ("real", "imag"):
         if not np.iscomplexobj(obj):
@@ -2030,7 +2034,7 @@ def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: 
     ``obj`` (``ys.append(v)``) changes ``dobj`` alike."""
     if type(obj) is super and isinstance(bound, types.MethodType) and bound.__self__ is obj.__self__:
         return push(bound.__func__, (bound.__self__, *args), {}, (dobj, *dargs), {})  # (super().f(x): obj's f)
-    method = getattr(type(obj), name, None)
+    method = builtin_method(bound) or getattr(type(obj), name, None)  # (a NumPy scalar's: see builtin_method)
     if method is None or registry.lookup_pushforward(bound) or registry.lookup(bound) \
             or getattr(bound, "__self__", None) is not obj:
         # (np.add.at: a rule of its own; a static or class method; a field holding a function or a
@@ -2038,6 +2042,10 @@ def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: 
         return push(bound, args, {}, dargs, {}, None if dobj is None else attribute_tangent(obj, name, dobj))
     return push(method, (obj, *args), {}, (dobj, *dargs), {})
 
+
+METADATA_ATTRIBUTES = frozenset(("shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "flags"))
+"""An array's attributes that describe it rather than hold its values:
+constants to differentiation (piecewise constant in the array)."""
 
 LINEAR_ATTRIBUTES = {"T", "mT", "real", "imag", "flat"}
 """An array's attributes that are linear in it: their tangent is the same

@@ -19,9 +19,11 @@ numbers.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import numbers
 import operator
+import statistics
 import types
 import warnings
 from dataclasses import dataclass, field
@@ -345,6 +347,7 @@ class Facts:
     vectors: set[Var] = field(default_factory=set)  # 1-d real arrays: arguments and constants (guarded)
     constants: set[Var] = field(default_factory=set)  # globals and free variables holding numbers, arrays or tuples of numbers
     python_numbers: set[Var] = field(default_factory=set)  # Python ints and floats: such constants, items of such tuples
+    metadata: set[Var] = field(default_factory=set)  # x.shape, x.dtype... of a known array: never active
 
     def callee(self, s: Statement) -> Any:
         """The statement's callee if known at compile time, else _MISSING."""
@@ -448,7 +451,7 @@ def activity(
         changed = False
         for b in ir.blocks.values():
             for s in b.stmts:
-                if s.var in active:
+                if s.var in active or s.var in facts.metadata:
                     continue
                 fn = facts.callee(s)
                 if fn is ops.load_deref and self_active and s.args[0].value in ir.freevars:
@@ -480,6 +483,84 @@ def activity(
             if p not in active and isinstance(v, Var) and v in active:
                 active.add(p)
                 changed = True
+
+
+def metadata_reads(ir: IR, numeric_args: list[int], facts: Facts) -> set[Var]:
+    """The reads of a known array's metadata (``x.shape``, ``x.dtype``:
+    :data:`runtime.METADATA_ATTRIBUTES`), which are constants to
+    differentiation, so that what is computed from them (``n, d =
+    x.shape``, ``np.zeros(x.shape)``, ``np.finfo(x.dtype)``) is never
+    active. Which values are arrays is found by :func:`numeric` on a scratch
+    copy of ``facts``' static values; the same attribute of a value that may
+    be another object (a dataclass's ``shape`` field) stays active, and its
+    gradient is then dropped at run time if it is an array's."""
+    reads = [s for b in ir.blocks.values() for s in b.stmts
+             if _callee_fn(s) is getattr and len(s.args) == 2 and isinstance(s.args[1], Const)
+             and s.args[1].value in runtime.METADATA_ATTRIBUTES]
+    if not reads:
+        return set()
+    scratch = Facts(static=facts.static, origin=facts.origin, indices=set(facts.indices))
+    numeric(ir, numeric_args, scratch)
+    return {s.var for s in reads if s.args[0] in scratch.arrays}
+
+
+CONSUMERS = {
+    sum: 0, min: 0, max: 0, list: 0, tuple: 0, sorted: 0, set: 0, frozenset: 0, dict: 0,
+    math.fsum: 0, math.prod: 0, np.fromiter: 0, functools.reduce: 1, statistics.fmean: 0, statistics.mean: 0,
+}
+"""Functions that read every item of one positional argument (at the
+position given) before they return: a generator expression passed there
+gives the same result as the list comprehension with the same items
+(``any`` and ``all`` are not here: they stop at the first item that
+decides, where a list would compute the rest, which may raise)."""
+
+
+def consumed_generators(ir: IR, facts: Facts) -> dict[tuple[str, int], Var]:
+    """The calls of :data:`CONSUMERS` that read an active generator
+    expression to its end (``sum(w * w for w in ps)``, ``math.fsum(...)``,
+    ``sum(gen, 0.0)``, ``min(gen, key=abs)``), as ``(dotted name of the
+    callee as written, position of the generator) -> the callee's
+    variable`` (whose global the compilation is guarded on)."""
+    stmts = [s for b in ir.blocks.values() for s in b.stmts]
+    defs = {s.var: s for s in stmts}
+    generators = {s.var for s in stmts if facts.callee(s) is ops.make_scope and s.var in facts.active
+                  and type(s.args[0].value).__name__ == "GeneratorExp"}
+    found: dict[tuple[str, int], Var] = {}
+    for c in stmts:
+        fn = facts.callee(c)
+        position = next((p for f, p in CONSUMERS.items() if f is fn), None)
+        if position is None or len(c.args) <= position or c.args[position] not in generators:
+            continue
+        if any(isinstance(a, Starred) for a in c.args) or fn in (min, max) and len(c.args) != 1:
+            continue  # (max(a, b) compares its arguments: a generator is one of them)
+        name = _dotted(c.callee, defs)
+        if name is not None:
+            found[(name, position)] = c.callee
+    return found
+
+
+class MoreConsumers(Exception):
+    """A generator expression read to its end by a call of
+    :data:`analysis.CONSUMERS` turned out active only after the analyses
+    that lower such generators as lists (``sum(v * v for v in vs)``, ``vs``
+    a list the function fills): the transform starts again with them (``consumers``)."""
+
+    def __init__(self, consumers: frozenset):
+        self.consumers = consumers
+
+
+def _dotted(op: Operand, defs: dict[Var, Statement]) -> Optional[str]:
+    """``math.fsum`` for a read of the global ``math``'s attribute ``fsum``;
+    None for a callee read any other way."""
+    s = defs.get(op) if isinstance(op, Var) else None
+    if s is None or not isinstance(s.callee, Const):
+        return None
+    if s.callee.value is ops.load_global:
+        return s.args[0].value
+    if s.callee.value is getattr and len(s.args) == 2 and isinstance(s.args[1], Const):
+        base = _dotted(s.args[0], defs)
+        return None if base is None else f"{base}.{s.args[1].value}"
+    return None
 
 
 def read_without_gradient(ir: IR, v: Var, facts: Facts) -> bool:

@@ -72,7 +72,7 @@ from ..rules import mutation as mutation_rules, operators, registry
 from . import analysis, callees, cells, idioms, mutation, pushrules
 from .analysis import Facts
 from .pushrules import ZERO, is_zero
-from .reverse import CONSUMERS, _call_array_methods, _uses
+from .reverse import _call_array_methods, _uses
 
 _VIEWS = {
     operator.getitem, getattr, np.reshape, np.ravel, np.transpose, np.swapaxes, np.moveaxis,
@@ -121,14 +121,19 @@ def transform(primal: IR, fn: Any, active: list[bool], numeric: list[int], share
     takes the tangents of those of ``given`` after the parameters', and
     returns the values it leaves in ``written`` with its own (see
     :mod:`.cells`)."""
-    t = _Forward(primal, fn, active, numeric, shared, given, written)
-    return t.run(), t.guards
+    try:
+        t = _Forward(primal, fn, active, numeric, shared, given, written)
+        return t.run(), t.guards
+    except analysis.MoreConsumers as more:
+        t = _Forward(primal, fn, active, numeric, shared, given, written, more.consumers)
+        return t.run(), t.guards
 
 
 class _Forward:
     def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[int], shared: tuple = (),
-                 given: tuple = (), written: tuple = ()):
+                 given: tuple = (), written: tuple = (), consumers: frozenset = frozenset()):
         self.fn = fn
+        self.consumers = consumers
         self.emitted = is_emitted(fn)
         self.outer, self.given, self.written = frozenset(shared), given, written
         self.p = primal = self._working_copy(primal)
@@ -208,20 +213,11 @@ class _Forward:
         return shared
 
     def _consumers(self) -> frozenset:
-        """The globals naming builtins of :data:`.reverse.CONSUMERS` that an
-        active generator expression is passed to, alone (``sum(f(v) for v
-        in xs)``): its items are then those of the list comprehension."""
-        calls = [s for b in self.p.blocks.values() for s in b.stmts]
-        out = set()
-        for s in calls:
-            if self.facts.callee(s) is ops.make_scope and s.var in self.facts.active \
-                    and isinstance(s.args[0].value, gast.GeneratorExp):
-                for c in calls:
-                    origin = self.facts.origin.get(c.callee) if isinstance(c.callee, Var) else None
-                    if c.args == [s.var] and not c.kwargs and origin is not None and origin[0] == "global" \
-                            and member(origin[2], CONSUMERS):
-                        out.add(origin[1])
-        return frozenset(out)
+        """The calls of :data:`analysis.CONSUMERS` that read an active
+        generator expression to its end (``sum(f(v) for v in xs)``): its
+        items are then those of the list comprehension (see
+        :func:`analysis.consumed_generators`)."""
+        return self.consumers | analysis.consumed_generators(self.p, self.facts).keys()
 
     def _analyse(self, active: list[bool], numeric: list[int]) -> None:
         """Static values (not of the cells shared with the caller, which change
@@ -231,6 +227,7 @@ class _Forward:
         fn = self.fn
         closure = {n: c for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if n not in self.outer}
         analysis.static_values(self.p, fn.__globals__, closure, self.facts)
+        self.facts.metadata = analysis.metadata_reads(self.p, numeric, self.facts)
         self.facts.active.update(self.handed.values())
         analysis.activity(self.p, active, False, self.facts, self.cells)
         analysis.numeric(self.p, numeric, self.facts)
@@ -535,6 +532,8 @@ class _Forward:
                 or s.var in self.handed.values():
             out.append(copy)  # (the values and tangents of shared cells are handed to calls: see .cells)
             return
+        if fn is ops.make_scope and not analysis.consumed_generators(self.p, self.facts).keys() <= self.consumers:
+            raise analysis.MoreConsumers(self.consumers | analysis.consumed_generators(self.p, self.facts).keys())
         if fn in (ops.make_function, ops.make_scope):
             raise self.refuse("a nested function or generator expression that reads a differentiated value",
                               s.line, "use a list comprehension, or reverse mode (zpy.gradient, zpy.jacobian)")

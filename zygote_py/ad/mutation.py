@@ -198,6 +198,8 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         other = next((v for v in sorted(inside, key=lambda v: v.id) if _read_after(f, v, b, s)), None)
         if other is not None:
             raise _another_name(f, root, other, where, s.line)
+    if held is not None and op is mut.store_item and _over_keys(f, root, held, defs, callee, facts):
+        return set()  # (for k in p: p[k] = ...; the loop goes over p's keys, read once: see mut.keys_of)
     if held is not None:
         raise _held(f, root, held, member(_made_by(held, defs, callee), {iter}), where, s.line)
     for home, r, h in kept:  # (a view, or an item, that a pullback keeps: it keeps a copy)
@@ -1258,7 +1260,7 @@ def _object_of(f: IR, root: Var, defs: dict, callee: Callable) -> set[Var]:
 _NEW_VALUES = {
     *_ARITHMETIC, sum, operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge, operator.not_,
     operator.truth, operator.contains, operator.is_, operator.is_not, operator.floordiv, operator.mod, operator.pos,
-    operator.abs, len, float, int, bool, complex, isinstance, abs, ops.exhausted,
+    operator.abs, len, float, int, bool, complex, isinstance, abs, ops.exhausted, mut.keys_of,
 }
 """Callees whose result holds no reference to their arguments (a number,
 or a new array or container of new values). The iterators of
@@ -1379,6 +1381,8 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
             return False
         if member(fn, _ITERATORS):  # (over the object itself: checked when it runs; see runtime.EagerIterator)
             return any(isinstance(o, Var) and o in held for o in st.args)
+        if _array_copy(st, defs, callee, facts):  # (hist.append(v.copy()): a new array of new numbers)
+            return False
         if member(fn, _PAIRS):
             return False  # (the object, and the value, which are read out of the pair below)
         if fn in (mut.write_back, mut.write_back_attribute, mut.part_changed, mut.attribute_changed):
@@ -1423,6 +1427,37 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
                         held.add(p)
                         grown = True
     return held, items, before
+
+
+def _over_keys(f: IR, root: Var, held: Var, defs: dict, callee: Callable, facts: Facts) -> bool:
+    """For ``held``, a ``for`` loop's iterator over the object ``root`` whose
+    item a change stores (``for k in p: p[k] -= lr * g[k]``), and ``root``
+    not known to be an array or a list: makes the loop go over
+    ``mut.keys_of(root)``, the keys of a dict read when it starts (anything
+    else is refused when it runs), and returns True; else False."""
+    made = [held] if held in defs else [v for v in _incoming(f).get(held, []) if isinstance(v, Var)]
+    if len(made) != 1 or made[0] not in defs:
+        return False
+    block, it = defs[made[0]]
+    if callee(it) is not iter or it.args[0] != root or root in facts.arrays or root in facts.sequences \
+            or member(_made_by(root, defs, callee), {ops.build_list, list, ops.build_tuple, tuple}):
+        return False
+    keys = f.new_var()
+    block.stmts.insert(block.stmts.index(it), Statement(keys, Const(mut.keys_of), [it.args[0]], [], it.line))
+    it.args[0] = keys
+    return True
+
+
+def _array_copy(st: Statement, defs: dict, callee: Callable, facts: Facts) -> bool:
+    """Whether ``st`` is ``x.copy()`` (or ``x.tolist()``) of a known array
+    ``x``: a new object sharing nothing with ``x`` (a list's or a dict's
+    copy still holds their items)."""
+    made = defs.get(st.callee) if isinstance(st.callee, Var) else None
+    if made is None or st.args or st.kwargs:
+        return False
+    read = made[1]
+    return callee(read) is getattr and len(read.args) == 2 and isinstance(read.args[1], Const) \
+        and read.args[1].value in ("copy", "tolist") and read.args[0] in facts.arrays
 
 
 def _held(f: IR, root: Var, holder: Var, loop: bool, where: Callable, line: Optional[int]) -> UnsupportedSyntax:

@@ -56,14 +56,6 @@ from .inline import Inliner, RuleIR, bind_arguments, rule_ir
 
 NONE = Const(None)
 
-CONSUMERS = {sum, min, max, list, tuple, sorted, set, frozenset, dict}
-"""Builtins that read every item of their one argument before they return:
-a generator expression passed to one of them gives the same result as the
-list comprehension with the same items (``any`` and ``all`` are not here:
-they stop at the first item that decides, where a list would compute the
-rest, which may raise)."""
-
-
 def _none(op: Operand) -> bool:
     return isinstance(op, Const) and op.value is None
 
@@ -106,7 +98,10 @@ def transform(
     assigns (``nonlocal``) for its caller (see :mod:`.cells`)."""
     if not any(isinstance(b.term, Return) for b in primal.blocks.values()):
         return _never_returns(primal, fn, self_active)
-    return _Reverse(primal, fn, active, numeric, self_active, param_out, cells_out).run()
+    try:
+        return _Reverse(primal, fn, active, numeric, self_active, param_out, cells_out).run()
+    except analysis.MoreConsumers as more:
+        return _Reverse(primal, fn, active, numeric, self_active, param_out, cells_out, more.consumers).run()
 
 
 def _never_returns(primal: IR, fn: Any, self_active: bool) -> Transformed:
@@ -144,8 +139,10 @@ _SEQUENCES = (ops.build_list, ops.build_tuple, list, tuple, sorted)
 
 class _Reverse:
     def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool,
-                 param_out: Optional[int], cells_out: tuple = ()):
+                 param_out: Optional[int], cells_out: tuple = (), consumers: frozenset = frozenset()):
         self.fn = fn
+        self.consumers = set(consumers)
+        self.numeric = numeric
         self.param_out = param_out
         self.cells_out = cells_out
         self.f = self._working_copy(primal)
@@ -248,39 +245,35 @@ class _Reverse:
         return shared
 
     def _consume_generators(self) -> Optional[IR]:
-        """A differentiated generator expression that is the one argument of
-        a global naming a builtin of :data:`CONSUMERS` (``sum(x * k for k in
-        r)``) is evaluated as the list comprehension it is then equivalent
-        to, whose items the gradient reaches like those of any loop: returns
-        the primal lowered again with every such call of those names so
-        (see ``consumers`` in :func:`~zygote_py.frontend.lower.lower`), or
-        None when there is none. The compilation is guarded on those names
-        holding those builtins: rebound, the function is compiled again."""
-        calls = [s for b in self.f.blocks.values() for s in b.stmts]
-        consumers: set[str] = set()
-        for s in calls:
-            if not (self.facts.callee(s) is ops.make_scope and s.var in self.facts.active
-                    and isinstance(s.args[0].value, gast.GeneratorExp)):
-                continue
-            for c in calls:
-                origin = self.facts.origin.get(c.callee) if isinstance(c.callee, Var) else None
-                if (c.args == [s.var] and not c.kwargs and origin is not None and origin[0] == "global"
-                        and passes.member(origin[2], CONSUMERS)):
-                    consumers.add(origin[1])
-                    self._guard(c.callee)
-        if not consumers:
+        """A differentiated generator expression that a call of
+        :data:`analysis.CONSUMERS` reads to its end (``sum(x * k for k in
+        r)``, ``math.fsum(...)``) is evaluated as the list comprehension it
+        is then equivalent to, whose items the gradient reaches like those
+        of any loop: returns the primal lowered again with every such call
+        so (see ``consumers`` in :func:`~zygote_py.frontend.lower.lower`),
+        or None when there is none. ``self.consumers`` holds those found
+        earlier (a generator found active only after the mutation pass: see
+        :class:`analysis.MoreConsumers`). The compilation is guarded on the globals
+        the callees are read from: rebound, the function is compiled
+        again."""
+        found = analysis.consumed_generators(self.f, self.facts)
+        for callee in found.values():
+            self._guard(callee)
+        self.consumers |= found.keys()
+        if not self.consumers:
             return None
         from .pipeline import primal_ir  # (pipeline builds on this module)
 
-        return primal_ir(self.fn, frozenset(consumers))
+        return primal_ir(self.fn, frozenset(self.consumers))
 
     def _analyse(self, active: list[bool]) -> None:
         self.facts = Facts()
         fn = self.fn
         cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         analysis.static_values(self.f, fn.__globals__, cells, self.facts)
-        analysis.activity(self.f, active, self.self_active, self.facts, self.cell_values)
         self.facts.indices = self.indices
+        self.facts.metadata = analysis.metadata_reads(self.f, self.numeric, self.facts)
+        analysis.activity(self.f, active, self.self_active, self.facts, self.cell_values)
 
     def _version_mutations(self, active: list[bool], numeric: list[int]) -> list[str]:
         """Changes made in place become new values (:mod:`.mutation`), one
@@ -827,6 +820,9 @@ class _Reverse:
                 out.append(s)
                 continue
             if fn is ops.make_scope:  # one that _consume_generators could not make a list
+                found = analysis.consumed_generators(self.f, self.facts)
+                if not found.keys() <= self.consumers:  # (active only once the mutation pass ran)
+                    raise analysis.MoreConsumers(frozenset(self.consumers | found.keys()))
                 raise UnsupportedSyntax(
                     "differentiating through a generator expression is not supported yet: its items are "
                     "computed where it is consumed, out of the gradient's reach",

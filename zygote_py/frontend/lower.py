@@ -166,14 +166,15 @@ def lower(
     """
     if consumers:
         scope = analyze(node, freevars, function=name, filename=filename)
-        node = _consumed_as_lists(node, {c for c in consumers if scope.kind(c) == "global"})
+        node = _consumed_as_lists(node, {c for c in consumers if scope.kind(c[0].split(".")[0]) == "global"})
     return _Lowerer(node, filename=filename, name=name, freevars=freevars).run()
 
 
-def _consumed_as_lists(node: Union[gast.FunctionDef, gast.Lambda], consumers: set[str]) -> gast.AST:
-    """A copy of ``node`` in which each call ``c(<generator expression>)``
-    of its own scope, ``c`` a global in ``consumers`` and the generator
-    expression its only argument, is ``c(<list comprehension>)``: the same
+def _consumed_as_lists(node: Union[gast.FunctionDef, gast.Lambda], consumers: set[tuple[str, int]]) -> gast.AST:
+    """A copy of ``node`` in which each call ``c(..., <generator
+    expression>, ...)`` of its own scope, ``(c, position of the generator)``
+    in ``consumers`` (``c`` a dotted name read from a global: ``sum``,
+    ``math.fsum``), is ``c(..., <list comprehension>, ...)``: the same
     items, computed in the same order, all before ``c`` starts rather than
     as it asks for them. For a callee that reads every item before it
     returns, only the interleaving of its own work (adding, comparing,
@@ -184,28 +185,38 @@ def _consumed_as_lists(node: Union[gast.FunctionDef, gast.Lambda], consumers: se
     the global there); so are nested functions, which are emitted as
     written."""
     shadowed = {n for c in gast.walk(node) if isinstance(c, gast.comprehension) for n in _target_names(c.target)}
-    rewrite = _ConsumedAsLists(consumers - shadowed)
+    rewrite = _ConsumedAsLists({c for c in consumers if c[0].split(".")[0] not in shadowed})
     node = copy.deepcopy(node)
     for part in [node.body] if isinstance(node, gast.Lambda) else node.body:
         rewrite.visit(part)
     return node
 
 
+def _dotted_name(node: gast.expr) -> Optional[str]:
+    """``math.fsum`` for that expression, a name or names' attributes; None
+    for any other."""
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        base = _dotted_name(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
+
+
 class _ConsumedAsLists(gast.NodeVisitor):
     """Changes the calls in place (see :func:`_consumed_as_lists`), inner
     ones first."""
 
-    def __init__(self, consumers: set[str]):
+    def __init__(self, consumers: set[tuple[str, int]]):
         self.consumers = consumers
 
     def visit_Call(self, node: gast.Call) -> None:
         self.generic_visit(node)
-        gen = node.args[0] if len(node.args) == 1 else None
-        if (
-            isinstance(gen, gast.GeneratorExp) and not node.keywords
-            and isinstance(node.func, gast.Name) and node.func.id in self.consumers
-        ):
-            node.args[0] = gast.copy_location(gast.ListComp(elt=gen.elt, generators=gen.generators), gen)
+        name = _dotted_name(node.func)
+        for c, position in self.consumers:
+            gen = node.args[position] if c == name and len(node.args) > position else None
+            if isinstance(gen, gast.GeneratorExp):
+                node.args[position] = gast.copy_location(gast.ListComp(elt=gen.elt, generators=gen.generators), gen)
 
     def visit_FunctionDef(self, node: gast.AST) -> None:
         pass  # a nested function: its names are its own

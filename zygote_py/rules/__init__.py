@@ -17,7 +17,7 @@ from .registry import (
 
 with builtin_layer():
     from . import builtins, higher_order, operators, pycmath, pymath
-    from . import numpy_elementwise, numpy_linalg, numpy_reductions, numpy_shapes
+    from . import numpy_conversions, numpy_elementwise, numpy_linalg, numpy_reductions, numpy_shapes
     from . import hooks, mutation, nested
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "mutation",
     "nested",
     "nondifferentiable",
+    "numpy_conversions",
     "numpy_elementwise",
     "numpy_linalg",
     "numpy_reductions",

@@ -31,7 +31,9 @@ except none. ``float_push`` and ``super_push`` name their parameters
 rather than take ``*args``, so that their inlined tangents read plainly.
 
 Non-differentiable: ``int round len range isinstance issubclass print bool
-str repr type id hash callable hasattr chr ord format``.
+str repr type id hash callable hasattr chr ord format``, and what logs,
+warns or writes text (``logging``'s functions and ``Logger`` methods,
+``warnings.warn``, ``io.StringIO.write``, a text file's ``write``).
 
 ``getattr(obj, name[, default])``: a property is differentiated through
 its getter; a field's gradient is the object's structural gradient (a
@@ -50,8 +52,11 @@ tangent a copy of the original's).
 other containers' constructors.
 """
 import copy
+import io
+import logging
 import math
 import operator
+import warnings
 
 import numpy as np
 
@@ -63,6 +68,19 @@ from .registry import adjoint, array, nondifferentiable, pushforward, scalar
 nondifferentiable(
     int, round, len, range, isinstance, issubclass, print, bool, str, repr,
     type, id, hash, callable, hasattr, chr, ord, format, any, all, slice,
+)
+
+# Side effects that report values and return nothing differentiable: a
+# function that logs, warns or writes text is differentiated as if they
+# were not there (the text reads the values; no gradient flows back).
+nondifferentiable(
+    logging.debug, logging.info, logging.warning, logging.error, logging.exception, logging.critical, logging.log,
+    logging.Logger.debug, logging.Logger.info, logging.Logger.warning, logging.Logger.error,
+    logging.Logger.exception, logging.Logger.critical, logging.Logger.log,
+    logging.LoggerAdapter.debug, logging.LoggerAdapter.info, logging.LoggerAdapter.warning,
+    logging.LoggerAdapter.error, logging.LoggerAdapter.exception, logging.LoggerAdapter.critical,
+    logging.LoggerAdapter.log,
+    warnings.warn, warnings.warn_explicit, io.StringIO.write, io.TextIOWrapper.write, io.TextIOBase.write,
 )
 
 adjoint(abs)(operators.abs_any)

@@ -134,6 +134,22 @@ def not_a_view(item: Any) -> None:
 registry.nondifferentiable(not_a_view)
 
 
+def keys_of(obj: Any) -> list:
+    """The keys of the dict ``obj`` that a ``for`` loop over it goes
+    through, read when the loop starts: ``for k in p: p[k] = ...`` changes
+    only values, which its keys do not see (a change of a dict's size
+    during the loop makes Python raise, and the code is wrong anyway).
+    Anything else a loop goes over while changing it is refused."""
+    if type(obj) is not dict:
+        raise errors.UnsupportedSyntax(
+            f"changing a {type(obj).__name__} in place in a for loop over it, which reads the change as it goes",
+            hint="loop over a copy (for e in y.copy()), or index it (for i in range(len(y)): e = y[i])")
+    return list(obj)
+
+
+registry.nondifferentiable(keys_of)
+
+
 from zygote_py.rules import mutation  # noqa: E402  (the rules below name their helpers through it)
 
 

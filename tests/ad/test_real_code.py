@@ -1,0 +1,337 @@
+"""What scientists write first, differentiated rather than refused: an
+array's metadata (``x.shape``) as a constant, conversions (``x.item()``,
+``np.float32(x)``, ``int(x)``), generator expressions read to their end
+(``math.fsum``, ``sum(gen, 0.0)``, ``min(gen, key=...)``, ``np.fromiter``),
+logging and warnings inside differentiated code, and changes in place that
+are safe (a copy kept in a history, a loop over a dict's keys that
+replaces its values).
+
+Each program is checked in reverse mode against central differences of
+every float in its arguments (arrays, dicts and lists of them), in forward
+mode along a random direction, and at second order (``zpy.hvp`` against
+central differences of the gradient).
+"""
+from __future__ import annotations
+
+import copy
+import io
+import logging
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import zygote_py as zpy
+
+LOG = logging.getLogger(__name__)
+RNG = np.random.RandomState(7)
+X = RNG.randn(4, 3)
+V = RNG.randn(5)
+W = RNG.randn(2, 4)
+
+
+def _leaves(x, path=()):
+    if isinstance(x, float):
+        yield path
+    elif isinstance(x, np.ndarray):
+        for idx in np.ndindex(x.shape):
+            yield path + (idx,)
+    elif isinstance(x, (list, tuple)):
+        for i, v in enumerate(x):
+            yield from _leaves(v, path + (i,))
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            yield from _leaves(v, path + (k,))
+
+
+def _get(x, path):
+    for k in path:
+        if x is None:
+            return 0.0
+        x = x[k]
+    return 0.0 if x is None else x
+
+
+def _set(x, path, value):
+    *head, last = path
+    for k in head:
+        x = x[k]
+    x[last] = value
+
+
+def fd_gradient_matches(f, args, grads, rtol=1e-5, atol=1e-7):
+    """Every float leaf's gradient against the central difference of ``f``
+    (called on copies: the program may change its arguments)."""
+    for i, arg in enumerate(args):
+        for path in _leaves(arg):
+            if not path:  # a float argument
+                hi, lo = list(copy.deepcopy(args)), list(copy.deepcopy(args))
+                h = 1e-6 * max(1.0, abs(arg))
+                hi[i], lo[i] = arg + h, arg - h
+            else:
+                hi, lo = copy.deepcopy(args), copy.deepcopy(args)
+                x = _get(arg, path)
+                h = 1e-6 * max(1.0, abs(x))
+                _set(hi[i], path, x + h)
+                _set(lo[i], path, x - h)
+            slope = (f(*hi) - f(*lo)) / (2 * h)
+            got = _get(grads[i], path) if path else (0.0 if grads[i] is None else grads[i])
+            assert abs(got - slope) <= rtol * max(abs(slope), 1.0) + atol, (f.__name__, i, path, got, slope)
+
+
+def _same(a, b):
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b
+
+
+def check(f, *args, forward=True, second=True):
+    """Reverse mode, forward mode and second order against central
+    differences."""
+    ours, plain = copy.deepcopy(args), copy.deepcopy(args)
+    value, grads = zpy.value_and_gradient(f, *ours)
+    assert value == f(*plain)
+    assert all(_same(a, b) for a, b in zip(ours, plain)), "the arguments must end as Python leaves them"
+    assert len(grads) == len(args)
+    fd_gradient_matches(f, args, grads)
+    plain = all(isinstance(a, (float, np.ndarray)) for a in args)
+    if forward and plain:
+        direction = tuple(np.asarray(RNG.randn(*np.shape(a))) if isinstance(a, np.ndarray) else RNG.randn()
+                          for a in args)
+        y, dy = zpy.jvp(f, copy.deepcopy(args), direction)
+        h = 1e-6
+        slope = (f(*[a + h * d for a, d in zip(args, direction)]) - f(*[a - h * d for a, d in zip(args, direction)]))
+        assert dy == pytest.approx(slope / (2 * h), rel=1e-5, abs=1e-7), f.__name__
+    if second and plain:
+        direction = tuple(np.asarray(RNG.randn(*np.shape(a))) if isinstance(a, np.ndarray) else RNG.randn()
+                          for a in args)
+        hv = zpy.hvp(f, copy.deepcopy(args), direction)
+        h = 1e-5
+        up = zpy.gradient(f, *[a + h * d for a, d in zip(args, direction)])
+        down = zpy.gradient(f, *[a - h * d for a, d in zip(args, direction)])
+        for got, u, d in zip(hv, up, down):
+            want = (np.asarray(0.0 if u is None else u) - np.asarray(0.0 if d is None else d)) / (2 * h)
+            np.testing.assert_allclose(0.0 if got is None else got, want, rtol=1e-4, atol=1e-6, err_msg=f.__name__)
+
+
+# -- an array's metadata is a constant --------------------------------------------
+
+
+def mean_of_product(W, x):
+    return np.sum(W @ x) / x.shape[1]
+
+
+def unpacked_shape(x):
+    n, d = x.shape
+    return np.sum(x ** 2) / n + d * np.sum(x)
+
+
+def sized(x):
+    return np.sum(x * np.ones(x.shape)) / x.size + x.ndim * np.sum(x ** 3) + float(x.shape[0]) * x[0, 0]
+
+
+def loop_over_rows(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + np.sum(x[i] ** 2) * (i + 1)
+    return s / len(x)
+
+
+def noise_of_its_shape(x):
+    noise = np.random.RandomState(3).normal(size=x.shape)
+    return np.sum(x * noise) + np.sum(x * RNG.randn(*x.shape) * 0.0)
+
+
+def of_its_dtype(x):
+    eps = np.finfo(x.dtype).eps
+    big = np.promote_types(x.dtype, np.float32).itemsize
+    return np.sum(x.astype(x.dtype) ** 2) + eps + big + x.nbytes * 0.0 + len(x.strides)
+
+
+def reshaped_by_shape(x):
+    return np.sum(np.tanh(x.reshape(x.shape[0] * x.shape[1])) * np.arange(x.size))
+
+
+def masked_half(v):
+    m = np.zeros_like(v)
+    m[: v.shape[0] // 2] = 1.0
+    return np.sum(m * v ** 2) / v.size
+
+
+@pytest.mark.parametrize("f, args", [
+    (mean_of_product, (W, X)), (unpacked_shape, (X,)), (sized, (X,)), (loop_over_rows, (X,)),
+    (noise_of_its_shape, (X,)), (of_its_dtype, (X,)), (masked_half, (V,)),
+])
+def test_an_arrays_metadata_is_a_constant(f, args):
+    check(f, *args)
+
+
+def test_reshape_by_its_own_shape():
+    check(reshaped_by_shape, X, second=False)
+
+
+def test_a_fields_named_like_metadata_are_still_differentiated():
+    class Gamma:
+        def __init__(self, shape, size):
+            self.shape, self.size = shape, size
+
+    def logpdf_ish(d, x):
+        return d.shape * math.log(x) - x / d.size
+
+    (g, gx) = zpy.gradient(logpdf_ish, Gamma(2.0, 3.0), 1.5)
+    assert g.shape == pytest.approx(math.log(1.5)) and g.size == pytest.approx(1.5 / 9.0)
+    assert gx == pytest.approx(2.0 / 1.5 - 1.0 / 3.0)
+
+
+# -- conversions --------------------------------------------------------------
+
+
+def items(v):
+    return v.item(0) * v[1].item() + sum(v.tolist()) + v[2:3].item() ** 2 + X.item(1, 2) * v[4]
+
+
+def casts(v):
+    return float(v[0]) * np.float64(v[1]) + np.float32(v[2]).astype(float) * 0.0 + v[3] ** 2
+
+
+def truncations(v):
+    return round(v[0]) * v[1] + np.round(v[1]) + v.round()[2] * v[3] + int(v[4]) * v[0] + np.int64(v[2]) * v[4]
+
+
+@pytest.mark.parametrize("f", [items, casts, truncations])
+def test_conversions(f):
+    check(f, V)
+
+
+def test_float32_gradient_keeps_its_argument_kind():
+    (g,) = zpy.gradient(lambda v: float(np.sum(np.float32(v) * 2.0)), V)
+    assert g.dtype == np.float64
+    np.testing.assert_allclose(g, 2.0)
+
+
+# -- generator expressions read to their end -----------------------------------
+
+
+def sum_of_appended(x):
+    losses = []
+    for i in range(len(x) - 1):
+        losses.append(x[i] * x[i + 1])
+    return sum(l * l for l in losses)
+
+
+def fsum_of_squares(x):
+    return math.fsum(t * t for t in x)
+
+
+def sum_with_start(x):
+    return sum((t * 2.0 for t in x), 0.5)
+
+
+def from_iterator(x):
+    return np.sum(np.fromiter((t * t for t in x), float) * np.arange(len(x)))
+
+
+def extremes_by_key(x):
+    return max(x, key=lambda t: t * t) + min((t for t in x), key=abs)
+
+
+def product_of_generator(x):
+    return math.prod(1.0 + t for t in x)
+
+
+class Scaled:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return self.w * x
+
+
+def objects_in_a_comprehension(x):
+    layers = [Scaled(t) for t in x]
+    return sum(layer(2.0) ** 2 for layer in layers)
+
+
+@pytest.mark.parametrize("f", [sum_of_appended, fsum_of_squares, sum_with_start, from_iterator, product_of_generator])
+def test_generators_read_to_their_end(f):
+    check(f, V)
+
+
+@pytest.mark.parametrize("f", [extremes_by_key, objects_in_a_comprehension])
+def test_generators_read_to_their_end_first_order(f):
+    check(f, V, second=False)
+
+
+def test_dict_of_parameters_through_generators():
+    def loss(p):
+        return sum(np.sum(w * w) for w in p.values()) + sum(np.sum(p[k] ** 3) for k in sorted(p))
+
+    check(loss, {"w": RNG.randn(3), "b": RNG.randn(2)})
+
+
+# -- side effects with no gradient -------------------------------------------------
+
+
+def logged(x):
+    y = np.sum(x ** 2)
+    LOG.info("loss %f", y)
+    LOG.debug("x=%s", x)
+    logging.info("y=%s", y)
+    warnings.warn(f"y={y:.3f}")
+    buf = io.StringIO()
+    buf.write(f"{y:.3f}")
+    return y * 2.0
+
+
+def test_logging_and_warnings_do_not_refuse_the_function():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(logged, V)
+
+
+# -- safe changes in place ---------------------------------------------------------
+
+
+def history_of_copies(x):
+    v = x.copy()
+    hist = []
+    for _ in range(3):
+        hist.append(v.copy())
+        v += 0.5 * v * v
+    return sum(np.sum(h) for h in hist) + np.sum(v)
+
+
+def test_a_copy_kept_in_a_history_is_no_alias():
+    check(history_of_copies, V)
+
+
+def sgd_step(p, g):
+    for k in p:
+        p[k] = p[k] - 0.1 * g[k] * p[k]
+    return sum(np.sum(p[k] ** 2) for k in p)
+
+
+def test_a_loop_over_a_dicts_keys_replacing_its_values():
+    check(sgd_step, {"w": RNG.randn(3), "b": RNG.randn(2)}, {"w": RNG.randn(3), "b": RNG.randn(2)})
+
+
+def test_a_loop_changing_what_it_goes_over_reads_it_as_python_does():
+    def doubled_in_turn(xs):
+        for k in xs:
+            xs[int(k)] = xs[int(k)] * 2.0 + xs[-1]
+        return xs[0] + xs[1] * xs[2]
+
+    check(doubled_in_turn, [0.25, 1.5, 2.5])
+
+
+def test_keys_of_refuses_what_is_no_dict():
+    from zygote_py.rules import mutation
+
+    assert mutation.keys_of({"a": 1, "b": 2}) == ["a", "b"]
+    with pytest.raises(zpy.errors.UnsupportedSyntax):
+        mutation.keys_of([1.0, 2.0])
