@@ -6,7 +6,11 @@ import copy
 import functools
 import inspect
 import numbers
+import os
+import re
+import site
 import sys
+import sysconfig
 from decimal import Decimal
 from fractions import Fraction
 import types
@@ -212,9 +216,11 @@ def _located(e: ZygoteError, f: Callable) -> ZygoteError:
     """``e`` with the user's function, file and line when it has none: the
     innermost frame of ``f``'s compiled code in the traceback (emitted code
     runs with the user's line numbers)."""
-    if e.function is not None:
-        return e
     fn = _target(f, ())[0]
+    if _OWN_FILES.match(fn.__code__.co_filename):
+        return e  # (zygote_py's own function: the caller locates it in the user's)
+    if e.function is not None and not _elsewhere(e.filename, fn):
+        return e
     line = fn.__code__.co_firstlineno
     tb = e.__traceback__
     while tb is not None:
@@ -222,7 +228,31 @@ def _located(e: ZygoteError, f: Callable) -> ZygoteError:
         if code.co_filename == fn.__code__.co_filename and code.co_name.startswith(fn.__name__):
             line = tb.tb_lineno
         tb = tb.tb_next
-    return type(e)(e.message, function=fn.__qualname__, filename=fn.__code__.co_filename, line=line, hint=e.hint)
+    message = e.message
+    if e.function is not None and not _OWN_FILES.match(e.filename or ""):
+        # (a library's function the user called: named after the user's line)
+        message += f"\n(raised differentiating {e.function!r}, file {e.filename!r}, line {e.line})"
+    return type(e)(message, function=fn.__qualname__, filename=fn.__code__.co_filename, line=line, hint=e.hint)
+
+
+_OWN_FILES = re.compile(re.escape(os.path.dirname(os.path.abspath(__file__)) + os.sep))
+"""zygote_py's own files (its gradient code differentiated again, its
+helpers): an error located there is the user's, at the user's line."""
+
+
+def _elsewhere(filename: Optional[str], fn: types.FunctionType) -> bool:
+    """Whether an error located in ``filename`` is outside the user's code
+    that ``fn`` is the entry of: in zygote_py itself, or in a library under
+    site-packages or the standard library."""
+    if filename is None or filename == fn.__code__.co_filename:
+        return False
+    return bool(_OWN_FILES.match(filename)) or any(
+        filename.startswith(p) for p in _LIBRARY_PATHS if not fn.__code__.co_filename.startswith(p))
+
+
+_LIBRARY_PATHS = tuple({p for p in (*site.getsitepackages(), site.getusersitepackages(),
+                                    sysconfig.get_paths()["stdlib"]) if p})
+"""Where installed libraries and the standard library live."""
 
 
 def _too_deep(e: RecursionError, f: Callable) -> ZygoteError:

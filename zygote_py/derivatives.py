@@ -95,7 +95,10 @@ def _hvp_reverse(f: Callable, primals: tuple, vectors: tuple) -> tuple:
             total = total + np.sum(g * v)
         return total
 
-    return gradient(directional, *primals)
+    try:
+        return gradient(directional, *primals)
+    except ZygoteError as e:
+        raise _located(e, f) from None
 
 
 def hessian(f: Callable, *args: Any) -> Any:

@@ -33,8 +33,8 @@ class ZygoteError(Exception):
         if self.line is not None:
             where.append(f"line {self.line}")
         text = self.message
-        if where:
-            text += "\n  " + ", ".join(where)
+        if where:  # (the user's line first, then what failed there)
+            text = ", ".join(where) + ":\n  " + text.replace("\n", "\n  ")
         if self.hint:
             text += "\n  " + self.hint
         return text

@@ -2096,6 +2096,8 @@ def items_read(iterable: Any, d: Any) -> Any:
     yet) has left."""
     if isinstance(iterable, (tuple, list, range, np.ndarray)):
         return iterable
+    if isinstance(iterable, (dict, _DICT_KEYS)):
+        return list(iterable)  # (a dict's keys: read again as they were)
     if type(iterable) is EagerIterator and type(d) is EagerIterator:
         return iterable.items[len(iterable.items) - (len(d.items) - d.position):]
     if d is None and type(iterable) is EagerIterator:
@@ -2106,6 +2108,8 @@ def items_read(iterable: Any, d: Any) -> Any:
         hint="make it a list first (list(it)), or use reverse mode (zpy.gradient)",
     )
 
+
+_DICT_KEYS = type({}.keys())
 
 ITERATORS = {map, filter, zip, enumerate, reversed}
 """The builtins whose values and tangents :func:`push` computes eagerly."""

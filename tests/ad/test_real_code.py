@@ -90,6 +90,25 @@ def _same(a, b):
     return a == b
 
 
+def _random_like(x):
+    if isinstance(x, np.ndarray):
+        return RNG.randn(*x.shape)
+    if isinstance(x, float):
+        return RNG.randn()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_random_like(v) for v in x)
+    return {k: _random_like(v) for k, v in x.items()}
+
+
+def _step(x, d, h):
+    """``x + h * d`` leaf by leaf, a new structure."""
+    if isinstance(x, (np.ndarray, float)):
+        return x + h * d
+    if isinstance(x, (list, tuple)):
+        return type(x)(_step(a, b, h) for a, b in zip(x, d))
+    return {k: _step(x[k], d[k], h) for k in x}
+
+
 def check(f, *args, forward=True, second=True):
     """Reverse mode, forward mode and second order against central
     differences."""
@@ -100,12 +119,11 @@ def check(f, *args, forward=True, second=True):
     assert len(grads) == len(args)
     fd_gradient_matches(f, args, grads)
     plain = all(isinstance(a, (float, np.ndarray)) for a in args)
-    if forward and plain:
-        direction = tuple(np.asarray(RNG.randn(*np.shape(a))) if isinstance(a, np.ndarray) else RNG.randn()
-                          for a in args)
+    if forward:
+        direction = tuple(_random_like(a) for a in args)
         y, dy = zpy.jvp(f, copy.deepcopy(args), direction)
         h = 1e-6
-        slope = (f(*[a + h * d for a, d in zip(args, direction)]) - f(*[a - h * d for a, d in zip(args, direction)]))
+        slope = f(*_step(args, direction, h)) - f(*_step(args, direction, -h))
         assert dy == pytest.approx(slope / (2 * h), rel=1e-5, abs=1e-7), f.__name__
     if second and plain:
         direction = tuple(np.asarray(RNG.randn(*np.shape(a))) if isinstance(a, np.ndarray) else RNG.randn()
@@ -314,6 +332,19 @@ def sgd_step(p, g):
     for k in p:
         p[k] = p[k] - 0.1 * g[k] * p[k]
     return sum(np.sum(p[k] ** 2) for k in p)
+
+
+def squares_by_sorted_key(p):
+    sq = {}
+    for k in sorted(p):
+        sq[k] = np.sum(p[k] ** 2)
+    for k in sorted(sq):
+        sq[k] = sq[k] * sq[k]
+    return sum(sq.values())
+
+
+def test_a_loop_over_a_dicts_sorted_keys_changing_it():
+    check(squares_by_sorted_key, {"w": RNG.randn(3), "b": RNG.randn(2)})
 
 
 def test_a_loop_over_a_dicts_keys_replacing_its_values():

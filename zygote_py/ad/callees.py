@@ -64,7 +64,7 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
             except ZygoteError:
                 continue
             bound = _bind(callee, g, s)
-            if bound is None or not _inlinable(callee):
+            if bound is None or not _inlinable(callee) or _calls_itself(callee, g):
                 continue
             b = next(b for b in ir.blocks.values() if any(x is s for x in b.stmts))  # (splices move statements)
             if isinstance(s.callee, Var) and s.callee in defs:
@@ -106,6 +106,16 @@ def _qualifies(g: Any, fn: types.FunctionType) -> bool:
         and registry.lookup_pushforward(g) is None
         and not g.__code__.co_flags & 0x2A0  # generators, coroutines, async generators
     )
+
+
+def _calls_itself(callee: IR, g: types.FunctionType) -> bool:
+    """Whether ``g`` (whose IR is ``callee``) reads the global naming it:
+    a recursive function, whose inlined body would bring the same call
+    again, to :data:`DEPTH` copies of it per call site (two recursive
+    calls: 2**DEPTH copies, and a compilation 30 times as long)."""
+    return any(isinstance(s.callee, Const) and s.callee.value is ops.load_global
+               and g.__globals__.get(s.args[0].value) is g
+               for b in callee.blocks.values() for s in b.stmts)
 
 
 def _inlinable(callee: IR) -> bool:

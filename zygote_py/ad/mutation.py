@@ -1269,6 +1269,9 @@ and check at run time that no change reaches those not yet yielded
 (``runtime.EagerIterator``); not ``iter``, whose loop reads the items by
 their index as it goes (see ``reverse._index_active_loops``)."""
 _ITERATORS = {enumerate, zip, map, filter, reversed}
+_KEY_LISTS = {sorted, list, tuple, set, frozenset}
+"""Calls that make a new container of what iterating over their argument
+yields: of a dict, its keys."""
 _SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype"})
 _CONTAINERS = {ops.build_list, ops.build_dict, ops.build_set, list, dict, set}
 _KEEP_NO_VALUES = _ITERATORS | _CONTAINERS | {iter, ops.iternext, ops.build_tuple, getattr}
@@ -1351,6 +1354,9 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
     # (an item of a list, an attribute of an object: not the object)
     array = not any(member(fn, _CONTAINERS) or isinstance(fn, type) and not issubclass(fn, np.ndarray)
                     or fn is mut.init_object for fn in made_by)
+    dicts = {ops.build_dict, dict, dict.copy}
+    a_dict = any(member(fn, dicts) for fn in made_by) and all(
+        fn is None or member(fn, dicts) or member(fn, _VERSIONED) for fn in made_by)  # (None: a block argument)
 
     preds: dict[int, list[int]] = {}
     for bid, targets in _successors(f).items():
@@ -1383,6 +1389,8 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
             return any(isinstance(o, Var) and o in held for o in st.args)
         if _array_copy(st, defs, callee, facts):  # (hist.append(v.copy()): a new array of new numbers)
             return False
+        if a_dict and member(fn, _KEY_LISTS) and st.args and st.args[0] in same:
+            return False  # (sorted(d), list(d): d's keys)
         if member(fn, _PAIRS):
             return False  # (the object, and the value, which are read out of the pair below)
         if fn in (mut.write_back, mut.write_back_attribute, mut.part_changed, mut.attribute_changed):

@@ -242,13 +242,15 @@ def remove(fn: Any) -> bool:
 
 def display_name(fn: Any) -> str:
     """How a user writes the function: ``np.linalg.solve``, ``math.sin``,
-    ``operator.add``, ``ndarray.sum``, ``abs``, ``zpy.checkpoint``."""
+    ``operator.add``, ``np.ndarray.sum``, ``abs``, ``zpy.checkpoint``."""
     module = getattr(fn, "__module__", None) or ""
     qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     if isinstance(fn, (types.MethodDescriptorType, types.GetSetDescriptorType)):
-        return f"{fn.__objclass__.__name__}.{fn.__name__}"  # ndarray.sum, dict.get, complex.conjugate
+        owner = fn.__objclass__
+        numpy = (getattr(owner, "__module__", "") or "").startswith("numpy")
+        return f"{'np.' if numpy else ''}{owner.__name__}.{fn.__name__}"  # np.ndarray.sum, dict.get
     if "ndarray." in qual:
-        return f"ndarray.{fn.__name__}"
+        return f"np.ndarray.{fn.__name__}"
     if module.startswith("numpy"):
         import numpy as np
 
