@@ -366,3 +366,52 @@ def test_keys_of_refuses_what_is_no_dict():
     assert mutation.keys_of({"a": 1, "b": 2}) == ["a", "b"]
     with pytest.raises(zpy.errors.UnsupportedSyntax):
         mutation.keys_of([1.0, 2.0])
+
+
+# -- imports inside a function ------------------------------------------------------
+
+
+def imports_inside(x):
+    import math
+    import numpy.linalg as la
+    from numpy import tanh
+
+    return math.sin(x[0]) * la.norm(x) + np.sum(tanh(x))
+
+
+def test_imports_inside_a_function():
+    check(imports_inside, V)
+
+
+# -- errors name the user's line first -----------------------------------------------
+
+
+def variance_of_three(x):
+    import statistics
+
+    return statistics.variance([x[0], x[1], x[2]]) * x[0]
+
+
+def test_an_error_in_a_library_names_the_users_line_first():
+    with pytest.raises(zpy.errors.ZygoteError) as caught:
+        zpy.gradient(variance_of_three, np.arange(3.0))
+    text = str(caught.value)
+    first = text.splitlines()[0]
+    assert first.startswith("in function 'variance_of_three'") and __file__ in first, text
+    assert "statistics.py" in text.split(first, 1)[1], text  # (then the library's function that failed)
+
+
+def test_an_error_at_second_order_names_the_users_function():
+    def joined(x):
+        return np.sum(x) + float(len((1,) + (2,)))
+
+    with pytest.raises(zpy.errors.ZygoteError) as caught:
+        zpy.hvp(lambda x: np.sum(np.sort(x) ** 3) * np.mean(x.reshape(x.shape[0], -1)), (V,), (V,))
+    assert "zygote_py" not in str(caught.value).splitlines()[0], str(caught.value)
+
+
+def test_a_numpy_method_is_named_as_a_user_writes_it():
+    from zygote_py.rules import registry
+
+    assert registry.display_name(np.ndarray.sum) == "np.ndarray.sum"
+    assert registry.display_name(dict.get) == "dict.get"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import copy
+import importlib
 import operator
 import textwrap
 from typing import Any, Optional
@@ -1311,8 +1312,8 @@ def test_blocks_follow_the_source():
         ("async for a in x:\n        pass", "'async for'", 3),
         ("async def g():\n        pass", "'async def'", 3),
         ("class C:\n        pass", "'class' statement", 3),
-        ("import os", "'import'", 3),
-        ("from os import path", "'import'", 3),
+        ("from . import path", "relative import", 3),
+        ("from os import *", "'from ... import *'", 3),
         ("match x:\n        case 1:\n            pass", "'match'", 3),
         ("try:\n        pass\n    except* ValueError:\n        pass", "'try/except*'", 3),
         ("raise", "bare 'raise'", 3),
@@ -1330,10 +1331,21 @@ def test_unsupported_syntax(body, what, line):
     assert info.value.line == line and info.value.function == "fun"
 
 
-def test_import_hint():
-    with pytest.raises(UnsupportedSyntax) as info:
-        lower(parse("def f():\n    import math\n"), filename=FILE, name="f")
-    assert "module level" in str(info.value)
+def test_imports_inside_a_function_bind_modules_and_names():
+    ir = lower_src(
+        """
+        def f(x):
+            import math
+            import os.path
+            import numpy.linalg as la
+            from os import path as p
+            return math, os, la, p
+        """
+    )
+    modules = [s.args[0].value for s in calls_of(ir, importlib.import_module)]
+    assert modules == ["math", "os.path", "os", "numpy.linalg"]
+    assert [[a.value for a in s.args] for s in calls_of(ir, ops.import_from)] == [["os", "path"]]
+    assert ops.import_from("os", "path") is __import__("os").path
 
 
 def test_nested_generator_function_is_fine():

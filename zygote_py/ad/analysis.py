@@ -19,6 +19,7 @@ numbers.
 from __future__ import annotations
 
 import builtins
+import importlib
 import functools
 import math
 import numbers
@@ -387,6 +388,8 @@ def static_values(ir: IR, globals_: dict, cells: dict[str, Any], facts: Facts) -
                     continue
                 facts.static[s.var] = v
                 facts.origin[s.var] = ("cell", cell, v)
+            elif fn in (importlib.import_module, ops.import_from) and all(isinstance(a, Const) for a in s.args):
+                facts.static[s.var] = fn(*(a.value for a in s.args))  # (a module, or what it holds: imported once)
             elif fn is getattr and len(s.args) == 2 and isinstance(s.args[1], Const):
                 base = s.args[0]
                 value = base.value if isinstance(base, Const) else facts.static.get(base, _MISSING)

@@ -44,6 +44,7 @@ from __future__ import annotations
 import sys
 
 import copy
+import importlib
 import itertools
 import operator
 from dataclasses import dataclass, field
@@ -160,7 +161,7 @@ def lower(
     :func:`_consumed_as_lists`). Raises
     :class:`~zygote_py.errors.UnsupportedSyntax` naming the construct, the
     function, the file and the line for what cannot be lowered (generators,
-    ``async``, ``class`` and ``import`` statements inside the function,
+    ``async``, ``class`` statements and relative imports inside the function,
     ``match``, ``try/except*``, a bare ``raise`` outside an ``except``
     clause).
     """
@@ -795,6 +796,29 @@ class _Lowerer:
         for decorator, line in reversed(decorators):
             fn = self._emit(decorator, [fn], line=line)
         self._store(node.name, fn, node.lineno)
+
+    def _stmt_Import(self, node: gast.Import) -> None:
+        """``import a.b`` binds ``a``, ``import a.b as c`` binds ``c`` to
+        ``a.b`` (a module: no gradient; see ``analysis.static_values``)."""
+        for alias in node.names:
+            module = self._emit(importlib.import_module, [Const(alias.name)], line=node.lineno)
+            if alias.asname is not None:
+                self._store(alias.asname, module, node.lineno)
+                continue
+            top = alias.name.split(".")[0]
+            value = module if top == alias.name else self._emit(importlib.import_module, [Const(top)], line=node.lineno)
+            self._store(top, value, node.lineno)
+
+    def _stmt_ImportFrom(self, node: gast.ImportFrom) -> None:
+        if node.level:
+            raise self._unsupported("a relative import inside a function", node.lineno,
+                                    "write the absolute import (from package.module import name)")
+        for alias in node.names:
+            if alias.name == "*":
+                raise self._unsupported("'from ... import *' inside a function", node.lineno,
+                                        "import the names you use")
+            value = self._emit(ops.import_from, [Const(node.module), Const(alias.name)], line=node.lineno)
+            self._store(alias.asname or alias.name, value, node.lineno)
 
     def _stmt_Return(self, node: gast.Return) -> None:
         value = NONE if node.value is None else self._expr(node.value)

@@ -31,7 +31,6 @@ from zygote_py.errors import UnsupportedSyntax
 COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp)
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 
-_IMPORT_HINT = "import at module level"
 _GENERATOR_HINT = "zygote_py transforms ordinary functions; build and return a list instead"
 _ASYNC_HINT = "zygote_py transforms synchronous code only"
 
@@ -48,8 +47,6 @@ _UNSUPPORTED: dict[type, tuple[str, Optional[str]]] = {
         "a 'class' statement inside a function",
         "define the class at module level",
     ),
-    gast.Import: ("'import' inside a function", _IMPORT_HINT),
-    gast.ImportFrom: ("'import' inside a function", _IMPORT_HINT),
     gast.Match: ("'match'", "use if/elif instead"),
     gast.TryStar: ("'try/except*'", "use 'except' clauses instead"),
 }

@@ -15,6 +15,7 @@ have no meaning outside the emitted function and raise if called.
 """
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 
@@ -158,6 +159,16 @@ def make_scope(node: Any, first_iterable: Any) -> Any:
     scope): ``first_iterable`` is its outermost iterable, which Python
     evaluates in the enclosing scope."""
     raise RuntimeError("make_scope is rendered by the backend")
+
+
+def import_from(module: str, name: str) -> Any:
+    """``from module import name`` inside a function: the module's
+    attribute, or its submodule of that name."""
+    base = importlib.import_module(module)
+    try:
+        return getattr(base, name)
+    except AttributeError:
+        return importlib.import_module(f"{module}.{name}")
 
 
 def _named(kind: str):

@@ -52,6 +52,7 @@ tangent a copy of the original's).
 other containers' constructors.
 """
 import copy
+import importlib
 import io
 import logging
 import math
@@ -61,6 +62,7 @@ import warnings
 import numpy as np
 
 from zygote_py import runtime
+from zygote_py.ir import ops
 
 from . import higher_order, operators
 from .registry import adjoint, array, nondifferentiable, pushforward, scalar
@@ -82,6 +84,7 @@ nondifferentiable(
     logging.LoggerAdapter.log,
     warnings.warn, warnings.warn_explicit, io.StringIO.write, io.TextIOWrapper.write, io.TextIOBase.write,
 )
+nondifferentiable(importlib.import_module, ops.import_from)  # (import inside a function)
 
 adjoint(abs)(operators.abs_any)
 scalar(abs)(operators.abs_)
