@@ -98,7 +98,6 @@ _POWERS = {operator.pow, operator.ipow, pow, np.power}
 """Powers whose pushforward is :func:`operators.pow_constant_push` for a
 constant exponent (inlined, without the general rule's edge cases)."""
 
-_SHAPE_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "__class__"}
 
 _IN_PLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 _OTHER_IN_PLACE = {operator.ipow, operator.imatmul, operator.imod, operator.ifloordiv, operator.iand,
@@ -614,7 +613,7 @@ class _Forward:
         objects, ``runtime.attribute_tangent`` decides."""
         obj, name = s.args[0], s.args[1].value
         dobj = self.tangent(obj)
-        if name in _SHAPE_ATTRIBUTES or is_zero(dobj):
+        if name in runtime.METADATA_ATTRIBUTES or name == "__class__" or is_zero(dobj):
             self._set(s, ZERO, out)
         elif name in runtime.LINEAR_ATTRIBUTES and obj in self.facts.arrays:
             self._set(s, self.emit(out, getattr, dobj, s.args[1], name=self._dname(s.var), line=s.line), out)

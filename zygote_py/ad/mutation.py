@@ -1272,7 +1272,6 @@ _ITERATORS = {enumerate, zip, map, filter, reversed}
 _KEY_LISTS = {sorted, list, tuple, set, frozenset}
 """Calls that make a new container of what iterating over their argument
 yields: of a dict, its keys."""
-_SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype"})
 _CONTAINERS = {ops.build_list, ops.build_dict, ops.build_set, list, dict, set}
 _KEEP_NO_VALUES = _ITERATORS | _CONTAINERS | {iter, ops.iternext, ops.build_tuple, getattr}
 """Calls whose pullbacks keep no values of their arguments: they hold
@@ -1403,7 +1402,7 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
                 items.append(st)
                 return False
             return array and not (fn is getattr and _is_const(st.args[1], st.args[1].value)
-                                  and st.args[1].value in _SHAPE_ATTRIBUTES)
+                                  and st.args[1].value in runtime.METADATA_ATTRIBUTES)
         return True
 
     def integers(k: Any) -> bool:
