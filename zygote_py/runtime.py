@@ -1440,8 +1440,8 @@ def user_gradient(x: Any, g: Any) -> Any:
     (one read by index has a plain tuple), a dict with ``x``'s keys, a
     tangent with every field of ``x``, an array of zeros for an array a
     gradient could reach but this run's path did not (the number 0)."""
-    if g is None:
-        return None
+    if g is None or isinstance(x, (bool, int, np.integer)):
+        return None  # (an integer is not differentiated: a field holding one, a count, gets none either)
     if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and g == 0:
         return np.zeros_like(x)
     if type(x) is float and type(g) is int:

@@ -61,7 +61,7 @@ class Tangent:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Tangent):
             return NotImplemented
-        return _same(entries(self), entries(other))
+        return same(entries(self), entries(other))
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -112,14 +112,14 @@ def fields(obj: Any) -> list[str]:
     return list(dict.fromkeys(n for n in names if n not in ("__dict__", "__weakref__")))
 
 
-def _same(a: Any, b: Any) -> bool:
+def same(a: Any, b: Any) -> bool:
     """Equality of gradients, arrays compared item by item."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.shape(a) == np.shape(b) and bool(np.all(a == b))
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
-        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     return a == b
 
 

@@ -87,9 +87,8 @@ MUTATION = (test_mutation.ARRAY_CASES + test_mutation.LIST_CASES + test_mutation
             + test_mutation.PART_CASES + test_mutation.CALL_CASES + test_mutation.METHOD_CASES)
 
 
-REFUSED_CHANGES = {"ufunc_out", "fill_a_bag", "change_then_capture_a_constant"}
-"""A method changing its object that a call hides, ufuncs writing into
-``out=``, and an array made in the function that a nested function
+REFUSED_CHANGES = {"ufunc_out", "change_then_capture_a_constant"}
+"""Ufuncs writing into ``out=``, and an array made in the function that a nested function
 captures, changed with a differentiated value (its tangent could not
 follow it into the nested function), which forward mode refuses."""
 

@@ -415,3 +415,59 @@ def test_a_numpy_method_is_named_as_a_user_writes_it():
 
     assert registry.display_name(np.ndarray.sum) == "np.ndarray.sum"
     assert registry.display_name(dict.get) == "dict.get"
+
+
+# -- methods that keep state with no gradient ---------------------------------------
+
+
+class Counted:
+    def __init__(self, w):
+        self.w = w
+        self.calls = 0
+        self.cache = None
+
+    def predict(self, x):
+        self.calls += 1
+        return np.sum(np.tanh(self.w * x))
+
+    def remember(self, x):
+        self.cache = x
+        return np.sum(self.w * x)
+
+    def scale(self, k):
+        self.w = self.w * k
+        return np.sum(self.w)
+
+
+def counted_twice(x):
+    m = Counted(np.linspace(0.5, 1.5, 5))
+    return m.predict(x) + m.predict(x * 2.0) * 0.5
+
+
+def cached_then_read(x):
+    m = Counted(np.ones(5))
+    return m.remember(x) + np.sum(m.cache ** 2)
+
+
+def test_a_method_bumping_a_counter_or_caching():
+    check(counted_twice, V)
+    check(cached_then_read, V)
+
+
+def test_a_method_on_an_argument_bumping_a_counter():
+    def loss(m, x):
+        return m.predict(x) + m.predict(x * 2.0) * m.calls
+
+    g_model, g_x = zpy.gradient(loss, Counted(np.linspace(0.5, 1.5, 5)), V)
+    assert g_model.calls is None
+    fd_gradient_matches(lambda x: loss(Counted(np.linspace(0.5, 1.5, 5)), x), (V,), (g_x,))
+    w = np.linspace(0.5, 1.5, 5)
+    fd_gradient_matches(lambda w: loss(Counted(w), V), (w,), (g_model.w,))
+
+
+def test_a_method_changing_a_differentiated_field_of_an_argument_read_again_is_refused():
+    def loss(m, x):
+        return m.scale(x) + np.sum(m.w)
+
+    with pytest.raises(zpy.errors.UnsupportedSyntax, match="changes its differentiated argument 'm'|a field that carries a gradient"):
+        zpy.gradient(loss, Counted(np.ones(3)), 2.0)

@@ -294,6 +294,11 @@ class _Forward:
                     targets.append((first, s))
             elif method is not None and method[1] in _MUTATORS:
                 targets.append((method[0], s))  # (np.sort(x) is no x.sort(): a module's function)
+            elif method is not None and method[1] not in _PART_METHODS and method[0] in self.defs \
+                    and not self._known(method[0]) and method[0] not in self.facts.static \
+                    and self.facts.callee(self.defs[method[0]]) is not super \
+                    and any(isinstance(a, Var) and a in self.facts.active for a in s.args):
+                targets.append((method[0], s))  # (a user's method given differentiated values may keep them)
             out = next((v for k, v in s.kwargs if k == "out"), None)
             if isinstance(out, Var):
                 targets.append((out, s))

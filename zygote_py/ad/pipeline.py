@@ -12,6 +12,7 @@ value it specialised on is rebound, or a rule is registered or removed.
 from __future__ import annotations
 
 import builtins
+import copy
 import dataclasses
 import functools
 import gc
@@ -23,6 +24,7 @@ import weakref
 from typing import Any, Callable, Optional
 
 import gast
+import numpy as np
 
 from ..backend.compile import compile_def, function_def, instantiate, source_of
 from ..errors import NoDerivativeRule, UnsupportedSyntax, ZygoteError
@@ -526,7 +528,9 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
     entry = compiled(fn, active, numeric, self_active, param_out, cells_out)
     out = None if param_out is None else entry.signature.names()[param_out]
     changed = [name for name in entry.changed_params if name != out]
-    if changed:
+    values = dict(zip(entry.signature.names(), param_values(entry.signature, fn, args, kwargs))) if changed else {}
+    watched = [(n, values[n], _differentiable_state(values[n])) for n in changed if _has_fields(values[n])]
+    if len(watched) < len(changed):
         raise UnsupportedSyntax(
             f"{fn.__qualname__} changes its differentiated argument {changed[0]!r} in place, "
             "and its caller's later reads of it would not be differentiated",
@@ -541,6 +545,8 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
             hint=f"return the value from {fn.__name__} and assign the global in the function you differentiate",
         )
     forward = entry.forward_function(fn)
+    if watched:  # (an object whose changes may be to fields that carry no gradient: a counter, a flag)
+        forward = _checking_changes(forward, fn, watched)
     if entry.raises_out:
         try:
             y, back = forward(*args, **kwargs)
@@ -555,6 +561,40 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
         return call_cotangent(fn, self_active, sig, len(args), list(kwargs), back(dy))
 
     return y, pullback
+
+
+def _has_fields(obj: Any) -> bool:
+    """An object whose state is its fields (not a list, dict or array)."""
+    return not isinstance(obj, (list, dict, tuple, np.ndarray, types.FunctionType)) and bool(tangent.fields(obj))
+
+
+def _differentiable_state(obj: Any) -> dict:
+    """What a change of ``obj`` would be seen by: for each field holding a
+    differentiable value, the value and a copy of its contents."""
+    return {name: (v, copy.deepcopy(v)) for name in tangent.fields(obj)
+            if is_differentiable_value(v := getattr(obj, name, None))}
+
+
+def _checking_changes(forward: Callable, fn: types.FunctionType, watched: list) -> Callable:
+    """``forward``, which changes the objects of ``watched`` in place, as a
+    function that refuses the call when a change reached a field that
+    carries a gradient (its caller's later reads would not be
+    differentiated); a change of other fields (``self.calls += 1``, a
+    flag, a string) is no change to differentiate."""
+    def checked(*args, **kwargs):
+        result = forward(*args, **kwargs)
+        for name, obj, before in watched:
+            after = _differentiable_state(obj)
+            if before.keys() != after.keys() or any(
+                    after[k][0] is not v or not tangent.same(after[k][0], kept) for k, (v, kept) in before.items()):
+                raise UnsupportedSyntax(
+                    f"{fn.__qualname__} changes its differentiated argument {name!r} in place (a field that "
+                    "carries a gradient), and its caller's later reads of it would not be differentiated",
+                    function=fn.__qualname__, filename=fn.__code__.co_filename, line=fn.__code__.co_firstlineno,
+                    hint=f"return the changed value and assign it in the caller, or change a copy inside "
+                    f"{fn.__name__}")
+        return result
+    return checked
 
 
 def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
