@@ -17,9 +17,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import runtime
+from . import runtime, tangent
 from .api import _located, gradient, jvp, pullback
 from .errors import ZygoteError
+from .tangent import Tangent
 
 
 def jacobian(f: Callable, *args: Any) -> tuple:
@@ -92,13 +93,29 @@ def _hvp_reverse(f: Callable, primals: tuple, vectors: tuple) -> tuple:
     def directional(*xs):
         total = 0.0
         for g, v in zip(gradient(f, *xs), vectors):
-            total = total + np.sum(g * v)
+            total = total + _inner(g, v)
         return total
 
     try:
         return gradient(directional, *primals)
     except ZygoteError as e:
         raise _located(e, f) from None
+
+
+def _inner(g: Any, v: Any) -> Any:
+    """The sum of ``g * v`` over the leaves of a gradient ``g`` and a
+    direction ``v`` of one structure (tuples, lists, dicts, objects'
+    fields; ``None``: zero), written so that zygote_py differentiates it in
+    ``g``."""
+    if g is None or v is None:
+        return 0.0
+    if isinstance(v, (tuple, list)):
+        return sum([_inner(a, b) for a, b in zip(g, v)])
+    if isinstance(v, dict):
+        return sum([_inner(g.get(k), x) for k, x in v.items()])
+    if isinstance(g, Tangent):
+        return sum([_inner(runtime.field(g, k), tangent.value(v, k)) for k in tangent.fields(v)])
+    return np.sum(g * v)
 
 
 def hessian(f: Callable, *args: Any) -> Any:

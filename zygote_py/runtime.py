@@ -2027,20 +2027,22 @@ def float_tangent(x: Any, dx: Any) -> Any:
     return float(dx) if method is None else push(method, (x,), {}, (dx,), {})[1]
 
 
-def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: tuple) -> tuple[Any, Any]:
-    """``obj.name(*args)`` (``bound`` is ``obj.name``) and its tangent,
-    ``dobj`` being ``obj``'s tangent: the pushforward of the method's
-    function on ``type(obj)`` with ``obj`` first. A method that changes
-    ``obj`` (``ys.append(v)``) changes ``dobj`` alike."""
+def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: tuple, kwargs: Optional[dict] = None,
+                dkwargs: Optional[dict] = None) -> tuple[Any, Any]:
+    """``obj.name(*args, **kwargs)`` (``bound`` is ``obj.name``) and its
+    tangent, ``dobj`` being ``obj``'s tangent: the pushforward of the
+    method's function on ``type(obj)`` with ``obj`` first. A method that
+    changes ``obj`` (``ys.append(v)``) changes ``dobj`` alike."""
+    kwargs, dkwargs = kwargs or {}, dkwargs or {}
     if type(obj) is super and isinstance(bound, types.MethodType) and bound.__self__ is obj.__self__:
-        return push(bound.__func__, (bound.__self__, *args), {}, (dobj, *dargs), {})  # (super().f(x): obj's f)
+        return push(bound.__func__, (bound.__self__, *args), kwargs, (dobj, *dargs), dkwargs)  # (super().f(x))
     method = builtin_method(bound) or getattr(type(obj), name, None)  # (a NumPy scalar's: see builtin_method)
     if method is None or registry.lookup_pushforward(bound) or registry.lookup(bound) \
             or getattr(bound, "__self__", None) is not obj:
         # (np.add.at: a rule of its own; a static or class method; a field holding a function or a
         # callable object, whose tangent is the field's)
-        return push(bound, args, {}, dargs, {}, None if dobj is None else attribute_tangent(obj, name, dobj))
-    return push(method, (obj, *args), {}, (dobj, *dargs), {})
+        return push(bound, args, kwargs, dargs, dkwargs, None if dobj is None else attribute_tangent(obj, name, dobj))
+    return push(method, (obj, *args), kwargs, (dobj, *dargs), dkwargs)
 
 
 METADATA_ATTRIBUTES = frozenset(("shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "flags"))

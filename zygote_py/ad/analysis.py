@@ -19,11 +19,14 @@ numbers.
 from __future__ import annotations
 
 import builtins
-import importlib
 import functools
+import importlib
+import io
+import logging
 import math
 import numbers
 import operator
+import random
 import statistics
 import types
 import warnings
@@ -314,9 +317,19 @@ def _differentiable(x: Any, seen: set[int]) -> bool:
         seen.add(id(x))
         return any(_differentiable(v, seen) for v in (*map(cell_value, x.__closure__ or ()),
                                                       *(x.__defaults__ or ()), *(x.__kwdefaults__ or {}).values()))
-    if isinstance(x, (types.BuiltinFunctionType, type, types.ModuleType)):
+    if isinstance(x, (types.BuiltinFunctionType, type, types.ModuleType)) or isinstance(x, _STATE_WITHOUT_GRADIENT):
         return False
     return True
+
+
+_STATE_WITHOUT_GRADIENT = (
+    np.random.RandomState, np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, random.Random,
+    np.dtype, np.finfo, np.iinfo, range, slice, type(Ellipsis), io.IOBase, logging.Logger, logging.LoggerAdapter,
+)
+"""Objects whose state carries no gradient however they are reached: random
+number generators (a closure capturing one is no differentiated closure;
+``rng.normal(size=x.shape)`` is no differentiated call), dtypes, ranges,
+files and loggers."""
 
 
 def captures_differentiable(fn: types.FunctionType) -> bool:

@@ -375,6 +375,9 @@ class _Forward:
         if fn is analysis._MISSING:
             method = self._method(s)
             return method is not None and method[1] in _PART_METHODS
+        if fn is getattr and len(s.args) == 2 and isinstance(s.args[1], Const) \
+                and s.args[1].value in runtime.METADATA_ATTRIBUTES:
+            return False  # (out.shape: a new tuple, no part of the array)
         return member(fn, _VIEWS) or member(fn, _PARTS)
 
     def _pushed(self, s: Statement, fn: Any) -> bool:
@@ -752,12 +755,20 @@ class _Forward:
         obj, name = method
         dobj = self.tangent(obj)
         dargs = [self._arg_tangent(a, out, s.line) for a in s.args]
-        if s.kwargs:
-            raise self.refuse(f"keyword arguments to the method {name}", s.line, "pass them by position")
+        if any(k is None for k, _ in s.kwargs):
+            raise self.refuse(f"**keywords passed to the method {name}", s.line, "pass them by name")
         args_t = self.emit(out, ops.build_tuple, *copy.args, line=s.line)
         dargs_t = self.emit(out, ops.build_tuple, *dargs, line=s.line)
+        keywords = []
+        if s.kwargs:
+            names = [Const(k) for k, _ in s.kwargs]
+            kwargs_t = self.emit(out, ops.build_dict, *(x for n, (_, v) in zip(names, copy.kwargs) for x in (n, v)),
+                                 line=s.line)
+            dkwargs_t = self.emit(out, ops.build_dict, *(x for n, (_, v) in zip(names, s.kwargs)
+                                                         for x in (n, self._arg_tangent(v, out, s.line))), line=s.line)
+            keywords = [kwargs_t, dkwargs_t]
         pair = self.emit(out, runtime.push_method, copy.callee, self.sub(obj), Const(name),
-                         Const(None) if is_zero(dobj) else dobj, args_t, dargs_t, line=s.line, pure=False)
+                         Const(None) if is_zero(dobj) else dobj, args_t, dargs_t, *keywords, line=s.line, pure=False)
         self._set(s, self._split(s, copy, pair, out), out)
 
     def _in_place(self, s: Statement, fn: Any, copy: Statement, out: list[Statement]) -> None:

@@ -70,7 +70,8 @@ from . import registry
 from .registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel, runtime.changing_method,
-                  runtime.position, mutation.write_into, runtime.Pullback.plan, runtime.adds_in_python)
+                  runtime.position, mutation.write_into, runtime.Pullback.plan, runtime.adds_in_python,
+                  tangent.fields)
 
 
 @adjoint(runtime.copied)
