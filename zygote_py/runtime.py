@@ -1782,9 +1782,13 @@ def like_iterable(iterable: Any, grads: list, start: int = 0) -> Any:
     yielded, in iteration order, the first being its item ``start`` (see
     :func:`position`): a tuple for a tuple, an array for an array (``None``
     items as zeros), a list for a list or an :class:`EagerIterator`, with
-    ``None`` for the items before and after these; for anything else, the
-    list ``grads``, but an object whose ``__iter__`` is a Python method
-    must get none (which of its fields each item came from is not known)."""
+    ``None`` for the items before and after these; ``None`` for a dict,
+    whose items are its keys (a dict's gradient is keyed by them, and they
+    get none); for anything else, the list ``grads``, but an object whose
+    ``__iter__`` is a Python method must get none (which of its fields each
+    item came from is not known)."""
+    if isinstance(iterable, Mapping):
+        return None
     if isinstance(iterable, (tuple, list, np.ndarray, EagerIterator)):
         n = len(iterable.items) if type(iterable) is EagerIterator else len(iterable)
         grads = [None] * start + list(grads) + [None] * (n - start - len(grads))
@@ -2085,9 +2089,11 @@ def items_read(iterable: Any, d: Any) -> Any:
     ``functools.reduce``) read from it, after it has: the iterable itself
     for a tuple, list, range or array; for an :class:`EagerIterator`, its
     items that its tangent ``d`` (an iterator in step with it, not read
-    yet) has left."""
+    yet) has left; a list of a dict's keys."""
     if isinstance(iterable, (tuple, list, range, np.ndarray)):
         return iterable
+    if isinstance(iterable, Mapping):
+        return list(iterable)
     if type(iterable) is EagerIterator and type(d) is EagerIterator:
         return iterable.items[len(iterable.items) - (len(d.items) - d.position):]
     if d is None and type(iterable) is EagerIterator:
@@ -2109,10 +2115,13 @@ forward-mode counterpart: their pullbacks are closures."""
 
 def tangent_of_items(iterable: Any, d: Any) -> Any:
     """``d``, the tangent of ``iterable``, or a zero one for each item (a
-    float zero for each of an integer array's too: see ``zero_operand``)."""
+    float zero for each of an integer array's too: see ``zero_operand``).
+    A dict's tangent is its values', not that of the keys it yields."""
     from .ad.pushrules import zero_operand
 
-    if d is not None:
+    if isinstance(iterable, Mapping):
+        return zero_tangent(list(iterable))
+    if d is not None and not isinstance(d, Mapping):
         return d
     if isinstance(iterable, (tuple, list, np.ndarray)):
         return zero_operand(iterable)

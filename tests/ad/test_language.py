@@ -1,0 +1,171 @@
+"""Python that users write and expect to be differentiated: ``match``
+statements, sequences joined with ``+`` and repeated with ``*``, ``dict``
+built from pairs and keywords, functions changing array arguments in place
+called in a loop, ``functools.partial`` and cached functions,
+``np.vectorize``, loops over a dict's keys, ``__slots__`` objects.
+
+Each program is checked by :func:`check`: its gradient (reverse mode), its
+directional derivative (forward mode, ``zpy.jvp``) and its Hessian times a
+vector (``zpy.hvp`` and a gradient of a gradient) against central finite
+differences. The programs are at module level: the compiler reads their
+source.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import zygote_py as zpy
+
+RNG = np.random.default_rng(5)
+STEP = 1e-6
+
+
+# the oracle ------------------------------------------------------------------
+
+
+def _flat(args: tuple) -> np.ndarray:
+    return np.concatenate([np.ravel(np.asarray(a, dtype=float)) for a in args])
+
+
+def _unflat(args: tuple, v: np.ndarray) -> tuple:
+    out, i = [], 0
+    for a in args:
+        n = np.size(a)
+        part = v[i:i + n]
+        out.append(part.reshape(np.shape(a)).copy() if isinstance(a, np.ndarray) else float(part[0]))
+        i += n
+    return tuple(out)
+
+
+def _dense(args: tuple, grads: tuple) -> np.ndarray:
+    return _flat(tuple(np.zeros(np.shape(a)) if g is None else g for a, g in zip(args, grads)))
+
+
+def _difference(F, v: np.ndarray, t: np.ndarray) -> np.ndarray:
+    h = STEP * max(1.0, float(np.max(np.abs(v))))
+    return (np.asarray(F(v + h * t)) - np.asarray(F(v - h * t))) / (2 * h)
+
+
+def _directional(f, vectors, *xs):
+    total = 0.0
+    for g, v in zip(zpy.gradient(f, *xs), vectors):
+        if g is not None:
+            total = total + np.sum(g * v)
+    return total
+
+
+def check(f, *args, second: bool = True, rtol: float = 1e-5) -> tuple:
+    """``f``'s gradient, jvp and (``second``) Hessian-vector product at
+    ``args`` (floats and float arrays) against central differences; the
+    gradient must not be all zero. Returns the gradient."""
+    x = _flat(args)
+
+    def F(v):
+        return f(*_unflat(args, v))
+
+    value, grads = zpy.value_and_gradient(f, *args)
+    assert value == pytest.approx(f(*args), rel=1e-12)
+    g = _dense(args, grads)
+    fd = np.array([_difference(F, x, e) for e in np.eye(x.size)])
+    np.testing.assert_allclose(g, fd, rtol=rtol, atol=1e-7)
+    assert np.any(g != 0), grads
+    t = RNG.standard_normal(x.size)
+    tangents = _unflat(args, t)
+    y, dy = zpy.jvp(f, args, tangents)
+    assert y == pytest.approx(value, rel=1e-12)
+    np.testing.assert_allclose(dy, g @ t, rtol=1e-7, atol=1e-9)
+    if second:
+        def G(v):
+            return _dense(args, zpy.gradient(f, *_unflat(args, v)))
+        want = _difference(G, x, t)
+        np.testing.assert_allclose(_dense(args, zpy.hvp(f, args, tangents)), want, rtol=1e-4, atol=1e-6)
+
+        def directional(*xs):
+            return _directional(f, tangents, *xs)
+        np.testing.assert_allclose(_dense(args, zpy.gradient(directional, *args)), want, rtol=1e-4, atol=1e-6)
+    return grads
+
+
+# loops over a dict's keys ----------------------------------------------------
+
+
+def weighted_by_position(p):
+    s = 0.0
+    for i, k in enumerate(p):
+        s = s + (i + 1) * np.sum(p[k] ** 2)
+    for i, k in enumerate(sorted(p)):
+        s = s + i * np.sum(np.sin(p[k]))
+    for i, k in enumerate(list(p)):
+        s = s + i * np.sum(p[k] ** 3)
+    return s
+
+
+def positions_of_arrays(a, b):
+    return weighted_by_position({"w": a, "b": b})
+
+
+def test_enumerate_over_a_dicts_keys():
+    a, b = RNG.standard_normal(3), RNG.standard_normal(2)
+    g, = zpy.gradient(weighted_by_position, {"w": a, "b": b})
+    assert set(g) == {"w", "b"}
+    check(positions_of_arrays, a, b)
+    y, dy = zpy.jvp(weighted_by_position, ({"w": a, "b": b},), ({"w": np.ones(3), "b": np.zeros(2)},))
+    assert dy == pytest.approx(np.sum(g["w"]))
+
+
+# __slots__ objects -------------------------------------------------------------
+
+
+class Layer:
+    __slots__ = ("w", "b", "cache")  # (cache: a slot never set)
+
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+
+class Scaled(Layer):
+    __slots__ = "scale"
+
+
+def run_layers(layers, x):
+    for layer in layers:
+        x = np.tanh(layer.w * x + layer.b)
+    return np.sum(x ** 2)
+
+
+def layers_of(w1, b1, w2, b2, x):
+    return run_layers([Layer(w1, b1), Scaled(w2, b2)], x)
+
+
+def test_a_list_of_slots_objects_is_differentiated():
+    w1, b1, w2, b2, x = (RNG.standard_normal(2) for _ in range(5))
+    layers = [Layer(w1, b1), Scaled(w2, b2)]
+    dlayers, dx = zpy.gradient(run_layers, layers, x)
+    grads = check(layers_of, w1, b1, w2, b2, x)
+    for got, want in zip([dlayers[0].w, dlayers[0].b, dlayers[1].w, dlayers[1].b, dx], grads):
+        np.testing.assert_allclose(got, want)
+    with pytest.raises(AttributeError):  # (an unset slot is no field)
+        dlayers[0].cache
+    y, dy = zpy.jvp(run_layers, (layers, x), ([zpy.Tangent(w=np.ones(2)), None], np.zeros(2)))
+    assert dy == pytest.approx(np.sum(dlayers[0].w))
+
+
+def second_order_of_slots(layers, x):
+    return np.sum(zpy.gradient(run_layers, layers, x)[0][1].w * x)
+
+
+def test_slots_objects_at_second_order():
+    w1, b1, w2, b2, x = (RNG.standard_normal(2) for _ in range(5))
+    layers = [Layer(w1, b1), Scaled(w2, b2)]
+    dlayers, dx = zpy.gradient(second_order_of_slots, layers, x)
+
+    def of_arrays(w1, b1, w2, b2, x):
+        return second_order_of_slots([Layer(w1, b1), Scaled(w2, b2)], x)
+    h = 1e-6
+    e = np.array([h, 0.0])
+    slope = (of_arrays(w1, b1, w2 + e, b2, x) - of_arrays(w1, b1, w2 - e, b2, x)) / (2 * h)
+    assert dlayers[1].w[0] == pytest.approx(slope, rel=1e-5)
+    slope = (of_arrays(w1, b1, w2, b2, x + e) - of_arrays(w1, b1, w2, b2, x - e)) / (2 * h)
+    assert dx[0] == pytest.approx(slope, rel=1e-5)
