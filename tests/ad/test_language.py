@@ -12,6 +12,8 @@ source.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 
@@ -169,3 +171,65 @@ def test_slots_objects_at_second_order():
     assert dlayers[1].w[0] == pytest.approx(slope, rel=1e-5)
     slope = (of_arrays(w1, b1, w2, b2, x + e) - of_arrays(w1, b1, w2, b2, x - e)) / (2 * h)
     assert dx[0] == pytest.approx(slope, rel=1e-5)
+
+
+# match statements ----------------------------------------------------------------
+
+
+@dataclass
+class Point:
+    x: float
+    y: float
+
+
+def activation(kind, z):
+    match kind:
+        case "tanh":
+            return np.tanh(z)
+        case "softplus" | "smooth":
+            return np.log1p(np.exp(z))
+        case _:
+            return z
+
+
+def term(spec, x):
+    match spec:
+        case {"w": w, "b": b, "act": act}:
+            return np.sum(activation(act, w * x + b))
+        case [first, *rest] if len(rest) >= 2:
+            return first * np.sum(x * rest[0]) + np.sum(rest[-1] ** 2)
+        case Point(x=0.0, y=py):
+            return py
+        case Point(px, py) as p:
+            return px * py + p.x * np.sum(x)
+        case float(c) | int(c) if c > 0:
+            return c * np.sum(x ** 2)
+        case (a, b):
+            return a / b
+        case None:
+            return 0.0
+        case _:
+            return np.sum(np.cos(x))
+
+
+def matched_terms(w, b, x, c):
+    specs = [
+        {"w": w, "b": b, "act": "tanh"},
+        {"w": b, "b": w, "act": "smooth"},
+        [c, w, b],
+        Point(c, x[0]),
+        Point(0.0, c * c),
+        c,
+        -c,
+        (c, x[1]),
+        None,
+    ]
+    total = 0.0
+    for spec in specs:
+        total = total + term(spec, x)
+    return total
+
+
+def test_match_statements_are_differentiated():
+    w, b, x = RNG.standard_normal(3), RNG.standard_normal(3), RNG.standard_normal(3)
+    check(matched_terms, w, b, x, 0.7)

@@ -68,6 +68,7 @@ from zygote_py.ir.core import (
     Var,
 )
 
+from .patterns import lower_match
 from .scope import Scope, analyze, comprehension_inlined
 
 __all__ = ["lower"]
@@ -161,8 +162,8 @@ def lower(
     :class:`~zygote_py.errors.UnsupportedSyntax` naming the construct, the
     function, the file and the line for what cannot be lowered (generators,
     ``async``, ``class`` and ``import`` statements inside the function,
-    ``match``, ``try/except*``, a bare ``raise`` outside an ``except``
-    clause).
+    a mapping pattern's ``**rest``, ``try/except*``, a bare ``raise``
+    outside an ``except`` clause).
     """
     if consumers:
         scope = analyze(node, freevars, function=name, filename=filename)
@@ -836,6 +837,9 @@ class _Lowerer:
             self._stmts(node.orelse)
             self._jump(after)
         self._start(after)
+
+    def _stmt_Match(self, node: gast.Match) -> None:
+        lower_match(self, node)
 
     def _stmt_While(self, node: gast.While) -> None:
         forever = isinstance(node.test, gast.Constant)

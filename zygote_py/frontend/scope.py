@@ -50,7 +50,6 @@ _UNSUPPORTED: dict[type, tuple[str, Optional[str]]] = {
     ),
     gast.Import: ("'import' inside a function", _IMPORT_HINT),
     gast.ImportFrom: ("'import' inside a function", _IMPORT_HINT),
-    gast.Match: ("'match'", "use if/elif instead"),
     gast.TryStar: ("'try/except*'", "use 'except' clauses instead"),
 }
 
