@@ -739,7 +739,7 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
     floats = float_operands(f, args)
     if floats:
         return _of_floats(f, args, kwargs, floats)
-    rule = registry.lookup(f)
+    rule = rule_for(f, args)
     if rule is not None:
         y, back = _apply(rule, f, args, kwargs)
         return y, _rule_pullback(rule, back, len(args), kwargs)
@@ -788,6 +788,27 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
             hint=f"register one with @zpy.adjoint({name}), or keep it out of the differentiated path",
         )
     return f(*args, **kwargs), _no_pullback
+
+
+def rule_for(f: Any, args: tuple) -> Optional[Callable]:
+    """The adjoint rule of the call ``f(*args)``: ``f``'s, or for lists
+    and tuples that it joins or repeats, its rule for them."""
+    return registry.lookup_specialised(registry.SEQUENCE, f) if joins_sequences(f, args) else registry.lookup(f)
+
+
+def joins_sequences(f: Any, args: tuple) -> bool:
+    """Whether ``f(*args)`` joins two lists or tuples (``a + b``) or repeats
+    one (``a * 3``), making a new one (``+=`` and ``*=`` do for a tuple,
+    not for a list, which they change in place): the operators' rules for
+    sequences apply (see ``registry.SEQUENCE``)."""
+    if type(f) is not types.BuiltinFunctionType or f not in _JOINS or len(args) != 2:
+        return False
+    a, b = (isinstance(v, (tuple, list)) for v in args)
+    return (a and b or a != b and isinstance(args[1] if a else args[0], (int, np.integer))) \
+        and (f in (operator.add, operator.mul) or isinstance(args[0], tuple))
+
+
+_JOINS = {operator.add, operator.mul, operator.iadd, operator.imul}
 
 
 def float_operands(f: Any, args: tuple) -> list[int]:
@@ -1881,6 +1902,8 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         return push(f, tuple(p[0] for p in pairs), kwargs, tuple(p[1] for p in pairs), dkwargs)
     if isinstance(f, type) and f in ITERATORS:  # (a callable object may be unhashable)
         return _push_iterator(f, args, kwargs, dargs)
+    if joins_sequences(f, args):
+        return _push_joined(f, args, dargs)
     if f is functools.partial and not all(map(is_zero_tangent, (*dargs, *dkwargs.values()))):
         # a partial's tangent has the fields of its gradient (see rules.higher_order)
         return f(*args, **kwargs), Tangent(("func", "args", "keywords"), func=dargs[0], args=tuple(dargs[1:]),
@@ -1944,6 +1967,16 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         hint="register one with @zpy.pushforward, or an adjoint rule with @zpy.adjoint, "
         "or use reverse mode (zpy.gradient, zpy.jacobian)",
     )
+
+
+def _push_joined(f: Any, args: tuple, dargs: tuple) -> tuple[Any, Any]:
+    """``a + b`` or ``a * k`` of tuples or lists (:func:`joins_sequences`;
+    a tuple's ``+=``, ``*=``), and their tangents joined or repeated alike
+    (a zero one as the sequence's zero tangent: its items must stay
+    apart)."""
+    parts = [(zero_tangent(a) if is_zero_tangent(d) else d) if isinstance(a, (tuple, list)) else a
+             for a, d in zip(args, dargs)]
+    return f(*args), f(*parts)
 
 
 def _method_pushforward(method: Callable, swapped: bool, args: tuple, dargs: tuple) -> tuple[Any, Any]:

@@ -233,3 +233,40 @@ def matched_terms(w, b, x, c):
 def test_match_statements_are_differentiated():
     w, b, x = RNG.standard_normal(3), RNG.standard_normal(3), RNG.standard_normal(3)
     check(matched_terms, w, b, x, 0.7)
+
+
+# sequences joined with + and repeated with * --------------------------------------
+
+
+def features(x, w, c):
+    out = []
+    for k in range(3):
+        out = out + [np.tanh(w * x + k)]
+    history = (c,)
+    for v in out:
+        history = history + (np.sum(v),)
+    history = history + (c * c,)
+    extended = out + [x * w] + out[:1]
+    repeated = [np.sin(x)] * 2 + 2 * [c]
+    total = 0.0
+    for i, v in enumerate(extended):
+        total = total + (i + 1) * np.sum(v ** 2)
+    return total + history[1] * history[-1] + np.sum(repeated[0] * repeated[1]) * repeated[3]
+
+
+def test_sequences_joined_and_repeated():
+    check(features, RNG.standard_normal(3), RNG.standard_normal(3), 0.8)
+
+
+def joined_items(xs, ys):
+    zs = xs + ys
+    return zs[0] * zs[-1] + (xs * 2)[2] * zs[1]
+
+
+def test_the_gradient_of_a_joined_list_goes_back_to_its_parts():
+    # x0 * y1 + x0 * x1
+    assert zpy.gradient(joined_items, [1.0, 2.0], [3.0, 4.0]) == ([4.0 + 2.0, 1.0], [None, 1.0])
+    # x0 * y0 + x0 * x1
+    assert zpy.gradient(joined_items, (1.0, 2.0), (3.0,)) == ((3.0 + 2.0, 1.0), (1.0,))
+    y, dy = zpy.jvp(joined_items, ([1.0, 2.0], [3.0, 4.0]), ([1.0, 0.0], [0.0, 1.0]))
+    assert dy == 6.0 + 1.0

@@ -93,6 +93,7 @@ _HOLDERS = {ops.build_list, ops.build_tuple, ops.build_dict, ops.build_set, list
 _DISPLAYS = {ops.build_list, ops.build_tuple, ops.build_dict, list, tuple, dict}
 """Callees whose value is a built-in container, whose operators are not a
 class's Python methods."""
+_SEQUENCES = {ops.build_list, ops.build_tuple, list, tuple}
 
 _POWERS = {operator.pow, operator.ipow, pow, np.power}
 """Powers whose pushforward is :func:`operators.pow_constant_push` for a
@@ -541,7 +542,7 @@ class _Forward:
         if fn in (ops.store_deref, ops.store_global):
             raise self.refuse("a nonlocal or global variable assigned a differentiated value", s.line,
                               "pass the value as an argument and return the result instead")
-        if self._may_call_method(s, fn):  # v * 2.0, v[k] for an object v whose class may define them
+        if self._may_call_method(s, fn) or self._joins(s, fn):  # v * 2.0, v[k] for an object v whose class may define them
             out.append(copy)
             self._push(s, None, copy, out)
             return
@@ -634,6 +635,15 @@ class _Forward:
             return False  # (x += v on anything but a number: see _in_place)
         operands = s.args[:1] if len(methods.names) == 1 else s.args  # (a unary one: its object's)
         return not all(map(self._known, operands))
+
+    def _joins(self, s: Statement, fn: Any) -> bool:
+        """``a + b`` or ``a * k`` of a tuple or list known here (a display,
+        a sequence of numbers): ``runtime.push`` joins or repeats their
+        tangents, whose items the inlined rule would not keep apart where
+        one is zero."""
+        return member(fn, {operator.add, operator.mul}) and any(
+            a in self.facts.sequences or a in self.defs and member(self.facts.callee(self.defs[a]), _SEQUENCES)
+            for a in s.args if isinstance(a, Var))
 
     def _known(self, a: Operand) -> bool:
         """A number, an array, a tuple or list of numbers, or a display made

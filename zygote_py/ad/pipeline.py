@@ -587,7 +587,7 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
             hint="call the class's method by name")
     if reads_no_values(f):
         return None, None, False
-    rule = registry.lookup(f)
+    rule = runtime.rule_for(f, args)
     if rule is not None:
         n = len(args)
         return runtime.rule_vjp(rule, n), lambda w: w[:1 + n], False

@@ -131,17 +131,20 @@ def adjoint(fn: Any) -> Callable[[Rule], Rule]:
     return register
 
 
-SCALAR, ARRAY = "scalar", "array"
+SCALAR, ARRAY, SEQUENCE = "scalar", "array", "sequence"
 """The specialisations of a built-in rule: for operands the compiler knows
 to be numbers, not arrays (the derivative without the reduction of
-broadcast gradients), and for a first operand it knows to be an array."""
+broadcast gradients), for a first operand it knows to be an array, and
+for lists and tuples that an operator joins or repeats (``a + b``, ``a *
+3``), which the run-time ``J`` picks by the operands' types."""
 
-_special: dict[str, dict[Any, Any]] = {SCALAR: {}, ARRAY: {}}
+_special: dict[str, dict[Any, Any]] = {SCALAR: {}, ARRAY: {}, SEQUENCE: {}}
 
 
 def specialised(kind: str, fn: Any) -> Callable[[Rule], Rule]:
     """Decorator (built-in rules only): the decorated rule is ``fn``'s rule
-    when the operands are of ``kind`` (:data:`SCALAR` or :data:`ARRAY`)."""
+    when the operands are of ``kind`` (:data:`SCALAR`, :data:`ARRAY` or
+    :data:`SEQUENCE`)."""
 
     def register(rule: Rule) -> Rule:
         _special[kind][key(fn)] = rule
