@@ -270,3 +270,19 @@ def test_the_gradient_of_a_joined_list_goes_back_to_its_parts():
     assert zpy.gradient(joined_items, (1.0, 2.0), (3.0,)) == ((3.0 + 2.0, 1.0), (1.0,))
     y, dy = zpy.jvp(joined_items, ([1.0, 2.0], [3.0, 4.0]), ([1.0, 0.0], [0.0, 1.0]))
     assert dy == 6.0 + 1.0
+
+
+# dict() of pairs, zip and keywords ---------------------------------------------
+
+
+def dict_model(w, b, x):
+    params = dict([("w", w)], b=b)
+    scaled = dict(zip(["w", "b"], [w * 2.0, b]))
+    merged = dict(**params, x=x)
+    both = dict(scaled, **merged)
+    out = np.tanh(merged["w"] * merged["x"] + params["b"])
+    return np.sum(out) + np.sum(both["w"] * scaled["w"]) + np.sum(both["x"] ** 2) * scaled["b"][0]
+
+
+def test_dict_of_pairs_zip_and_keywords():
+    check(dict_model, *(RNG.standard_normal(3) for _ in range(3)))

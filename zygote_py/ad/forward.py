@@ -104,7 +104,7 @@ _SHAPE_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "st
 _IN_PLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 _OTHER_IN_PLACE = {operator.ipow, operator.imatmul, operator.imod, operator.ifloordiv, operator.iand,
                    operator.ior, operator.ixor, operator.ilshift, operator.irshift}
-_STORES = {operator.setitem, operator.delitem, setattr, delattr}
+_STORES = {operator.setitem, operator.delitem, setattr, delattr, ops.merge_dict}
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "fill",
              "sort", "reverse", "popitem", "__setitem__", "__delitem__", "put", "itemset", "resize"}
 
@@ -312,6 +312,8 @@ class _Forward:
                 hold(s.var, [*s.args, *(v for _, v in s.kwargs)])
             elif fn in (operator.setitem, setattr):
                 hold(first, s.args[2:])
+            elif fn is ops.merge_dict:
+                hold(first, s.args[1:])  # (what the mapping holds)
             elif method is not None and method[1] in analysis.HOLDING_METHODS:
                 hold(method[0], s.args)
             elif method is not None and method[1] not in _MUTATORS | _PART_METHODS:
@@ -808,8 +810,8 @@ class _Forward:
         self._name(d, s.var)
 
     def _store(self, s: Statement, fn: Any, copy: Statement, out: list[Statement]) -> None:
-        """``y[k] = v`` (or ``del y[k]``, ``setattr``): the same change to
-        ``y``'s tangent."""
+        """``y[k] = v`` (or ``del y[k]``, ``setattr``, a dict display's
+        ``**m``): the same change to ``y``'s tangent."""
         out.append(copy)
         target = s.args[0]
         dtarget = self.tangent(target)
@@ -822,6 +824,8 @@ class _Forward:
             dvalue = Const(None) if is_zero(dv) else dv
             self.emit(out, runtime.store_tangent, dtarget, Const(fn), args[1], dvalue, args[2], args[0], line=s.line,
                       pure=False)
+        elif fn is ops.merge_dict:
+            self.emit(out, fn, dtarget, self.concrete(out, s.args[1], s.line), line=s.line, pure=False)
         else:
             self.emit(out, fn, dtarget, args[1], line=s.line, pure=False)
 
