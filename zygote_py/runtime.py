@@ -245,8 +245,9 @@ _NO_GRADS = _NoGrads()
 
 def differentiable_callable(fn: Any) -> bool:
     """Whether :func:`J` can differentiate calls of ``fn`` with no rule:
-    Python functions and methods (by their source), objects whose class
-    defines ``__call__`` in Python, and subclasses of ``float`` and
+    Python functions and methods (by their source), ``functools.partial``
+    and ``functools.lru_cache`` objects of such a function, objects whose
+    class defines ``__call__`` in Python, and subclasses of ``float`` and
     ``complex`` made from a number (see :func:`number_subclass`); not the operations the compiler lowers
     Python's syntax to (:mod:`zygote_py.ir.ops`), which are differentiated
     by their rules or not at all."""
@@ -254,9 +255,10 @@ def differentiable_callable(fn: Any) -> bool:
         fn = fn.__func__
     if isinstance(fn, types.FunctionType):
         return fn.__module__ != "zygote_py.ir.ops"
-    if type(fn) is functools.partial:  # J calls its function
-        return registry.lookup(fn.func) is not None or registry.is_nondifferentiable(fn.func) or (
-            differentiable_callable(fn.func))
+    if type(fn) in (functools.partial, functools._lru_cache_wrapper):  # J calls its function
+        inner = fn.func if type(fn) is functools.partial else fn.__wrapped__
+        return registry.lookup(inner) is not None or registry.is_nondifferentiable(inner) or (
+            differentiable_callable(inner))
     if isinstance(fn, type) and (field_constructor(fn) is not None or python_init(fn)
                                  or number_subclass(fn, (0.0,), {})):
         return True
@@ -497,7 +499,7 @@ def gradient_function(f: Any, args: tuple) -> Callable:
     from .ad import pipeline
     from .api import Differentiable
 
-    if isinstance(f, Differentiable):
+    if isinstance(f, Differentiable) or type(f) is functools._lru_cache_wrapper:
         f = f.__wrapped__
     rule = registry.lookup(f)
     if rule is not None:
@@ -762,6 +764,8 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
             return y, lambda dy: pb(dy)[1:]  # (the method's gradient: x's, then its arguments')
     if isinstance(f, types.FunctionType):
         return pipeline.call_forward(f, args, kwargs)
+    if type(f) is functools._lru_cache_wrapper:  # its function, not the cache: a cached value has no pullback
+        return J(f.__wrapped__, *args, **kwargs)
     names = field_constructor(f) if isinstance(f, type) else None
     if names is not None:
         return _construct(f, names, args, kwargs)
@@ -1927,6 +1931,8 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         )
     if registry.lookup(f) is not None:
         return push_by_adjoint(f, args, kwargs, dargs, dkwargs)
+    if type(f) is functools._lru_cache_wrapper:  # (see J)
+        return push(f.__wrapped__, args, kwargs, dargs, dkwargs, df)
     if type(f) is functools.partial:  # its tangent (made above) holds those of its arguments
         return push(f.func, (*f.args, *args), {**f.keywords, **kwargs},
                     (*(field(df, "args") or (None,) * len(f.args)), *dargs),

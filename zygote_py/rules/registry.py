@@ -32,6 +32,7 @@ keeps it alive so that its ``id`` cannot be reused by another object.
 from __future__ import annotations
 
 import contextlib
+import functools
 import types
 from typing import Any, Callable, Iterator, Optional
 
@@ -246,6 +247,8 @@ def remove(fn: Any) -> bool:
 def display_name(fn: Any) -> str:
     """How a user writes the function: ``np.linalg.solve``, ``math.sin``,
     ``operator.add``, ``ndarray.sum``, ``abs``, ``zpy.checkpoint``."""
+    if type(fn) is functools.partial:
+        return f"functools.partial({display_name(fn.func)})"
     module = getattr(fn, "__module__", None) or ""
     qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     if isinstance(fn, (types.MethodDescriptorType, types.GetSetDescriptorType)):
@@ -267,4 +270,6 @@ def display_name(fn: Any) -> str:
 
         public = getattr(zygote_py, getattr(fn, "__name__", ""), None) is fn
         return f"zpy.{qual}" if public else f"(internal) {qual}"
+    if module == "__main__":
+        return qual
     return f"{module.lstrip('_')}.{qual}"
