@@ -656,11 +656,21 @@ def shares_cells(v: Callable, f: Any) -> Callable:
     return v
 
 
+def vectorized(vf: np.vectorize) -> types.MethodType:
+    """What calling the ``np.vectorize`` object ``vf`` runs, as code
+    zygote_py differentiates: ``rules.higher_order.vectorized`` bound to
+    ``vf`` (whose gradient is its function's captured variables')."""
+    from .rules import higher_order
+
+    return types.MethodType(higher_order.vectorized, vf)
+
+
 def bound_object(f: Any) -> Any:
     """The object of the bound method ``f``, whose gradient is the
     method's; a :class:`Pullback` itself (called, it is the first argument
-    of :func:`call_pullback`)."""
-    return f if type(f) is Pullback else f.__self__
+    of :func:`call_pullback`), and an ``np.vectorize`` object (see
+    :func:`vectorized`)."""
+    return f if type(f) in (Pullback, np.vectorize) else f.__self__
 
 
 def pullback_gradient(df: Any, dargs: tuple) -> Tangent:
@@ -766,6 +776,8 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
         return pipeline.call_forward(f, args, kwargs)
     if type(f) is functools._lru_cache_wrapper:  # its function, not the cache: a cached value has no pullback
         return J(f.__wrapped__, *args, **kwargs)
+    if type(f) is np.vectorize:
+        return J(vectorized(f), *args, **kwargs)
     names = field_constructor(f) if isinstance(f, type) else None
     if names is not None:
         return _construct(f, names, args, kwargs)
@@ -1933,6 +1945,8 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         return push_by_adjoint(f, args, kwargs, dargs, dkwargs)
     if type(f) is functools._lru_cache_wrapper:  # (see J)
         return push(f.__wrapped__, args, kwargs, dargs, dkwargs, df)
+    if type(f) is np.vectorize:
+        return push(vectorized(f), args, kwargs, dargs, dkwargs, df)
     if type(f) is functools.partial:  # its tangent (made above) holds those of its arguments
         return push(f.func, (*f.args, *args), {**f.keywords, **kwargs},
                     (*(field(df, "args") or (None,) * len(f.args)), *dargs),

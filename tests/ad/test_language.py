@@ -352,3 +352,35 @@ def test_partial_and_cached_functions_differentiated_directly():
     assert zpy.gradient(lambda x: zpy.gradient(smooth, x)[0], x)[0] == pytest.approx(np.exp(-x) / (1 + np.exp(-x)) ** 2)
     with pytest.raises(zpy.NoDerivativeRule, match="functools.partial"):  # (not yet: refused, not wrong)
         zpy.hessian(halved, 1.5)
+
+
+# np.vectorize ------------------------------------------------------------------
+
+
+@np.vectorize
+def huber(r, delta):
+    if abs(r) <= delta:
+        return 0.5 * r * r
+    return delta * (abs(r) - 0.5 * delta)
+
+
+def scaled_sine(a, w, phases):
+    return a * np.sin(w * a + phases[0] - phases[1])
+
+
+shifted = np.vectorize(scaled_sine, otypes=[float], excluded={2})
+
+
+def vectorized_loss(x, y, d):
+    return np.sum(huber(x - y[:, None], d)) + np.sum(shifted(x, y[0], x[::-1]) ** 2)
+
+
+def test_np_vectorize_broadcasts_its_function_over_elements():
+    x, y = RNG.standard_normal(3) * 2, RNG.standard_normal(2)
+    check(vectorized_loss, x, y, 0.8)
+
+
+def test_np_vectorize_with_a_signature_is_refused():
+    dot = np.vectorize(lambda a, b: a * b, signature="(),()->()")
+    with pytest.raises(zpy.NoDerivativeRule, match="signature"):
+        zpy.gradient(lambda x: np.sum(dot(x, x)), np.ones(2))

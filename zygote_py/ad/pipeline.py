@@ -23,6 +23,7 @@ import weakref
 from typing import Any, Callable, Optional
 
 import gast
+import numpy as np
 
 from ..backend.compile import compile_def, function_def, instantiate, source_of
 from ..errors import NoDerivativeRule, UnsupportedSyntax, ZygoteError
@@ -589,6 +590,8 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
         return None, None, False
     if type(f) is functools._lru_cache_wrapper:  # (J calls its function)
         return vjp_plan(f.__wrapped__, args, kwargs, param_out, cells_out)
+    if type(f) is np.vectorize:
+        f = runtime.vectorized(f)
     rule = runtime.rule_for(f, args)
     if rule is not None:
         n = len(args)
