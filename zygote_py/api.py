@@ -44,10 +44,18 @@ def _target(f: Callable, args: tuple) -> tuple[types.FunctionType, tuple]:
     call = getattr(type(f), "__call__", None)
     if not isinstance(f, (types.FunctionType, type)) and isinstance(call, types.FunctionType):
         return _target(call, (f, *args))  # a callable object (a class-based decorator's): what J runs
+    if type(f) is functools.partial:
+        return _target(_called, (f, *args))
     if not isinstance(f, types.FunctionType):
         src = get_source(f)  # raises SourceNotFound with advice
         return _target(src.function, args)
     return f, args
+
+
+def _called(f: Callable, *args: Any) -> Any:
+    """``f(*args)``: what is differentiated for a ``functools.partial``
+    (``runtime.J`` calls its function with the arguments it binds)."""
+    return f(*args)
 
 
 def ir(f: Callable) -> IR:

@@ -245,8 +245,9 @@ _NO_GRADS = _NoGrads()
 
 def differentiable_callable(fn: Any) -> bool:
     """Whether :func:`J` can differentiate calls of ``fn`` with no rule:
-    Python functions and methods (by their source), objects whose class
-    defines ``__call__`` in Python, and subclasses of ``float`` and
+    Python functions and methods (by their source), ``functools.partial``
+    and ``functools.lru_cache`` objects of such a function, objects whose
+    class defines ``__call__`` in Python, and subclasses of ``float`` and
     ``complex`` made from a number (see :func:`number_subclass`); not the operations the compiler lowers
     Python's syntax to (:mod:`zygote_py.ir.ops`), which are differentiated
     by their rules or not at all."""
@@ -254,9 +255,10 @@ def differentiable_callable(fn: Any) -> bool:
         fn = fn.__func__
     if isinstance(fn, types.FunctionType):
         return fn.__module__ != "zygote_py.ir.ops"
-    if type(fn) is functools.partial:  # J calls its function
-        return registry.lookup(fn.func) is not None or registry.is_nondifferentiable(fn.func) or (
-            differentiable_callable(fn.func))
+    if type(fn) in (functools.partial, functools._lru_cache_wrapper):  # J calls its function
+        inner = fn.func if type(fn) is functools.partial else fn.__wrapped__
+        return registry.lookup(inner) is not None or registry.is_nondifferentiable(inner) or (
+            differentiable_callable(inner))
     if isinstance(fn, type) and (field_constructor(fn) is not None or python_init(fn)
                                  or number_subclass(fn, (0.0,), {})):
         return True
@@ -497,7 +499,7 @@ def gradient_function(f: Any, args: tuple) -> Callable:
     from .ad import pipeline
     from .api import Differentiable
 
-    if isinstance(f, Differentiable):
+    if isinstance(f, Differentiable) or type(f) is functools._lru_cache_wrapper:
         f = f.__wrapped__
     rule = registry.lookup(f)
     if rule is not None:
@@ -654,11 +656,21 @@ def shares_cells(v: Callable, f: Any) -> Callable:
     return v
 
 
+def vectorized(vf: np.vectorize) -> types.MethodType:
+    """What calling the ``np.vectorize`` object ``vf`` runs, as code
+    zygote_py differentiates: ``rules.higher_order.vectorized`` bound to
+    ``vf`` (whose gradient is its function's captured variables')."""
+    from .rules import higher_order
+
+    return types.MethodType(higher_order.vectorized, vf)
+
+
 def bound_object(f: Any) -> Any:
     """The object of the bound method ``f``, whose gradient is the
     method's; a :class:`Pullback` itself (called, it is the first argument
-    of :func:`call_pullback`)."""
-    return f if type(f) is Pullback else f.__self__
+    of :func:`call_pullback`), and an ``np.vectorize`` object (see
+    :func:`vectorized`)."""
+    return f if type(f) in (Pullback, np.vectorize) else f.__self__
 
 
 def pullback_gradient(df: Any, dargs: tuple) -> Tangent:
@@ -739,7 +751,7 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
     floats = float_operands(f, args)
     if floats:
         return _of_floats(f, args, kwargs, floats)
-    rule = registry.lookup(f)
+    rule = rule_for(f, args)
     if rule is not None:
         y, back = _apply(rule, f, args, kwargs)
         return y, _rule_pullback(rule, back, len(args), kwargs)
@@ -762,6 +774,10 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
             return y, lambda dy: pb(dy)[1:]  # (the method's gradient: x's, then its arguments')
     if isinstance(f, types.FunctionType):
         return pipeline.call_forward(f, args, kwargs)
+    if type(f) is functools._lru_cache_wrapper:  # its function, not the cache: a cached value has no pullback
+        return J(f.__wrapped__, *args, **kwargs)
+    if type(f) is np.vectorize:
+        return J(vectorized(f), *args, **kwargs)
     names = field_constructor(f) if isinstance(f, type) else None
     if names is not None:
         return _construct(f, names, args, kwargs)
@@ -788,6 +804,27 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
             hint=f"register one with @zpy.adjoint({name}), or keep it out of the differentiated path",
         )
     return f(*args, **kwargs), _no_pullback
+
+
+def rule_for(f: Any, args: tuple) -> Optional[Callable]:
+    """The adjoint rule of the call ``f(*args)``: ``f``'s, or for lists
+    and tuples that it joins or repeats, its rule for them."""
+    return registry.lookup_specialised(registry.SEQUENCE, f) if joins_sequences(f, args) else registry.lookup(f)
+
+
+def joins_sequences(f: Any, args: tuple) -> bool:
+    """Whether ``f(*args)`` joins two lists or tuples (``a + b``) or repeats
+    one (``a * 3``), making a new one (``+=`` and ``*=`` do for a tuple,
+    not for a list, which they change in place): the operators' rules for
+    sequences apply (see ``registry.SEQUENCE``)."""
+    if type(f) is not types.BuiltinFunctionType or f not in _JOINS or len(args) != 2:
+        return False
+    a, b = (isinstance(v, (tuple, list)) for v in args)
+    return (a and b or a != b and isinstance(args[1] if a else args[0], (int, np.integer))) \
+        and (f in (operator.add, operator.mul) or isinstance(args[0], tuple))
+
+
+_JOINS = {operator.add, operator.mul, operator.iadd, operator.imul}
 
 
 def float_operands(f: Any, args: tuple) -> list[int]:
@@ -1786,9 +1823,13 @@ def like_iterable(iterable: Any, grads: list, start: int = 0) -> Any:
     yielded, in iteration order, the first being its item ``start`` (see
     :func:`position`): a tuple for a tuple, an array for an array (``None``
     items as zeros), a list for a list or an :class:`EagerIterator`, with
-    ``None`` for the items before and after these; for anything else, the
-    list ``grads``, but an object whose ``__iter__`` is a Python method
-    must get none (which of its fields each item came from is not known)."""
+    ``None`` for the items before and after these; ``None`` for a dict,
+    whose items are its keys (a dict's gradient is keyed by them, and they
+    get none); for anything else, the list ``grads``, but an object whose
+    ``__iter__`` is a Python method must get none (which of its fields each
+    item came from is not known)."""
+    if isinstance(iterable, Mapping):
+        return None
     if isinstance(iterable, (tuple, list, np.ndarray, EagerIterator)):
         n = len(iterable.items) if type(iterable) is EagerIterator else len(iterable)
         grads = [None] * start + list(grads) + [None] * (n - start - len(grads))
@@ -1881,6 +1922,8 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         return push(f, tuple(p[0] for p in pairs), kwargs, tuple(p[1] for p in pairs), dkwargs)
     if isinstance(f, type) and f in ITERATORS:  # (a callable object may be unhashable)
         return _push_iterator(f, args, kwargs, dargs)
+    if joins_sequences(f, args):
+        return _push_joined(f, args, dargs)
     if f is functools.partial and not all(map(is_zero_tangent, (*dargs, *dkwargs.values()))):
         # a partial's tangent has the fields of its gradient (see rules.higher_order)
         return f(*args, **kwargs), Tangent(("func", "args", "keywords"), func=dargs[0], args=tuple(dargs[1:]),
@@ -1904,6 +1947,10 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         )
     if registry.lookup(f) is not None:
         return push_by_adjoint(f, args, kwargs, dargs, dkwargs)
+    if type(f) is functools._lru_cache_wrapper:  # (see J)
+        return push(f.__wrapped__, args, kwargs, dargs, dkwargs, df)
+    if type(f) is np.vectorize:
+        return push(vectorized(f), args, kwargs, dargs, dkwargs, df)
     if type(f) is functools.partial:  # its tangent (made above) holds those of its arguments
         return push(f.func, (*f.args, *args), {**f.keywords, **kwargs},
                     (*(field(df, "args") or (None,) * len(f.args)), *dargs),
@@ -1944,6 +1991,16 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         hint="register one with @zpy.pushforward, or an adjoint rule with @zpy.adjoint, "
         "or use reverse mode (zpy.gradient, zpy.jacobian)",
     )
+
+
+def _push_joined(f: Any, args: tuple, dargs: tuple) -> tuple[Any, Any]:
+    """``a + b`` or ``a * k`` of tuples or lists (:func:`joins_sequences`;
+    a tuple's ``+=``, ``*=``), and their tangents joined or repeated alike
+    (a zero one as the sequence's zero tangent: its items must stay
+    apart)."""
+    parts = [(zero_tangent(a) if is_zero_tangent(d) else d) if isinstance(a, (tuple, list)) else a
+             for a, d in zip(args, dargs)]
+    return f(*args), f(*parts)
 
 
 def _method_pushforward(method: Callable, swapped: bool, args: tuple, dargs: tuple) -> tuple[Any, Any]:
@@ -2095,10 +2152,10 @@ def items_read(iterable: Any, d: Any) -> Any:
     ``functools.reduce``) read from it, after it has: the iterable itself
     for a tuple, list, range or array; for an :class:`EagerIterator`, its
     items that its tangent ``d`` (an iterator in step with it, not read
-    yet) has left."""
+    yet) has left; a list of a dict's keys."""
     if isinstance(iterable, (tuple, list, range, np.ndarray)):
         return iterable
-    if isinstance(iterable, (dict, _DICT_KEYS)):
+    if isinstance(iterable, (Mapping, _DICT_KEYS)):
         return list(iterable)  # (a dict's keys: read again as they were)
     if type(iterable) is EagerIterator and type(d) is EagerIterator:
         return iterable.items[len(iterable.items) - (len(d.items) - d.position):]
@@ -2123,10 +2180,13 @@ forward-mode counterpart: their pullbacks are closures."""
 
 def tangent_of_items(iterable: Any, d: Any) -> Any:
     """``d``, the tangent of ``iterable``, or a zero one for each item (a
-    float zero for each of an integer array's too: see ``zero_operand``)."""
+    float zero for each of an integer array's too: see ``zero_operand``).
+    A dict's tangent is its values', not that of the keys it yields."""
     from .ad.pushrules import zero_operand
 
-    if d is not None:
+    if isinstance(iterable, Mapping):
+        return zero_tangent(list(iterable))
+    if d is not None and not isinstance(d, Mapping):
         return d
     if isinstance(iterable, (tuple, list, np.ndarray)):
         return zero_operand(iterable)

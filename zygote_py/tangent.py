@@ -97,7 +97,8 @@ def get(t: Tangent, name: str) -> Any:
 
 def fields(obj: Any) -> list[str]:
     """The fields of an object: a dataclass's fields, its ``__dict__``'s
-    keys, the ``__slots__`` of its classes; a function's captured
+    keys, the ``__slots__`` of its classes that hold a value (an unset slot
+    is no more a field than a missing attribute); a function's captured
     variables and parameters with default values; a tangent's own fields (in gradient code differentiated
     again)."""
     if isinstance(obj, types.FunctionType):
@@ -108,7 +109,7 @@ def fields(obj: Any) -> list[str]:
     names += getattr(obj, "__dict__", ())
     for cls in type(obj).__mro__:
         slots = cls.__dict__.get("__slots__", ())
-        names += [slots] if isinstance(slots, str) else slots
+        names += [n for n in ([slots] if isinstance(slots, str) else slots) if hasattr(obj, n)]
     return list(dict.fromkeys(n for n in names if n not in ("__dict__", "__weakref__")))
 
 

@@ -1299,6 +1299,96 @@ def test_blocks_follow_the_source():
     assert loads == ["g1", "g2"]
 
 
+# -- match statements ------------------------------------------------------------------------
+
+
+class Point:
+    __match_args__ = ("x", "y")
+
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+
+MATCH = """
+def classify(v, limit):
+    n = -1
+    match v:
+        case None:
+            kind = "none"
+        case 0 | 0.5:
+            kind = "small"
+        case float(x) if x > limit:
+            kind = ("large", x)
+        case int() | float() as x:
+            kind = ("number", x)
+        case [a, b]:
+            kind = ("pair", a, b)
+        case [first, *rest, last] if rest:
+            kind = ("long", first, rest, last)
+        case (first, *_):
+            kind = ("tuple or short", first)
+        case {"w": w, "b": [b0, *_] as b}:
+            kind = ("layer", w, b0, b)
+        case {"w": w}:
+            kind = ("weights", w)
+        case Point(x=0, y=py):
+            kind = ("on the axis", py)
+        case Point(px, py) as p:
+            kind = ("point", px, py, p is v)
+        case str(s):
+            kind = ("text", s)
+        case _:
+            n = 0
+            kind = "other"
+    return kind, n
+"""
+
+
+def test_match_behaves_as_python():
+    check_same(
+        MATCH,
+        (None, 1.0), (0, 1.0), (0.5, 1.0), (3.0, 1.0), (0.75, 1.0), (7, 1.0), (True, 1.0),
+        ([1.0, 2.0], 1.0), ((1.0, 2.0, 3.0, 4.0), 1.0), ([1.0, 2.0, 3.0], 1.0), ((9.0,), 1.0), ([], 1.0),
+        ({"w": 1.0, "b": [2.0, 3.0]}, 1.0), ({"w": 1.0, "b": []}, 1.0), ({"w": 1.0, "c": 2}, 1.0), ({}, 1.0),
+        (Point(0, 5.0), 1.0), (Point(1.0, 2.0), 1.0), ("ab", 1.0), (b"ab", 1.0), (object, 1.0),
+        env={"Point": Point},
+    )
+
+
+def test_match_evaluates_its_subject_once_and_binds_captures_before_the_guard():
+    src = """
+    def f(xs):
+        match xs.pop():
+            case [a, b] if a > b:
+                return a
+            case [a, *_]:
+                return (a, len(xs))
+        return a
+    """
+    # (a second xs.pop() would change what len(xs) returns, or raise on [])
+    check_same(src, ([[1.0, 2.0]],), ([[3.0, 2.0]],), ([[3.0, 2.0, 1.0], [5.0]],), ([5.0],), ([],))
+
+
+def test_match_class_pattern_without_match_args_and_missing_attributes():
+    src = """
+    def f(v):
+        match v:
+            case Point(x=1, z=z):
+                return z
+            case Bare(1):
+                return "positional"
+            case Bare(y=y):
+                return y
+        return None
+    """
+    class Bare:
+        def __init__(self, y):
+            self.y = y
+    check_same(src, (Point(1, 2),), (Bare(3),), (5,), env={"Point": Point, "Bare": Bare})
+    check_same(src, (Bare(1),), env={"Point": Point, "Bare": Bare})  # (TypeError: no __match_args__)
+
+
 # -- unsupported syntax ------------------------------------------------------------------------
 
 
@@ -1314,7 +1404,7 @@ def test_blocks_follow_the_source():
         ("class C:\n        pass", "'class' statement", 3),
         ("from . import path", "relative import", 3),
         ("from os import *", "'from ... import *'", 3),
-        ("match x:\n        case 1:\n            pass", "'match'", 3),
+        ("match x:\n        case {'a': 1, **rest}:\n            pass", "'**rest' in a mapping pattern", 4),
         ("try:\n        pass\n    except* ValueError:\n        pass", "'try/except*'", 3),
         ("raise", "bare 'raise'", 3),
         ("return [a async for a in x]", "'async for'", 3),

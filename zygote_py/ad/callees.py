@@ -1,4 +1,4 @@
-"""Inlining the calls of the user's own small functions (and ``dict(a=x)``).
+"""Inlining the calls of the user's own small functions (and ``dict(m, a=x)``).
 
 A call ``g(x)`` of a Python function defined in the same module as the
 function being differentiated (the same globals, so that every global it
@@ -19,6 +19,7 @@ compiles again).
 """
 from __future__ import annotations
 
+import operator
 import types
 from typing import Any, Optional
 
@@ -84,18 +85,32 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
 
 
 def _dict_calls(ir: IR, facts: Any) -> list[tuple]:
-    """``dict(a=x, b=y)`` (the builtin, keywords only) becomes the display
-    ``{"a": x, "b": y}``: values passed by keyword get gradients then, as
-    a rule's keyword arguments do not. Returns the guards (the name
-    ``dict`` still naming the builtin)."""
+    """``dict(a=x, b=y)`` (the builtin, with keywords) becomes the display
+    ``{"a": x, "b": y}``, and ``dict(m, a=x, **n)`` the dict ``dict(m)``
+    then its changes in place ``["a"] = x`` and ``update(n)``, as the
+    display ``{**m, "a": x, **n}`` is lowered: values passed by keyword
+    get gradients then, as a rule's keyword arguments do not. Returns the
+    guards (the name ``dict`` still naming the builtin)."""
     guards = []
     for b in ir.blocks.values():
+        out: list[Statement] = []
         for s in b.stmts:
-            if facts.callee(s) is dict and not s.args and s.kwargs and all(k is not None for k, _ in s.kwargs):
-                guards.append(facts.origin.get(s.callee) if isinstance(s.callee, Var) else None)
+            out.append(s)
+            if facts.callee(s) is not dict or len(s.args) > 1 or not s.kwargs \
+                    or any(isinstance(a, Starred) for a in s.args):
+                continue
+            guards.append(facts.origin.get(s.callee) if isinstance(s.callee, Var) else None)
+            first = len(s.kwargs) if s.args else next((i for i, (k, _) in enumerate(s.kwargs) if k is None),
+                                                      len(s.kwargs))
+            rest, s.kwargs = s.kwargs[first if not s.args else 0:], s.kwargs[:first] if not s.args else []
+            if not s.args:
                 s.callee = Const(ops.build_dict)
                 s.args = [x for k, v in s.kwargs for x in (Const(k), v)]
                 s.kwargs = []
+            for k, v in rest:
+                change = (ops.merge_dict, [s.var, v]) if k is None else (operator.setitem, [s.var, Const(k), v])
+                out.append(Statement(ir.new_var(), Const(change[0]), change[1], [], s.line))
+        b.stmts = out
     return [g for g in guards if g is not None]
 
 

@@ -93,6 +93,7 @@ _HOLDERS = {ops.build_list, ops.build_tuple, ops.build_dict, ops.build_set, list
 _DISPLAYS = {ops.build_list, ops.build_tuple, ops.build_dict, list, tuple, dict}
 """Callees whose value is a built-in container, whose operators are not a
 class's Python methods."""
+_SEQUENCES = {ops.build_list, ops.build_tuple, list, tuple}
 
 _POWERS = {operator.pow, operator.ipow, pow, np.power}
 """Powers whose pushforward is :func:`operators.pow_constant_push` for a
@@ -102,7 +103,7 @@ constant exponent (inlined, without the general rule's edge cases)."""
 _IN_PLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 _OTHER_IN_PLACE = {operator.ipow, operator.imatmul, operator.imod, operator.ifloordiv, operator.iand,
                    operator.ior, operator.ixor, operator.ilshift, operator.irshift}
-_STORES = {operator.setitem, operator.delitem, setattr, delattr}
+_STORES = {operator.setitem, operator.delitem, setattr, delattr, ops.merge_dict}
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "fill",
              "sort", "reverse", "popitem", "__setitem__", "__delitem__", "put", "itemset", "resize"}
 
@@ -312,6 +313,8 @@ class _Forward:
                 hold(s.var, [*s.args, *(v for _, v in s.kwargs)])
             elif fn in (operator.setitem, setattr):
                 hold(first, s.args[2:])
+            elif fn is ops.merge_dict:
+                hold(first, s.args[1:])  # (what the mapping holds)
             elif method is not None and method[1] in analysis.HOLDING_METHODS:
                 hold(method[0], s.args)
             elif method is not None and method[1] not in _MUTATORS | _PART_METHODS:
@@ -547,7 +550,7 @@ class _Forward:
         if fn in (ops.store_deref, ops.store_global):
             raise self.refuse("a nonlocal or global variable assigned a differentiated value", s.line,
                               "pass the value as an argument and return the result instead")
-        if self._may_call_method(s, fn):  # v * 2.0, v[k] for an object v whose class may define them
+        if self._may_call_method(s, fn) or self._joins(s, fn):  # v * 2.0, v[k] for an object v whose class may define them
             out.append(copy)
             self._push(s, None, copy, out)
             return
@@ -640,6 +643,15 @@ class _Forward:
             return False  # (x += v on anything but a number: see _in_place)
         operands = s.args[:1] if len(methods.names) == 1 else s.args  # (a unary one: its object's)
         return not all(map(self._known, operands))
+
+    def _joins(self, s: Statement, fn: Any) -> bool:
+        """``a + b`` or ``a * k`` of a tuple or list known here (a display,
+        a sequence of numbers): ``runtime.push`` joins or repeats their
+        tangents, whose items the inlined rule would not keep apart where
+        one is zero."""
+        return member(fn, {operator.add, operator.mul}) and any(
+            a in self.facts.sequences or a in self.defs and member(self.facts.callee(self.defs[a]), _SEQUENCES)
+            for a in s.args if isinstance(a, Var))
 
     def _known(self, a: Operand) -> bool:
         """A number, an array, a tuple or list of numbers, or a display made
@@ -812,8 +824,8 @@ class _Forward:
         self._name(d, s.var)
 
     def _store(self, s: Statement, fn: Any, copy: Statement, out: list[Statement]) -> None:
-        """``y[k] = v`` (or ``del y[k]``, ``setattr``): the same change to
-        ``y``'s tangent."""
+        """``y[k] = v`` (or ``del y[k]``, ``setattr``, a dict display's
+        ``**m``): the same change to ``y``'s tangent."""
         out.append(copy)
         target = s.args[0]
         dtarget = self.tangent(target)
@@ -826,6 +838,8 @@ class _Forward:
             dvalue = Const(None) if is_zero(dv) else dv
             self.emit(out, runtime.store_tangent, dtarget, Const(fn), args[1], dvalue, args[2], args[0], line=s.line,
                       pure=False)
+        elif fn is ops.merge_dict:
+            self.emit(out, fn, dtarget, self.concrete(out, s.args[1], s.line), line=s.line, pure=False)
         else:
             self.emit(out, fn, dtarget, args[1], line=s.line, pure=False)
 

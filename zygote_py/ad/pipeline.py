@@ -627,7 +627,11 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
             hint="call the class's method by name")
     if reads_no_values(f):
         return None, None, False
-    rule = registry.lookup(f)
+    if type(f) is functools._lru_cache_wrapper:  # (J calls its function)
+        return vjp_plan(f.__wrapped__, args, kwargs, param_out, cells_out)
+    if type(f) is np.vectorize:
+        f = runtime.vectorized(f)
+    rule = runtime.rule_for(f, args)
     if rule is not None:
         n = len(args)
         return runtime.rule_vjp(rule, n), lambda w: w[:1 + n], False

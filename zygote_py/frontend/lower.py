@@ -69,6 +69,7 @@ from zygote_py.ir.core import (
     Var,
 )
 
+from .patterns import lower_match
 from .scope import Scope, analyze, comprehension_inlined
 
 __all__ = ["lower"]
@@ -162,8 +163,8 @@ def lower(
     :class:`~zygote_py.errors.UnsupportedSyntax` naming the construct, the
     function, the file and the line for what cannot be lowered (generators,
     ``async``, ``class`` statements and relative imports inside the function,
-    ``match``, ``try/except*``, a bare ``raise`` outside an ``except``
-    clause).
+    a mapping pattern's ``**rest``, ``try/except*``, a bare ``raise``
+    outside an ``except`` clause).
     """
     if consumers:
         scope = analyze(node, freevars, function=name, filename=filename)
@@ -871,6 +872,9 @@ class _Lowerer:
             self._stmts(node.orelse)
             self._jump(after)
         self._start(after)
+
+    def _stmt_Match(self, node: gast.Match) -> None:
+        lower_match(self, node)
 
     def _stmt_While(self, node: gast.While) -> None:
         forever = isinstance(node.test, gast.Constant)

@@ -47,7 +47,6 @@ _UNSUPPORTED: dict[type, tuple[str, Optional[str]]] = {
         "a 'class' statement inside a function",
         "define the class at module level",
     ),
-    gast.Match: ("'match'", "use if/elif instead"),
     gast.TryStar: ("'try/except*'", "use 'except' clauses instead"),
 }
 

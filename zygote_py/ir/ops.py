@@ -130,6 +130,19 @@ def unpack_starred(value: Any, before: int, after: int) -> tuple:
     return (*items[:before], items[before:stop], *items[stop:])
 
 
+def match_args(cls: Any, count: int) -> tuple:
+    """The attributes that ``count`` positional sub-patterns of the class
+    pattern ``cls(...)`` read: ``cls.__match_args__``, with Python's
+    errors."""
+    names = getattr(cls, "__match_args__", ())
+    if not isinstance(names, tuple):
+        raise TypeError(f"{cls.__name__}.__match_args__ must be a tuple (got {type(names).__name__})")
+    if count > len(names):
+        plural = "" if len(names) == 1 else "s"
+        raise TypeError(f"{cls.__name__}() accepts {len(names)} positional sub-pattern{plural} ({count} given)")
+    return names
+
+
 def check_bound(value: Any, name: str) -> Any:
     """Reading a local that may be unassigned on some path."""
     if value is UNBOUND:

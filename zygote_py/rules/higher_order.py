@@ -1,6 +1,8 @@
 """Rules for the builtins that take functions or iterables: ``map``,
 ``filter``, ``zip``, ``enumerate``, ``reversed``, ``sorted``, ``list``,
-``tuple``, and :func:`functools.reduce` and :func:`functools.partial`.
+``tuple``, and :func:`functools.reduce` and :func:`functools.partial`;
+and :func:`vectorized`, the code a call of an ``np.vectorize`` object is
+differentiated as.
 
 Iterators are computed eagerly. ``map``, ``filter``, ``zip``, ``enumerate``
 and ``reversed`` compute all their items when called and return a
@@ -43,6 +45,8 @@ Gradients:
   arguments none.
 """
 import functools
+
+import numpy as np
 
 from zygote_py import errors, runtime
 
@@ -210,6 +214,28 @@ def partial_(func, /, *args, **keywords):
                      "keywords": {k: v for k, v in dkeywords.items() if k not in keywords}}
         return (dfunc, *dargs[inner:])
     return y, back
+
+
+def vectorized(vf, *args):
+    """``vf(*args)`` for an ``np.vectorize`` object ``vf``, as plain code
+    that zygote_py differentiates (``runtime.J`` and ``runtime.push`` call
+    it for ``vf``): its Python function on each element of the arguments
+    broadcast together (those whose positions ``vf.excluded`` holds passed
+    whole), the results in an array of ``vf.otypes`` or of their own
+    type. Refused: a ``signature`` (generalised ufuncs), excluded
+    keywords."""
+    if vf.signature is not None or any(not isinstance(k, int) for k in vf.excluded):
+        raise errors.NoDerivativeRule(
+            "np.vectorize with a signature= or an excluded keyword argument is not differentiated",
+            hint="loop over the elements yourself, or pass the excluded argument by position")
+    whole = [i in vf.excluded for i in range(len(args))]
+    shape = np.broadcast_shapes(*[np.shape(a) for a, w in zip(args, whole) if not w])
+    columns = [a if w else np.ravel(np.broadcast_to(a, shape)) for a, w in zip(args, whole)]
+    values = []
+    for i in range(int(np.prod(shape))):
+        values.append(vf.pyfunc(*[c if w else c[i] for c, w in zip(columns, whole)]))
+    out = np.array(values, dtype=vf.otypes[0]) if vf.otypes else np.array(values)
+    return np.reshape(out, shape)
 
 
 @pushforward(sorted)

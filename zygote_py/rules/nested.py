@@ -60,6 +60,8 @@ Their pushforwards, for forward mode over emitted gradient code (``zpy.hvp``
 and ``zpy.hessian``, forward-over-reverse), apply each helper to the
 tangents of the gradients it takes: it is linear in them.
 """
+import collections.abc
+
 import numpy as np
 
 from zygote_py import errors, runtime, tangent
@@ -230,7 +232,7 @@ def like_iterable(iterable, grads, start=0):
     n = len(grads)
 
     def back(g):
-        if g is None or runtime.is_number_zero(g):
+        if g is None or runtime.is_number_zero(g) or isinstance(iterable, collections.abc.Mapping):
             return (None, None, None)
         if isinstance(iterable, (tuple, list, np.ndarray, runtime.EagerIterator)):
             return (None, [g[start + i] for i in range(n)], None)

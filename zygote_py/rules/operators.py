@@ -47,12 +47,14 @@ their plain versions', except ``runtime.call_spread``'s: its tangent is
 ``f``'s, which a rule given the result could only get by calling ``f``
 again, so the forward mode derives it from the adjoint rule.
 
+- Lists and tuples joined with ``+`` or repeated with ``*`` (and ``+=``,
+  ``*=`` of tuples), which the run-time ``J`` recognises by their types:
+  the gradient of ``a + b`` is split back into ``a``'s first items and
+  ``b``'s last ones; that of ``a * k`` is the sum of its ``k`` runs of
+  ``len(a)`` items.
+
 Not covered here:
 
-- sequence concatenation and repetition with ``+`` and ``*``: the gradient
-  of such a value is refused with ``NoDerivativeRule`` (by
-  ``runtime.unbroadcast``), as the rules treat their operands as numbers
-  or arrays;
 - ``&``, ``|``, ``^`` (on sets and dicts too) and ``build_set``: no entry,
   so a gradient reaching them is reported by the AD's run-time ``J``.
 """
@@ -66,7 +68,7 @@ from zygote_py import errors, runtime
 from zygote_py.ir import ops
 from zygote_py.rules import numpy_elementwise, numpy_linalg
 
-from .registry import adjoint, array, nondifferentiable, pushforward, scalar
+from .registry import SEQUENCE, adjoint, array, nondifferentiable, pushforward, scalar, specialised
 
 nondifferentiable(
     operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge,
@@ -76,7 +78,7 @@ nondifferentiable(
     operator.floordiv, operator.ifloordiv,
     operator.invert, operator.lshift, operator.rshift,
     operator.ilshift, operator.irshift,
-    ops.exhausted, ops.build_string, ops.format_value,
+    ops.exhausted, ops.build_string, ops.format_value, ops.match_args,
 )
 
 
@@ -489,6 +491,33 @@ adjoint(operator.matmul)(numpy_linalg.matmul)
 @pushforward(operator.matmul)
 def matmul_push(y, a, b, *, da, db):
     return da @ b + a @ db
+
+
+@specialised(SEQUENCE, operator.add)
+def join(a, b):
+    n = len(a)
+
+    def back(dy):
+        return (dy[:n], dy[n:])
+    return a + b, back
+
+
+@specialised(SEQUENCE, operator.mul)
+def repeat(a, b):
+    items = a if isinstance(a, (tuple, list)) else b
+    n = len(items)
+
+    def back(dy):
+        total = [None] * n
+        for start in range(0, len(dy), n):
+            total = runtime.accum(total, list(dy[start:start + n]))
+        d = tuple(total) if isinstance(items, tuple) else total
+        return (d, None) if items is a else (None, d)
+    return a * b, back
+
+
+specialised(SEQUENCE, operator.iadd)(join)  # (a tuple's: a new one; a list's changes in place, see _in_place)
+specialised(SEQUENCE, operator.imul)(repeat)
 
 
 DISPATCHERS = {pow_any, abs_any, *IN_PLACE}

@@ -32,6 +32,7 @@ keeps it alive so that its ``id`` cannot be reused by another object.
 from __future__ import annotations
 
 import contextlib
+import functools
 import types
 from typing import Any, Callable, Iterator, Optional
 
@@ -131,17 +132,20 @@ def adjoint(fn: Any) -> Callable[[Rule], Rule]:
     return register
 
 
-SCALAR, ARRAY = "scalar", "array"
+SCALAR, ARRAY, SEQUENCE = "scalar", "array", "sequence"
 """The specialisations of a built-in rule: for operands the compiler knows
 to be numbers, not arrays (the derivative without the reduction of
-broadcast gradients), and for a first operand it knows to be an array."""
+broadcast gradients), for a first operand it knows to be an array, and
+for lists and tuples that an operator joins or repeats (``a + b``, ``a *
+3``), which the run-time ``J`` picks by the operands' types."""
 
-_special: dict[str, dict[Any, Any]] = {SCALAR: {}, ARRAY: {}}
+_special: dict[str, dict[Any, Any]] = {SCALAR: {}, ARRAY: {}, SEQUENCE: {}}
 
 
 def specialised(kind: str, fn: Any) -> Callable[[Rule], Rule]:
     """Decorator (built-in rules only): the decorated rule is ``fn``'s rule
-    when the operands are of ``kind`` (:data:`SCALAR` or :data:`ARRAY`)."""
+    when the operands are of ``kind`` (:data:`SCALAR`, :data:`ARRAY` or
+    :data:`SEQUENCE`)."""
 
     def register(rule: Rule) -> Rule:
         _special[kind][key(fn)] = rule
@@ -243,6 +247,8 @@ def remove(fn: Any) -> bool:
 def display_name(fn: Any) -> str:
     """How a user writes the function: ``np.linalg.solve``, ``math.sin``,
     ``operator.add``, ``np.ndarray.sum``, ``abs``, ``zpy.checkpoint``."""
+    if type(fn) is functools.partial:
+        return f"functools.partial({display_name(fn.func)})"
     module = getattr(fn, "__module__", None) or ""
     qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     if isinstance(fn, (types.MethodDescriptorType, types.GetSetDescriptorType)):
@@ -266,4 +272,6 @@ def display_name(fn: Any) -> str:
 
         public = getattr(zygote_py, getattr(fn, "__name__", ""), None) is fn
         return f"zpy.{qual}" if public else f"(internal) {qual}"
+    if module == "__main__":
+        return qual
     return f"{module.lstrip('_')}.{qual}"
