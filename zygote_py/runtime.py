@@ -2155,7 +2155,7 @@ def items_read(iterable: Any, d: Any) -> Any:
     yet) has left; a list of a dict's keys."""
     if isinstance(iterable, (tuple, list, range, np.ndarray)):
         return iterable
-    if isinstance(iterable, (Mapping, _DICT_KEYS)):
+    if isinstance(iterable, (Mapping, MappingView)):
         return list(iterable)  # (a dict's keys: read again as they were)
     if type(iterable) is EagerIterator and type(d) is EagerIterator:
         return iterable.items[len(iterable.items) - (len(d.items) - d.position):]
@@ -2167,8 +2167,6 @@ def items_read(iterable: Any, d: Any) -> Any:
         hint="make it a list first (list(it)), or use reverse mode (zpy.gradient)",
     )
 
-
-_DICT_KEYS = type({}.keys())
 
 ITERATORS = {map, filter, zip, enumerate, reversed}
 """The builtins whose values and tangents :func:`push` computes eagerly."""
