@@ -1136,7 +1136,7 @@ def unbroadcast(dy: Any, x: Any) -> Any:
     if isinstance(x, np.generic) and isinstance(dy, np.ndarray):
         dy = dy[()]  # a NumPy scalar's gradient is a NumPy scalar
     dtype = getattr(x, "dtype", None)
-    if dtype is not None and dtype.kind in "fc" and getattr(dy, "dtype", dtype) != dtype:
+    if dtype is not None and dtype.kind in "fc" and (not hasattr(dy, "dtype") or dy.dtype != dtype):  # (complex)
         dy = real_if_real(dy, x)
         dy = np.asarray(dy).astype(dtype, copy=False) if x.ndim or isinstance(dy, np.ndarray) else dtype.type(dy)
     return dy
@@ -1203,7 +1203,8 @@ def scatters(x: Any, keys: tuple, values: tuple) -> Any:
     if not parts:
         return None
     if type(x) is np.ndarray and x.dtype.kind == "f" and all(
-        basic_index(k) and (type(v) is float or getattr(v, "dtype", x.dtype).kind in "fiu") for k, v in parts
+        basic_index(k) and (type(v) is float or not np.iscomplexobj(v) and getattr(v, "dtype", x.dtype).kind in "fiu")
+        for k, v in parts
     ) and sum(np.size(v) for _, v in parts) * 4 > x.size:
         g = np.zeros(x.shape, x.dtype)
         for k, v in parts:

@@ -319,3 +319,45 @@ def test_a_negative_number_to_a_fractional_power_is_complex(f, args):
     """Python's ``(-4.0) ** 0.5`` is complex: the rules for real numbers
     must not be used for it (they once gave 0.25 + ...j for -0.25)."""
     check(f, *args)
+
+
+# -- second order through |z| (np.sign(z) == z / |z| has no derivative; the rules write z / |z|) ------
+
+
+def _abs_of_a_complex_built_from_reals(x):
+    z = x[0] + 1j * x[1]
+    return abs(z)
+
+
+def test_hessian_through_a_complex_built_from_a_real_array():
+    x = np.array([0.6, 0.8])
+    np.testing.assert_allclose(zpy.hessian(_abs_of_a_complex_built_from_reals, x),
+                               [[0.64, -0.48], [-0.48, 0.36]], atol=1e-12)
+    np.testing.assert_allclose(zpy.gradient(lambda v: zpy.gradient(_abs_of_a_complex_built_from_reals, v)[0][0], x)[0],
+                               [0.64, -0.48], atol=1e-12)
+
+
+def test_hessian_of_the_squared_modulus_of_a_complex_array():
+    x = np.array([0.3, -1.2, 2.0])
+    np.testing.assert_allclose(zpy.hessian(lambda v: np.sum(np.abs(v + 1j) ** 2), x), 2.0 * np.eye(3), atol=1e-10)
+
+
+def _wirtinger_fd(g, z, u, h=1e-6):
+    """The gradient of the real function g at the complex array z (dg/dx + i dg/dy), paired with u."""
+    out = []
+    for e in np.eye(len(z)):
+        out.append((g(z + h * e) - g(z - h * e)) / (2 * h) + 1j * (g(z + 1j * h * e) - g(z - 1j * h * e)) / (2 * h))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("inner", [lambda w: np.sum(np.abs(w)), lambda w: np.linalg.norm(w, 3),
+                                   lambda w: np.linalg.norm(w, 1), lambda w: np.linalg.norm(w, np.inf)])
+def test_the_gradient_of_a_complex_modulus_differentiated_again(inner):
+    z = np.array([1.1 + 1.3j, -0.5 + 0.2j])
+    u = np.array([0.7 - 0.4j, 0.1 + 0.3j])
+    first = lambda w: zpy.gradient(inner, w)[0]  # noqa: E731
+    _, back = zpy.pullback(first, z)
+    want = _wirtinger_fd(lambda w: np.real(np.vdot(u, first(w))), z, u)
+    np.testing.assert_allclose(back(u)[0], want, rtol=1e-5, atol=1e-7)
+    _, back = zpy.pullback(lambda w: zpy.gradient(np.abs, w)[0], 1.1 + 1.3j)
+    assert back(0.7 - 0.4j)[0] == pytest.approx(0.3553694776 - 0.3006972503j, rel=1e-8)

@@ -775,11 +775,23 @@ def degrees_push(y, x, *, dx):
 # -- absolute values, extrema, selection --------------------------------------
 
 
+def unit(x, absx):
+    """``np.sign(x)``, which is ``x / |x|`` (0 at 0) for a complex ``x``:
+    written so for one, as np.sign has no derivative and ``x / |x|`` has
+    one (the gradient of a complex ``|x|`` differentiated again).
+    ``absx`` is ``np.abs(x)``."""
+    if np.iscomplexobj(x):
+        return x / np.where(absx == 0, 1, absx)
+    return np.sign(x)
+
+
 @adjoint(np.absolute)
 def absolute(x):
+    y = np.absolute(x)
+
     def back(dy):
-        return (dy * np.sign(x),)
-    return np.absolute(x), back
+        return (dy * numpy_elementwise.unit(x, y),)
+    return y, back
 
 
 @pushforward(np.absolute)

@@ -104,7 +104,7 @@ from zygote_py import errors, runtime
 
 # The rules below call this module's helpers by their qualified names, so
 # that the compiler can inline the rules.
-from zygote_py.rules import numpy_reductions
+from zygote_py.rules import numpy_elementwise, numpy_reductions
 
 from .registry import adjoint, nondifferentiable, pushforward
 
@@ -797,20 +797,21 @@ def _vector_norm_grad(x, ord, ax, y, dy):
     """The gradient of a vector norm along axis ``ax``; ``y`` and ``dy``
     have that axis kept (length 1)."""
     absx = np.abs(x)
+    sign = numpy_elementwise.unit(x, absx)
     if ord is None or ord == 2:
         return x * (dy / np.where(y == 0, 1, y))
     if ord == 1:
-        return np.sign(x) * dy
+        return sign * dy
     if ord == 0:
         return np.zeros_like(x)
     if ord == np.inf or ord == -np.inf:
-        return np.sign(x) * _share(absx == y, dy, (ax,))
+        return sign * _share(absx == y, dy, (ax,))
     # |x|_p = (sum |x|^p)^(1/p): d/dx = sign(x) (|x| / y)^(p - 1); at a
     # kink (an element at 0, or y == 0, which for p < 0 is any element at 0) 0
     ratio = absx / np.where(y == 0, 1, y)
     with np.errstate(divide="ignore", invalid="ignore"):
         scaled = np.where((absx == 0) | (y == 0), 0, ratio ** (ord - 1))
-    return np.sign(x) * scaled * dy
+    return sign * scaled * dy
 
 
 def _matrix_norm_grad(x, ord, axes, y, dy):
@@ -821,10 +822,10 @@ def _matrix_norm_grad(x, ord, axes, y, dy):
         return x * (dy / np.where(y == 0, 1, y))
     if ord in (1, -1):  # the extreme column of absolute sums
         sums = np.sum(np.abs(x), axis=row, keepdims=True)
-        return np.sign(x) * _share(sums == y, dy, (col,))
+        return numpy_elementwise.unit(x, np.abs(x)) * _share(sums == y, dy, (col,))
     if ord in (np.inf, -np.inf):  # the extreme row of absolute sums
         sums = np.sum(np.abs(x), axis=col, keepdims=True)
-        return np.sign(x) * _share(sums == y, dy, (row,))
+        return numpy_elementwise.unit(x, np.abs(x)) * _share(sums == y, dy, (row,))
     moved = np.moveaxis(x, (row, col), (-2, -1))
     u, s, vh = np.linalg.svd(moved, full_matrices=False)
     if ord == "nuc":
