@@ -170,7 +170,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
             fn, full = _target(plain, primals)
             _check_arity(fn, full)
             skip = len(full) - len(primals)
-            return pipeline.call_jvp(fn, full, {}, (None,) * skip + tangents, {})
+            return pipeline.call_jvp(fn, full, {}, (None,) * skip + tangents, {}, entry=True)
         return runtime.push(plain, primals, {}, tangents, {})
     except ZygoteError as e:
         raise _located(e, f) from None

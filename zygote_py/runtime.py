@@ -1,6 +1,7 @@
 """What emitted gradient code calls at run time."""
 from __future__ import annotations
 
+import collections
 import contextlib
 import copy
 import functools
@@ -130,6 +131,8 @@ def zero_tangent(x: Any) -> Any:
     if isinstance(x, (tuple, list, MappingView)):  # (d.keys(): a list, as list(d.keys()) is)
         items = [zero_tangent(v) for v in x]
         return tuple(items) if isinstance(x, tuple) else items
+    if type(x) is collections.defaultdict:
+        return changing_zero(x)  # (its missing keys get zero tangents as they are made)
     if isinstance(x, dict):
         return {k: zero_tangent(v) for k, v in x.items()}
     if isinstance(x, _Lazy):  # a gradient kept sparse
@@ -874,7 +877,10 @@ def builtin_method(f: Any) -> Any:
             return getattr(np.generic, f.__name__)
         return getattr(np, f.__name__) if f.__name__ in _SCALAR_METHODS else None
     if type(f.__self__) not in (np.ndarray, dict, list, complex, float):
-        return None
+        # a subclass's method that it inherits as it is (a defaultdict's values, an OrderedDict's get)
+        base = next((b for b in (dict, list) if isinstance(f.__self__, b)), None)
+        inherited = getattr(base, f.__name__, None)
+        return inherited if inherited is not None and getattr(type(f.__self__), f.__name__) is inherited else None
     return getattr(type(f.__self__), f.__name__, None)
 
 
@@ -2205,7 +2211,7 @@ def owned(t: Any, value: Any) -> Any:
     if t is None:
         return changing_zero(value)
     if isinstance(t, (np.ndarray, list, dict)):
-        return t.copy()
+        return t.copy()  # (a defaultdict's copy is one, with its factory)
     if isinstance(t, Tangent):
         return Tangent(**{k: changing_zero(getattr(value, k)) if d is None and _changes(getattr(value, k, None))
                           else d for k, d in tangent.values(t).items()})
@@ -2229,6 +2235,10 @@ def changing_zero(x: Any, made: Optional[dict] = None) -> Any:
         z += [changing_zero(v, made) for v in x]
     elif type(x) is dict:
         z = made[id(x)] = {}
+        z.update((k, changing_zero(v, made)) for k, v in x.items())
+    elif type(x) is collections.defaultdict:  # (its missing keys' tangents made as its items are)
+        factory = x.default_factory
+        z = made[id(x)] = collections.defaultdict(None if factory is None else lambda: changing_zero(factory()))
         z.update((k, changing_zero(v, made)) for k, v in x.items())
     elif type(x) is tuple:
         z = tuple(changing_zero(v, made) for v in x)

@@ -14,6 +14,7 @@ central differences of the gradient).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import io
 import logging
 import math
@@ -473,3 +474,69 @@ def test_a_method_changing_a_differentiated_field_of_an_argument_read_again_is_r
 
     with pytest.raises(zpy.errors.UnsupportedSyntax, match="changes its differentiated argument 'm'|a field that carries a gradient"):
         zpy.gradient(loss, Counted(np.ones(3)), 2.0)
+
+
+# -- found by a red team ------------------------------------------------------------------
+
+
+def dropout_then_noise(W, x):
+    rng = np.random.RandomState(42)
+    h = np.tanh(x @ W)
+    mask = (rng.rand(*h.shape) > 0.3) / 0.7  # (h's kind is not known where this is compiled)
+    h = h * mask
+    noise = rng.normal(size=h.shape) * 0.01
+    return np.sum((h + noise) ** 2) + np.sum(h.mean(axis=0, keepdims=True) ** 2)
+
+
+def filled_by_its_own_length(x):
+    out = np.zeros(len(x) - 1)
+    for i in range(out.shape[0]):
+        out[i] = x[i] * x[i + 1]
+    return np.sum(out)
+
+
+def grouped_by_parity(x):
+    from collections import defaultdict
+
+    groups = defaultdict(list)
+    for i, v in enumerate(x):
+        groups[i % 2].append(v * v)
+    return sum(sum(vs) for vs in groups.values())
+
+
+@pytest.mark.parametrize("f, args", [(dropout_then_noise, (RNG.randn(3, 4), RNG.randn(2, 3))),
+                                     (filled_by_its_own_length, (V,)), (grouped_by_parity, (V,))])
+def test_red_team_programs(f, args):
+    check(f, *args)
+
+
+def test_a_closure_given_to_jvp_holds_what_it_captured_fixed():
+    B = RNG.randn(3, 5)
+    check(lambda x: np.sum(np.tanh(B @ x)), V)
+
+
+def test_hvp_of_structured_arguments():
+    @dataclasses.dataclass
+    class Params:
+        w: np.ndarray
+        s: float
+
+    def of_dict(p):
+        return np.sum(p["w"] ** 3) * p["s"]
+
+    def of_list(ps):
+        return np.sum(ps[0] ** 3) + ps[1] * np.sum(ps[0])
+
+    def of_object(q):
+        return np.sum(q.w ** 2) * q.s
+
+    w, dw = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    got = zpy.hvp(of_dict, ({"w": w, "s": 0.3},), ({"w": dw, "s": 1.0},))[0]
+    np.testing.assert_allclose(got["w"], 6 * w * dw * 0.3 + 3 * w ** 2 * 1.0)
+    assert got["s"] == pytest.approx(np.sum(3 * w ** 2 * dw))
+    got = zpy.hvp(of_list, ([w, 0.5],), ([dw, 1.0],))[0]
+    np.testing.assert_allclose(got[0], 6 * w * dw + 1.0)
+    assert got[1] == pytest.approx(np.sum(dw))
+    got = zpy.hvp(of_object, (Params(w, 0.3),), (zpy.Tangent(w=dw, s=1.0),))[0]
+    np.testing.assert_allclose(got.w, 2 * dw * 0.3 + 2 * w)
+    assert got.s == pytest.approx(np.sum(2 * w * dw))

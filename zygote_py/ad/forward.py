@@ -277,8 +277,9 @@ class _Forward:
         def hold(holder: Operand, held: list) -> None:
             for h in held:
                 h = h.value if isinstance(h, Starred) else h
-                if isinstance(holder, Var) and isinstance(h, Var) and not self._scalar(h):
-                    holds.append((holder, h))
+                if isinstance(holder, Var) and isinstance(h, Var) and not self._scalar(h) \
+                        and not isinstance(self.facts.static.get(h), analysis.HELD_WITHOUT_GRADIENT):
+                    holds.append((holder, h))  # (a class, a module: nothing a change reaches: defaultdict(list))
 
         for p, v in analysis.edge_values(self.p):
             union(p, v)

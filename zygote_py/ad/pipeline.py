@@ -893,10 +893,14 @@ def compiled_jvp(fn: types.FunctionType, active: tuple, numeric: tuple, cells: t
     return entry
 
 
-def call_jvp(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tuple[Any, Any]:
+def call_jvp(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict,
+             entry: bool = False) -> tuple[Any, Any]:
     """``(fn(*args, **kwargs), its tangent)`` for the arguments' tangents
-    (``None``: zero)."""
-    if captures_differentiable(fn):
+    (``None``: zero). The function ``zpy.jvp`` is given (``entry``) holds
+    its captured variables fixed, as ``zpy.gradient`` does; a closure
+    called inside one may have captured differentiated values, whose
+    tangents it cannot see: refused."""
+    if not entry and captures_differentiable(fn):
         raise UnsupportedSyntax(
             f"forward mode: {fn.__qualname__} captures differentiable values (a closure), whose tangents "
             "it cannot see", function=fn.__qualname__, filename=fn.__code__.co_filename,

@@ -396,7 +396,8 @@ def reached(obj: Any, key: Any, part: Any) -> bool:
             f"changing in place an item of a {type(obj).__name__}, read through its class's __getitem__",
             hint="change it through a name of its own (item = obj.items[k]), or store a new one: obj[k] = ...",
         )
-    if sum(v is obj[key] for v in (obj.values() if isinstance(obj, dict) else obj)) > 1:
+    item = obj.get(key) if isinstance(obj, dict) else obj[key]  # (a defaultdict's missing key: not made here)
+    if sum(v is item for v in (obj.values() if isinstance(obj, dict) else obj)) > 1:
         raise errors.UnsupportedSyntax(
             f"changing in place an object that a {type(obj).__name__} holds twice ([a, a], [a] * 2), "
             "which changes both",
