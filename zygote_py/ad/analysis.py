@@ -79,7 +79,9 @@ ARRAY_VALUED = {
     np.cumsum, np.cumprod, np.nansum, np.nanmean, np.linalg.norm,
     np.dot, np.matmul, np.linalg.matmul, operator.matmul, np.inner, np.outer, np.vdot, np.tensordot, np.einsum, np.trace,
     np.diag, np.diagonal, np.kron, np.linalg.solve, np.linalg.inv, np.linalg.det,
-    np.linalg.cholesky, np.linalg.pinv, np.reshape, np.ravel, np.transpose,
+    np.linalg.cholesky, np.linalg.pinv, np.linalg.eigvals, np.linalg.multi_dot, np.linalg.cond,
+    np.linalg.matrix_norm, np.linalg.vector_norm, np.linalg.matrix_transpose, np.matrix_transpose,
+    np.linalg.tensorsolve, np.linalg.tensorinv, np.reshape, np.ravel, np.transpose,
     np.swapaxes, np.moveaxis, np.expand_dims, np.squeeze, np.broadcast_to,
     np.concatenate, np.stack, np.hstack, np.vstack, np.tile, np.repeat, np.flip,
     np.roll, np.pad, np.sort, np.take, np.take_along_axis, np.triu, np.tril,
@@ -96,7 +98,7 @@ their gradient is one too; every ufunc is another."""
 
 MAKES_COMPLEX = {
     np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.ihfft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
-    np.fft.rfft2, np.fft.rfftn,
+    np.fft.rfft2, np.fft.rfftn, np.linalg.eigvals,
 }
 """Functions of :data:`ARRAY_VALUED` whose value may be complex when their
 operands are real."""
@@ -658,7 +660,7 @@ def preserves_real(fn: Any) -> bool:
     """Whether ``fn``'s value is real when its operands are: arithmetic,
     ufuncs, :mod:`math`, NumPy's array-valued functions (called without a
     ``dtype`` keyword: a complex ``dtype`` is an operand that is not real)
-    but Fourier transforms."""
+    but Fourier transforms and eigenvalues."""
     return (
         member(fn, _REAL_PRESERVING) or isinstance(fn, np.ufunc) and fn.nout == 1 or _is_math_number(fn)
         or member(fn, ARRAY_VALUED) and fn not in (np.array, np.asarray) and not member(fn, MAKES_COMPLEX)

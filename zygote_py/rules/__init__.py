@@ -17,7 +17,7 @@ from .registry import (
 
 with builtin_layer():
     from . import builtins, higher_order, operators, pycmath, pymath
-    from . import numpy_elementwise, numpy_fft, numpy_linalg, numpy_reductions, numpy_shapes
+    from . import numpy_elementwise, numpy_fft, numpy_linalg, numpy_linalg_general, numpy_reductions, numpy_shapes
     from . import hooks, mutation, nested
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "numpy_elementwise",
     "numpy_fft",
     "numpy_linalg",
+    "numpy_linalg_general",
     "numpy_reductions",
     "numpy_shapes",
     "operators",
