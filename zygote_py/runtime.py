@@ -1105,6 +1105,8 @@ def unbroadcast(dy: Any, x: Any) -> Any:
         return None
     if isinstance(x, np.generic) and type(dy) is np.ndarray and x.dtype.kind == "f":
         dy = dy.sum()  # a NumPy scalar broadcast to an array
+        if dy.dtype.kind == "c":
+            dy = dy.real  # (a real scalar's gradient: the real part, as for an array)
         return dy if dy.dtype is x.dtype else x.dtype.type(dy)
     if isinstance(x, (list, tuple)):  # a sequence NumPy read as an array
         if isinstance(dy, (list, tuple)):

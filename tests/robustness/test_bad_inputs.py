@@ -120,8 +120,8 @@ def item_of_an_array(x):
     return x[0].item() * 2.0
 
 
-def through_fft(x):
-    return np.sum(np.abs(np.fft.fft(x)))
+def through_convolve(x):
+    return np.sum(np.abs(np.convolve(x, x)))
 
 
 @pytest.mark.parametrize("f, x, line, name", [
@@ -129,7 +129,7 @@ def through_fft(x):
     (hashes_an_array, np.array([1.0, 2.0]), "hashlib.sha256(y)", "sha256"),
     (unique_values, np.array([1.0, 2.0]), "np.unique", "np.unique"),
     (item_of_an_array, np.array([1.0, 2.0]), ".item()", "item"),
-    (through_fft, np.array([1.0, 2.0]), "np.fft.fft", "np.fft.fft"),
+    (through_convolve, np.array([1.0, 2.0]), "np.convolve", "np.convolve"),
 ])
 def test_a_call_with_no_rule_names_the_callee_and_the_line(f, x, line, name):
     with pytest.raises(zpy.NoDerivativeRule) as info:

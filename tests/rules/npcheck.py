@@ -6,7 +6,9 @@ positional-or-keyword parameters, in order), or, for a rule with
 binds the call's arguments to the rule's parameters the same way, and
 compares every float leaf of the arguments (arrays element by element,
 Python floats, arrays inside tuples and lists) with the central
-difference of ``sum(dy * f(...))``.
+difference of ``sum(dy * f(...))``. :func:`check_program` checks a whole
+program using rules, differentiated by the compiler to first and second
+order, against central differences.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+import zygote_py as zpy
 from zygote_py.rules import lookup
 
 from .pushcheck import check_pushforward
@@ -170,3 +173,36 @@ def check_rule(
     pairs = [(where, grads[pos]) for pos, _, where in bind(rule, args, kwargs)]
     check_pushforward(fn, args, kwargs, y, pairs, dy, seed)
     return grads
+
+
+def difference_gradient(f, args, i, h=1e-6):
+    """Central differences of a real-valued ``f`` in ``args[i]``."""
+    x = args[i]
+    g = np.zeros(x.shape)
+    for k in np.ndindex(x.shape):
+        up, down = list(args), list(args)
+        step = np.zeros(x.shape)
+        step[k] = h
+        up[i], down[i] = x + step, x - step
+        g[k] = (f(*up) - f(*down)) / (2 * h)
+    return g
+
+
+def check_program(f, *args, rtol=1e-5, atol=1e-6):
+    """``zpy.gradient`` and ``zpy.jvp`` of ``f`` against central
+    differences of ``f``; ``zpy.hessian`` against central differences of
+    ``zpy.gradient``."""
+    grads = zpy.gradient(f, *args)
+    for i, g in enumerate(grads):
+        np.testing.assert_allclose(g, difference_gradient(f, args, i), rtol=rtol, atol=atol)
+    rng = np.random.default_rng(20)
+    v = tuple(rng.standard_normal(np.shape(a)) for a in args)
+    _, t = zpy.jvp(f, args, v)
+    np.testing.assert_allclose(t, sum(np.sum(g * d) for g, d in zip(grads, v)), rtol=1e-8)
+    h = zpy.hessian(f, *args)
+    blocks = [[h]] if len(args) == 1 else h
+    for i, a in enumerate(args):
+        for j in range(len(args)):
+            rows = [difference_gradient(lambda *xs: zpy.gradient(f, *xs)[i].ravel()[k], args, j)
+                    for k in range(np.size(a))]
+            np.testing.assert_allclose(blocks[i][j], np.reshape(rows, blocks[i][j].shape), rtol=rtol, atol=atol)

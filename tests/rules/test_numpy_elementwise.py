@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import zygote_py as zpy
 import zygote_py.rules as rules
 from zygote_py import runtime
 from zygote_py.ad import pushrules
@@ -588,6 +589,20 @@ def test_absolute_at_zero_is_zero():
         assert pushed(fn, np.array([-2.0, 0.0, 3.0]))[0].tolist() == [-1.0, 0.0, 1.0]
     assert pushed(np.absolute, np.array([0j, 3 + 4j]))[0].tolist() == [0.0, 0.6]
     check_at(np.absolute, np.array([0j, 3 + 4j, -1j]))
+
+
+def test_absolute_of_complex_arrays_to_second_order():
+    """``sign(z) = z / |z|`` depends on ``z``: the gradient of ``|z|^3``,
+    ``3 |z| z``, is differentiated again (``np.sign`` itself has no
+    derivative). ``sum Re(3 |z| z) = 3 sum |z| x`` has gradient
+    ``3 (x z / |z| + |z|)``."""
+    z = np.array([1 + 2j, -0.5 + 1j, 2 - 1j])
+
+    def cube(z):
+        return np.sum(np.abs(z) ** 3)
+
+    (g,) = zpy.gradient(lambda z: np.sum(np.real(zpy.gradient(cube, z)[0])), z)
+    np.testing.assert_allclose(g, 3 * (z.real * z / np.abs(z) + np.abs(z)))
 
 
 def test_sqrt_cbrt_arcsin_at_their_edges_are_infinite():

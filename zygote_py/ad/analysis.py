@@ -85,11 +85,14 @@ ARRAY_VALUED = {
     np.cumsum, np.cumprod, np.nansum, np.nanmean, np.linalg.norm,
     np.dot, np.matmul, np.linalg.matmul, operator.matmul, np.inner, np.outer, np.vdot, np.tensordot, np.einsum, np.trace,
     np.diag, np.diagonal, np.kron, np.linalg.solve, np.linalg.inv, np.linalg.det,
-    np.linalg.cholesky, np.linalg.pinv, np.reshape, np.ravel, np.transpose,
+    np.linalg.cholesky, np.linalg.pinv, np.linalg.eigvals, np.linalg.multi_dot, np.linalg.cond,
+    np.linalg.matrix_norm, np.linalg.vector_norm, np.linalg.matrix_transpose, np.matrix_transpose,
+    np.linalg.tensorsolve, np.linalg.tensorinv, np.reshape, np.ravel, np.transpose,
     np.swapaxes, np.moveaxis, np.expand_dims, np.squeeze, np.broadcast_to,
     np.concatenate, np.stack, np.hstack, np.vstack, np.tile, np.repeat, np.flip,
     np.roll, np.pad, np.sort, np.take, np.take_along_axis, np.triu, np.tril,
-    np.array, np.asarray, np.copy, np.where, np.clip,
+    np.array, np.asarray, np.copy, np.where, np.clip, np.real, np.imag,
+    *(getattr(np.fft, f) for f in np.fft.__all__ if not f.endswith("freq")),
     *(getattr(np.ndarray, m) for m in (
         "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod", "dot", "reshape", "ravel",
         "flatten", "transpose", "squeeze", "swapaxes", "clip", "copy", "trace", "diagonal", "repeat", "take",
@@ -98,6 +101,17 @@ ARRAY_VALUED = {
 }
 """NumPy functions whose value is one array (or NumPy scalar), so that
 their gradient is one too; every ufunc is another."""
+
+MAKES_COMPLEX = {
+    np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.ihfft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
+    np.fft.rfft2, np.fft.rfftn, np.linalg.eigvals,
+}
+"""Functions of :data:`ARRAY_VALUED` whose value may be complex when their
+operands are real."""
+
+MAKES_REAL = {np.real, np.imag, np.fft.irfft, np.fft.irfft2, np.fft.irfftn, np.fft.hfft}
+"""Functions of :data:`ARRAY_VALUED` whose value is real whatever their
+operands."""
 
 
 HOLDING_METHODS = {"append", "extend", "insert", "update", "setdefault", "__setitem__"}
@@ -742,10 +756,11 @@ def _complex_power(s: Statement, facts: Facts) -> bool:
 def preserves_real(fn: Any) -> bool:
     """Whether ``fn``'s value is real when its operands are: arithmetic,
     ufuncs, :mod:`math`, NumPy's array-valued functions (called without a
-    ``dtype`` keyword: a complex ``dtype`` is an operand that is not real)."""
+    ``dtype`` keyword: a complex ``dtype`` is an operand that is not real)
+    but Fourier transforms and eigenvalues."""
     return (
         member(fn, _REAL_PRESERVING) or isinstance(fn, np.ufunc) and fn.nout == 1 or _is_math_number(fn)
-        or member(fn, ARRAY_VALUED) and fn not in (np.array, np.asarray)
+        or member(fn, ARRAY_VALUED) and fn not in (np.array, np.asarray) and not member(fn, MAKES_COMPLEX)
     )
 
 
@@ -801,10 +816,10 @@ many positional arguments come before their ``dtype``."""
 
 def _made_real(s: Statement, facts: Facts) -> bool:
     """A new array of real numbers: ``np.zeros(shape)``, ``np.ones_like(x)``
-    of a real ``x``, ``np.full(shape, v)`` of a real ``v`` (no ``dtype``);
-    or a length."""
+    of a real ``x``, ``np.full(shape, v)`` of a real ``v`` (no ``dtype``),
+    a real part (:data:`MAKES_REAL`); or a length."""
     fn = facts.callee(s)
-    if fn is len:
+    if fn is len or member(fn, MAKES_REAL):
         return True
     if any(k == "dtype" or k is None for k, _ in s.kwargs) or any(isinstance(a, Starred) for a in s.args):
         return False

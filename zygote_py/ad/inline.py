@@ -301,10 +301,10 @@ class Inliner:
         ``runtime.unbroadcast(g, p)`` is ``g``. ``real`` names parameters
         known not to be complex (and ``real_dy`` says ``dy`` is not): the
         conjugate of a value computed from them alone is the value, so
-        ``v.conjugate()`` is ``v``. ``vectors`` names parameters known to be
-        one-dimensional arrays: ``numpy_linalg.real_matrices(dy, x1, x2)``
-        of one is false (the rule's general way is taken, right for any
-        shapes)."""
+        ``v.conjugate()`` is ``v``, and ``np.iscomplexobj(v)`` is false.
+        ``vectors`` names parameters known to be one-dimensional arrays:
+        ``numpy_linalg.real_matrices(dy, x1, x2)`` of one is false (the
+        rule's general way is taken, right for any shapes)."""
         ir = self.target
         loaded: dict[Var, str] = {}
         reals: set[Var] = {r.back.entry.args[0]} if real_dy else set()
@@ -339,6 +339,9 @@ class Inliner:
                 if fn is numpy_linalg.real_matrices and len(s.args) == 3 and not s.kwargs \
                         and any(loaded.get(x) in vectors for x in s.args[1:]):
                     env[s.var] = Const(False)
+                    continue
+                if fn is np.iscomplexobj and len(s.args) == 1 and not s.kwargs and s.args[0] in reals:
+                    env[s.var] = Const(False)  # (a branch for complex values, dropped)
                     continue
                 if fn is runtime.unbroadcast and loaded.get(s.args[1]) in same_shape:
                     env[s.var] = env.get(s.args[0], s.args[0])

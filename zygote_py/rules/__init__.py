@@ -17,7 +17,8 @@ from .registry import (
 
 with builtin_layer():
     from . import builtins, higher_order, operators, pycmath, pymath
-    from . import numpy_conversions, numpy_elementwise, numpy_linalg, numpy_reductions, numpy_shapes
+    from . import numpy_conversions, numpy_elementwise, numpy_fft, numpy_linalg, numpy_linalg_general
+    from . import numpy_reductions, numpy_shapes
     from . import hooks, mutation, nested
 
 __all__ = [
@@ -32,7 +33,9 @@ __all__ = [
     "nondifferentiable",
     "numpy_conversions",
     "numpy_elementwise",
+    "numpy_fft",
     "numpy_linalg",
+    "numpy_linalg_general",
     "numpy_reductions",
     "numpy_shapes",
     "operators",

@@ -423,7 +423,7 @@ def call_pullback(pullback, dy):
             if written:  # (its cotangent: its value's, and none for the values it leaves in the cells)
                 cells_back = v_back
                 v_back = lambda c: cells_back((c, (None,) * len(written)))  # noqa: E731
-        g = v_back(to_v(w))
+        g = v_back(to_v(w))[:2 + len(vargs)]  # (not the keyword arguments', which J's rule refused to differentiate)
         df, dargs = (g[2], g[3:]) if method else (g[0], g[2:])
         return (runtime.pullback_gradient(df, tuple(dargs)), g[1])
     return grads, back

@@ -16,8 +16,8 @@ about shapes and types): ``floor ceil round around rint trunc fix
 floor_divide sign signbit heaviside`` the comparisons ``greater
 greater_equal less less_equal equal not_equal``, ``logical_and logical_or
 logical_not logical_xor isfinite isinf isnan isneginf isposinf isclose
-allclose array_equal iscomplex isreal iscomplexobj isrealobj zeros_like
-ones_like empty_like shape ndim size``.
+allclose array_equal iscomplex isreal iscomplexobj isrealobj issubdtype
+zeros_like ones_like empty_like shape ndim size``.
 
 Shapes and dtypes: a binary (or ternary) rule sums each operand's gradient
 down to that operand's shape with :func:`runtime.unbroadcast`, which also
@@ -131,7 +131,7 @@ nondifferentiable(
     np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
     np.isfinite, np.isinf, np.isnan, np.isneginf, np.isposinf,
     np.isclose, np.allclose, np.array_equal, np.iscomplex, np.isreal,
-    np.iscomplexobj, np.isrealobj,
+    np.iscomplexobj, np.isrealobj, np.issubdtype,
     np.zeros_like, np.ones_like, np.empty_like, np.shape, np.ndim, np.size,
 )
 

@@ -77,9 +77,11 @@ gauges; the trailing vectors that ``svd(full_matrices=True)`` and
 ``qr(mode='complete')`` of a non-square matrix add, which have no gradient,
 get the tangent that turns them with the others and not among themselves.
 
-Not covered here: ``np.linalg``'s ``eig`` and ``eigvals`` (non-symmetric
-matrices), ``lstsq``, ``norm``, ``cond``, ``multi_dot``, ``tensorsolve``
-and ``tensorinv``.
+Elsewhere: ``np.linalg``'s ``eig`` and ``eigvals`` (non-symmetric
+matrices), ``lstsq``, ``cond``, ``multi_dot``, ``tensorsolve`` and
+``tensorinv`` in :mod:`.numpy_linalg_general`; ``norm``, ``matrix_norm``
+and ``vector_norm`` in :mod:`.numpy_reductions`; ``matrix_transpose`` in
+:mod:`.numpy_shapes`.
 """
 import numpy as np
 
@@ -625,11 +627,13 @@ def qr_tangent(da, a, y, mode):
 
 
 def inverse_gaps(w):
-    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it."""
+    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it. Written
+    without changes in place, so that a pullback using it can be
+    differentiated again (and without dividing by the zero gaps of the
+    diagonal, whose derivative would be ``nan``)."""
+    off = ~np.eye(w.shape[-1], dtype=bool)
     with np.errstate(divide="ignore"):
-        f = 1 / (w[..., None, :] - w[..., :, None])
-    diagonal_view(f)[...] = 0
-    return f
+        return np.where(off, 1 / np.where(off, w[..., None, :] - w[..., :, None], 1), 0)
 
 
 def eigh_grad(dy, a, y):

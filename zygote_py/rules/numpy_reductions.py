@@ -1,7 +1,8 @@
 """Rules for NumPy's reductions and scans: ``sum mean average prod max
 amax min amin ptp var std median quantile percentile cumsum cumprod
 cumulative_sum nansum nanmean nanprod nanmax nanmin nanvar nanstd
-nanmedian nanquantile nanpercentile nancumsum nancumprod linalg.norm`` and
+nanmedian nanquantile nanpercentile nancumsum nancumprod linalg.norm
+linalg.matrix_norm linalg.vector_norm`` and
 the methods ``ndarray.sum mean prod max min var std cumsum cumprod`` (and
 ``ndarray.ptp`` where NumPy has it, before NumPy 2; ``cumulative_sum``
 where it has that, from NumPy 2.1).
@@ -84,6 +85,11 @@ Conventions:
   spectral norms take the singular vectors of the extreme singular value,
   and ``'nuc'`` is ``U @ Vh`` of the reduced SVD (any subgradient where
   singular values repeat or vanish). ``ord=0`` (a count) gets 0.
+  ``linalg.matrix_norm`` is ``norm`` over the last two axes;
+  ``linalg.vector_norm`` the vector norm of the elements along all of its
+  ``axis`` (every element for ``None``, whatever the dimensions), taken as
+  one vector. Their parameters after ``x`` are keyword-only in NumPy,
+  parameters of the rules.
 
 Complex inputs: ``sum``, ``mean``, ``cumsum``, ``cumulative_sum``,
 ``var``, ``std``, ``nanvar``, ``nanstd``, ``prod``, ``nanprod``,
@@ -383,6 +389,36 @@ def norm(x, ord=None, axis=None, keepdims=False):
 @pushforward(np.linalg.norm)
 def norm_push(y, x, ord=None, axis=None, keepdims=False, *, dx):
     slopes = numpy_reductions.norm_grad(np.ones_like(y), x, ord, axis, keepdims, y)
+    return np.sum(np.real(slopes.conjugate() * dx), axis, keepdims=keepdims)
+
+
+@adjoint(np.linalg.matrix_norm)
+def matrix_norm(x, keepdims=False, ord="fro"):
+    y = np.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
+
+    def back(dy):
+        return (numpy_reductions.norm_grad(dy, x, ord, (-2, -1), keepdims, y), None, None)
+    return y, back
+
+
+@pushforward(np.linalg.matrix_norm)
+def matrix_norm_push(y, x, keepdims=False, ord="fro", *, dx):
+    slopes = numpy_reductions.norm_grad(np.ones_like(y), x, ord, (-2, -1), keepdims, y)
+    return np.sum(np.real(slopes.conjugate() * dx), (-2, -1), keepdims=keepdims)
+
+
+@adjoint(np.linalg.vector_norm)
+def vector_norm(x, axis=None, keepdims=False, ord=2):
+    y = np.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+
+    def back(dy):
+        return (numpy_reductions.vector_norm_grad(dy, x, ord, axis, y), None, None, None)
+    return y, back
+
+
+@pushforward(np.linalg.vector_norm)
+def vector_norm_push(y, x, axis=None, keepdims=False, ord=2, *, dx):
+    slopes = numpy_reductions.vector_norm_grad(np.ones_like(y), x, ord, axis, y)
     return np.sum(np.real(slopes.conjugate() * dx), axis, keepdims=keepdims)
 
 
@@ -854,6 +890,22 @@ def norm_grad(dy, x, ord, axis, keepdims, y):
     else:
         g = _matrix_norm_grad(xa, ord, axes, kept_y, kept_dy)
     return g.astype(xa.dtype, copy=False)
+
+
+def vector_norm_grad(dy, x, ord, axis, y):
+    """The gradient of ``np.linalg.vector_norm(x, axis=axis, ord=ord)``
+    (which is ``y``, with or without ``keepdims``): the axes of ``axis``
+    (all of them for ``None``) flattened into one, last, and
+    :func:`norm_grad`'s vector norm along it."""
+    xa = np.asarray(x)
+    nd = xa.ndim
+    axes = _axes(axis, nd)
+    last = tuple(range(nd - len(axes), nd))
+    moved = np.moveaxis(xa, axes, last)
+    flat = np.reshape(moved, moved.shape[:nd - len(axes)] + (-1,))
+    rest = flat.shape[:-1]
+    g = norm_grad(np.reshape(dy, rest), flat, ord, -1, False, np.reshape(y, rest))
+    return np.moveaxis(np.reshape(g, moved.shape), last, axes)
 
 
 def nanvar_grad(dy, a, axis, ddof, keepdims, std):

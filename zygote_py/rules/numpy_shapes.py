@@ -10,8 +10,9 @@ as zeros).
 
 Covered:
 
-- shapes: ``reshape ravel transpose swapaxes moveaxis expand_dims squeeze
-  broadcast_to atleast_1d atleast_2d atleast_3d``, and the methods
+- shapes: ``reshape ravel transpose swapaxes matrix_transpose (and
+  linalg.matrix_transpose) moveaxis expand_dims squeeze broadcast_to
+  atleast_1d atleast_2d atleast_3d``, and the methods
   ``ndarray.reshape transpose ravel flatten squeeze swapaxes``;
 - joining and splitting: ``concatenate stack hstack vstack dstack
   column_stack split array_split``;
@@ -594,6 +595,20 @@ def swapaxes(a, axis1, axis2):
 @pushforward(np.swapaxes)
 def swapaxes_push(y, a, axis1, axis2, *, da):
     return np.swapaxes(da, axis1, axis2)
+
+
+@adjoint(np.matrix_transpose)
+@adjoint(np.linalg.matrix_transpose)
+def matrix_transpose(x):
+    def back(dy):
+        return (np.swapaxes(dy, -1, -2),)
+    return np.matrix_transpose(x), back
+
+
+@pushforward(np.matrix_transpose)
+@pushforward(np.linalg.matrix_transpose)
+def matrix_transpose_push(y, x, *, dx):
+    return np.matrix_transpose(dx)
 
 
 @adjoint(np.moveaxis)
