@@ -18,6 +18,7 @@ from .registry import (
 with builtin_layer():
     from . import builtins, higher_order, operators, pycmath, pymath
     from . import numpy_elementwise, numpy_linalg, numpy_reductions, numpy_shapes
+    from . import numpy_arrays, numpy_calculus, numpy_ufuncs
     from . import hooks, mutation, nested
 
 __all__ = [
@@ -30,10 +31,13 @@ __all__ = [
     "mutation",
     "nested",
     "nondifferentiable",
+    "numpy_arrays",
+    "numpy_calculus",
     "numpy_elementwise",
     "numpy_linalg",
     "numpy_reductions",
     "numpy_shapes",
+    "numpy_ufuncs",
     "operators",
     "pycmath",
     "pymath",

@@ -420,8 +420,9 @@ def call_pullback(pullback, dy):
             if written:  # (its cotangent: its value's, and none for the values it leaves in the cells)
                 cells_back = v_back
                 v_back = lambda c: cells_back((c, (None,) * len(written)))  # noqa: E731
-        g = v_back(to_v(w))
-        df, dargs = (g[2], g[3:]) if method else (g[0], g[2:])
+        g = v_back(to_v(w))  # (then one gradient per keyword argument, which J keeps undifferentiated)
+        n = len(vargs)
+        df, dargs = (g[2], g[3:2 + n]) if method else (g[0], g[2:2 + n])
         return (runtime.pullback_gradient(df, tuple(dargs)), g[1])
     return grads, back
 

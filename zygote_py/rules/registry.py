@@ -179,7 +179,8 @@ def pushforward(fn: Any) -> Callable[[Callable], Callable]:
 
     A pushforward rule takes ``fn``'s output ``y``, then the parameters of
     ``fn``'s adjoint rule (``fn``'s own), then, keyword-only, the tangent
-    ``d<name>`` of each parameter that can carry one, and returns the
+    ``d<name>`` of each parameter that can carry one (``d_<name>`` where
+    ``d<name>`` is another parameter), and returns the
     output's tangent (a tuple of them for a tuple output, ``None`` for an
     output that has none)::
 
@@ -242,9 +243,13 @@ def remove(fn: Any) -> bool:
 
 def display_name(fn: Any) -> str:
     """How a user writes the function: ``np.linalg.solve``, ``math.sin``,
-    ``operator.add``, ``ndarray.sum``, ``abs``, ``zpy.checkpoint``."""
+    ``operator.add``, ``ndarray.sum``, ``np.add.reduce``, ``abs``,
+    ``zpy.checkpoint``."""
     module = getattr(fn, "__module__", None) or ""
     qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    owner = getattr(fn, "__self__", None)
+    if type(owner).__name__ == "ufunc" and getattr(owner, "__name__", None):
+        return f"np.{owner.__name__}.{fn.__name__}"  # np.add.reduce (a ufunc's method)
     if isinstance(fn, (types.MethodDescriptorType, types.GetSetDescriptorType)):
         return f"{fn.__objclass__.__name__}.{fn.__name__}"  # ndarray.sum, dict.get, complex.conjugate
     if "ndarray." in qual:
