@@ -2,8 +2,8 @@
 appending and splitting, partial sorting, selection, and the values that
 NumPy's in-place fillers write.
 
-Covered: ``flipud fliplr rot90 rollaxis append vsplit hsplit dsplit
-row_stack`` (where NumPy still has it), ``partition``, ``select``,
+Covered: ``flipud fliplr rot90 rollaxis append delete vsplit hsplit
+dsplit row_stack`` (where NumPy still has it), ``partition``, ``select``,
 ``real_if_close``, and the pure functions :func:`filled_diagonal` and
 :func:`copied_into`, the values ``np.fill_diagonal`` and ``np.copyto`` write
 into their array: the mutation pass
@@ -72,6 +72,14 @@ def select_grads(dy, condlist, choicelist, default):
         taken = np.logical_or(taken, cond)
     dchoices = tuple(grads) if isinstance(choicelist, tuple) else grads
     return dchoices, runtime.unbroadcast(np.where(taken, 0, dy), default)
+
+
+def undelete(dy, arr, obj, axis):
+    """The gradient of ``np.delete(arr, obj, axis)``: ``dy`` put back where
+    the kept elements came from, zeros where the deleted ones were."""
+    n = np.size(arr) if axis is None else np.shape(arr)[axis]
+    kept = np.delete(np.arange(n), obj)
+    return numpy_shapes.like(numpy_shapes.untake(dy, arr, kept, axis, "raise"), arr)
 
 
 def copied_into(dst, src, where=True):
@@ -222,15 +230,27 @@ def dsplit_push(y, ary, indices_or_sections, *, dary):
     return np.dsplit(dary, indices_or_sections)
 
 
+@adjoint(np.delete)
+def delete(arr, obj, axis=None):
+    def back(dy):
+        return (numpy_arrays.undelete(dy, arr, obj, axis), None, None)
+    return np.delete(arr, obj, axis), back
+
+
+@pushforward(np.delete)
+def delete_push(y, arr, obj, axis=None, *, darr):
+    return np.delete(darr, obj, axis)
+
+
 if hasattr(np, "row_stack"):  # (deprecated in NumPy 2.0: np.vstack)
     @adjoint(np.row_stack)
-    def row_stack(tup, *, dtype=None, casting="same_kind"):
+    def row_stack(tup, dtype=None, casting="same_kind"):
         def back(dy):
-            return (numpy_shapes.unvstack(dy, tup),)
+            return (numpy_shapes.unvstack(dy, tup), None, None)
         return np.vstack(tup, dtype=dtype, casting=casting), back
 
     @pushforward(np.row_stack)
-    def row_stack_push(y, tup, *, dtype=None, casting="same_kind", dtup):
+    def row_stack_push(y, tup, dtype=None, casting="same_kind", *, dtup):
         return numpy_shapes.tangent_as(np.vstack(numpy_shapes.dense(dtup, tup)), y)
 
 

@@ -27,7 +27,8 @@ Conventions:
   (right) unless ``left`` (``right``) is given, which then gets it; ``xp``
   gets its slope too, ``-s (1 - t)`` and ``-s t`` (``s`` the segment's
   slope). With ``period``, ``x`` and ``xp`` are taken modulo it (slope 1)
-  and ``xp`` sorted, as NumPy does. Complex ``fp`` follows the convention
+  and ``xp`` sorted, as NumPy does; ``period`` gets its slope through
+  those remainders. Complex ``fp`` follows the convention
   of :mod:`.numpy_elementwise`.
 - ``polyval(p, x)``: ``p[k]`` gets ``dy * x ** (N - 1 - k)`` summed; ``x``
   gets ``dy`` times the derivative polynomial's value.
@@ -218,31 +219,36 @@ def trapezoid_tangent(dy, d_x, ddx, y, x, dx, axis):
 def interp_parts(x, xp, fp, period):
     """Where ``np.interp`` reads each ``x``: the indices ``lo``, ``hi`` into
     ``fp`` (and ``xp``) of its segment's ends, the fraction ``t`` of the way
-    along it, the slope ``s``, and whether ``x`` is inside ``[xp[0],
-    xp[-1]]`` (always with ``period``)."""
+    along it, the slope ``s``, whether ``x`` is inside ``[xp[0], xp[-1]]``
+    (always with ``period``); and the slope in ``period`` of ``x`` less the
+    segment's knot positions, taken modulo it (zeros without ``period``)."""
     x = np.asarray(x)
     xp = np.asarray(xp)
     fp = np.asarray(fp)
     index = np.arange(np.size(xp))
+    kx, kxp = np.zeros(np.shape(x)), np.zeros(np.size(xp))
     if period is not None:
+        kx = -np.floor(x / period)
+        kxp = -np.floor(xp / period)
         x = np.mod(x, period)
         xp = np.mod(xp, period)
         order = np.argsort(xp, kind="stable")
         xp = np.concatenate([xp[order][-1:] - period, xp[order], xp[order][:1] + period])
         fp = np.concatenate([fp[order][-1:], fp[order], fp[order][:1]])
+        kxp = np.concatenate([kxp[order][-1:] - 1, kxp[order], kxp[order][:1] + 1])
         index = np.concatenate([order[-1:], order, order[:1]])
     j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, np.size(xp) - 2)
     width = xp[j + 1] - xp[j]
     t = (x - xp[j]) / width
     s = (fp[j + 1] - fp[j]) / width
     inside = (x >= xp[0]) & (x <= xp[-1])
-    return index[j], index[j + 1], t, s, inside
+    return index[j], index[j + 1], t, s, inside, kx + (t - 1) * kxp[j] - t * kxp[j + 1]
 
 
 def interp_grads(dy, x, xp, fp, left, right, period):
-    """The gradients of ``np.interp``'s ``x``, ``xp``, ``fp``, ``left`` and
-    ``right``."""
-    lo, hi, t, s, inside = numpy_calculus.interp_parts(x, xp, fp, period)
+    """The gradients of ``np.interp``'s ``x``, ``xp``, ``fp``, ``left``,
+    ``right`` and ``period``."""
+    lo, hi, t, s, inside, in_period = numpy_calculus.interp_parts(x, xp, fp, period)
     dy = np.asarray(dy)
     n = np.size(xp)
     g = np.where(inside, dy, 0)
@@ -255,7 +261,7 @@ def interp_grads(dy, x, xp, fp, left, right, period):
                        + np.bincount(np.ravel(hi), np.imag(weights_hi), n)))
     else:
         dfp = np.bincount(np.ravel(lo), np.ravel(g * (1 - t)), n) + np.bincount(np.ravel(hi), np.ravel(g * t), n)
-    dleft = dright = None
+    dleft = dright = dperiod = None
     if period is None:
         below = np.where(np.asarray(x) < np.asarray(xp)[0], dy, 0)
         above = np.where(np.asarray(x) > np.asarray(xp)[-1], dy, 0)
@@ -267,18 +273,22 @@ def interp_grads(dy, x, xp, fp, left, right, period):
             dfp = dfp + np.sum(above) * (np.arange(n) == n - 1)
         else:
             dright = runtime.unbroadcast(np.sum(above), right)
+    else:
+        dperiod = runtime.unbroadcast(np.sum(dx * in_period), period)
     dx = runtime.unbroadcast(dx, x) if np.ndim(x) == 0 else numpy_shapes.like(dx, x)
-    return dx, numpy_shapes.like(dxp, xp), numpy_shapes.like(dfp, fp), dleft, dright
+    return dx, numpy_shapes.like(dxp, xp), numpy_shapes.like(dfp, fp), dleft, dright, dperiod
 
 
-def interp_tangent(dx, dxp, dfp, dleft, dright, x, xp, fp, left, right, period):
+def interp_tangent(dx, dxp, dfp, dleft, dright, dperiod, x, xp, fp, left, right, period):
     """The tangent of ``np.interp`` (the transpose of
     :func:`interp_grads`)."""
-    lo, hi, t, s, inside = numpy_calculus.interp_parts(x, xp, fp, period)
+    lo, hi, t, s, inside, in_period = numpy_calculus.interp_parts(x, xp, fp, period)
     dx = numpy_shapes.dense(dx, x)
     dfp = np.asarray(numpy_shapes.dense(dfp, fp))
     dxp = np.asarray(numpy_shapes.dense(dxp, xp))
     along = s * (dx + dxp[lo] * (t - 1) - dxp[hi] * t) + dfp[lo] * (1 - t) + dfp[hi] * t
+    if period is not None:
+        along = along + s * in_period * numpy_shapes.dense(dperiod, period)
     out = np.where(inside, along, 0)
     if period is None:
         xs = np.asarray(x)
@@ -352,7 +362,8 @@ def diff_push(y, a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue, *, da
 @adjoint(np.ediff1d)
 def ediff1d(ary, to_end=None, to_begin=None):
     def back(dy):
-        return numpy_calculus.unediff1d(dy, ary, to_end, to_begin)
+        dary, dto_end, dto_begin = numpy_calculus.unediff1d(dy, ary, to_end, to_begin)
+        return (dary, dto_end, dto_begin)
     return np.ediff1d(ary, to_end, to_begin), back
 
 
@@ -401,20 +412,22 @@ def trapezoid_push(out, y, x=None, dx=1.0, axis=-1, *, dy, d_x, ddx):
 @adjoint(np.interp)
 def interp(x, xp, fp, left=None, right=None, period=None):
     def back(dy):
-        return (*numpy_calculus.interp_grads(dy, x, xp, fp, left, right, period), None)
+        dx, dxp, dfp, dleft, dright, dperiod = numpy_calculus.interp_grads(dy, x, xp, fp, left, right, period)
+        return (dx, dxp, dfp, dleft, dright, dperiod)
     return np.interp(x, xp, fp, left, right, period), back
 
 
 @pushforward(np.interp)
-def interp_push(y, x, xp, fp, left=None, right=None, period=None, *, dx, dxp, dfp, dleft, dright):
-    t = numpy_calculus.interp_tangent(dx, dxp, dfp, dleft, dright, x, xp, fp, left, right, period)
+def interp_push(y, x, xp, fp, left=None, right=None, period=None, *, dx, dxp, dfp, dleft, dright, dperiod):
+    t = numpy_calculus.interp_tangent(dx, dxp, dfp, dleft, dright, dperiod, x, xp, fp, left, right, period)
     return numpy_shapes.tangent_as(t, np.asarray(y))
 
 
 @adjoint(np.polyval)
 def polyval(p, x):
     def back(dy):
-        return numpy_calculus.polyval_grads(dy, p, x)
+        dp, dx = numpy_calculus.polyval_grads(dy, p, x)
+        return (dp, dx)
     return np.polyval(p, x), back
 
 
@@ -429,7 +442,8 @@ def polyval_push(y, p, x, *, dp, dx):
 @adjoint(np.convolve)
 def convolve(a, v, mode="full"):
     def back(dy):
-        return (*numpy_calculus.convolve_grads(dy, a, v, mode, False), None)
+        da, dv = numpy_calculus.convolve_grads(dy, a, v, mode, False)
+        return (da, dv, None)
     return np.convolve(a, v, mode), back
 
 
@@ -441,7 +455,8 @@ def convolve_push(y, a, v, mode="full", *, da, dv):
 @adjoint(np.correlate)
 def correlate(a, v, mode="valid"):
     def back(dy):
-        return (*numpy_calculus.convolve_grads(dy, a, v, mode, True), None)
+        da, dv = numpy_calculus.convolve_grads(dy, a, v, mode, True)
+        return (da, dv, None)
     return np.correlate(a, v, mode), back
 
 

@@ -689,7 +689,10 @@ def atleast_3d_push(y, ary, *, dary):
 
 
 @adjoint(np.concatenate)
-def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    """``dtype`` and ``casting`` are keyword-only in NumPy: the rule takes
+    them by position too, so that it can be inlined (``stack``, ``hstack``
+    and ``vstack`` alike)."""
     y = np.concatenate(arrays, axis, out, dtype=dtype, casting=casting)
 
     def back(dy):
@@ -699,12 +702,12 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 
 @pushforward(np.concatenate)
-def concatenate_push(y, arrays, axis=0, out=None, *, dtype=None, casting="same_kind", darrays):
+def concatenate_push(y, arrays, axis=0, out=None, dtype=None, casting="same_kind", *, darrays):
     return numpy_shapes.tangent_as(np.concatenate(numpy_shapes.dense(darrays, arrays), axis), y)
 
 
 @adjoint(np.stack)
-def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     y = np.stack(arrays, axis, out, dtype=dtype, casting=casting)
 
     def back(dy):
@@ -714,12 +717,12 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 
 @pushforward(np.stack)
-def stack_push(y, arrays, axis=0, out=None, *, dtype=None, casting="same_kind", darrays):
+def stack_push(y, arrays, axis=0, out=None, dtype=None, casting="same_kind", *, darrays):
     return numpy_shapes.tangent_as(np.stack(numpy_shapes.dense(darrays, arrays), axis), y)
 
 
 @adjoint(np.hstack)
-def hstack(tup, *, dtype=None, casting="same_kind"):
+def hstack(tup, dtype=None, casting="same_kind"):
     y = np.hstack(tup, dtype=dtype, casting=casting)
 
     def back(dy):
@@ -728,12 +731,12 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
 
 
 @pushforward(np.hstack)
-def hstack_push(y, tup, *, dtype=None, casting="same_kind", dtup):
+def hstack_push(y, tup, dtype=None, casting="same_kind", *, dtup):
     return numpy_shapes.tangent_as(np.hstack(numpy_shapes.dense(dtup, tup)), y)
 
 
 @adjoint(np.vstack)
-def vstack(tup, *, dtype=None, casting="same_kind"):
+def vstack(tup, dtype=None, casting="same_kind"):
     y = np.vstack(tup, dtype=dtype, casting=casting)
 
     def back(dy):
@@ -742,7 +745,7 @@ def vstack(tup, *, dtype=None, casting="same_kind"):
 
 
 @pushforward(np.vstack)
-def vstack_push(y, tup, *, dtype=None, casting="same_kind", dtup):
+def vstack_push(y, tup, dtype=None, casting="same_kind", *, dtup):
     return numpy_shapes.tangent_as(np.vstack(numpy_shapes.dense(dtup, tup)), y)
 
 

@@ -151,8 +151,7 @@ def ufunc_at_tangent(da, db, ufunc, a, indices, b, y):
     :func:`ufunc_at_grads`)."""
     pos, bb = numpy_ufuncs.positions(a, indices, b)
     dflat = np.ravel(numpy_shapes.dense(da, a))
-    dbb = np.ravel(np.broadcast_to(numpy_shapes.dense(db, b), np.shape(bb) if np.ndim(b) else ()))
-    dbb = np.broadcast_to(dbb, np.shape(bb))
+    _, dbb = numpy_ufuncs.positions(a, indices, numpy_shapes.dense(db, b))
     if ufunc is np.multiply:
         others, total = numpy_ufuncs.others_at(pos, bb, np.size(a))
         t = dflat * total
@@ -323,21 +322,31 @@ def cumulative_prod(x, axis=None, dtype=None, out=None, include_initial=False):
     y = np.cumulative_prod(x, axis=axis, dtype=dtype, out=out, include_initial=include_initial)
 
     def back(dy):
-        ax = 0 if axis is None else axis
-        body = np.delete(y, 0, ax) if include_initial else y
-        d = np.delete(dy, 0, ax) if include_initial else dy
-        g = numpy_reductions.cumprod_grad(d, np.reshape(x, np.shape(body)), ax, body)
-        return (numpy_shapes.like(np.reshape(g, np.shape(x)), x), None, None, None, None)
+        return (numpy_ufuncs.cumulative_prod_grad(dy, x, axis, include_initial, y), None, None, None, None)
     return y, back
 
 
 def cumulative_prod_push(y, x, axis=None, dtype=None, out=None, include_initial=False, *, dx):
     ax = 0 if axis is None else axis
-    body = np.delete(y, 0, ax) if include_initial else y
+    body = numpy_ufuncs.after_initial(y, ax, include_initial)
     t = numpy_reductions.cumprod_tangent(np.reshape(dx, np.shape(body)), np.reshape(x, np.shape(body)), ax, body)
     if include_initial:
         t = np.concatenate([np.zeros_like(np.take(t, [0], ax)), t], ax)
     return t
+
+
+def after_initial(y, axis, include_initial):
+    """``y`` without the leading 1 that ``include_initial`` put along
+    ``axis``."""
+    return np.take(y, np.arange(1, np.shape(y)[axis]), axis) if include_initial else y
+
+
+def cumulative_prod_grad(dy, x, axis, include_initial, y):
+    ax = 0 if axis is None else axis
+    body = numpy_ufuncs.after_initial(y, ax, include_initial)
+    d = numpy_ufuncs.after_initial(dy, ax, include_initial)
+    g = numpy_reductions.cumprod_grad(d, np.reshape(x, np.shape(body)), ax, body)
+    return numpy_shapes.like(np.reshape(g, np.shape(x)), x)
 
 
 if hasattr(np, "cumulative_prod"):
