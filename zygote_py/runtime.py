@@ -757,7 +757,7 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
     rule = rule_for(f, args)
     if rule is not None:
         y, back = _apply(rule, f, args, kwargs)
-        return y, _rule_pullback(rule, back, len(args), kwargs)
+        return y, _rule_pullback(rule, back, len(args), kwargs, isinstance(y, np.ndarray))
     if registry.is_nondifferentiable(f):
         return f(*args, **kwargs), _no_pullback
     if isinstance(f, types.MethodType):
@@ -773,7 +773,7 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
         rule = registry.lookup(method)
         if rule is not None:
             y, back = _apply(rule, method, (f.__self__, *args), kwargs)
-            pb = _rule_pullback(rule, back, len(args) + 1, kwargs)
+            pb = _rule_pullback(rule, back, len(args) + 1, kwargs, isinstance(y, np.ndarray))
             return y, lambda dy: pb(dy)[1:]  # (the method's gradient: x's, then its arguments')
     if isinstance(f, types.FunctionType):
         return pipeline.call_forward(f, args, kwargs)
@@ -1067,11 +1067,15 @@ def _apply(rule: Callable, f: Any, args: tuple, kwargs: dict) -> tuple[Any, Call
 _PARAMS: dict[Any, Optional[list[str]]] = {}
 
 
-def _rule_pullback(rule: Callable, back: Callable, nargs: int, kwargs: dict) -> Callable:
+def _rule_pullback(rule: Callable, back: Callable, nargs: int, kwargs: dict, array: bool = False) -> Callable:
     """``back`` in ``J``'s convention. A rule's ``back`` returns one gradient
     per parameter of the rule, or, for a rule with ``*args``, one per
     positional argument of the call, then, optionally, one per keyword
-    argument in call order (``max``'s ``default=``; else they get none)."""
+    argument in call order (``max``'s ``default=``; else they get none).
+    For an ``array`` output, the number 0 that emitted code starts a
+    gradient from on paths that give it none (:func:`is_number_zero`)
+    gives no gradients without calling ``back``, which may reshape or
+    index its cotangent (inlined rules are guarded alike at compile time)."""
     key = registry.key(rule)
     if key not in _PARAMS:
         params = inspect.signature(rule).parameters.values()
@@ -1079,10 +1083,17 @@ def _rule_pullback(rule: Callable, back: Callable, nargs: int, kwargs: dict) -> 
     names = _PARAMS[key]
     if names is None:
         pad = (None,) * len(kwargs)
-        return lambda dy: (None, *(tuple(back(dy)) + pad)[:nargs + len(kwargs)])
+
+        def pullback(dy):
+            if array and is_number_zero(dy):
+                return _NO_GRADS
+            return (None, *(tuple(back(dy)) + pad)[:nargs + len(kwargs)])
+        return pullback
     where = [names.index(k) if k in names else None for k in kwargs]
 
     def pullback(dy):
+        if array and is_number_zero(dy):
+            return _NO_GRADS
         grads = back(dy)
         return (None, *grads[:nargs], *(None if i is None or i >= len(grads) else grads[i] for i in where))
     return pullback

@@ -27,3 +27,11 @@ def test_table_says_which_parameters_get_a_gradient():
     assert "| `math.floor` | — | no gradient |" in table
     assert "| `getattr` | **obj**, name, **default** | inlined |" in table
     assert markdown() == table  # deterministic
+
+
+def test_table_says_whether_autograd_and_jax_differentiate_a_function():
+    table = markdown()
+    assert "| `np.sin` | **x** | inlined | inlined | autograd, JAX |" in table
+    assert "| `np.partition` | **a**, kth, axis, kind, order | inlined | inlined | autograd, JAX |" in table
+    assert "| `np.argsort` | — | no gradient | no tangent | — |" in table
+    assert "| `math.sin` | **x** | inlined | inlined | — |" in table

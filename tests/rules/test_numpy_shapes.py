@@ -244,19 +244,19 @@ def test_broadcast_to_hypothesis(shapes):
 @pytest.mark.parametrize("container", [list, tuple])
 def test_concatenate(shapes, axis, container):
     arrays = container(rand(*s, seed=i) for i, s in enumerate(shapes))
-    (darrays, _) = check_rule(np.concatenate, arrays, axis)
+    darrays = check_rule(np.concatenate, arrays, axis)[0]
     assert type(darrays) is container and len(darrays) == len(arrays)
 
 
 def test_concatenate_mixed_dtypes():
     arrays = [rand(2, dtype=np.float32), rand(3, seed=1)]
-    darrays, _ = check_rule(np.concatenate, arrays, **F32)
+    darrays = check_rule(np.concatenate, arrays, **F32)[0]
     assert [d.dtype for d in darrays] == [np.float32, np.float64]
 
 
 def test_concatenate_rows_of_an_array():
     x = rand(3, 2, 4)
-    dx, _ = check_rule(np.concatenate, x, 1)
+    dx = check_rule(np.concatenate, x, 1)[0]
     assert isinstance(dx, np.ndarray) and dx.shape == x.shape
 
 
@@ -265,7 +265,7 @@ def test_concatenate_rows_of_an_array():
 ])
 def test_stack(shape, n, axis):
     arrays = tuple(rand(*shape, seed=i) for i in range(n))
-    darrays, _ = check_rule(np.stack, arrays, axis)
+    darrays = check_rule(np.stack, arrays, axis)[0]
     assert type(darrays) is tuple
 
 
@@ -279,13 +279,13 @@ STACKED = [(np.hstack, s) for s in COMMON + [[(2, 3), (2, 1)], [(3,), (), (2,)]]
 @pytest.mark.parametrize("fn, shapes", STACKED, ids=lambda v: getattr(v, "__name__", repr(v)))
 def test_hstack_vstack_dstack_column_stack(fn, shapes):
     arrays = [rand(*s, seed=i) for i, s in enumerate(shapes)]
-    (darrays,) = check_rule(fn, arrays)
+    darrays = check_rule(fn, arrays)[0]
     assert type(darrays) is list and [d.shape for d in darrays] == shapes
 
 
 def test_vstack_makes_rows_of_vectors():
     a, b = rand(3), rand(2, 3, seed=1)
-    (darrays,) = check_rule(np.vstack, (a, b))
+    darrays = check_rule(np.vstack, (a, b))[0]
     assert darrays[0].shape == (3,) and type(darrays) is tuple
 
 

@@ -93,6 +93,11 @@ ARRAY_VALUED = {
     np.roll, np.pad, np.sort, np.take, np.take_along_axis, np.triu, np.tril,
     np.array, np.asarray, np.copy, np.where, np.clip, np.real, np.imag,
     *(getattr(np.fft, f) for f in np.fft.__all__ if not f.endswith("freq")),
+    np.flipud, np.fliplr, np.rot90, np.rollaxis, np.append, np.delete, np.partition, np.select, np.real_if_close,
+    np.diff, np.ediff1d, np.trapezoid, np.interp, np.polyval, np.convolve, np.correlate, np.bincount, np.quantile,
+    np.percentile,
+    *(getattr(u, m) for u in (np.add, np.multiply, np.maximum, np.minimum) for m in ("reduce", "accumulate")),
+    np.add.reduceat, *(getattr(np, n) for n in ("cumulative_sum", "cumulative_prod") if hasattr(np, n)),
     *(getattr(np.ndarray, m) for m in (
         "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod", "dot", "reshape", "ravel",
         "flatten", "transpose", "squeeze", "swapaxes", "clip", "copy", "trace", "diagonal", "repeat", "take",

@@ -150,7 +150,7 @@ class _Forward:
         self.shared = self._share_cells(active, numeric)
         while _call_array_methods(primal, self.facts):  # x.sum(0).mean(): one link at a time
             self._analyse(active, numeric)
-        if mutation.sorts_as_stores(primal, self.facts):
+        if mutation.in_place_as_stores(primal, self.facts):
             self._analyse(active, numeric)
         if mutation.index_changed_loops(primal, self.facts):
             self._analyse(active, numeric)

@@ -53,7 +53,7 @@ from ..ir import ops
 from ..ir.cfg import natural_loops, predecessors, reverse_postorder
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Starred, Statement, Var
 from ..ir.passes import member, remove_trivial_args, substitute, use_counts
-from ..rules import mutation as mut, registry
+from ..rules import mutation as mut, numpy_arrays, numpy_ufuncs, registry
 
 _ITEM_CHANGES = {operator.setitem: mut.store_item, operator.delitem: mut.delete_item, setattr: mut.store_attr,
                  ops.merge_dict: mut.update, mut.part_changed: mut.write_back,
@@ -405,31 +405,81 @@ def _twice(f: IR, parent: Var, defs: dict, callee: Callable, mutable: Callable[[
         for p in parents)
 
 
-def sorts_as_stores(f: IR, facts: Facts) -> bool:
-    """``y.sort(...)`` of a known array ``y`` becomes ``t = np.sort(y,
-    ...); y[...] = t``: the same change, made by an item store, which both
-    modes differentiate (the call's value is ``None``). Whether any
-    changed."""
+_METHOD_VALUES = {"sort": np.sort, "partition": np.partition, "fill": None}
+"""Array methods that change their array in place, and the function whose
+value they leave in it (``None``: ``a.fill(v)`` leaves ``v``)."""
+_FUNCTION_VALUES = {np.copyto: numpy_arrays.copied_into, np.fill_diagonal: numpy_arrays.filled_diagonal}
+"""NumPy functions that change their first argument in place, and the
+function that returns the value they leave in it."""
+_AT_UFUNCS = (np.multiply, np.maximum, np.minimum)
+"""The ufuncs whose ``at`` is made a store (``np.add.at`` is a change of
+its own, :func:`mut.add_at`)."""
+
+
+def in_place_as_stores(f: IR, facts: Facts) -> bool:
+    """Calls that change an array in place become item stores of the value
+    they leave, which both modes differentiate (the call's value is
+    ``None``): ``y.sort(...)`` of a known array ``y`` becomes ``t =
+    np.sort(y, ...); y[...] = t``, and ``y.partition(...)`` alike;
+    ``y.fill(v)`` becomes ``y[...] = v``; ``np.copyto(y, v, ...)``,
+    ``np.fill_diagonal(y, v, ...)`` and ``np.multiply.at(y, i, v)`` (and
+    ``maximum``'s, ``minimum``'s) become ``y[...] = t`` of the value that
+    :mod:`zygote_py.rules.numpy_arrays` or :mod:`~zygote_py.rules.numpy_ufuncs`
+    computes. Whether any changed."""
     defs = {s.var: s for b in f.blocks.values() for s in b.stmts}
     uses = use_counts(f)
-    methods = {s.callee for s in defs.values() if isinstance(s.callee, Var) and s.callee in defs and uses.get(s.callee) == 1
-               and not any(isinstance(a, Starred) for a in s.args) and (m := defs[s.callee]).args
-               and facts.callee(m) is getattr and len(m.args) == 2 and m.args[0] in facts.arrays
-               and _is_const(m.args[1], "sort")}
+
+    def read(m: Statement, names) -> Optional[str]:
+        """The attribute name ``m = getattr(x, name)`` reads, if among ``names``."""
+        if facts.callee(m) is getattr and len(m.args) == 2 and isinstance(m.args[1], Const) \
+                and isinstance(m.args[1].value, str) and m.args[1].value in names:
+            return m.args[1].value
+        return None
+
+    def ufunc_of(m: Statement) -> Any:
+        """The ufunc whose ``at`` ``m`` reads (``np.multiply.at``), if one of :data:`_AT_UFUNCS`."""
+        if read(m, ("at",)) is None:
+            return None
+        base = m.args[0]
+        value = facts.static.get(base, _MISSING) if isinstance(base, Var) else base.value
+        return value if any(value is u for u in _AT_UFUNCS) else None
+
+    callees = {s.callee for s in defs.values() if isinstance(s.callee, Var)}
+    methods = {v: m for v, m in defs.items() if v in callees and uses.get(v) == 1 and m.args and (
+        read(m, _METHOD_VALUES) is not None and m.args[0] in facts.arrays or ufunc_of(m) is not None)}
     changed = False
     for b in f.blocks.values():
         out = []
         for s in b.stmts:
             if s.var in methods:
                 continue
-            if isinstance(s.callee, Var) and s.callee in methods:
-                y, result = defs[s.callee].args[0], s.var
-                s.var, s.callee, s.args = f.new_var(), Const(np.sort), [y, *s.args]
-                out += [s, Statement(f.new_var(), Const(operator.setitem), [y, Const(Ellipsis), s.var], [], s.line)]
+            fn = facts.callee(s)
+            m = methods.get(s.callee) if isinstance(s.callee, Var) else None
+            if any(isinstance(a, Starred) for a in s.args) or (m is None and not member(fn, _FUNCTION_VALUES)) \
+                    or m is None and not (s.args and isinstance(s.args[0], Var)):
+                if m is not None:
+                    out.append(m)
+                out.append(s)
+                continue
+            result = s.var
+            if m is not None and ufunc_of(m) is not None:
+                y = s.args[0]
+                s.var, s.callee, s.args = f.new_var(), Const(numpy_ufuncs.ufunc_at), [Const(ufunc_of(m)), *s.args]
+            elif m is not None and _METHOD_VALUES[read(m, _METHOD_VALUES)] is None:  # y.fill(v): y[...] = v
+                y, value = m.args[0], s.args[0]
+                out.append(Statement(f.new_var(), Const(operator.setitem), [y, Const(Ellipsis), value], [], s.line))
                 substitute(f, {result: Const(None)})
                 changed = True
                 continue
-            out.append(s)
+            elif m is not None:
+                y = m.args[0]
+                s.var, s.callee, s.args = f.new_var(), Const(_METHOD_VALUES[read(m, _METHOD_VALUES)]), [y, *s.args]
+            else:
+                y = s.args[0]
+                s.var, s.callee = f.new_var(), Const(_FUNCTION_VALUES[fn])
+            out += [s, Statement(f.new_var(), Const(operator.setitem), [y, Const(Ellipsis), s.var], [], s.line)]
+            substitute(f, {result: Const(None)})
+            changed = True
         b.stmts = out
     return changed
 
@@ -796,7 +846,7 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
                 and callee(sup) is super and len(sup.args) == 2 and isinstance(sup.args[1], Var)):
             return sup.args[1], mut.init_object, [sup.args[1], s.callee, *s.args], False  # super().__init__(...)
         if (callee(m) is getattr and len(m.args) == 2 and isinstance(m.args[0], Var)
-                and isinstance(m.args[1], Const) and m.args[1].value in _METHODS):
+                and isinstance(m.args[1], Const) and m.args[1].value in _METHODS and not _module_function(fn)):
             if containers is not None and m.args[0] not in containers:
                 return m.args[0], mut.call_method, [m.args[0], m.args[1], *s.args], True
             op = _METHODS[m.args[1].value]
@@ -852,6 +902,15 @@ def changed_positions(fn: types.FunctionType) -> tuple[tuple, tuple]:
         definite = changed(set())
         _CHANGED[code] = (tuple(sorted(definite)), tuple(sorted(changed(set(params)) - definite)))
     return _CHANGED[code]
+
+
+def _module_function(fn: Any) -> bool:
+    """``fn``, known statically, is a module's function (``np.append``),
+    not an object's method of the same name."""
+    if fn is _MISSING or fn is None:
+        return False
+    owner = getattr(fn, "__self__", None)
+    return owner is None or isinstance(owner, types.ModuleType)
 
 
 def _is_init(fn: Any) -> bool:

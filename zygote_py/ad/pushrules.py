@@ -87,6 +87,14 @@ def push_ir(rule: Any) -> Optional[PushIR]:
     return hit[1]
 
 
+def tangent_name(param: str, params: list[str]) -> str:
+    """The name of the tangent of a rule's parameter ``param``: ``d<param>``,
+    or ``d_<param>`` where that is the name of another of its ``params``
+    (``np.trapezoid(y, x, dx)``: ``x``'s tangent is ``d_x``, ``dx``'s
+    ``ddx``)."""
+    return "d_" + param if "d" + param in params else "d" + param
+
+
 def _prepare(rule: Any) -> Optional[PushIR]:
     src = get_source(rule)
     ir = lower(src.node, filename=src.filename, name=src.name)
@@ -96,7 +104,8 @@ def _prepare(rule: Any) -> Optional[PushIR]:
         return None
     sig = ir.signature
     positional = sig.posonly + sig.args
-    tangents = {p: "d" + p for p in positional[1:] + ([sig.vararg] if sig.vararg else []) if "d" + p in sig.kwonly}
+    names = positional[1:] + ([sig.vararg] if sig.vararg else [])
+    tangents = {p: t for p in names if (t := tangent_name(p, names)) in sig.kwonly}
     keywords = [n for n in sig.kwonly if n not in tangents.values()]
     defaults = dict(zip(positional[len(positional) - len(rule.__defaults__ or ()):], rule.__defaults__ or ()))
     defaults.update((k, v) for k, v in (rule.__kwdefaults__ or {}).items() if k in keywords)
@@ -143,13 +152,14 @@ def inline(
     tangent: set[Var] = set()  # the rule's values that are tangents
     primal_of: dict[Var, Operand] = {}  # a zero tangent parameter's argument
     names = sig.posonly + sig.args + ([sig.vararg] if sig.vararg else []) + sig.kwonly
+    of_tangent = {t: p for p, t in r.tangents.items()}
     for v, n in zip(entry.args, names):
         if n == names[0]:
             env[v] = y
         elif n in bound and n not in r.tangents.values():
             env[v] = _pack(target, out, bound[n], line) if n == r.vararg else bound[n]
         else:  # a tangent parameter
-            p = n[1:]
+            p = of_tangent.get(n, n[1:])
             t = tangents.get(p, ZERO)
             if p == r.vararg:  # a tuple of tangents, zeros made concrete
                 items = [ZERO] * len(bound[p]) if is_zero(t) else t
@@ -343,14 +353,18 @@ def _call_concrete(rule: Any, y: Any, rest: tuple, nargs: int, keywords: list[st
     positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     star = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
     accepted = {p.name for p in params if p.kind is p.KEYWORD_ONLY}
-    tangents = {"d" + p.name: runtime.zero_tangent(p.default) for p in params
-                if p.kind is p.POSITIONAL_OR_KEYWORD and "d" + p.name in accepted and p.default is not p.empty}
+    names = positional + ([star] if star else [])
+
+    def d(p: str) -> str:
+        return tangent_name(p, names)
+    tangents = {d(p.name): runtime.zero_tangent(p.default) for p in params
+                if p.kind is p.POSITIONAL_OR_KEYWORD and d(p.name) in accepted and p.default is not p.empty}
     for name, t in zip(positional, dargs):
-        if "d" + name in accepted:
-            tangents["d" + name] = t
-    if star is not None and "d" + star in accepted:
-        tangents["d" + star] = tuple(dargs[len(positional):])
+        if d(name) in accepted:
+            tangents[d(name)] = t
+    if star is not None and d(star) in accepted:
+        tangents[d(star)] = tuple(dargs[len(positional):])
     for k, t in dkw.items():
-        if "d" + k in accepted:
-            tangents["d" + k] = t
+        if d(k) in accepted:
+            tangents[d(k)] = t
     return rule(y, *args, **kw, **tangents)

@@ -293,7 +293,7 @@ class _Reverse:
             mutation.plain_item_updates(updates, self.facts)
         while True:
             analysis.numeric(self.f, numeric, self.facts)
-            if mutation.sorts_as_stores(self.f, self.facts):
+            if mutation.in_place_as_stores(self.f, self.facts):
                 self._analyse(active)
                 continue
             got = mutation.version_mutation(self.f, self.facts, frontend, made, refuse, passed)

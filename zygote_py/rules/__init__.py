@@ -19,6 +19,7 @@ with builtin_layer():
     from . import builtins, higher_order, operators, pycmath, pymath
     from . import numpy_conversions, numpy_elementwise, numpy_fft, numpy_linalg, numpy_linalg_general
     from . import numpy_reductions, numpy_shapes
+    from . import numpy_arrays, numpy_calculus, numpy_ufuncs
     from . import hooks, mutation, nested
 
 __all__ = [
@@ -31,6 +32,8 @@ __all__ = [
     "mutation",
     "nested",
     "nondifferentiable",
+    "numpy_arrays",
+    "numpy_calculus",
     "numpy_conversions",
     "numpy_elementwise",
     "numpy_fft",
@@ -38,6 +41,7 @@ __all__ = [
     "numpy_linalg_general",
     "numpy_reductions",
     "numpy_shapes",
+    "numpy_ufuncs",
     "operators",
     "pycmath",
     "pymath",

@@ -4,9 +4,11 @@ Markdown from the registry itself (``zpy rules``, which writes
 
 For each function: its parameters, which of them get a gradient,
 whether the compiler inlines the rule into emitted code or calls it at run
-time, and the same for its pushforward (forward mode). A parameter "gets a gradient" unless every ``return`` of the rule's
-pullback gives it the constant ``None``; that is read from the lowered
-pullback, the same IR the compiler inlines.
+time, the same for its pushforward (forward mode), and whether autograd
+and JAX differentiate it too (:data:`AUTOGRAD`, :data:`JAX`). A parameter
+"gets a gradient" unless every ``return`` of the rule's pullback gives it
+the constant ``None``; that is read from the lowered pullback, the same IR
+the compiler inlines.
 """
 from __future__ import annotations
 
@@ -15,6 +17,73 @@ from typing import Any, Optional
 
 from ..ir.core import Const, Return
 from . import registry
+
+
+def _names(prefix: str, text: str) -> frozenset[str]:
+    return frozenset(prefix + n for n in text.split())
+
+
+# Which functions autograd and JAX also differentiate, for the table's last
+# column: looked up in November 2026 in autograd (HIPS/autograd at bff107b,
+# August 2026): autograd/numpy/numpy_vjps.py (the functions given a VJP),
+# numpy_wrapper.py (those it builds from them: concatenate, stack, append,
+# select...), numpy_boxes.py (an ArrayBox's methods), linalg.py, fft.py; and
+# in JAX (jax-ml/jax at cec06d1, August 2026): jax/numpy/__init__.py,
+# linalg.py, fft.py, jax/_src/numpy/array_methods.py (an Array's methods),
+# ufuncs.py and ufunc_api.py (the binary ufuncs' reduce, accumulate, at,
+# reduceat, outer). For JAX, only the functions whose gradient is not zero
+# everywhere (not floor, sign, argmax, searchsorted...). Names as the table
+# writes them; aliases (np.abs and np.absolute) both listed.
+AUTOGRAD = _names("np.", """
+    abs absolute add amax amin angle append arccos arccosh arcsin arcsinh arctan arctan2 arctanh array
+    array_split atleast_1d atleast_2d atleast_3d broadcast_to clip column_stack concatenate conj conjugate cos
+    cosh cross cumsum deg2rad degrees diag diagonal diff divide dot dsplit einsum exp exp2 expand_dims expm1 fabs
+    fliplr flipud fmax fmin full gradient hsplit hstack hypot imag inner kron linspace log log10 log1p log2
+    logaddexp logaddexp2 matmul max maximum mean min minimum mod moveaxis multiply nan_to_num negative outer pad
+    partition power prod rad2deg radians ravel real real_if_close reciprocal remainder repeat reshape roll
+    rollaxis rot90 row_stack select sin sinc sinh sort split sqrt square squeeze stack std subtract sum swapaxes
+    tan tanh tensordot tile trace transpose tril triu true_divide var vsplit vstack where
+""") | _names("ndarray.", """
+    astype clip cumsum diagonal flatten max mean min prod ravel repeat reshape squeeze std sum swapaxes trace
+    transpose var
+""") | _names("np.linalg.", "cholesky det eig eigh inv norm pinv slogdet solve svd") | _names("np.fft.", """
+    fft fft2 fftn fftshift ifft ifft2 ifftn ifftshift irfft irfft2 irfftn rfft rfft2 rfftn
+""")
+JAX = _names("np.", """
+    abs absolute acos acosh add amax amin angle append arccos arccosh arcsin arcsinh arctan arctan2 arctanh
+    array array_split asarray asin asinh astype atan atan2 atanh atleast_1d atleast_2d atleast_3d average bincount
+    block broadcast_arrays broadcast_to cbrt choose clip column_stack compress concat concatenate conj conjugate
+    convolve copy copysign corrcoef correlate cos cosh cov cross cumprod cumsum cumulative_prod cumulative_sum
+    deg2rad degrees delete diag diagflat diagonal diff divide divmod dot dsplit dstack ediff1d einsum exp exp2
+    expand_dims expm1 extract fabs fill_diagonal flip fliplr flipud float_power fmax fmin fmod frexp full
+    full_like geomspace gradient hsplit hstack hypot i0 imag inner insert interp kron ldexp linspace log log10
+    log1p log2 logaddexp logaddexp2 logspace matmul matrix_transpose matvec max maximum mean median meshgrid min
+    minimum mod modf moveaxis multiply nan_to_num nancumprod nancumsum nanmax nanmean nanmedian nanmin
+    nanpercentile nanprod nanquantile nanstd nansum nanvar negative outer pad partition percentile permute_dims
+    piecewise place poly polyadd polyder polydiv polyfit polyint polymul polysub polyval positive pow power prod
+    ptp put put_along_axis quantile rad2deg radians ravel real reciprocal remainder repeat reshape resize roll
+    rollaxis roots rot90 select sin sinc sinh sort sort_complex split sqrt square squeeze stack std subtract sum
+    swapaxes take take_along_axis tan tanh tensordot tile trace transpose trapezoid tril triu true_divide unstack
+    unwrap vander var vdot vecdot vecmat vsplit vstack where
+""") | _names("ndarray.", """
+    astype choose clip compress conj conjugate copy cumprod cumsum diagonal dot flatten max mean min prod ptp
+    ravel repeat reshape sort squeeze std sum swapaxes take trace transpose var
+""") | frozenset(f"np.{u}.{m}" for u in "add subtract multiply maximum minimum logaddexp logaddexp2".split()
+                for m in ("reduce", "accumulate", "at", "reduceat", "outer")) | _names("np.linalg.", """
+    cholesky cond cross det diagonal eig eigh eigvals eigvalsh inv lstsq matmul matrix_norm matrix_power
+    matrix_transpose multi_dot norm outer pinv qr slogdet solve svd svdvals tensordot tensorinv tensorsolve trace
+    vector_norm vecdot
+""") | _names("np.fft.", """
+    fft fft2 fftn fftshift hfft ifft ifft2 ifftn ifftshift ihfft irfft irfft2 irfftn rfft rfft2 rfftn
+""")
+
+
+def _peers(name: str, how: str) -> str:
+    """Which of autograd and JAX also have a gradient of the function the
+    table names ``name``: "—" for a row without one here."""
+    if how == "no gradient" or not name.startswith(("np.", "ndarray.")):
+        return "—"
+    return ", ".join(peer for peer, names in (("autograd", AUTOGRAD), ("JAX", JAX)) if name in names) or "neither"
 
 
 def _treatment(rule: Any, fn: Any) -> tuple[str, str]:
@@ -101,13 +170,16 @@ def markdown() -> str:
         "The forward column is forward mode's (`zpy.jvp`): the pushforward rule \"inlined\" or",
         "called at \"run time\", or \"from the adjoint\" (one pullback per output element: slow)",
         "where the function has no pushforward rule; \"—\": made by the reverse transform only.",
+        "\"also in\": whether autograd and JAX have a gradient of the same NumPy function too (as",
+        "their sources read in November 2026; see `AUTOGRAD` and `JAX` in `zygote_py/rules/catalog.py`).",
         "Conventions (kinks, ties, complex numbers) are in each rule module's docstring:",
         "`zygote_py/rules/`.",
     ]
     for section in order + sorted(set(rows) - set(order)):
         if section not in rows:
             continue
-        out += ["", f"## {section}", "", "| function | parameters | rule | forward |", "| --- | --- | --- | --- |"]
+        out += ["", f"## {section}", "", "| function | parameters | rule | forward | also in |",
+                "| --- | --- | --- | --- | --- |"]
         for name, params, how, forward in sorted(set(rows[section])):
-            out.append(f"| `{name}` | {params} | {how} | {forward} |")
+            out.append(f"| `{name}` | {params} | {how} | {forward} | {_peers(name, how)} |")
     return "\n".join(out) + "\n"

@@ -72,6 +72,11 @@ Conventions:
   (2.4) lays out ``nanquantile`` and ``nanpercentile`` of a ``q`` with two
   or more dimensions over several axes wrongly (not ``q``'s shape first):
   asking for the gradient of such a call raises ``NoDerivativeRule``.
+  ``weights=`` (``quantile`` and ``percentile``, with ``'inverted_cdf'``,
+  the one method NumPy 2 weighs): the result is an element of the slice,
+  so ``dy`` goes to the elements equal to it that have a positive weight,
+  evenly; ``q`` and the weights, on which it depends piecewise
+  constantly, get 0 and ``None``.
 - ``cumulative_sum(x, axis, dtype, out, include_initial)``: ``cumsum``'s
   gradient; the leading 0 of ``include_initial=True`` depends on nothing.
   Its parameters after ``x`` are keyword-only in NumPy, parameters of the
@@ -585,18 +590,21 @@ def nanmedian_push(y, a, axis=None, out=None, overwrite_input=False, keepdims=Fa
 
 
 @adjoint(np.quantile)
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
-    y = np.quantile(a, q, axis, out, False, method, keepdims)
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, weights=None):
+    """``weights`` is keyword-only in NumPy: the rule takes it by position
+    too, so that it can be inlined (``percentile`` alike)."""
+    y = np.quantile(a, q, axis, out, False, method, keepdims, weights=weights)
 
     def back(dy):
-        g = numpy_reductions.quantile_grads(dy, a, q, axis, method, keepdims, y, False)
-        return (g[0], runtime.unbroadcast(g[1], q), None, None, None, None, None)
+        g = numpy_reductions.quantile_grads(dy, a, q, axis, method, keepdims, y, False, weights)
+        return (g[0], runtime.unbroadcast(g[1], q), None, None, None, None, None, None)
     return y, back
 
 
 @pushforward(np.quantile)
-def quantile_push(y, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, da, dq):
-    return numpy_reductions.quantile_tangent(da, dq, a, q, axis, method, keepdims, y, False)
+def quantile_push(y, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, weights=None,
+                  *, da, dq):
+    return numpy_reductions.quantile_tangent(da, dq, a, q, axis, method, keepdims, y, False, weights)
 
 
 @adjoint(np.nanquantile)
@@ -616,19 +624,20 @@ def nanquantile_push(y, a, q, axis=None, out=None, overwrite_input=False, method
 
 
 @adjoint(np.percentile)
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
-    y = np.percentile(a, q, axis, out, False, method, keepdims)
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, weights=None):
+    y = np.percentile(a, q, axis, out, False, method, keepdims, weights=weights)
 
     def back(dy):
-        g = numpy_reductions.quantile_grads(dy, a, np.true_divide(q, 100), axis, method, keepdims, y, False)
-        return (g[0], runtime.unbroadcast(g[1] / 100, q), None, None, None, None, None)
+        g = numpy_reductions.quantile_grads(dy, a, np.true_divide(q, 100), axis, method, keepdims, y, False, weights)
+        return (g[0], runtime.unbroadcast(g[1] / 100, q), None, None, None, None, None, None)
     return y, back
 
 
 @pushforward(np.percentile)
-def percentile_push(y, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, da,
-                    dq):
-    return numpy_reductions.quantile_tangent(da, dq / 100, a, np.true_divide(q, 100), axis, method, keepdims, y, False)
+def percentile_push(y, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+                    weights=None, *, da, dq):
+    return numpy_reductions.quantile_tangent(da, dq / 100, a, np.true_divide(q, 100), axis, method, keepdims, y,
+                                             False, weights)
 
 
 @adjoint(np.nanpercentile)
@@ -1076,11 +1085,37 @@ def quantile_slopes(a, q, axis, method, skip_nan):
     return in_a, np.where(np.isnan(gap), 0, gap) * slope, order
 
 
-def quantile_grads(dy, a, q, axis, method, keepdims, y, skip_nan):
+def weighted_shares(a, q, axis, y, weights):
+    """For ``y = np.quantile(a, q, axis, method='inverted_cdf',
+    weights=weights)``, an element of each slice: the share of each
+    result's cotangent that each element of its slice gets (the elements
+    equal to it with a positive weight, evenly), laid out as ``q``'s shape,
+    then the slices', then the slice's elements; and the axes moved last."""
+    x = np.asarray(a)
+    axes = _axes(axis, x.ndim)
+    order = tuple(i for i in range(x.ndim) if i not in axes) + axes
+    w = np.asarray(weights)
+    if w.shape != x.shape:  # (1-d weights along the one axis)
+        w = np.reshape(w, (-1,) + (1,) * (x.ndim - axes[0] - 1))
+    rows = np.transpose(x, order).reshape(np.transpose(x, order).shape[:x.ndim - len(axes)] + (-1,))
+    wrows = np.transpose(np.broadcast_to(w, x.shape), order).reshape(rows.shape)
+    hit = (rows == np.reshape(y, np.shape(q) + rows.shape[:-1] + (1,))) & (wrows > 0)
+    return hit / np.maximum(np.sum(hit, axis=-1, keepdims=True), 1), order
+
+
+def quantile_grads(dy, a, q, axis, method, keepdims, y, skip_nan, weights=None):
     """The gradients of ``a`` and ``q`` for ``y = np.quantile(a, q, axis,
     method=method, keepdims=keepdims)`` (``np.nanquantile`` when
-    ``skip_nan``), from :func:`quantile_slopes`; a NaN result has none."""
+    ``skip_nan``), from :func:`quantile_slopes`; a NaN result has none.
+    With ``weights`` (``'inverted_cdf'``: ``y`` is an element of each
+    slice, piecewise constant in ``q`` and the weights), from
+    :func:`weighted_shares`."""
     x = np.asarray(a)
+    if weights is not None:
+        shares, order = numpy_reductions.weighted_shares(a, q, axis, y, weights)
+        g = np.sum(np.reshape(dy, shares.shape[:-1] + (1,)) * shares, axis=tuple(range(np.ndim(q))))
+        da = np.transpose(g.reshape(np.transpose(x, order).shape), np.argsort(order))
+        return da.astype(x.dtype if x.dtype.kind in "fc" else np.dtype(float), copy=False), np.zeros(np.shape(q))
     in_a, in_q, order = quantile_slopes(a, q, axis, method, skip_nan)
     q_axes = tuple(range(np.ndim(q)))
     out_shape = in_a.shape[:-1]  # q's shape, then the slices'
@@ -1093,11 +1128,15 @@ def quantile_grads(dy, a, q, axis, method, keepdims, y, skip_nan):
     return da, np.sum(dys * in_q, axis=tuple(range(len(q_axes), len(out_shape))))
 
 
-def quantile_tangent(da, dq, a, q, axis, method, keepdims, y, skip_nan):
+def quantile_tangent(da, dq, a, q, axis, method, keepdims, y, skip_nan, weights=None):
     """The tangent of ``y = np.quantile(a, q, axis, method=method,
     keepdims=keepdims)`` (``np.nanquantile`` when ``skip_nan``) for the
     tangents ``da`` and ``dq``: the transpose of :func:`quantile_grads`."""
     x = np.asarray(a)
+    if weights is not None:
+        shares, order = numpy_reductions.weighted_shares(a, q, axis, y, weights)
+        rows = np.transpose(np.broadcast_to(da, x.shape), order).reshape(shares.shape[np.ndim(q):])
+        return runtime.shaped(np.reshape(np.sum(shares * rows, axis=-1), np.shape(y))[()], y)
     in_a, in_q, order = quantile_slopes(a, q, axis, method, skip_nan)
     rows = np.transpose(np.broadcast_to(da, x.shape), order).reshape(in_a.shape[np.ndim(q):])
     t = np.sum(in_a * rows, axis=-1)  # q's shape, then the slices'

@@ -34,7 +34,8 @@ Conventions:
   joining functions take; the other rules expect ndarrays and give an
   ndarray gradient.
 - A conversion to an integer or boolean dtype (``array``, ``asarray``,
-  ``astype``, ``full``, ``linspace`` with such a ``dtype``) passes no
+  ``astype``, ``full``, ``linspace``, ``concatenate``, ``stack``,
+  ``hstack``, ``vstack`` with such a ``dtype``) passes no
   gradient: the parameter gets ``None``. A conversion from real to complex
   passes the real part of ``dy``; other float conversions cast the gradient
   back to the input's dtype.
@@ -703,51 +704,64 @@ def atleast_3d_push(y, ary, *, dary):
 
 
 @adjoint(np.concatenate)
-def concatenate(arrays, axis=0):
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    """``dtype`` and ``casting`` are keyword-only in NumPy: the rule takes
+    them by position too, so that it can be inlined (``stack``, ``hstack``
+    and ``vstack`` alike)."""
+    y = np.concatenate(arrays, axis, out, dtype=dtype, casting=casting)
+
     def back(dy):
-        return (numpy_shapes.unconcatenate(dy, arrays, axis), None)
-    return np.concatenate(arrays, axis), back
+        darrays = numpy_shapes.unconcatenate(dy, arrays, axis) if y.dtype.kind in "fc" else None
+        return (darrays, None, None, None, None)
+    return y, back
 
 
 @pushforward(np.concatenate)
-def concatenate_push(y, arrays, axis=0, *, darrays):
-    return np.concatenate(numpy_shapes.dense(darrays, arrays), axis)
+def concatenate_push(y, arrays, axis=0, out=None, dtype=None, casting="same_kind", *, darrays):
+    return numpy_shapes.tangent_as(np.concatenate(numpy_shapes.dense(darrays, arrays), axis), y)
 
 
 @adjoint(np.stack)
-def stack(arrays, axis=0):
+def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    y = np.stack(arrays, axis, out, dtype=dtype, casting=casting)
+
     def back(dy):
-        return (numpy_shapes.unstack(dy, arrays, axis), None)
-    return np.stack(arrays, axis), back
+        darrays = numpy_shapes.unstack(dy, arrays, axis) if y.dtype.kind in "fc" else None
+        return (darrays, None, None, None, None)
+    return y, back
 
 
 @pushforward(np.stack)
-def stack_push(y, arrays, axis=0, *, darrays):
-    return np.stack(numpy_shapes.dense(darrays, arrays), axis)
+def stack_push(y, arrays, axis=0, out=None, dtype=None, casting="same_kind", *, darrays):
+    return numpy_shapes.tangent_as(np.stack(numpy_shapes.dense(darrays, arrays), axis), y)
 
 
 @adjoint(np.hstack)
-def hstack(tup):
+def hstack(tup, dtype=None, casting="same_kind"):
+    y = np.hstack(tup, dtype=dtype, casting=casting)
+
     def back(dy):
-        return (numpy_shapes.unhstack(dy, tup),)
-    return np.hstack(tup), back
+        return (numpy_shapes.unhstack(dy, tup) if y.dtype.kind in "fc" else None, None, None)
+    return y, back
 
 
 @pushforward(np.hstack)
-def hstack_push(y, tup, *, dtup):
-    return np.hstack(numpy_shapes.dense(dtup, tup))
+def hstack_push(y, tup, dtype=None, casting="same_kind", *, dtup):
+    return numpy_shapes.tangent_as(np.hstack(numpy_shapes.dense(dtup, tup)), y)
 
 
 @adjoint(np.vstack)
-def vstack(tup):
+def vstack(tup, dtype=None, casting="same_kind"):
+    y = np.vstack(tup, dtype=dtype, casting=casting)
+
     def back(dy):
-        return (numpy_shapes.unvstack(dy, tup),)
-    return np.vstack(tup), back
+        return (numpy_shapes.unvstack(dy, tup) if y.dtype.kind in "fc" else None, None, None)
+    return y, back
 
 
 @pushforward(np.vstack)
-def vstack_push(y, tup, *, dtup):
-    return np.vstack(numpy_shapes.dense(dtup, tup))
+def vstack_push(y, tup, dtype=None, casting="same_kind", *, dtup):
+    return numpy_shapes.tangent_as(np.vstack(numpy_shapes.dense(dtup, tup)), y)
 
 
 @adjoint(np.dstack)

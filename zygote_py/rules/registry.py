@@ -183,7 +183,8 @@ def pushforward(fn: Any) -> Callable[[Callable], Callable]:
 
     A pushforward rule takes ``fn``'s output ``y``, then the parameters of
     ``fn``'s adjoint rule (``fn``'s own), then, keyword-only, the tangent
-    ``d<name>`` of each parameter that can carry one, and returns the
+    ``d<name>`` of each parameter that can carry one (``d_<name>`` where
+    ``d<name>`` is another parameter), and returns the
     output's tangent (a tuple of them for a tuple output, ``None`` for an
     output that has none)::
 
@@ -246,11 +247,15 @@ def remove(fn: Any) -> bool:
 
 def display_name(fn: Any) -> str:
     """How a user writes the function: ``np.linalg.solve``, ``math.sin``,
-    ``operator.add``, ``np.ndarray.sum``, ``abs``, ``zpy.checkpoint``."""
+    ``operator.add``, ``np.ndarray.sum``, ``np.add.reduce``, ``abs``,
+    ``zpy.checkpoint``."""
     if type(fn) is functools.partial:
         return f"functools.partial({display_name(fn.func)})"
     module = getattr(fn, "__module__", None) or ""
     qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    owner = getattr(fn, "__self__", None)
+    if type(owner).__name__ == "ufunc" and getattr(owner, "__name__", None):
+        return f"np.{owner.__name__}.{fn.__name__}"  # np.add.reduce (a ufunc's method)
     if isinstance(fn, (types.MethodDescriptorType, types.GetSetDescriptorType)):
         owner = fn.__objclass__
         numpy = (getattr(owner, "__module__", "") or "").startswith("numpy")

@@ -1,0 +1,335 @@
+"""Rules for more of NumPy's array manipulation: flips and rotations,
+appending and splitting, partial sorting, selection, and the values that
+NumPy's in-place fillers write.
+
+Covered: ``flipud fliplr rot90 rollaxis append delete vsplit hsplit
+dsplit row_stack`` (where NumPy still has it), ``partition``, ``select``,
+``real_if_close``, and the pure functions :func:`filled_diagonal` and
+:func:`copied_into`, the values ``np.fill_diagonal`` and ``np.copyto`` write
+into their array: the mutation pass
+(:func:`zygote_py.ad.mutation.in_place_as_stores`) turns ``np.fill_diagonal(
+a, v)`` into ``a[...] = filled_diagonal(a, v)``, and ``np.copyto(a, b)``,
+``a.fill(v)`` and ``a.partition(k)`` alike, so that both modes
+differentiate them as item stores.
+
+Non-differentiable (their values are indices): ``searchsorted digitize
+argpartition lexsort`` and ``ndarray.searchsorted argpartition``.
+
+Conventions:
+
+- Every function here but ``real_if_close`` picks or copies elements, so
+  its pullback puts ``dy`` back where each element came from; gradients
+  have the shape and kind of their argument (:func:`numpy_shapes.like`).
+- ``partition``: the gradient goes back through the permutation
+  ``argpartition`` chose (the rule's value is that arrangement, which is
+  NumPy's: both run the same selection); elements tied with the ``kth``
+  value get the one-sided derivative for that order, as ``sort``'s do.
+- ``select(condlist, choicelist, default)``: each element's ``dy`` goes to
+  the first choice whose condition holds there, else to ``default``;
+  choices and ``default`` that NumPy broadcast get it summed back.
+- ``real_if_close(a, tol)``: where it drops a complex ``a``'s imaginary
+  parts (all within ``tol``), the output is ``a``'s real part, whose
+  gradient is ``dy`` as a complex number (the imaginary parts are ignored:
+  a kink that holds only near the real axis); otherwise the identity.
+- ``copied_into(dst, src, where)``: ``dst`` gets ``dy`` where ``where`` is
+  false, ``src`` where it is true (summed where NumPy broadcast ``src``).
+- ``filled_diagonal(a, val, wrap)``: ``val`` (repeated along the diagonal
+  as NumPy repeats it) gets ``dy`` at the diagonal positions, ``a`` the
+  rest.
+"""
+import numpy as np
+
+from zygote_py import runtime
+from zygote_py.rules import numpy_arrays, numpy_shapes
+
+from .registry import adjoint, nondifferentiable, pushforward
+
+nondifferentiable(
+    np.searchsorted, np.digitize, np.argpartition, np.lexsort, np.ndarray.searchsorted, np.ndarray.argpartition,
+)
+
+
+# -- helpers ------------------------------------------------------------------
+
+
+def rolled_axis(ndim, axis, start):
+    """Where ``np.rollaxis(a, axis, start)`` puts ``a``'s axis ``axis``
+    (``a`` of ``ndim`` dimensions): its ``np.moveaxis`` destination."""
+    axis = axis % ndim
+    start = start + ndim if start < 0 else start
+    return start - 1 if axis < start else start
+
+
+def select_grads(dy, condlist, choicelist, default):
+    """The gradients of ``np.select``'s choices and default: ``dy`` where
+    each is the one picked (the first choice whose condition holds)."""
+    dy = np.asarray(dy)
+    taken = np.zeros(np.shape(dy), bool)
+    grads = []
+    for cond, choice in zip(condlist, choicelist):
+        here = np.logical_and(cond, np.logical_not(taken))
+        grads.append(runtime.unbroadcast(np.where(here, dy, 0), choice))
+        taken = np.logical_or(taken, cond)
+    dchoices = tuple(grads) if isinstance(choicelist, tuple) else grads
+    return dchoices, runtime.unbroadcast(np.where(taken, 0, dy), default)
+
+
+def undelete(dy, arr, obj, axis):
+    """The gradient of ``np.delete(arr, obj, axis)``: ``dy`` put back where
+    the kept elements came from, zeros where the deleted ones were."""
+    n = np.size(arr) if axis is None else np.shape(arr)[axis]
+    kept = np.delete(np.arange(n), obj)
+    return numpy_shapes.like(numpy_shapes.untake(dy, arr, kept, axis, "raise"), arr)
+
+
+def copied_into(dst, src, where=True):
+    """What ``np.copyto(dst, src, where=where)`` leaves in ``dst``, as a new
+    array (``dst`` is not changed)."""
+    out = np.array(dst, copy=True)
+    np.copyto(out, src, where=where)
+    return out
+
+
+def filled_diagonal(a, val, wrap=False):
+    """What ``np.fill_diagonal(a, val, wrap)`` leaves in ``a``, as a new
+    array (``a`` is not changed)."""
+    out = np.array(a, copy=True)
+    np.fill_diagonal(out, val, wrap)
+    return out
+
+
+def diagonal_mask(a, wrap):
+    """Where ``np.fill_diagonal(a, ..., wrap)`` writes: a boolean array of
+    ``a``'s shape, and the positions, in order, as flat indices."""
+    mask = np.zeros(np.shape(a), bool)
+    np.fill_diagonal(mask, True, wrap)
+    return mask, np.flatnonzero(mask)
+
+
+def diagonal_values_grad(dy, a, val, wrap):
+    """The gradient of ``fill_diagonal``'s ``val``: ``dy`` at the diagonal,
+    added over the positions each of ``val``'s items was repeated to."""
+    if np.asarray(val).dtype.kind not in "fc":
+        return None
+    _, flat = diagonal_mask(a, wrap)
+    taken = np.ravel(dy)[flat]
+    n = np.size(val)
+    if n == 1:
+        return numpy_shapes.like(np.reshape(np.sum(taken), np.shape(val)), val)
+    g = np.bincount(np.arange(np.size(flat)) % n, taken, n)  # val's items repeat (NumPy cycles it along .flat)
+    return numpy_shapes.like(np.reshape(g, np.shape(val)), val)
+
+
+# -- flips, rotations, axes -----------------------------------------------------
+
+
+@adjoint(np.flipud)
+def flipud(m):
+    def back(dy):
+        return (np.flipud(dy),)
+    return np.flipud(m), back
+
+
+@pushforward(np.flipud)
+def flipud_push(y, m, *, dm):
+    return np.flipud(dm)
+
+
+@adjoint(np.fliplr)
+def fliplr(m):
+    def back(dy):
+        return (np.fliplr(dy),)
+    return np.fliplr(m), back
+
+
+@pushforward(np.fliplr)
+def fliplr_push(y, m, *, dm):
+    return np.fliplr(dm)
+
+
+@adjoint(np.rot90)
+def rot90(m, k=1, axes=(0, 1)):
+    def back(dy):
+        return (np.rot90(dy, -k, axes), None, None)
+    return np.rot90(m, k, axes), back
+
+
+@pushforward(np.rot90)
+def rot90_push(y, m, k=1, axes=(0, 1), *, dm):
+    return np.rot90(dm, k, axes)
+
+
+@adjoint(np.rollaxis)
+def rollaxis(a, axis, start=0):
+    def back(dy):
+        return (np.moveaxis(dy, numpy_arrays.rolled_axis(np.ndim(a), axis, start), axis % np.ndim(a)), None, None)
+    return np.rollaxis(a, axis, start), back
+
+
+@pushforward(np.rollaxis)
+def rollaxis_push(y, a, axis, start=0, *, da):
+    return np.rollaxis(da, axis, start)
+
+
+# -- appending and splitting ----------------------------------------------------
+
+
+@adjoint(np.append)
+def append(arr, values, axis=None):
+    def back(dy):
+        darr, dvalues = numpy_shapes.unconcatenate(dy, (arr, values), axis)
+        return (darr, dvalues, None)
+    return np.append(arr, values, axis), back
+
+
+@pushforward(np.append)
+def append_push(y, arr, values, axis=None, *, darr, dvalues):
+    return numpy_shapes.tangent_as(np.append(darr, dvalues, axis), y)
+
+
+@adjoint(np.vsplit)
+def vsplit(ary, indices_or_sections):
+    y = np.vsplit(ary, indices_or_sections)
+
+    def back(dy):
+        return (numpy_shapes.unsplit(dy, ary, y, 0), None)
+    return y, back
+
+
+@pushforward(np.vsplit)
+def vsplit_push(y, ary, indices_or_sections, *, dary):
+    return np.vsplit(dary, indices_or_sections)
+
+
+@adjoint(np.hsplit)
+def hsplit(ary, indices_or_sections):
+    """Along axis 1, or 0 for a 1-d ``ary``."""
+    y = np.hsplit(ary, indices_or_sections)
+
+    def back(dy):
+        return (numpy_shapes.unsplit(dy, ary, y, min(1, np.ndim(ary) - 1)), None)
+    return y, back
+
+
+@pushforward(np.hsplit)
+def hsplit_push(y, ary, indices_or_sections, *, dary):
+    return np.hsplit(dary, indices_or_sections)
+
+
+@adjoint(np.dsplit)
+def dsplit(ary, indices_or_sections):
+    y = np.dsplit(ary, indices_or_sections)
+
+    def back(dy):
+        return (numpy_shapes.unsplit(dy, ary, y, 2), None)
+    return y, back
+
+
+@pushforward(np.dsplit)
+def dsplit_push(y, ary, indices_or_sections, *, dary):
+    return np.dsplit(dary, indices_or_sections)
+
+
+@adjoint(np.delete)
+def delete(arr, obj, axis=None):
+    def back(dy):
+        return (numpy_arrays.undelete(dy, arr, obj, axis), None, None)
+    return np.delete(arr, obj, axis), back
+
+
+@pushforward(np.delete)
+def delete_push(y, arr, obj, axis=None, *, darr):
+    return np.delete(darr, obj, axis)
+
+
+if hasattr(np, "row_stack"):  # (deprecated in NumPy 2.0: np.vstack)
+    @adjoint(np.row_stack)
+    def row_stack(tup, dtype=None, casting="same_kind"):
+        def back(dy):
+            return (numpy_shapes.unvstack(dy, tup), None, None)
+        return np.vstack(tup, dtype=dtype, casting=casting), back
+
+    @pushforward(np.row_stack)
+    def row_stack_push(y, tup, dtype=None, casting="same_kind", *, dtup):
+        return numpy_shapes.tangent_as(np.vstack(numpy_shapes.dense(dtup, tup)), y)
+
+
+# -- partial sorting and selection ----------------------------------------------
+
+
+@adjoint(np.partition)
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """Arranged by ``argpartition``, whose permutation the pullback
+    inverts."""
+    idx = np.argpartition(a, kth, axis, kind, order)
+    y = np.take_along_axis(np.asarray(a), idx, axis)
+
+    def back(dy):
+        if axis is None:
+            return (numpy_shapes.like(np.reshape(numpy_shapes.unsort(dy, np.ravel(a), idx, 0), np.shape(a)), a),
+                    None, None, None, None)
+        return (numpy_shapes.unsort(dy, a, idx, axis), None, None, None, None)
+    return y, back
+
+
+@pushforward(np.partition)
+def partition_push(y, a, kth, axis=-1, kind="introselect", order=None, *, da):
+    return np.take_along_axis(np.asarray(da), np.argpartition(a, kth, axis, kind, order), axis)
+
+
+@adjoint(np.select)
+def select(condlist, choicelist, default=0):
+    def back(dy):
+        dchoices, ddefault = numpy_arrays.select_grads(dy, condlist, choicelist, default)
+        return (None, dchoices, ddefault)
+    return np.select(condlist, choicelist, default), back
+
+
+@pushforward(np.select)
+def select_push(y, condlist, choicelist, default=0, *, dchoicelist, ddefault):
+    t = np.select(condlist, numpy_shapes.dense(dchoicelist, choicelist), numpy_shapes.dense(ddefault, default))
+    return numpy_shapes.tangent_as(t, y)
+
+
+@adjoint(np.real_if_close)
+def real_if_close(a, tol=100):
+    y = np.real_if_close(a, tol)
+
+    def back(dy):
+        return (numpy_shapes.like(dy, a), None)
+    return y, back
+
+
+@pushforward(np.real_if_close)
+def real_if_close_push(y, a, tol=100, *, da):
+    return numpy_shapes.tangent_as(da, y)
+
+
+# -- the values of in-place fillers ---------------------------------------------
+
+
+@adjoint(copied_into)
+def copied_into_(dst, src, where=True):
+    def back(dy):
+        ddst = numpy_shapes.like(np.where(where, 0, dy), dst)
+        return (ddst, runtime.unbroadcast(np.where(where, dy, 0), src), None)
+    return numpy_arrays.copied_into(dst, src, where), back
+
+
+@pushforward(copied_into)
+def copied_into_push(y, dst, src, where=True, *, ddst, dsrc):
+    return numpy_shapes.tangent_as(np.where(where, dsrc, ddst), y)
+
+
+@adjoint(filled_diagonal)
+def filled_diagonal_(a, val, wrap=False):
+    def back(dy):
+        mask, _ = numpy_arrays.diagonal_mask(a, wrap)
+        da = numpy_shapes.like(np.where(mask, 0, dy), a)
+        return (da, numpy_arrays.diagonal_values_grad(dy, a, val, wrap), None)
+    return numpy_arrays.filled_diagonal(a, val, wrap), back
+
+
+@pushforward(filled_diagonal)
+def filled_diagonal_push(y, a, val, wrap=False, *, da, dval):
+    return numpy_shapes.tangent_as(numpy_arrays.filled_diagonal(da, dval, wrap), y)
