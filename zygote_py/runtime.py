@@ -2323,7 +2323,7 @@ def _by_components(y: Any, component: Callable[[Any], float]) -> Any:
                 return component(tuple(e if j == i else None for j in range(len(y))))
             parts.append(_by_components(item, at))
         return parts if isinstance(y, list) else tuple(parts)
-    if type(y) is dict:
+    if isinstance(y, dict):
         return {k: _by_components(v, lambda e, k=k: component({j: e if j == k else None for j in y}))
                 for k, v in y.items()}
     z = zero_tangent(y)

@@ -7,12 +7,12 @@ and for the functions that describe an array rather than compute with it.
 - ``s.astype(dtype)`` of a NumPy scalar ``s`` as ``ndarray.astype``.
 - ``x.item(*index)`` is ``x[index]`` as a Python number: its gradient is
   ``dy`` at that position (a sparse :class:`~zygote_py.runtime.Scatter`
-  where that is cheaper); ``x.tolist()`` is ``x`` as nested lists: its
-  gradient is the lists' gradient as an array (items with none are 0).
+  where that is cheaper); a NumPy scalar's ``item()`` and ``tolist()``
+  are the scalar itself (``ndarray.tolist`` is in :mod:`.numpy_shapes`).
 - No gradient: the integer and boolean scalar types (``np.int64(x)``:
   truncation is piecewise constant), ``ndarray.round``, and what reads an
   array's type or shape rather than its values (``np.finfo``,
-  ``np.promote_types``, ``np.result_type``...). Reading ``x.shape``,
+  ``np.promote_types``...). Reading ``x.shape``,
   ``x.dtype``, ``x.size`` and the other metadata of a differentiated
   array is a constant too (see ``runtime.METADATA_ATTRIBUTES``).
 """
@@ -95,20 +95,6 @@ def generic_astype(self, dtype, order="K", casting="unsafe", subok=True, copy=Tr
 @pushforward(np.generic.astype)
 def generic_astype_push(y, self, dtype, order="K", casting="unsafe", subok=True, copy=True, *, dself):
     return np.asarray(dself).astype(y.dtype)[()] if y.dtype.kind in "fc" else None
-
-
-@adjoint(np.ndarray.tolist)
-def ndarray_tolist(self):
-    y = self.tolist()
-
-    def back(dy):
-        return (numpy_shapes.like(np.asarray(numpy_shapes.dense(dy, y)), self),)
-    return y, back
-
-
-@pushforward(np.ndarray.tolist)
-def ndarray_tolist_push(y, self, *, dself):
-    return dself.tolist()
 
 
 def item_index(x, args):
