@@ -25,6 +25,8 @@ import pytest
 
 import zygote_py as zpy
 
+from .test_mutation import same_state
+
 LOG = logging.getLogger(__name__)
 RNG = np.random.RandomState(7)
 X = RNG.randn(4, 3)
@@ -81,16 +83,6 @@ def fd_gradient_matches(f, args, grads, rtol=1e-5, atol=1e-7):
             assert abs(got - slope) <= rtol * max(abs(slope), 1.0) + atol, (f.__name__, i, path, got, slope)
 
 
-def _same(a, b):
-    if isinstance(a, np.ndarray):
-        return np.array_equal(a, b)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    return a == b
-
-
 def _random_like(x):
     if isinstance(x, np.ndarray):
         return RNG.randn(*x.shape)
@@ -116,7 +108,7 @@ def check(f, *args, forward=True, second=True):
     ours, plain = copy.deepcopy(args), copy.deepcopy(args)
     value, grads = zpy.value_and_gradient(f, *ours)
     assert value == f(*plain)
-    assert all(_same(a, b) for a, b in zip(ours, plain)), "the arguments must end as Python leaves them"
+    assert same_state(ours, plain), "the arguments must end as Python leaves them"
     assert len(grads) == len(args)
     fd_gradient_matches(f, args, grads)
     plain = all(isinstance(a, (float, np.ndarray)) for a in args)
