@@ -876,7 +876,7 @@ def builtin_method(f: Any) -> Any:
         if f.__name__ in ("item", "tolist", "astype"):
             return getattr(np.generic, f.__name__)
         return getattr(np, f.__name__) if f.__name__ in _SCALAR_METHODS else None
-    if type(f.__self__) not in (np.ndarray, dict, list, complex, float):
+    if type(f.__self__) not in (np.ndarray, dict, list, complex, float, str):
         # a subclass's method that it inherits as it is (a defaultdict's values, an OrderedDict's get)
         base = next((b for b in (dict, list) if isinstance(f.__self__, b)), None)
         inherited = getattr(base, f.__name__, None)

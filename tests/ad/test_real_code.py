@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import io
+import json
 import logging
 import math
 import warnings
@@ -532,3 +533,46 @@ def test_hvp_of_structured_arguments():
     got = zpy.hvp(of_object, (Params(w, 0.3),), (zpy.Tangent(w=dw, s=1.0),))[0]
     np.testing.assert_allclose(got.w, 2 * dw * 0.3 + 2 * w)
     assert got.s == pytest.approx(np.sum(2 * w * dw))
+
+
+def reported(a, b):
+    msg = "a={:.3f}, b={}".format(a, b)
+    note = "%s %d" % (a, len(msg))
+    record = json.dumps({"a": a, "b": b, "note": note})
+    return a * b + 0.0 * len(record) + len(" ".join([msg, note])) * 0.0
+
+
+def reversed_list(a, b):
+    items = [a, b]
+    items[0] = items[0] * 2
+    items.insert(1, a + b)
+    last = items.pop()
+    items += [last * 3]
+    items.reverse()
+    return items[0] * items[1] + items[2]
+
+
+class Accumulator:
+    def __init__(self):
+        self.total = 0.0
+        self.items = []
+
+
+def sorted_in_place(x):
+    acc = Accumulator()
+    for v in x:
+        acc.total += v ** 2
+        acc.items.append(v * v * v)
+    acc.items.sort()
+    return acc.total + acc.items[0] * 2.0 + acc.items[-1]
+
+
+def test_text_made_of_values_has_no_gradient():
+    check(reported, 0.25, 3.0)
+
+
+def test_a_list_reversed_or_sorted_in_place():
+    check(reversed_list, 1.5, 0.5, second=False)  # (second order: refused, reverse_ changes its argument)
+    check(sorted_in_place, V, forward=False, second=False)  # (second order: refused, as reverse)
+    with pytest.raises(zpy.errors.ZygoteError):  # (forward mode: list.sort has no pushforward)
+        zpy.jvp(sorted_in_place, (V,), (V,))

@@ -1319,7 +1319,7 @@ def _object_of(f: IR, root: Var, defs: dict, callee: Callable) -> set[Var]:
 _NEW_VALUES = {
     *_ARITHMETIC, sum, operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge, operator.not_,
     operator.truth, operator.contains, operator.is_, operator.is_not, operator.floordiv, operator.mod, operator.pos,
-    operator.abs, len, float, int, bool, complex, isinstance, abs, ops.exhausted, mut.keys_of,
+    operator.abs, len, float, int, bool, complex, isinstance, abs, ops.exhausted, mut.keys_of, mut.sort_order,
 }
 """Callees whose result holds no reference to their arguments (a number,
 or a new array or container of new values). The iterators of

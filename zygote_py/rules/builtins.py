@@ -54,6 +54,7 @@ other containers' constructors.
 import copy
 import importlib
 import io
+import json
 import logging
 import math
 import operator
@@ -85,6 +86,7 @@ nondifferentiable(
     warnings.warn, warnings.warn_explicit, io.StringIO.write, io.TextIOWrapper.write, io.TextIOBase.write,
 )
 nondifferentiable(importlib.import_module, ops.import_from)  # (import inside a function)
+nondifferentiable(str.format, str.format_map, str.join, str.__mod__, json.dumps, json.dump)  # (text)
 
 adjoint(abs)(operators.abs_any)
 scalar(abs)(operators.abs_)

@@ -610,6 +610,57 @@ def insert_(obj, index, value):
     return obj, back
 
 
+def reverse(obj: list) -> list:
+    """``obj.reverse()``, then ``obj``."""
+    obj.reverse()
+    return obj
+
+
+@adjoint(reverse)
+def reverse_(obj):
+    if type(obj) is not list:
+        return mutation.other_method(obj, "reverse", (), False)
+    obj.reverse()
+
+    def back(dy):
+        d = mutation.dense_or_none(dy)
+        return (None if d is None else list(reversed(d)),)
+    return obj, back
+
+
+def sort_order(items: list) -> list:
+    """Where each item of ``sorted(items)`` comes from: item ``k`` of the
+    sorted list is ``items[order[k]]`` (stable, as ``list.sort``)."""
+    return sorted(range(len(items)), key=items.__getitem__)
+
+
+registry.nondifferentiable(sort_order)
+
+
+def sort(obj: list) -> list:
+    """``obj.sort()``, then ``obj``."""
+    obj.sort()
+    return obj
+
+
+@adjoint(sort)
+def sort_(obj):
+    if type(obj) is not list:
+        return mutation.other_method(obj, "sort", (), False)
+    order = mutation.sort_order(obj)
+    obj.sort()
+
+    def back(dy):
+        d = mutation.dense_or_none(dy)
+        if d is None:
+            return (None,)
+        g = [None] * len(order)
+        for k, i in enumerate(order):
+            g[i] = d[k]
+        return (g,)
+    return obj, back
+
+
 def pop(obj: Any, *key: Any) -> tuple[Any, Any]:
     """``obj.pop(*key)``: the object and the value removed."""
     return obj, obj.pop(*key)
@@ -790,7 +841,7 @@ def update_maybe_array_(a, b, op):
 
 
 METHODS = {"append": append, "extend": extend, "insert": insert, "pop": pop, "clear": clear, "update": update,
-           "setdefault": setdefault}
+           "setdefault": setdefault, "reverse": reverse, "sort": sort}
 """The methods of lists and dicts that change them, and the calls the
 mutation pass makes of them."""
 

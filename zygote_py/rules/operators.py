@@ -274,12 +274,16 @@ def truediv_any_push(y, a, b, *, da, db):
 @adjoint(operator.mod)
 def mod_any(a, b):
     def back(dy):
+        if isinstance(a, (str, bytes)):  # ("%.3f" % x: text, no gradient)
+            return (None, None)
         return (runtime.unbroadcast(dy, a), runtime.unbroadcast(-dy * (a // b), b))
     return a % b, back
 
 
 @pushforward(operator.mod)
 def mod_any_push(y, a, b, *, da, db):
+    if isinstance(a, (str, bytes)):  # ("%.3f" % x: text, no tangent)
+        return None
     return runtime.shaped(da - db * (a // b), y)
 
 
