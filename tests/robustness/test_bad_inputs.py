@@ -72,8 +72,8 @@ def class_inside(x):
 
 
 def import_inside(x):
-    import cmath
-    return x * cmath.pi
+    from . import fuzz
+    return x * len(fuzz.__name__)
 
 
 @pytest.mark.parametrize("f, line, words", [
@@ -81,7 +81,7 @@ def import_inside(x):
     (yield_inside, "z = yield y", "'yield' is not supported"),
     (coroutine, "async def", "async functions cannot be differentiated"),
     (class_inside, "class Local", "'class' statement inside a function"),
-    (import_inside, "import cmath", "import"),
+    (import_inside, "from . import fuzz", "relative import"),
 ])
 @pytest.mark.parametrize("mode", ["gradient", "pullback", "jvp"])
 def test_unsupported_syntax_names_the_line(f, line, words, mode):
@@ -116,20 +116,20 @@ def unique_values(x):
     return np.sum(np.unique(x * 2.0))
 
 
-def item_of_an_array(x):
-    return x[0].item() * 2.0
+def vandermonde(x):
+    return np.sum(np.vander(x, 3)) * 2.0
 
 
-def through_convolve(x):
-    return np.sum(np.abs(np.convolve(x, x)))
+def through_corrcoef(x):
+    return np.sum(np.abs(np.corrcoef(x, x[::-1])))
 
 
 @pytest.mark.parametrize("f, x, line, name", [
     (hashes_a_float, 1.5, "hashlib.sha256(y)", "sha256"),
     (hashes_an_array, np.array([1.0, 2.0]), "hashlib.sha256(y)", "sha256"),
     (unique_values, np.array([1.0, 2.0]), "np.unique", "np.unique"),
-    (item_of_an_array, np.array([1.0, 2.0]), ".item()", "item"),
-    (through_convolve, np.array([1.0, 2.0]), "np.convolve", "np.convolve"),
+    (vandermonde, np.array([1.0, 2.0]), "np.vander", "np.vander"),
+    (through_corrcoef, np.array([1.0, 2.0, 0.5]), "np.corrcoef", "np.corrcoef"),
 ])
 def test_a_call_with_no_rule_names_the_callee_and_the_line(f, x, line, name):
     with pytest.raises(zpy.NoDerivativeRule) as info:
