@@ -576,3 +576,21 @@ def test_a_list_reversed_or_sorted_in_place():
     check(sorted_in_place, V, forward=False, second=False)  # (second order: refused, as reverse)
     with pytest.raises(zpy.errors.ZygoteError):  # (forward mode: list.sort has no pushforward)
         zpy.jvp(sorted_in_place, (V,), (V,))
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    a: float
+    b: float
+    c: float
+
+
+def replaced(p):
+    q = dataclasses.replace(p, a=p.a * 2.0, c=p.c + p.b)
+    return q.a * q.b + q.c ** 2 * p.a
+
+
+def test_dataclasses_replace():
+    from .test_structures import assert_jvp_structural
+
+    assert_jvp_structural(replaced, Frozen(1.5, 0.7, -0.4))

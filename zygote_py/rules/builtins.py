@@ -52,6 +52,7 @@ tangent a copy of the original's).
 other containers' constructors.
 """
 import copy
+import dataclasses
 import importlib
 import io
 import json
@@ -62,7 +63,8 @@ import warnings
 
 import numpy as np
 
-from zygote_py import runtime
+from zygote_py import runtime, tangent
+from zygote_py.tangent import Tangent
 from zygote_py.ir import ops
 
 from . import higher_order, operators
@@ -418,3 +420,15 @@ def getattr_array(x, name):
             return (dy.T, None)
         return (runtime.attribute_gradient(x, name, dy), None)
     return getattr(x, name), back
+
+
+@adjoint(dataclasses.replace)
+def dataclasses_replace(obj, *args, **changes):
+    y = dataclasses.replace(obj, *args, **changes)
+
+    def back(dy):
+        if dy is None:
+            return (None, *(None,) * len(changes))
+        kept = {f: runtime.field(dy, f) for f in tangent.fields(obj) if f not in changes}
+        return (Tangent(**kept), *(runtime.field(dy, k) for k in changes))
+    return y, back
