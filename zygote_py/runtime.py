@@ -865,9 +865,10 @@ def number_subclass(f: Any, args: tuple, kwargs: dict) -> bool:
 
 
 def builtin_method(f: Any) -> Any:
-    """The method of ``ndarray``, ``dict``, ``list``, ``complex`` or
-    ``float`` that ``f`` is bound to its object, or for a NumPy scalar's,
-    the NumPy function called the same way (``m.clip(0, 1)`` is
+    """The method of ``ndarray``, ``dict``, ``list``, ``complex``,
+    ``float`` or ``str`` that ``f`` is bound to its object (of a subclass
+    written in C, the base's), another C type's method, or for a NumPy
+    scalar's, the NumPy function called the same way (``m.clip(0, 1)`` is
     ``np.clip(m, 0, 1)``), whose rule :func:`J` applies; ``None`` for
     anything else."""
     if not isinstance(f, types.BuiltinMethodType):
@@ -876,12 +877,15 @@ def builtin_method(f: Any) -> Any:
         if f.__name__ in ("item", "tolist", "astype"):
             return getattr(np.generic, f.__name__)
         return getattr(np, f.__name__) if f.__name__ in _SCALAR_METHODS else None
-    if type(f.__self__) not in (np.ndarray, dict, list, complex, float, str):
-        # a subclass's method that it inherits as it is (a defaultdict's values, an OrderedDict's get)
-        base = next((b for b in (dict, list) if isinstance(f.__self__, b)), None)
-        inherited = getattr(base, f.__name__, None)
-        return inherited if inherited is not None and getattr(type(f.__self__), f.__name__) is inherited else None
-    return getattr(type(f.__self__), f.__name__, None)
+    method = getattr(type(f.__self__), f.__name__, None)
+    if type(f.__self__) in (np.ndarray, dict, list, complex, float, str):
+        return method
+    if not isinstance(method, types.MethodDescriptorType):
+        return None
+    # a method written in C of another type: a dict's or list's subclass's as the dict's or list's (a
+    # defaultdict's or an OrderedDict's values), or its own (an OrderedDict's move_to_end), whose rule if any
+    base = next((b for b in (dict, list) if isinstance(f.__self__, b)), None)
+    return getattr(base, f.__name__) if base is not None and hasattr(base, f.__name__) else method
 
 
 _SCALAR_METHODS = {"conjugate", "conj", "clip", "sum", "mean", "prod", "max", "min", "round", "std", "var"}

@@ -13,6 +13,7 @@ central differences of the gradient).
 """
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
 import io
@@ -594,3 +595,16 @@ def test_dataclasses_replace():
     from .test_structures import assert_jvp_structural
 
     assert_jvp_structural(replaced, Frozen(1.5, 0.7, -0.4))
+
+
+def reordered(a):
+    od = collections.OrderedDict()
+    od["first"] = a ** 2
+    od["second"] = np.exp(a)
+    od.move_to_end("first")
+    values = list(od.values())
+    return np.sum(values[0]) - np.sum(values[-1])
+
+
+def test_an_ordered_dict_reordered():
+    check(reordered, V)

@@ -51,6 +51,7 @@ tangent a copy of the original's).
 ``next`` (a ``for`` loop needs neither: see the reverse transform), and the
 other containers' constructors.
 """
+import collections
 import copy
 import dataclasses
 import importlib
@@ -89,6 +90,7 @@ nondifferentiable(
 )
 nondifferentiable(importlib.import_module, ops.import_from)  # (import inside a function)
 nondifferentiable(str.format, str.format_map, str.join, str.__mod__, json.dumps, json.dump)  # (text)
+nondifferentiable(collections.OrderedDict.move_to_end)  # (the order of its keys: the values pass as they are)
 
 adjoint(abs)(operators.abs_any)
 scalar(abs)(operators.abs_)
