@@ -12,7 +12,7 @@ import pytest
 from .oracle import check, rand
 
 # operand shapes that broadcast: () is a Python float
-PAIRS = [((), ()), ((3,), ()), ((2, 3), (3,)), ((2, 1, 3), (4, 1))]
+PAIRS = [((), ()), ((2, 3), (3,)), ((2, 1, 3), (4, 1))]
 
 
 def operand(shape, low, high, seed):

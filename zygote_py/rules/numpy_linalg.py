@@ -340,7 +340,7 @@ def trace_grad(dy, a, offset, axis1, axis2):
         # dy on a diagonal, kept sparse (O(n), not a dense n×n per use)
         return numpy_linalg.diagonal_scatter(a, offset, dy)
     eye = np.eye(shape[axis1], shape[axis2], offset, dtype=float_dtype(a))
-    g = np.multiply.outer(dy, eye)
+    g = np.asarray(dy)[..., None, None] * eye  # (the outer product, by a rule differentiable again)
     return fit(np.moveaxis(g, (-2, -1), (axis1 % len(shape), axis2 % len(shape))), a)
 
 
@@ -353,6 +353,19 @@ def diagonal_scatter(a, offset, dy):
     return runtime.Scatter((n, m), float_dtype(a), [((i + max(-offset, 0), i + max(offset, 0)), dy)], 1, i.size)
 
 
+@adjoint(diagonal_scatter)
+def diagonal_scatter_rule(a, offset, dy):
+    """For a pullback using :func:`diagonal_scatter` differentiated again
+    (a second derivative of ``trace`` or ``diagonal``): the cotangent of
+    ``dy`` is the ``offset`` diagonal of the dense gradient's (summed, for
+    a number ``dy``)."""
+    def back(g):
+        if g is None:
+            return (None, None, None)
+        return (None, None, runtime.unbroadcast(np.diagonal(runtime.dense(g), offset), dy))
+    return runtime.dense(numpy_linalg.diagonal_scatter(a, offset, dy)), back
+
+
 def diagonal_grad(dy, a, offset, axis1, axis2):
     """The gradient of ``np.diagonal(a, offset, axis1, axis2)``: zeros, with
     ``dy`` written onto that diagonal."""
@@ -361,11 +374,19 @@ def diagonal_grad(dy, a, offset, axis1, axis2):
             offset = -offset  # the diagonal of the transpose
         return numpy_linalg.diagonal_scatter(a, offset, dy)
     dy = np.asarray(dy)
-    g = np.zeros(np.shape(a), dtype=np.result_type(float_dtype(a), dy))
-    i = np.arange(dy.shape[-1])
-    plane = np.moveaxis(g, (axis1, axis2), (-2, -1))
-    plane[..., i + max(-offset, 0), i + max(offset, 0)] = dy
-    return fit(g, a)
+    shape = np.shape(a)
+    rows, cols = numpy_linalg.diagonal_places(shape[axis1], shape[axis2], offset, dy.shape[-1])
+    # (the plane built by selection matrices, not written into: differentiable again)
+    plane = np.einsum("...k,rk,ck->...rc", dy, rows, cols)
+    return fit(np.moveaxis(plane, (-2, -1), (axis1 % len(shape), axis2 % len(shape))), a)
+
+
+def diagonal_places(n, m, offset, k):
+    """``(rows, cols)``: 0/1 matrices of shapes ``(n, k)`` and ``(m, k)``
+    putting item ``i`` of an ``offset`` diagonal's ``k`` values at row
+    ``i + max(-offset, 0)`` and column ``i + max(offset, 0)`` of an ``n x m``
+    matrix."""
+    return np.eye(n, k, -max(-offset, 0)), np.eye(m, k, -max(offset, 0))
 
 
 def diag_grad(dy, v, k):
