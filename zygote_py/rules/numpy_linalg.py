@@ -151,7 +151,7 @@ def diagonal_matrix(d):
     """The stack of diagonal matrices with the diagonals ``d`` (the last
     axis): what the pullbacks add to a matrix instead of writing into its
     diagonal, so that they can be differentiated again."""
-    return d[..., None, :] * np.eye(np.shape(d)[-1])
+    return d[..., None, :] * np.eye(np.shape(d)[-1], dtype=np.real(d).dtype)  # (float32 stays float32)
 
 
 def real_matrices(dy, x1, x2, least=2):
@@ -364,6 +364,11 @@ def diagonal_scatter_rule(a, offset, dy):
             return (None, None, None)
         return (None, None, runtime.unbroadcast(np.diagonal(runtime.dense(g), offset), dy))
     return runtime.dense(numpy_linalg.diagonal_scatter(a, offset, dy)), back
+
+
+@pushforward(diagonal_scatter)
+def diagonal_scatter_rule_push(y, a, offset, dy, *, ddy):
+    return runtime.dense(numpy_linalg.diagonal_scatter(a, offset, ddy))
 
 
 def diagonal_grad(dy, a, offset, axis1, axis2):
