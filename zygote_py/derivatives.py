@@ -106,7 +106,9 @@ def _inner(g: Any, v: Any) -> Any:
     """The sum of ``g * v`` over the leaves of a gradient ``g`` and a
     direction ``v`` of one structure (tuples, lists, dicts, objects'
     fields; ``None``: zero), written so that zygote_py differentiates it in
-    ``g``."""
+    ``g``. For complex leaves it is the real inner product
+    ``Re(sum(conj(v) * g))``, the derivative of a real loss along ``v`` in
+    the convention ``g = dL/dx + i dL/dy``."""
     if g is None or v is None:
         return 0.0
     if isinstance(v, (tuple, list)):
@@ -115,7 +117,7 @@ def _inner(g: Any, v: Any) -> Any:
         return sum([_inner(g.get(k), x) for k, x in v.items()])
     if isinstance(g, Tangent):
         return sum([_inner(runtime.field(g, k), tangent.value(v, k)) for k in tangent.fields(v)])
-    return np.sum(g * v)
+    return np.real(np.sum(np.conj(v) * g))
 
 
 def hessian(f: Callable, *args: Any) -> Any:

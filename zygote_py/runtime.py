@@ -1982,6 +1982,8 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
     call = python_method(type(f), "__call__")
     if call is not None:  # an object whose class defines __call__: its tangent is the object's
         return push(call, (f, *args), kwargs, (df, *dargs), dkwargs)
+    if isinstance(f, types.BuiltinMethodType) and f.__self__ is not None and not isinstance(f.__self__, types.ModuleType):
+        return push_method(f, f.__self__, f.__name__, df, args, dargs, kwargs, dkwargs)  # (df: the object's, see attribute_tangent)
     if not is_zero_tangent(df):
         if not (isinstance(f, types.FunctionType) and isinstance(df, Tangent)):
             raise NoDerivativeRule(
@@ -2005,8 +2007,6 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         y, dy = f.__new__(f), Tangent()
         push(f.__init__, (y, *args), kwargs, (dy, *dargs), dkwargs)
         return y, dy
-    if isinstance(f, types.BuiltinMethodType) and f.__self__ is not None and not isinstance(f.__self__, types.ModuleType):
-        return push_method(f, f.__self__, f.__name__, None, args, dargs)
     if number_subclass(f, args, kwargs):  # MyF(x): x, as a MyF; its tangent a plain number, without MyF's operators
         y = f(*args)
         return y, (complex if isinstance(y, complex) else float)(dargs[0])
@@ -2157,6 +2157,8 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
     if dobj is None:
         return zero_tangent(y)
     if isinstance(obj, (np.ndarray, np.generic, int, float, complex)):
+        if isinstance(y, types.BuiltinMethodType) and y.__self__ is obj:
+            return dobj  # a bound method's tangent is its object's: push hands it to push_method
         return getattr(dobj, name) if name in LINEAR_ATTRIBUTES else zero_tangent(y)
     if isinstance(obj, tuple) and name in getattr(obj, "_fields", ()):
         return dobj[obj._fields.index(name)]

@@ -344,11 +344,13 @@ def _differentiable(x: Any, seen: set[int]) -> bool:
 _STATE_WITHOUT_GRADIENT = (
     np.random.RandomState, np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, random.Random,
     np.dtype, np.finfo, np.iinfo, range, slice, type(Ellipsis), io.IOBase, logging.Logger, logging.LoggerAdapter,
+    np.ufunc, type(np.sum),
 )
 """Objects whose state carries no gradient however they are reached: random
 number generators (a closure capturing one is no differentiated closure;
 ``rng.normal(size=x.shape)`` is no differentiated call), dtypes, ranges,
-files and loggers."""
+files and loggers, NumPy's ufuncs and functions (``np.hypot``, ``np.sum``:
+a closure capturing one, ``lambda x: f(x, x)``, captures no array)."""
 
 
 def captures_differentiable(fn: types.FunctionType) -> bool:

@@ -609,9 +609,9 @@ class _Forward:
             dx = self.concrete(out, s.args[0], s.line)
             self._set(s, self.emit(out, fn, dx, *copy.args[1:], name=self._dname(s.var), line=s.line), out)
             return
-        if fn is getattr and self.uses.get(s.var, 0) == self.callee_uses.get(s.var):
-            return  # a method read off a value only to be called: the call has the tangent
         if fn is getattr and len(s.args) == 2 and isinstance(s.args[1], Const):
+            if self.uses.get(s.var, 0) == self.callee_uses.get(s.var):
+                return  # a method read off a value only to be called: the call has the tangent
             self._attribute(s, copy, out)
             return
         if fn is not analysis._MISSING and registry.is_nondifferentiable(fn):

@@ -190,6 +190,9 @@ class _Reverse:
             self.f, self.ret.term.value, self.facts)
         for v in self.facts.constants:  # the code is specialised on their kinds
             self._guard(v)
+        for b in self.f.blocks.values():  # and on its callees: one without a gradient makes its call inactive
+            for s in b.stmts:
+                self._guard(s.callee)
         if self.self_active:  # (where a module, built-in function or class the closure holds is taken to be inactive)
             for v, value in self.facts.static.items():
                 if isinstance(value, analysis.HELD_WITHOUT_GRADIENT) and self.facts.origin.get(v, ("",))[0] == "cell":

@@ -112,6 +112,8 @@ def add_into(g, v):
 @adjoint(runtime.unbroadcast)
 def unbroadcast(dy, x):
     def back(g):
+        if g is not None and not np.iscomplexobj(dy) and np.iscomplexobj(runtime.dense(g)):
+            g = np.real(runtime.dense(g))  # (a real dy made complex, x's dtype: its cotangent is the real part)
         if g is None or not np.shape(dy):
             return (g, None)
         return (runtime.dense(g) + np.zeros(np.shape(dy)), None)  # broadcast back to dy's shape

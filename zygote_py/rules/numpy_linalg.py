@@ -147,6 +147,13 @@ def diagonal_view(x):
     return np.einsum("...ii->...i", x)
 
 
+def diagonal_matrix(d):
+    """The stack of diagonal matrices with the diagonals ``d`` (the last
+    axis): what the pullbacks add to a matrix instead of writing into its
+    diagonal, so that they can be differentiated again."""
+    return d[..., None, :] * np.eye(np.shape(d)[-1], dtype=np.real(d).dtype)  # (float32 stays float32)
+
+
 def real_matrices(dy, x1, x2, least=2):
     """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
     too, with ``least`` to 2 dimensions each: for two matrices its
@@ -333,7 +340,7 @@ def trace_grad(dy, a, offset, axis1, axis2):
         # dy on a diagonal, kept sparse (O(n), not a dense n×n per use)
         return numpy_linalg.diagonal_scatter(a, offset, dy)
     eye = np.eye(shape[axis1], shape[axis2], offset, dtype=float_dtype(a))
-    g = np.multiply.outer(dy, eye)
+    g = np.asarray(dy)[..., None, None] * eye  # (the outer product, by a rule differentiable again)
     return fit(np.moveaxis(g, (-2, -1), (axis1 % len(shape), axis2 % len(shape))), a)
 
 
@@ -346,6 +353,24 @@ def diagonal_scatter(a, offset, dy):
     return runtime.Scatter((n, m), float_dtype(a), [((i + max(-offset, 0), i + max(offset, 0)), dy)], 1, i.size)
 
 
+@adjoint(diagonal_scatter)
+def diagonal_scatter_rule(a, offset, dy):
+    """For a pullback using :func:`diagonal_scatter` differentiated again
+    (a second derivative of ``trace`` or ``diagonal``): the cotangent of
+    ``dy`` is the ``offset`` diagonal of the dense gradient's (summed, for
+    a number ``dy``)."""
+    def back(g):
+        if g is None:
+            return (None, None, None)
+        return (None, None, runtime.unbroadcast(np.diagonal(runtime.dense(g), offset), dy))
+    return runtime.dense(numpy_linalg.diagonal_scatter(a, offset, dy)), back
+
+
+@pushforward(diagonal_scatter)
+def diagonal_scatter_rule_push(y, a, offset, dy, *, ddy):
+    return runtime.dense(numpy_linalg.diagonal_scatter(a, offset, ddy))
+
+
 def diagonal_grad(dy, a, offset, axis1, axis2):
     """The gradient of ``np.diagonal(a, offset, axis1, axis2)``: zeros, with
     ``dy`` written onto that diagonal."""
@@ -354,11 +379,19 @@ def diagonal_grad(dy, a, offset, axis1, axis2):
             offset = -offset  # the diagonal of the transpose
         return numpy_linalg.diagonal_scatter(a, offset, dy)
     dy = np.asarray(dy)
-    g = np.zeros(np.shape(a), dtype=np.result_type(float_dtype(a), dy))
-    i = np.arange(dy.shape[-1])
-    plane = np.moveaxis(g, (axis1, axis2), (-2, -1))
-    plane[..., i + max(-offset, 0), i + max(offset, 0)] = dy
-    return fit(g, a)
+    shape = np.shape(a)
+    rows, cols = numpy_linalg.diagonal_places(shape[axis1], shape[axis2], offset, dy.shape[-1])
+    # (the plane built by selection matrices, not written into: differentiable again)
+    plane = np.einsum("...k,rk,ck->...rc", dy, rows, cols)
+    return fit(np.moveaxis(plane, (-2, -1), (axis1 % len(shape), axis2 % len(shape))), a)
+
+
+def diagonal_places(n, m, offset, k):
+    """``(rows, cols)``: 0/1 matrices of shapes ``(n, k)`` and ``(m, k)``
+    putting item ``i`` of an ``offset`` diagonal's ``k`` values at row
+    ``i + max(-offset, 0)`` and column ``i + max(offset, 0)`` of an ``n x m``
+    matrix."""
+    return np.eye(n, k, -max(-offset, 0)), np.eye(m, k, -max(offset, 0))
 
 
 def diag_grad(dy, v, k):
@@ -410,32 +443,71 @@ def einsum_parse(args):
 
 def einsum_grads(dy, args, optimize):
     """One gradient per positional argument of ``np.einsum(*args)``
-    (``None`` for subscripts)."""
+    (``None`` for subscripts). Built without changes in place, so that a
+    pullback using it can be differentiated again."""
+    plans = numpy_linalg.einsum_plan(args, np.shape(dy))
+    return tuple([None if plan is None else numpy_linalg.einsum_operand_grad(dy, args, plan, optimize)
+                  for plan in plans])
+
+
+def einsum_plan(args, dy_shape):
+    """Per positional argument of ``np.einsum(*args)``, ``None`` for a
+    subscript, else how :func:`einsum_operand_grad` makes the array's
+    gradient: ``(position, spec, others, shape, summed, target, spread,
+    ties)``: ``dy`` and the other arrays (at ``others``) contracted by
+    ``spec`` onto the array's distinct labels, reshaped to ``shape`` (a 1
+    for each label summed away), summed over the ``summed`` axes that
+    broadcasting stretched, broadcast to ``target``, and, for a label
+    repeated in the array (a diagonal, ``"ii->i"``), spread back by
+    ``spread`` with identity matrices of the sizes ``ties``. Strings and
+    shapes: no derivative."""
     arrays, positions, labels, out = einsum_parse(args)
-    dy = np.asarray(dy)
-    grads = [None] * len(args)
+    dims = {}
+    for mine, shape in [*zip(labels, map(np.shape, arrays)), (out, dy_shape)]:
+        for c, n in zip(mine, shape):
+            dims[c] = max(dims.get(c, 1), n)
+    plans = [None] * len(args)
     for k, (x, mine) in enumerate(zip(arrays, labels)):
         others = [j for j in range(len(arrays)) if j != k]
         unique = "".join(dict.fromkeys(mine))
         reached = set(out).union(*(labels[j] for j in others))
         present = "".join(c for c in unique if c in reached)
         spec = ",".join([out] + [labels[j] for j in others]) + "->" + present
-        g = np.einsum(spec, dy, *(conj(arrays[j]) for j in others), optimize=optimize)
-        # Axes for the labels summed away, then broadcasting undone.
         sizes = dict(zip(mine, np.shape(x)))
-        g = g.reshape([g.shape[present.index(c)] if c in present else 1 for c in unique])
+        shape = tuple(dims[c] if c in present else 1 for c in unique)
         target = tuple(sizes[c] for c in unique)
-        summed = tuple(i for i, (n, t) in enumerate(zip(g.shape, target)) if t == 1 and n != 1)
-        if summed:
-            g = g.sum(axis=summed, keepdims=True)
-        if g.shape != target:
-            g = np.broadcast_to(g, target).copy()
-        if unique != mine:
-            full = np.zeros(np.shape(x), dtype=g.dtype)
-            np.einsum(mine + "->" + unique, full)[...] = g
-            g = full
-        grads[positions[k]] = fit(g, x)
-    return tuple(grads)
+        summed = tuple(i for i, (n, t) in enumerate(zip(shape, target)) if t == 1 and n != 1)
+        spread, ties = None, []
+        if unique != mine:  # each later occurrence of a label: a fresh letter, tied to the first
+            spare = iter(c for c in _LETTERS if c not in mine + out)
+            terms, spread_out = [unique], ""
+            for i, c in enumerate(mine):
+                fresh = next(spare) if c in mine[:i] else c
+                if fresh != c:
+                    terms.append(c + fresh)
+                    ties.append(sizes[c])
+                spread_out += fresh
+            spread = ",".join(terms) + "->" + spread_out
+        plans[positions[k]] = (positions[k], spec, [positions[j] for j in others], shape, summed, target, spread,
+                               ties)
+    return plans
+
+
+def einsum_operand_grad(dy, args, plan, optimize):
+    """The gradient of ``np.einsum(*args)`` for one array, by its plan (see
+    :func:`einsum_plan`)."""
+    position, spec, others, shape, summed, target, spread, ties = plan
+    g = np.reshape(np.einsum(spec, dy, *[conj(args[j]) for j in others], optimize=optimize), shape)
+    if summed:
+        g = g.sum(axis=summed, keepdims=True)
+    if g.shape != target:
+        g = np.broadcast_to(g, target) + np.zeros(target, dtype=g.dtype)
+    if spread is not None:
+        g = np.einsum(spread, g, *[np.eye(n) for n in ties])
+    return fit(g, args[position])
+
+
+nondifferentiable(einsum_plan)
 
 
 # Decompositions
@@ -520,7 +592,7 @@ def cholesky_grad(dy, a, y, upper):
     # L^H is upper triangular, so the lower triangle of L^H Lbar reads only
     # Lbar's lower triangle: a cotangent on the zeros of L has no effect.
     p = np.tril(mH(L) @ (mH(dy) if upper else dy))
-    diagonal_view(p)[...] *= 0.5
+    p = p - 0.5 * diagonal_matrix(diagonal_view(p))
     x = np.linalg.solve(mH(L), p)  # L^-H P
     return fit(sym(mH(np.linalg.solve(mH(L), mH(x)))), a)  # (L^-H P) L^-1
 
@@ -530,7 +602,7 @@ def cholesky_tangent(da, y, upper):
     ``dL = L Phi(L^-1 sym(da) L^-H)`` (see :func:`cholesky_grad`)."""
     L = mH(y) if upper else y
     p = np.tril(np.linalg.solve(L, mH(np.linalg.solve(L, sym(da)))))  # L^-1 S L^-H, S Hermitian
-    diagonal_view(p)[...] *= 0.5
+    p = p - 0.5 * diagonal_matrix(diagonal_view(p))
     dL = L @ p
     return mH(dL) if upper else dL
 
@@ -546,8 +618,7 @@ def qr_tall_grad(q, r, dq, dr):
     if dq is not None:
         m = m - mH(dq) @ q
     lower = np.tril(m, -1)
-    c = lower + mH(lower)
-    diagonal_view(c)[...] = np.real(diagonal_view(m))
+    c = lower + mH(lower) + diagonal_matrix(np.real(diagonal_view(m)))
     b = q @ c if dq is None else dq + q @ c
     return mH(np.linalg.solve(r, mH(b)))
 
@@ -612,8 +683,7 @@ def qr_tangent(da, a, y, mode):
     b = mH(np.linalg.solve(mH(u), mH(da[..., :k])))  # dX U^-1
     c = mH(q1) @ b
     lower = np.tril(c, -1)
-    omega = lower - mH(lower)
-    diagonal_view(omega)[...] = diagonal_view(c) - np.real(diagonal_view(c))
+    omega = lower - mH(lower) + diagonal_matrix(diagonal_view(c) - np.real(diagonal_view(c)))
     dq = b - q1 @ (c - omega)
     dr = (c - omega) @ u
     if n > m:
@@ -646,8 +716,8 @@ def eigh_grad(dy, a, y):
             return None
         return fit((v * dw[..., None, :]) @ mH(v), a)
     inner = inverse_gaps(w) * (mH(v) @ dv)
-    if dw is not None:
-        diagonal_view(inner)[...] += dw
+    if dw is not None:  # (F's diagonal is 0: inner's holds dw alone)
+        inner = inner + diagonal_matrix(dw)
     return fit(sym(v @ inner @ mH(v)), a)
 
 
@@ -690,13 +760,13 @@ def svd_grad(dy, a, y, full_matrices, compute_uv, hermitian):
     f = inverse_gaps(s * s)
     core = np.zeros(f.shape, dtype=np.result_type(u, f))
     if ds is not None:
-        diagonal_view(core)[...] = ds
+        core = core + diagonal_matrix(ds)
     g = 0
     if du is not None:
         j = mH(u) @ du
         core = core + (f * (j - mH(j))) * s[..., None, :]
         if np.iscomplexobj(j):
-            diagonal_view(core)[...] += 1j * np.imag(diagonal_view(j)) / s
+            core = core + diagonal_matrix(1j * np.imag(diagonal_view(j)) / s)
         if m > k:
             g = ((du - u @ j) / s[..., None, :]) @ vh
     if dvh is not None:
@@ -732,8 +802,8 @@ def svd_tangent(da, a, y, full_matrices, compute_uv, hermitian):
     row, col = s[..., None, :], s[..., :, None]
     ph = mH(p)
     omega_u = f * (p * row + col * ph)
-    if np.iscomplexobj(p):
-        diagonal_view(omega_u)[...] = 1j * np.imag(diagonal_view(p)) / s
+    if np.iscomplexobj(p):  # (F's diagonal is 0: omega_u's holds this alone)
+        omega_u = omega_u + diagonal_matrix(1j * np.imag(diagonal_view(p)) / s)
     du = u1 @ omega_u
     dv = v1 @ (f * (col * p + ph * row))
     if m > k:
