@@ -866,8 +866,8 @@ def number_subclass(f: Any, args: tuple, kwargs: dict) -> bool:
 
 def builtin_method(f: Any) -> Any:
     """The method of ``ndarray``, ``dict``, ``list``, ``complex``,
-    ``float`` or ``str`` that ``f`` is bound to its object (of a subclass
-    written in C, the base's), another C type's method, or for a NumPy
+    ``float`` or ``str`` that ``f`` is bound to its object, another
+    method written in C (a subclass's inherited one is its base's), or for a NumPy
     scalar's, the NumPy function called the same way (``m.clip(0, 1)`` is
     ``np.clip(m, 0, 1)``), whose rule :func:`J` applies; ``None`` for
     anything else."""
@@ -882,10 +882,10 @@ def builtin_method(f: Any) -> Any:
         return method
     if not isinstance(method, types.MethodDescriptorType):
         return None
-    # a method written in C of another type: a dict's or list's subclass's as the dict's or list's (a
-    # defaultdict's or an OrderedDict's values), or its own (an OrderedDict's move_to_end), whose rule if any
-    base = next((b for b in (dict, list) if isinstance(f.__self__, b)), None)
-    return getattr(base, f.__name__) if base is not None and hasattr(base, f.__name__) else method
+    # a method written in C of another type, whose rule if any: one a dict's or list's subclass inherits (a
+    # defaultdict's values) is the dict's or list's; one of its own (an OrderedDict's values and
+    # move_to_end, which keep its order) is its own
+    return method
 
 
 _SCALAR_METHODS = {"conjugate", "conj", "clip", "sum", "mean", "prod", "max", "min", "round", "std", "var"}

@@ -65,6 +65,7 @@ def check(f, *args, forward=True, second=True):
     if forward:
         direction = tuple(_random_like(a) for a in args)
         y, dy = zpy.jvp(f, copy.deepcopy(args), direction)
+        assert y == pytest.approx(f(*copy.deepcopy(args)), rel=1e-12), f.__name__
         h = 1e-6
         slope = f(*_step(args, direction, h)) - f(*_step(args, direction, -h))
         assert dy == pytest.approx(slope / (2 * h), rel=1e-5, abs=1e-7), f.__name__

@@ -346,6 +346,13 @@ def dict_items_push(y, d, *, dd):
 
 nondifferentiable(dict.keys)
 
+# An OrderedDict's own views (which keep its order, as dict's methods called on it would not): dict's rules
+adjoint(collections.OrderedDict.values)(dict_values)
+pushforward(collections.OrderedDict.values)(dict_values_push)
+adjoint(collections.OrderedDict.items)(dict_items)
+pushforward(collections.OrderedDict.items)(dict_items_push)
+nondifferentiable(collections.OrderedDict.keys)
+
 
 @adjoint(super)
 def super_(*args):
