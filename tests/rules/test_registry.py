@@ -139,11 +139,14 @@ def test_every_adjoint_rule_has_a_pushforward():
     # make pullbacks, closures forward mode refuses to push through
     # (runtime.push says so: see tests/ad/test_nested.py), as zpy.pullback's
     # does; push's and jvp's are reverse mode over forward mode's own
-    # machinery
+    # machinery; dataclasses.replace takes its changes as keywords, and forward
+    # mode pushes it by its adjoint (runtime.push_by_adjoint, checked in
+    # tests/ad/test_real_code.py)
     assert sorted(missing) == ["(internal) J", "(internal) J_nested", "(internal) call_pullback",
                                "(internal) call_spread", "(internal) forward_changing",
                                "(internal) forward_with_cells", "(internal) gradient_function",
-                               "(internal) push", "functools.partial", "zpy.jvp", "zpy.pullback"]
+                               "(internal) push", "dataclasses.replace", "functools.partial", "zpy.jvp",
+                               "zpy.pullback"]
 
 
 def test_a_user_adjoint_hides_the_builtin_pushforward(user_entries):

@@ -65,7 +65,6 @@ import warnings
 import numpy as np
 
 from zygote_py import runtime, tangent
-from zygote_py.tangent import Tangent
 from zygote_py.ir import ops
 
 from . import higher_order, operators
@@ -439,5 +438,5 @@ def dataclasses_replace(obj, *args, **changes):
         if dy is None:
             return (None, *(None,) * len(changes))
         kept = {f: runtime.field(dy, f) for f in tangent.fields(obj) if f not in changes}
-        return (Tangent(**kept), *(runtime.field(dy, k) for k in changes))
+        return (tangent.Tangent(**kept), *(runtime.field(dy, k) for k in changes))
     return y, back

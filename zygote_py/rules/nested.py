@@ -112,11 +112,14 @@ def add_into(g, v):
 @adjoint(runtime.unbroadcast)
 def unbroadcast(dy, x):
     def back(g):
-        if g is not None and not np.iscomplexobj(dy) and np.iscomplexobj(runtime.dense(g)):
-            g = np.real(runtime.dense(g))  # (a real dy made complex, x's dtype: its cotangent is the real part)
-        if g is None or not np.shape(dy):
-            return (g, None)
-        return (runtime.dense(g) + np.zeros(np.shape(dy)), None)  # broadcast back to dy's shape
+        if g is None:
+            return (None, None)
+        dense = runtime.dense(g)
+        if not np.iscomplexobj(dy) and np.iscomplexobj(dense):
+            dense = np.real(dense)  # (a real dy made complex, x's dtype: its cotangent is the real part)
+        if not np.shape(dy):
+            return (dense, None)
+        return (dense + np.zeros(np.shape(dy)), None)  # broadcast back to dy's shape
     return runtime.unbroadcast(dy, x), back
 
 
