@@ -760,7 +760,13 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
         return y, _rule_pullback(rule, back, len(args), kwargs, isinstance(y, np.ndarray))
     if registry.is_nondifferentiable(f):
         return f(*args, **kwargs), _no_pullback
+    implementation = registry.implementation(f)
+    if implementation is not None:  # (scipy.stats.norm.logpdf: its formula)
+        y, back = J(implementation, *args, **kwargs)
+        return y, lambda dy: (None, *back(dy)[1:])
     if isinstance(f, types.MethodType):
+        if isinstance(f.__func__, types.FunctionType):
+            pipeline.never_library(f.__func__, f)
         y, back = J(f.__func__, f.__self__, *args, **kwargs)
         return y, lambda dy: back(dy)[1:]
     method = builtin_method(f)
@@ -1971,6 +1977,9 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         )
     if registry.lookup(f) is not None:
         return push_by_adjoint(f, args, kwargs, dargs, dkwargs)
+    implementation = registry.implementation(f)
+    if implementation is not None:
+        return push(implementation, args, kwargs, dargs, dkwargs)
     if type(f) is functools._lru_cache_wrapper:  # (see J)
         return push(f.__wrapped__, args, kwargs, dargs, dkwargs, df)
     if type(f) is np.vectorize:
@@ -1993,6 +2002,8 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
                 "(zpy.gradient, zpy.jacobian)")
         return pipeline.call_jvp_closure(f, df, args, kwargs, dargs, dkwargs)
     if isinstance(f, types.MethodType):
+        if isinstance(f.__func__, types.FunctionType):
+            pipeline.never_library(f.__func__, f)
         return push(f.__func__, (f.__self__, *args), kwargs, (None, *dargs), dkwargs)
     if isinstance(f, types.FunctionType):
         return pipeline.call_jvp(f, args, kwargs, dargs, dkwargs)

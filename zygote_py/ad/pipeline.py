@@ -425,6 +425,7 @@ def primal_ir(fn: types.FunctionType, consumers: frozenset = frozenset()) -> IR:
 def _lowered(fn: types.FunctionType, consumers: frozenset) -> IR:
     ir = None if consumers else _PRIMALS.get(fn.__code__)
     if ir is None:
+        never_library(fn)
         src = get_source(fn)
         ir = lower(src.node, filename=src.filename, name=fn.__name__, freevars=fn.__code__.co_freevars,
                    consumers=consumers)
@@ -432,6 +433,27 @@ def _lowered(fn: types.FunctionType, consumers: frozenset) -> IR:
         if not consumers:
             _PRIMALS[fn.__code__] = ir
     return ir
+
+
+_LIBRARIES = {"numpy": "NumPy", "scipy": "SciPy"}
+"""Libraries differentiated through rules only, never through their own
+Python source: it is written for speed and generality on top of compiled
+code (array-API dispatch, ``try`` blocks, in-place buffers), not for
+differentiation, so failing there would only confuse."""
+
+
+def never_library(fn: types.FunctionType, shown: Any = None) -> None:
+    """Raise :class:`NoDerivativeRule` if ``fn`` is one of
+    :data:`_LIBRARIES`' (named as the user wrote ``shown``, a bound
+    method of ``fn``)."""
+    library = _LIBRARIES.get((fn.__module__ or "").partition(".")[0])
+    if library is not None:
+        name = registry.display_name(fn if shown is None else shown)
+        raise NoDerivativeRule(
+            f"no derivative rule for {name!r}, which is called with differentiated arguments "
+            f"({library} is differentiated through rules, never through its own source)",
+            hint=f"register one with @zpy.adjoint({name}) (see the docs on custom rules), "
+            "or keep it out of the differentiated path")
 
 
 def param_values(sig: Signature, fn: types.FunctionType, args: tuple, kwargs: dict) -> list[Any]:

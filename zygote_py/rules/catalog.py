@@ -97,11 +97,7 @@ def _treatment(rule: Any, fn: Any) -> tuple[str, str]:
         return "?", "run time"
     r = rule_ir(rule, fn)
     if r is None:
-        names = ", ".join(
-            "\\*" + p.name if p.kind is p.VAR_POSITIONAL else "keywords" if p.kind is p.VAR_KEYWORD else p.name
-            for p in params
-        )
-        return names, "run time"
+        return _parameters(rule), "run time"
     returns = [b for b in r.back.blocks.values() if isinstance(b.term, Return)]
     zero: Optional[list[bool]] = None
     for b in returns:
@@ -110,6 +106,14 @@ def _treatment(rule: Any, fn: Any) -> tuple[str, str]:
         zero = here if zero is None else [x and y for x, y in zip(zero, here)]
     names = ", ".join(p.name if z else f"**{p.name}**" for p, z in zip(params, zero or []))
     return names, "inlined"
+
+
+def _parameters(fn: Any) -> str:
+    """``fn``'s parameters, as the table writes them."""
+    return ", ".join(
+        "\\*" + p.name if p.kind is p.VAR_POSITIONAL else "keywords" if p.kind is p.VAR_KEYWORD else p.name
+        for p in inspect.signature(fn).parameters.values()
+    )
 
 
 def _forward(entry: Any, fn: Any) -> str:
@@ -146,11 +150,17 @@ def _section(fn: Any) -> str:
 def markdown() -> str:
     """The rules table as Markdown (deterministic: sorted by section and
     name)."""
+    registry.load_lazy(everything=True)  # (the optional libraries' rules, where they are installed)
     rows: dict[str, list[tuple[str, str, str, str]]] = {}
     for key, entry in registry._builtin.items():
         fn = key.obj if isinstance(key, registry._ByIdentity) else key
-        params, how = ("—", "no gradient") if entry is registry.NONDIFFERENTIABLE else _treatment(entry, fn)
-        rows.setdefault(_section(fn), []).append((registry.display_name(fn), params, how, _forward(entry, fn)))
+        if entry is registry.NONDIFFERENTIABLE:
+            params, how, forward = "—", "no gradient", "no tangent"
+        elif isinstance(entry, registry._Implementation):
+            params, how, forward = _parameters(entry.function), "its formula", "its formula"
+        else:
+            (params, how), forward = _treatment(entry, fn), _forward(entry, fn)
+        rows.setdefault(_section(fn), []).append((registry.display_name(fn), params, how, forward))
     for key, rule in registry._push_builtin.items():  # pushforwards of functions without an adjoint rule
         fn = key.obj if isinstance(key, registry._ByIdentity) else key
         if key not in registry._builtin:

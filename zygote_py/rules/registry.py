@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
+import sys
 import types
 from typing import Any, Callable, Iterator, Optional
 
@@ -96,7 +98,40 @@ def _entry(fn: Any) -> Any:
     k = key(fn)
     if k in _user:
         return _user[k]
-    return _builtin.get(k)
+    entry = _builtin.get(k)
+    if entry is None and _lazy and load_lazy():
+        entry = _builtin.get(k)
+    return entry
+
+
+_lazy: dict[str, str] = {}
+"""Built-in rule modules for optional libraries, by the library module
+whose import makes them due (``"scipy.special"``: the rules for it): they
+are imported, into the built-in layer, at the first look-up that misses
+after the user imported that library, so zygote_py never imports SciPy
+itself and costs nothing where it is not used."""
+
+
+def when_imported(library: str, rules: str) -> None:
+    """Register the rule module ``rules`` (a module path) to be imported
+    once ``library`` has been imported by someone else."""
+    _lazy[library] = rules
+
+
+def load_lazy(everything: bool = False) -> bool:
+    """Import the rule modules whose library has been imported (all that
+    can be imported, when ``everything``: for the rules table). Returns
+    whether any was."""
+    due = [lib for lib in _lazy if lib in sys.modules or everything]
+    for lib in due:
+        rules = _lazy.pop(lib)
+        with builtin_layer():
+            try:
+                importlib.import_module(rules)
+            except ImportError:
+                if not everything:
+                    raise
+    return bool(due)
 
 
 @contextlib.contextmanager
@@ -106,11 +141,11 @@ def builtin_layer() -> Iterator[None]:
     Used once, by :mod:`zygote_py.rules` while it imports its rule modules.
     """
     global _target
-    _target = _builtin
+    outer, _target = _target, _builtin
     try:
         yield
     finally:
-        _target = _user
+        _target = outer
 
 
 def adjoint(fn: Any) -> Callable[[Rule], Rule]:
@@ -214,7 +249,10 @@ def lookup_pushforward(fn: Any) -> Optional[Callable]:
         return _push_user[k]
     if k in _user:
         return None
-    return _push_builtin.get(k)
+    rule = _push_builtin.get(k)
+    if rule is None and _lazy and load_lazy():
+        rule = _push_builtin.get(k)
+    return rule
 
 
 def nondifferentiable(*fns: Any) -> None:
@@ -224,11 +262,44 @@ def nondifferentiable(*fns: Any) -> None:
     _generation[0] += 1
 
 
+class _Implementation:
+    """The registry entry of a function differentiated through a Python
+    function that computes the same thing (see :func:`implemented_by`)."""
+
+    __slots__ = ("function",)
+
+    def __init__(self, function: Callable):
+        self.function = function
+
+
+def implemented_by(fn: Any) -> Callable[[Callable], Callable]:
+    """Decorator: ``fn`` is differentiated, in both modes and at any
+    order, as the decorated Python function, which must compute what
+    ``fn`` computes, from the same arguments; ``fn`` itself still runs
+    where no gradient is wanted. For library functions whose derivatives
+    are their formula's (``scipy.stats.norm.logpdf``): the compiler
+    differentiates the formula like user code."""
+
+    def register(function: Callable) -> Callable:
+        _target[key(fn)] = _Implementation(function)
+        _generation[0] += 1
+        return function
+
+    return register
+
+
+def implementation(fn: Any) -> Optional[Callable]:
+    """The Python function ``fn`` is differentiated as, if any."""
+    entry = _entry(fn)
+    return entry.function if type(entry) is _Implementation else None
+
+
 def lookup(fn: Any) -> Optional[Rule]:
     """The rule for ``fn`` (the user's if there is one), or ``None`` when it
-    has no rule (also when it is registered non-differentiable)."""
+    has no rule (also when it is registered non-differentiable or
+    :func:`implemented_by` a Python function)."""
     entry = _entry(fn)
-    return None if entry is None or entry is NONDIFFERENTIABLE else entry
+    return None if entry is None or entry is NONDIFFERENTIABLE or type(entry) is _Implementation else entry
 
 
 def is_nondifferentiable(fn: Any) -> bool:
@@ -271,7 +342,8 @@ def display_name(fn: Any) -> str:
         public = ".".join(p for p in module.split(".")[1:] if not p.startswith("_"))
         return f"np.{public + '.' if public else ''}{qual}"
     if module in ("builtins", None, ""):
-        return qual
+        special = sys.modules.get("scipy.special")  # (its ufuncs have no module)
+        return f"scipy.special.{qual}" if getattr(special, qual, None) is fn else qual
     if module.startswith("zygote_py"):
         import zygote_py
 
@@ -279,4 +351,20 @@ def display_name(fn: Any) -> str:
         return f"zpy.{qual}" if public else f"(internal) {qual}"
     if module == "__main__":
         return qual
-    return f"{module.lstrip('_')}.{qual}"
+    if owner is not None and not isinstance(owner, (type, types.ModuleType)):
+        held = _public_name(type(owner).__module__ or "", owner)  # scipy.stats.norm.logpdf: norm's method
+        if held is not None:
+            return f"{held}.{fn.__name__}"
+    return _public_name(module, fn) or f"{module.lstrip('_')}.{qual}"
+
+
+def _public_name(module: str, obj: Any) -> Optional[str]:
+    """Where a library's user imports ``obj`` from: its module's path
+    without the private parts (``scipy.special._logsumexp`` gives
+    ``scipy.special.logsumexp``), if that module holds ``obj``."""
+    public = ".".join(p for p in module.split(".") if not p.startswith("_"))
+    namespace = getattr(sys.modules.get(public), "__dict__", {})
+    name = getattr(obj, "__name__", None)
+    if name is None or namespace.get(name) is not obj:
+        name = next((n for n, v in namespace.items() if v is obj and not n.startswith("_")), None)
+    return None if name is None else f"{public}.{name}"
