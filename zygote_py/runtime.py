@@ -2129,7 +2129,7 @@ def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: 
     if type(obj) is super and isinstance(bound, types.MethodType) and bound.__self__ is obj.__self__:
         return push(bound.__func__, (bound.__self__, *args), kwargs, (dobj, *dargs), dkwargs)  # (super().f(x))
     method = builtin_method(bound) or getattr(type(obj), name, None)  # (a NumPy scalar's: see builtin_method)
-    if method is None or registry.lookup_pushforward(bound) or registry.lookup(bound) \
+    if method is None or registry.lookup_pushforward(bound) or registry.lookup(bound) or registry.implementation(bound) \
             or getattr(bound, "__self__", None) is not obj:
         # (np.add.at: a rule of its own; a static or class method; a field holding a function or a
         # callable object, whose tangent is the field's)

@@ -659,6 +659,9 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
         return runtime.rule_vjp(rule, n), lambda w: w[:1 + n], False
     if registry.is_nondifferentiable(f):
         return None
+    implementation = registry.implementation(f)
+    if implementation is not None:  # (J differentiates it, giving f no gradient)
+        return vjp_plan(implementation, args, kwargs)
     if isinstance(f, types.MethodType):
         plan = vjp_plan(f.__func__, (f.__self__, *args), kwargs)
         if plan is None:
