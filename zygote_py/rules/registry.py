@@ -104,7 +104,7 @@ def _entry(fn: Any) -> Any:
     return entry
 
 
-_lazy: dict[str, str] = {}
+_lazy: dict[str, list[str]] = {}
 """Built-in rule modules for optional libraries, by the library module
 whose import makes them due (``"scipy.special"``: the rules for it): they
 are imported, into the built-in layer, at the first look-up that misses
@@ -115,7 +115,7 @@ itself and costs nothing where it is not used."""
 def when_imported(library: str, rules: str) -> None:
     """Register the rule module ``rules`` (a module path) to be imported
     once ``library`` has been imported by someone else."""
-    _lazy[library] = rules
+    _lazy.setdefault(library, []).append(rules)
 
 
 def load_lazy(everything: bool = False) -> bool:
@@ -124,13 +124,13 @@ def load_lazy(everything: bool = False) -> bool:
     whether any was."""
     due = [lib for lib in _lazy if lib in sys.modules or everything]
     for lib in due:
-        rules = _lazy.pop(lib)
-        with builtin_layer():
-            try:
-                importlib.import_module(rules)
-            except ImportError:
-                if not everything:
-                    raise
+        for rules in _lazy.pop(lib):
+            with builtin_layer():
+                try:
+                    importlib.import_module(rules)
+                except ImportError:
+                    if not everything:
+                        raise
     return bool(due)
 
 
