@@ -18,7 +18,7 @@ demo: $(STAMP)
 	$(PY) examples/demo.py
 
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n auto
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

@@ -176,3 +176,92 @@ def test_a_rule_for_a_new_callable_object_keeps_compiled_gradients(user_entries)
     user_entries.append(python_function)
     adjoint(python_function)(lambda x: (x, lambda dy: (dy,)))
     assert registry.generation() != before  # (its source may have been compiled into a caller)
+
+
+def test_rule_modules_of_a_library_load_when_it_is_imported(monkeypatch):
+    """``when_imported``: nothing is imported until the library is, then
+    the rule module's entries land in the built-in layer (``remove`` keeps
+    them)."""
+    import sys
+    import types
+
+    from zygote_py.rules import registry
+
+    def library_function(x):
+        return 2.0 * x
+
+    rules = types.ModuleType("zpy_test_lazy_rules")
+    rules.__spec__ = None
+    calls = []
+
+    def load(name, *args):
+        calls.append(name)
+        registry.nondifferentiable(library_function)
+        return rules
+
+    monkeypatch.setattr(registry.importlib, "import_module", load)
+    registry.when_imported("zpy_test_lazy_library", "zpy_test_lazy_rules")
+    try:
+        assert not is_nondifferentiable(library_function) and calls == []
+        monkeypatch.setitem(sys.modules, "zpy_test_lazy_library", types.ModuleType("zpy_test_lazy_library"))
+        assert is_nondifferentiable(library_function) and calls == ["zpy_test_lazy_rules"]
+        assert not remove(library_function) and is_nondifferentiable(library_function)
+        assert lookup(math.sin) is pymath.sin and calls == ["zpy_test_lazy_rules"]  # (loaded once)
+    finally:
+        registry._lazy.pop("zpy_test_lazy_library", None)
+        registry._builtin.pop(registry.key(library_function), None)
+
+
+def test_a_function_implemented_by_a_formula_is_differentiated_through_it(user_entries):
+    """``implemented_by``: reverse, forward and second order come from the
+    formula; the function itself still runs (its value is its own)."""
+    import numpy as np
+
+    import zygote_py as zpy
+    from zygote_py.rules import registry
+
+    class Library:
+        def softplus(self, x, beta=1.0):  # (stands for a library's method: compiled code, say)
+            return np.log1p(np.exp(beta * x)) / beta + 0.0
+
+    lib = Library()
+    user_entries.append(lib.softplus)
+
+    @registry.implemented_by(lib.softplus)
+    def formula(x, beta=1.0):
+        return np.logaddexp(0.0, beta * x) / beta
+
+    def f(x, beta):
+        return np.sum(lib.softplus(x, beta) * x)
+
+    x, beta = np.array([-1.0, 0.5, 2.0]), 1.5
+    s = 1 / (1 + np.exp(-beta * x))
+    dx = lib.softplus(x, beta) + x * s
+    dbeta = np.sum(x * (x * s / beta - lib.softplus(x, beta) / beta))
+    gx, gbeta = zpy.gradient(f, x, beta)
+    np.testing.assert_allclose(gx, dx, rtol=1e-12)
+    np.testing.assert_allclose(gbeta, dbeta, rtol=1e-12)
+    v = np.array([0.3, -1.0, 2.0])
+    _, tangent = zpy.jvp(f, (x, beta), (v, 0.0))
+    np.testing.assert_allclose(tangent, dx @ v, rtol=1e-12)
+    h = zpy.hessian(lambda x: f(x, beta), x)
+    np.testing.assert_allclose(np.diag(h), 2 * s + x * beta * s * (1 - s), rtol=1e-10)
+    assert np.count_nonzero(h - np.diag(np.diag(h))) == 0
+
+
+def test_a_library_function_without_a_rule_is_refused_at_the_users_line():
+    """SciPy's own Python source is never differentiated: the error names
+    the function as the user imports it, at the user's line."""
+    import numpy as np
+
+    optimize = pytest.importorskip("scipy.optimize")
+    import zygote_py as zpy
+
+    def loss(x):
+        return optimize.rosen(x) * 2.0
+
+    with pytest.raises(zpy.NoDerivativeRule) as e:
+        zpy.gradient(loss, np.array([1.0, 2.0, 3.0]))
+    message = str(e.value)
+    assert message.startswith(f"in function '{loss.__qualname__}', file '{__file__}', line {loss.__code__.co_firstlineno + 1}:")
+    assert "'scipy.optimize.rosen'" in message and "@zpy.adjoint(scipy.optimize.rosen)" in message
