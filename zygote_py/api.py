@@ -103,14 +103,34 @@ def _check_unshared(fn: types.FunctionType, sig: Any, changed: list[str], args: 
             continue
         i = names.index(name)
         a = args[i]
+        held = {id(_base(x)) for x in _arrays_in(a)}  # (a dict's arrays, changed through p[k] -= v)
         for j, b in enumerate(args):
-            if j != i and (b is a or isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
-                           and np.shares_memory(a, b)):
+            if j != i and (b is a or any(id(_base(x)) in held for x in _arrays_in(b))):
+                what = "the same object is" if b is a or isinstance(a, np.ndarray) else "an array it holds is"
                 raise UnsupportedSyntax(
-                    f"{fn.__qualname__} changes its argument {name!r} in place, and the same object is passed as "
+                    f"{fn.__qualname__} changes its argument {name!r} in place, and {what} passed as "
                     f"{names[j] if j < len(names) else 'another argument'!r} too, which the gradient takes for "
                     "another", function=fn.__qualname__, filename=fn.__code__.co_filename,
                     line=fn.__code__.co_firstlineno, hint="pass a copy as one of them (f(x, x.copy()))")
+
+
+def _arrays_in(v: Any, depth: int = 3) -> list[np.ndarray]:
+    """The arrays ``v`` is or holds, in lists, tuples, dicts and objects'
+    fields (``depth`` levels down)."""
+    if isinstance(v, np.ndarray):
+        return [v]
+    if depth == 0 or isinstance(v, (str, bytes, numbers.Number, type, types.FunctionType)):
+        return []
+    items = v.values() if isinstance(v, dict) else v if isinstance(v, (list, tuple)) else \
+        getattr(v, "__dict__", {}).values()
+    return [x for item in items for x in _arrays_in(item, depth - 1)]
+
+
+def _base(x: np.ndarray) -> np.ndarray:
+    """The array whose memory ``x`` views (``x`` itself when it owns it)."""
+    while isinstance(x.base, np.ndarray):
+        x = x.base
+    return x
 
 
 def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:

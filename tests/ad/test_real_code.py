@@ -295,6 +295,113 @@ def test_a_loop_over_a_dicts_keys_replacing_its_values():
     check(sgd_step, {"w": RNG.randn(3), "b": RNG.randn(2)}, {"w": RNG.randn(3), "b": RNG.randn(2)})
 
 
+def sgd_in_place(p, g):
+    for k in p:
+        p[k] -= 0.1 * g[k]
+    return sum(np.sum(v ** 2) for v in p.values())
+
+
+def items_changed_in_place(xs, y):
+    for i in range(len(xs)):
+        xs[i] *= y[i]
+    t = xs[0]
+    t += 0.5 * xs[1]
+    return np.sum(xs[0] ** 2) + np.sum(np.sin(xs[1]))
+
+
+class Layer:
+    def __init__(self, w):
+        self.w = w.copy()
+        self.steps = 0
+
+    def step(self, g):
+        self.w = self.w - 0.5 * g
+        self.steps += 1
+        return np.sum(self.w ** 2)
+
+
+def method_called_twice(w, g):
+    layer = Layer(w)
+    return layer.step(g) + layer.step(g * g)  # (the first value is a number, no part of layer: checked)
+
+
+def field_changed_in_place(w, g):
+    layer = Layer(w)
+    before = np.sum(np.sin(layer.w))
+    layer.w *= g
+    return before * np.sum(layer.w ** 2)
+
+
+def number_and_array_items(x):
+    p = {"a": 1.0, "b": x.copy()}
+    p["a"] += x[0]
+    p["b"] *= x
+    return p["a"] * np.sum(p["b"])
+
+
+@pytest.mark.parametrize("f, args", [
+    (sgd_in_place, ({"w": RNG.randn(3), "b": RNG.randn(2)}, {"w": RNG.randn(3), "b": RNG.randn(2)})),
+    (items_changed_in_place, ([RNG.randn(3), RNG.randn(3)], RNG.randn(2))),
+    (field_changed_in_place, (RNG.randn(3), RNG.randn(3))),
+    (method_called_twice, (RNG.randn(3), RNG.randn(3))),
+    (number_and_array_items, (RNG.randn(3),)),
+])
+def test_items_and_fields_changed_in_place(f, args):
+    """``p[k] -= lr * g[k]`` changes the array the container holds, as
+    Python does (the caller's array is changed too: ``check`` compares the
+    arguments' final state), and is differentiated as a new value of the
+    item."""
+    check(f, *args)
+
+
+def test_an_item_changed_in_place_is_the_callers_array():
+    w = np.array([1.0, 2.0])
+    p = {"w": w}
+    grads = zpy.gradient(sgd_in_place, p, {"w": np.array([1.0, 1.0])})
+    assert p["w"] is w
+    np.testing.assert_allclose(w, [0.9, 1.9])
+    np.testing.assert_allclose(grads[0]["w"], 2 * w)
+
+
+def test_an_item_changed_in_place_and_held_elsewhere_is_refused():
+    """Where the changed array is also read through another name, the
+    value is ambiguous for the gradient: refused, saying what to change."""
+    def read_before(p, x):
+        w = p["w"]
+        p["w"] *= x
+        return np.sum(w * x)
+
+    def held_twice(p, x):
+        for k in p:
+            p[k] *= x
+        return sum(np.sum(v) for v in p.values())
+
+    def passed_twice(p, w, x):
+        p["w"] *= x
+        return np.sum(w) + np.sum(p["w"])
+
+    class Model:
+        def __init__(self, w):
+            self.w = w
+
+        def step(self, g):
+            self.w -= g  # (its caller's pullbacks may hold self.w)
+            return np.sum(self.w)
+
+    def stepped(w, g):
+        return Model(w * 1.0).step(g)
+
+    a = np.array([1.0, 2.0])
+    with pytest.raises(zpy.UnsupportedSyntax, match="write x = x [+] y instead"):
+        zpy.gradient(stepped, a, a)
+    with pytest.raises(zpy.UnsupportedSyntax, match="while `w`"):
+        zpy.gradient(read_before, {"w": a.copy()}, 2.0)
+    with pytest.raises(zpy.UnsupportedSyntax, match="holds twice"):
+        zpy.gradient(held_twice, {"a": a, "b": a}, 3.0)
+    with pytest.raises(zpy.UnsupportedSyntax, match="an array it holds is passed as 'w'"):
+        zpy.gradient(passed_twice, {"w": a}, a, 3.0)
+
+
 def test_a_loop_changing_what_it_goes_over_reads_it_as_python_does():
     def doubled_in_turn(xs):
         for k in xs:

@@ -61,6 +61,7 @@ _ITEM_CHANGES = {operator.setitem: mut.store_item, operator.delitem: mut.delete_
 _METHODS = mut.METHODS
 _PAIRS = {mut.pop, mut.setdefault, mut.call_changing, mut.call_method}  # they return the object and a value
 _IN_PLACE = set(mut.PLAIN)
+_IN_PLACE_CHANGES = (mut.update_maybe_array, mut.update_in_place)
 _FRESH = {
     np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
     np.array, np.copy, np.ndarray.copy, np.arange, np.linspace, np.eye, np.identity,
@@ -99,7 +100,7 @@ _VERSIONED = {*_ITEM_CHANGES.values(), *_METHODS.values(), mut.update_in_place, 
 
 def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
                      where: Callable[[str, Optional[int], str], UnsupportedSyntax],
-                     passed: set[int]) -> Optional[set[Var]]:
+                     passed: set[int], owned: bool = True) -> Optional[set[Var]]:
     """Rewrite the first change to a differentiated object in ``f`` as a
     new value (see the module docstring); ``None`` when there is none.
     Call again, with ``facts`` (the analyses' results) brought up to date
@@ -109,7 +110,9 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     refused; ``passed`` holds the method calls and in-place operators left
     as they are (on parameters, or on objects that may be shared: such a
     method, or operator on an array, is refused at run time). Returns the parameters changed (empty, or the
-    changed one)."""
+    changed one). ``owned``: the function hands no changed argument back to a differentiated caller
+    (``param_out``), so the arrays its parameters hold may be changed in place (``p[k] -= v``): no
+    pullback outside it holds them."""
     active, arrays = facts.active, facts.arrays
     plain = arrays | facts.numeric | set(facts.static)  # objects whose methods change nothing here
 
@@ -129,7 +132,8 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     maybe_arrays: frozenset = frozenset()
     if any(member(callee(s), _IN_PLACE) or isinstance(callee(s), types.FunctionType) for _, s in defs.values()):
         arrays = _only_arrays(f, arrays, defs, callee)  # (for in-place operators: only where they may change)
-        maybe_arrays = _maybe_arrays(f, defs, callee, arrays, facts.scalars)
+        maybe_arrays = _maybe_arrays(f, defs, callee, arrays, facts.scalars) \
+            | _held_items(f, defs, callee, arrays, facts, owned)
     containers = _containers(f, defs, callee, facts.sequences)
     found = next(
         ((b, s, c) for b in f.blocks.values() for s in b.stmts
@@ -150,7 +154,9 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
                                   and not _exits_a_with(f.blocks[b.handler.target], callee)) \
             and _read_from_handler(f, b, same):
         raise _in_a_try(f, root, where, s.line)
-    held, items, kept = _held_after(f, same, root, b, s, defs, callee, facts)
+    aliases = _part_aliases(f, root, defs, callee, facts) if root in maybe_arrays and root in defs \
+        and callee(defs[root][1]) in (operator.getitem, getattr) and op in _IN_PLACE_CHANGES else set()
+    held, items, kept = _held_after(f, same, root, b, s, defs, callee, facts, aliases)
     if _keeps_length(op, args, defs, callee, arrays) and _over_the_object(
             f, b, _same_object(f, root, defs, callee), defs, callee, arrays | maybe_arrays | facts.sequences,
             lambda st: _as_change(st, defs, callee, arrays, plain, maybe_arrays)):
@@ -159,8 +165,8 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
     # function changes the one, and leaves the other as it was)
     maybe = op is mut.update_maybe_array or op is mut.call_changing and root in maybe_arrays \
         and not _is_array(root, defs, callee, arrays)
-    if maybe and (not fresh or held is not None or _passed_on(f, same)
-                  or op is mut.update_maybe_array and any(_read_after(f, v, b, s) for v in same)):
+    if maybe and (not fresh and _part_of(f, root, defs, callee, b, s) is None or held is not None
+                  or _passed_on(f, same) or op is mut.update_maybe_array and any(_read_after(f, v, b, s) for v in same)):
         passed.add(id(s))  # (an array or a list changed there is refused at run time)
         return set()
     if op is mut.call_method and (root in f.entry.args or not fresh or held is not None) \
@@ -198,7 +204,7 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         other = next((v for v in sorted(inside, key=lambda v: v.id) if _read_after(f, v, b, s)), None)
         if other is not None:
             raise _another_name(f, root, other, where, s.line)
-    if held is not None and op is mut.store_item and _over_keys(f, root, held, defs, callee, facts):
+    if held is not None and op in (mut.store_item, mut.write_back) and _over_keys(f, root, held, defs, callee, facts):
         return set()  # (for k in p: p[k] = ...; the loop goes over p's keys, read once: see mut.keys_of)
     if held is not None:
         raise _held(f, root, held, member(_made_by(held, defs, callee), {iter}), where, s.line)
@@ -206,9 +212,9 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         copy_ = f.new_var(f.names.get(h))
         home.stmts.insert(home.stmts.index(r), Statement(copy_, Const(mut.snapshot_holder), [h], [], r.line))
         _substitute_in(r, h, copy_)
-    for home, item in items:  # (a number, unless the array has more dimensions than the index)
-        home.stmts.insert(home.stmts.index(item) + 1, Statement(f.new_var(), Const(mut.not_a_view), [item.var],
-                                                                [], item.line))
+    for home, item in items:  # (a number, unless the array has more dimensions than the index; a method's value)
+        check = mut.a_number if member(_made_by(item.args[0], defs, callee), _PAIRS) else mut.not_a_view
+        home.stmts.insert(home.stmts.index(item) + 1, Statement(f.new_var(), Const(check), [item.var], [], item.line))
     version = _rewrite(f, b, s, op, args, pair)
     made.add(version)
     made |= _rename(f, root, version, b.id, frontend, where, s.line)
@@ -216,9 +222,15 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         parent, key, store = part
         home = next(bb for bb in f.blocks.values() if any(st.var == version for st in bb.stmts))
         at = next(i for i, st in enumerate(home.stmts) if st.var == version)
-        home.stmts.insert(at + 1, Statement(f.new_var(), Const(store), [parent, key, version], [], s.line))
+        following = home.stmts[at + 1] if at + 1 < len(home.stmts) else None
+        if following is not None and callee(following) is (setattr if store is mut.attribute_changed else
+                                                            operator.setitem) \
+                and _same_operands(following.args, [parent, key, version]):
+            following.callee = Const(store)  # (p[k] -= v: its own store is the write-back)
+        else:
+            home.stmts.insert(at + 1, Statement(f.new_var(), Const(store), [parent, key, version], [], s.line))
     remove_trivial_args(f)
-    return same & set(f.entry.args)
+    return (same | aliases) & set(f.entry.args)  # (an array a parameter passed, changed as an item: d = {"w": w})
 
 
 def _containers(f: IR, defs: dict, callee: Callable, sequences: set[Var]) -> set[Var]:
@@ -349,7 +361,7 @@ def _put_into(f: IR, parents: set[Var], key: Optional[Operand], defs: dict, call
             repeated = True  # ([a] * 2: its items, twice)
             out += _put_into(f, _same_object(f, st.args[0], defs, callee), None, defs, callee)[0]
         elif st.args and st.args[0] in parents and (member(fn, _ITEM_CHANGES) or member(fn, _VERSIONED)):
-            out += st.args[1:]
+            out += st.args[2:] if fn in (operator.setitem, mut.store_item) else st.args[1:]  # (not a key)
         elif isinstance(st.callee, Var) and st.callee in defs and callee(defs[st.callee][1]) is getattr \
                 and defs[st.callee][1].args[0] in parents:  # parent.append(v)
             out += st.args
@@ -640,7 +652,8 @@ def _keep_outputs(f: IR, facts: Facts) -> None:
         seen.add(v)
         if v in defs:
             fn = facts.callee(defs[v][1])
-            return v in facts.active and not member(fn, _FRESH) and not member(fn, _VERSIONED)
+            return v in facts.active and not member(fn, _FRESH) and not member(fn, _VERSIONED) \
+                and fn not in (operator.getitem, getattr)  # (a part of an object, which no pullback reads back)
         return any(made_by_a_rule(u, seen) for u in incoming.get(v, ()))
 
     maybe_arrays: Optional[frozenset] = None  # (made when a call that changes its argument is met)
@@ -1092,6 +1105,45 @@ def _passed_on(f: IR, same: set[Var]) -> bool:
                for a, p in zip(j.args, f.blocks[j.target].args))
 
 
+def _held_items(f: IR, defs: dict, callee: Callable, arrays: set[Var], facts: Facts, owned: bool) -> set[Var]:
+    """Items and fields of objects that are not arrays (``p[k]`` of a
+    dict, ``self.w``), not known to be numbers, that an in-place operator
+    changes: arrays or numbers, which a change of them stores back
+    (``p[k] -= lr * g[k]``; see :func:`_part_of` and :func:`_part_aliases`).
+    Not, unless ``owned``, those of a parameter: a differentiated caller's
+    pullbacks may hold its arrays."""
+    out = set()
+    for _, st in defs.values():
+        v = st.args[0] if member(callee(st), _IN_PLACE) and len(st.args) == 2 else None
+        if isinstance(v, Var) and v in defs and v not in facts.scalars and v not in arrays:
+            read = defs[v][1]
+            if callee(read) in (operator.getitem, getattr) and read.args and isinstance(read.args[0], Var) \
+                    and read.args[0] not in arrays and (owned or not _from_parameters(f, read.args[0], defs, callee)):
+                out.add(v)
+    return out
+
+
+def _from_parameters(f: IR, v: Var, defs: dict, callee: Callable) -> bool:
+    """Whether ``v`` may be a parameter, or a part of one (``self.layers``)."""
+    return any(w in f.entry.args or w in defs and callee(defs[w][1]) in (operator.getitem, getattr, ops.iternext)
+               and isinstance(defs[w][1].args[0], Var) and _from_parameters(f, defs[w][1].args[0], defs, callee)
+               for w in _same_object(f, v, defs, callee)) or v not in defs
+
+
+def _part_aliases(f: IR, root: Var, defs: dict, callee: Callable, facts: Facts) -> set[Var]:
+    """For ``root``, an item or field (``p[k]``, ``self.w``) that an
+    in-place operator changes, the other values that may be the same
+    array: the other reads of that part, and the values put there
+    (``p = {"w": w}``). A pullback that read one of them before the change
+    must keep a copy, and none may be read after it (see :func:`_holders`)."""
+    st = defs[root][1]
+    fn, (parent, key) = callee(st), st.args
+    parents = _same_object(f, parent, defs, callee)
+    reads = {v for v, (_, r) in defs.items() if v != root and callee(r) is fn and len(r.args) == 2
+             and r.args[0] in parents and _same_operands(r.args[1:], [key])}
+    return reads | {v for v in _placed(f, parent, key, defs, callee, set()) if v not in facts.scalars}
+
+
 def _array_or_number(st: Statement, callee: Callable) -> bool:
     """Whether ``st`` makes a new array or number: a ufunc's result,
     arithmetic, or such a value changed by an in-place operator."""
@@ -1338,7 +1390,8 @@ them, iterate over them, or name a method of them."""
 
 
 def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statement, defs: dict, callee: Callable,
-                facts: Facts) -> tuple[Optional[Var], list[tuple[Block, Statement]], list[tuple]]:
+                facts: Facts, aliases: set[Var] = frozenset()) -> tuple[Optional[Var], list[tuple[Block, Statement]],
+                                                                        list[tuple]]:
     """A value that may hold the changed object or share its memory (a
     view ``w = y[1:]``, a container ``[y]``, an iterator over it, another
     name a variable passed it to), made before ``change`` and read after
@@ -1350,8 +1403,9 @@ def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statemen
     made from a copy of the object, see :func:`snapshot_reads`), as
     ``(block, statement, value)``: their pullbacks run after the change,
     so they must read a copy (``mutation.snapshot_holder``). ``same``: the
-    values the object may be (see :func:`_same_object`)."""
-    held, items, before = _holders(f, same, root, block, change, defs, callee, facts)
+    values the object may be (see :func:`_same_object`); ``aliases``: values made before the change that
+    may be it too (see :func:`_part_aliases`), holders from the start."""
+    held, items, before = _holders(f, same, root, block, change, defs, callee, facts, aliases)
     copied: set[Var] = set()  # (made from a copy: snapshot_reads gives one to a differentiated read of the object)
     grown = True
     while grown:
@@ -1401,7 +1455,8 @@ def _read_by_the_gradient(f: IR, root: Var, block: Block, change: Statement, def
 
 
 def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, defs: dict, callee: Callable,
-             facts: Facts) -> tuple[set[Var], list[Statement], Callable[[Block, Statement], bool]]:
+             facts: Facts, aliases: set[Var] = frozenset()) -> tuple[set[Var], list[Statement],
+                                                                     Callable[[Block, Statement], bool]]:
     """The values made before ``change`` that may hold the object (see
     :func:`_held_after`), the reads of its items at integers, and the test
     of whether a statement may run before the change with the object as
@@ -1454,7 +1509,12 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
         if fn in (mut.write_back, mut.write_back_attribute, mut.part_changed, mut.attribute_changed):
             return False  # (the object a part of which was changed: a change of this part writes back again)
         if fn is operator.getitem and member(_made_by(st.args[0], defs, callee), _PAIRS) and st.args[0] not in held:
-            return callee(defs[st.args[0]][1]) in (mut.call_method, mut.call_changing)  # (a method's value may be it)
+            if callee(defs[st.args[0]][1]) not in (mut.call_method, mut.call_changing):
+                return False
+            if _is_const(st.args[1], 1):  # (a method's value, which may be part of it: a number, checked when it runs)
+                items.append(st)
+                return False
+            return True
         if fn in (operator.getitem, getattr) and st.args[0] in same:
             # an item or attribute of the object; of an array, a view unless a number (or its shape)
             if fn is operator.getitem and array and integers(st.args[1]):
@@ -1473,7 +1533,9 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
         return k in defs and callee(defs[k][1]) is ops.build_tuple and all(
             integers(a) for a in defs[k][1].args)
 
-    held: set[Var] = set()
+    held: set[Var] = {v for v in aliases if v not in defs and v not in same or v in defs and before(*defs[v])}
+    # (the object the changed part is read from holds it too, and is written back to: see _part_of)
+    parent = _same_object(f, defs[root][1].args[0], defs, callee) if aliases else set()
     items: list[Statement] = []
     pairs = {v for v, (_, st) in defs.items() if member(callee(st), _PAIRS) and st.args and st.args[0] in same}
     grown = True  # (a pair of the object and a method's value, which may hold it, is read below)
@@ -1481,7 +1543,7 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
         grown = False
         for b in f.blocks.values():
             for st in b.stmts:
-                if st is change or st.var in held or st.var in same or not before(b, st):
+                if st is change or st.var in held or st.var in same or st.var in parent or not before(b, st):
                     continue  # (the object's earlier versions are the object)
                 if any(isinstance(o, Var) and (o in held or o in same or o in pairs) for o in st.operands()) \
                         and holds(st):
@@ -1489,7 +1551,7 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
                     grown = True
             for j in b.jumps():  # (root itself, passed on, is renamed; see _rename)
                 for a, p in zip(j.args, f.blocks[j.target].args):
-                    if (a in held or a in same and a != root) and p not in held and p not in same:
+                    if (a in held or a in same and a != root) and p not in held and p not in same | parent:
                         held.add(p)
                         grown = True
     return held, items, before

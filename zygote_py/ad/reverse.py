@@ -299,7 +299,8 @@ class _Reverse:
             if mutation.in_place_as_stores(self.f, self.facts):
                 self._analyse(active)
                 continue
-            got = mutation.version_mutation(self.f, self.facts, frontend, made, refuse, passed)
+            got = mutation.version_mutation(self.f, self.facts, frontend, made, refuse, passed,
+                                            owned=self.param_out is None and not self.cells_out)
             if got is None:
                 break
             changed |= got

@@ -131,7 +131,18 @@ def not_a_view(item: Any) -> None:
             hint="copy the item (a = y[i].copy()), or read it after the change")
 
 
-registry.nondifferentiable(not_a_view)
+def a_number(value: Any) -> None:
+    """Raise unless ``value``, a method's value that the code reads after
+    a later change of the method's object, is a number, which holds no
+    part of the object (the compiled code took it for one)."""
+    if not isinstance(value, (numbers.Number, np.generic, str, type(None))):
+        raise errors.UnsupportedSyntax(
+            f"a method's value (a {type(value).__name__}) is used after a later change of the method's object, "
+            "and may be part of it (self.w), which the change would change too",
+            hint="copy the value (v = obj.f().copy()), or read it after the change")
+
+
+registry.nondifferentiable(not_a_view, a_number)
 
 
 def keys_of(obj: Any) -> list:
@@ -397,7 +408,8 @@ def reached(obj: Any, key: Any, part: Any) -> bool:
             hint="change it through a name of its own (item = obj.items[k]), or store a new one: obj[k] = ...",
         )
     item = obj.get(key) if isinstance(obj, dict) else obj[key]  # (a defaultdict's missing key: not made here)
-    if sum(v is item for v in (obj.values() if isinstance(obj, dict) else obj)) > 1:
+    if not isinstance(item, (numbers.Number, np.generic, str, type(None))) \
+            and sum(v is item for v in (obj.values() if isinstance(obj, dict) else obj)) > 1:  # (a number: replaced)
         raise errors.UnsupportedSyntax(
             f"changing in place an object that a {type(obj).__name__} holds twice ([a, a], [a] * 2), "
             "which changes both",
