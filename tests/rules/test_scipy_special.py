@@ -91,6 +91,14 @@ def test_binary_rules(name, shapes):
     check_rule(fn, draw(rng, first, shapes[0]), draw(rng, second, shapes[1]))
 
 
+@pytest.mark.parametrize("name", ["xlogy", "rel_entr", "iv", "hurwitz zeta"])
+def test_binary_rules_in_single_precision(name):
+    fn, first, second = BINARY[name]
+    rng = np.random.default_rng(6)
+    x1, x2 = first(rng, (3, 4)), second(rng, (4,)).astype(np.float32)
+    check_rule(fn, x1 if x1.dtype.kind == "i" else x1.astype(np.float32), x2, rtol=1e-2, atol=1e-3)
+
+
 def wrapped(fn, *constants):
     """A nonlinear, non-symmetric loss of ``fn(*constants, x)`` (or of
     ``fn(x, y)``), so that every second derivative counts."""
@@ -152,6 +160,12 @@ def test_logsumexp_with_b(kwargs):
     # positive weights, and b broadcast along a's first axis
     check_rule(special.logsumexp, rand(2, 3, 4), kwargs=dict(kwargs, b=np.exp(rand(2, 3, 4, seed=1))))
     check_rule(special.logsumexp, rand(2, 3, 4), kwargs=dict(kwargs, b=np.exp(rand(3, 4, seed=2))))
+
+
+@pytest.mark.parametrize("fn, kwargs", [(special.logsumexp, dict(axis=1, b=np.float32(2.0))),
+                                        (special.softmax, dict(axis=0)), (special.log_softmax, dict(axis=1))])
+def test_reductions_in_single_precision(fn, kwargs):
+    check_rule(fn, rand(3, 4).astype(np.float32), kwargs=kwargs, rtol=1e-2, atol=1e-3)
 
 
 def test_logsumexp_with_a_broadcast_against_b():
