@@ -138,6 +138,8 @@ def _section(fn: Any) -> str:
         return "NumPy array methods"
     if name.startswith("np."):
         return "NumPy"
+    if name.startswith("scipy."):
+        return ".".join(name.split(".")[:2])  # scipy.special, scipy.stats...
     if module in ("math", "cmath"):
         return module
     if name.startswith("zpy."):
@@ -184,6 +186,9 @@ def markdown() -> str:
         "their sources read in November 2026; see `AUTOGRAD` and `JAX` in `zygote_py/rules/catalog.py`).",
         "Conventions (kinks, ties, complex numbers) are in each rule module's docstring:",
         "`zygote_py/rules/`.",
+        "SciPy's rules (the `scipy.*` sections, where SciPy is installed) are loaded once the",
+        "program imports that SciPy module; SciPy's own source is never differentiated, so a",
+        "SciPy function missing here raises `NoDerivativeRule` when a gradient reaches it.",
     ]
     for section in order + sorted(set(rows) - set(order)):
         if section not in rows:

@@ -1,0 +1,315 @@
+"""The rules of :mod:`scipy.special`, part 1 (:mod:`zygote_py.rules.scipy_special`),
+checked against central finite differences in reverse mode, forward mode
+(:mod:`.npcheck`, which checks each pushforward against its pullback) and
+at second order through compiled code (:mod:`.ordercheck`), and their
+conventions at the edges."""
+import numpy as np
+import pytest
+
+scipy = pytest.importorskip("scipy")
+special = pytest.importorskip("scipy.special")
+
+import zygote_py as zpy  # noqa: E402
+from zygote_py.errors import NoDerivativeRule  # noqa: E402
+from zygote_py.rules import catalog, registry  # noqa: E402
+
+registry.load_lazy()  # (the rules join the built-in layer, as they would at the first look-up)
+from zygote_py.rules import scipy_special  # noqa: E402
+
+from .npcheck import check_rule  # noqa: E402
+from .ordercheck import check_orders  # noqa: E402
+
+# A NumPy warning away from an edge is a bug; the tests of edges say which
+# warnings they expect.
+pytestmark = pytest.mark.filterwarnings("error")
+
+
+def between(lo, hi):
+    return lambda rng, shape: rng.uniform(lo, hi, shape)
+
+
+def away_from_zero(rng, shape):
+    return rng.uniform(0.2, 2.5, shape) * rng.choice([-1.0, 1.0], shape)
+
+
+# function, the values its argument is drawn from
+UNARY = {
+    "expit": (special.expit, between(-4, 4)),
+    "logit": (special.logit, between(0.05, 0.95)),
+    "entr": (special.entr, between(0.1, 3)),
+    "i0": (special.i0, between(-3, 3)),
+    "i1": (special.i1, between(-3, 3)),
+    "i0e": (special.i0e, away_from_zero),
+    "i1e": (special.i1e, away_from_zero),
+    "riemann zeta": (special.zeta, lambda rng, shape: rng.choice([-2.5, 0.3, 1.6, 3.2], shape)
+                     + rng.uniform(0, 0.4, shape)),
+}
+
+# function, the values its arguments are drawn from; the order v of the
+# Bessel functions is an integer array (it gets no gradient)
+BINARY = {
+    "xlogy": (special.xlogy, between(-2, 2), between(0.2, 3)),
+    "xlog1py": (special.xlog1py, between(-2, 2), between(-0.8, 3)),
+    "rel_entr": (special.rel_entr, between(0.1, 3), between(0.1, 3)),
+    "hurwitz zeta": (special.zeta, between(1.5, 4), between(0.3, 3)),
+    "iv": (special.iv, lambda rng, shape: rng.integers(-2, 3, shape), between(-3, 3)),
+    "ive": (special.ive, lambda rng, shape: rng.integers(-2, 3, shape), away_from_zero),
+    "jv": (special.jv, lambda rng, shape: rng.integers(-2, 3, shape), between(0.5, 8)),
+    "yv": (special.yv, lambda rng, shape: rng.integers(-2, 3, shape), between(0.5, 8)),
+}
+
+# every direction of broadcasting; None is a Python float
+PAIRS = [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((4,), (3, 4)), ((3, 4), None), (None, (2, 3)), (None, None)]
+
+
+def draw(rng, sample, shape):
+    if shape is None:
+        value = sample(rng, ())
+        return int(value) if np.issubdtype(np.asarray(value).dtype, np.integer) else float(value)
+    return sample(rng, shape)
+
+
+@pytest.mark.parametrize("shape", [None, (), (5,), (3, 4)])
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_rules(name, shape):
+    fn, sample = UNARY[name]
+    check_rule(fn, draw(np.random.default_rng(1), sample, shape))
+
+
+@pytest.mark.parametrize("name", ["expit", "logit", "i0", "i1e"])
+def test_unary_rules_in_single_precision(name):
+    fn, sample = UNARY[name]
+    x = sample(np.random.default_rng(2), (4,)).astype(np.float32)
+    check_rule(fn, x, rtol=1e-2, atol=1e-3)
+
+
+@pytest.mark.parametrize("shapes", PAIRS)
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_rules(name, shapes):
+    fn, first, second = BINARY[name]
+    rng = np.random.default_rng(3)
+    check_rule(fn, draw(rng, first, shapes[0]), draw(rng, second, shapes[1]))
+
+
+@pytest.mark.parametrize("name", ["xlogy", "rel_entr", "iv", "hurwitz zeta"])
+def test_binary_rules_in_single_precision(name):
+    fn, first, second = BINARY[name]
+    rng = np.random.default_rng(6)
+    x1, x2 = first(rng, (3, 4)), second(rng, (4,)).astype(np.float32)
+    check_rule(fn, x1 if x1.dtype.kind == "i" else x1.astype(np.float32), x2, rtol=1e-2, atol=1e-3)
+
+
+def wrapped(fn, *constants):
+    """A nonlinear, non-symmetric loss of ``fn(*constants, x)`` (or of
+    ``fn(x, y)``), so that every second derivative counts."""
+    def loss(*xs):
+        return np.sum(np.sin(1.3 * fn(*constants, *xs)) * np.arange(1.0, 1.0 + np.size(xs[0])))
+    return loss
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_second_order(name):
+    fn, sample = UNARY[name]
+    check_orders(wrapped(fn), sample(np.random.default_rng(4), (3,)))
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py", "rel_entr", "hurwitz zeta"])
+def test_binary_second_order(name):
+    fn, first, second = BINARY[name]
+    rng = np.random.default_rng(5)
+    check_orders(wrapped(fn), first(rng, (3,)), second(rng, (3,)))
+
+
+@pytest.mark.parametrize("name, v", [("iv", 1.5), ("ive", -0.5), ("jv", 2.5), ("yv", 0.5), ("iv", 0), ("jv", -1)])
+def test_bessel_second_order_in_x_with_any_order(name, v):
+    fn, _, _ = BINARY[name]
+    check_orders(wrapped(fn, v), np.array([0.7, 1.9, 3.1]))
+
+
+def test_bessel_order_gets_no_gradient():
+    dv, dx = zpy.gradient(lambda v, x: special.iv(v, x), 0.5, 1.2)
+    assert dv is None
+    assert dx == pytest.approx((special.iv(-0.5, 1.2) + special.iv(1.5, 1.2)) / 2, rel=1e-12)
+
+
+# -- logsumexp, softmax, log_softmax -----------------------------------------
+
+
+def rand(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+LOGSUMEXP = [
+    dict(),
+    dict(axis=0),
+    dict(axis=-1),
+    dict(axis=(0, 2)),
+    dict(axis=1, keepdims=True),
+    dict(axis=None, keepdims=True),
+    dict(axis=(-1, 0), keepdims=True),
+]
+
+
+@pytest.mark.parametrize("kwargs", LOGSUMEXP)
+def test_logsumexp(kwargs):
+    check_rule(special.logsumexp, rand(2, 3, 4), kwargs=kwargs)
+
+
+@pytest.mark.parametrize("kwargs", LOGSUMEXP)
+def test_logsumexp_with_b(kwargs):
+    # positive weights, and b broadcast along a's first axis
+    check_rule(special.logsumexp, rand(2, 3, 4), kwargs=dict(kwargs, b=np.exp(rand(2, 3, 4, seed=1))))
+    check_rule(special.logsumexp, rand(2, 3, 4), kwargs=dict(kwargs, b=np.exp(rand(3, 4, seed=2))))
+
+
+@pytest.mark.parametrize("fn, kwargs", [(special.logsumexp, dict(axis=1, b=np.float32(2.0))),
+                                        (special.softmax, dict(axis=0)), (special.log_softmax, dict(axis=1))])
+def test_reductions_in_single_precision(fn, kwargs):
+    check_rule(fn, rand(3, 4).astype(np.float32), kwargs=kwargs, rtol=1e-2, atol=1e-3)
+
+
+def test_logsumexp_with_a_broadcast_against_b():
+    check_rule(special.logsumexp, rand(4), kwargs=dict(axis=1, b=np.exp(rand(3, 4, seed=1))))
+    check_rule(special.logsumexp, 0.3, kwargs=dict(b=np.exp(rand(5, seed=1))))
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(axis=1), dict(axis=0, keepdims=True)])
+def test_logsumexp_return_sign(kwargs):
+    a, b = rand(3, 4), rand(3, 4, seed=1)  # b of both signs: sums of both signs
+    y, s = special.logsumexp(a, b=b, return_sign=True, **kwargs)
+    dy = rand(*np.shape(y), seed=2) if np.ndim(y) else 0.7
+    check_rule(special.logsumexp, a, kwargs=dict(kwargs, b=b, return_sign=True), dy=(dy, None))
+    check_rule(special.logsumexp, a, kwargs=dict(kwargs, b=b, return_sign=True), dy=(dy, np.ones_like(s)))
+
+
+def lse_loss(a, b):
+    return np.sum(np.sin(special.logsumexp(a, axis=1, b=b)) * np.array([1.0, 2.0]))
+
+
+def lse_sign_loss(a, b):
+    # (keywords that name the parameters after a, in order: second-order
+    # code calls logsumexp through the run-time J, by position)
+    y, s = special.logsumexp(a, axis=0, b=b, keepdims=False, return_sign=True)
+    return np.sum(np.cos(y) * s * np.array([1.0, -2.0, 3.0]))
+
+
+def lse_keepdims_loss(a):
+    return np.sum(np.sin(special.logsumexp(a, axis=(0, 1), keepdims=True) * a))
+
+
+def test_logsumexp_second_order():
+    check_orders(lse_loss, rand(2, 3), np.exp(rand(2, 3, seed=1)))
+    check_orders(lse_sign_loss, rand(2, 3), rand(2, 3, seed=1))
+    check_orders(lse_keepdims_loss, rand(2, 1, 3))
+
+
+def row_lse(a):
+    return np.sum(special.logsumexp(a, axis=1) * np.array([1.0, 2.0]))
+
+
+def test_logsumexp_is_stable_where_exp_overflows():
+    a = np.array([[1000.0, 1001.0, 999.0], [-1000.0, -1001.0, -999.0]])
+    g = zpy.gradient(row_lse, a)[0]
+    weights = np.exp(a - a.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(g, weights / weights.sum(axis=1, keepdims=True) * [[1.0], [2.0]], rtol=1e-12)
+    assert all(np.isfinite(h).all() for h in zpy.hvp(row_lse, (a,), (np.ones((2, 3)),)))
+
+
+def test_logsumexp_of_minus_infinity():
+    a = np.array([[0.5, -np.inf, 1.5], [-np.inf, -np.inf, -np.inf]])
+    assert zpy.value_and_gradient(row_lse, a)[0] == -np.inf
+    g = zpy.gradient(lambda a: special.logsumexp(a, axis=1)[0], a)[0]
+    np.testing.assert_allclose(g, [[special.softmax([0.5, 1.5])[0], 0.0, special.softmax([0.5, 1.5])[1]], [0, 0, 0]])
+    # a slice whose result is -inf gives its entries 0, at every order
+    g = zpy.gradient(lambda a: special.logsumexp(a, axis=1)[1], a)[0]
+    np.testing.assert_array_equal(g, np.zeros((2, 3)))
+    (h,) = zpy.hvp(lambda a: special.logsumexp(a, axis=1)[0], (a,), (np.ones((2, 3)),))
+    assert not np.isnan(h).any()
+    _, t = zpy.jvp(lambda a: special.logsumexp(a, axis=1)[0], (a,), (np.ones((2, 3)),))
+    assert t == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("fn", [special.softmax, special.log_softmax])
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])
+def test_softmax(fn, axis):
+    check_rule(fn, rand(2, 3, 4), kwargs=dict(axis=axis))
+
+
+def softmax_loss(x):
+    return np.sum(special.softmax(x, axis=1) * np.array([1.0, -2.0, 0.5])) + np.sum(
+        special.log_softmax(x, axis=0)[0] ** 2)
+
+
+def test_softmax_second_order():
+    check_orders(softmax_loss, rand(2, 3))
+
+
+# -- conventions at the edges -------------------------------------------------
+
+
+def summed(fn):
+    def total(*args):
+        return np.sum(fn(*args))
+    return total
+
+
+def test_xlogy_where_x_is_zero():
+    dx, dy = zpy.gradient(summed(special.xlogy), 0.0, 2.0)
+    assert (dx, dy) == (pytest.approx(np.log(2.0)), 0.0)
+    with pytest.warns(RuntimeWarning, match="divide by zero"):  # log(0) == -inf, the slope along x
+        dx, dy = zpy.gradient(summed(special.xlogy), np.zeros(2), np.array([0.0, 3.0]))
+    assert dx[0] == -np.inf and dx[1] == pytest.approx(np.log(3.0))
+    np.testing.assert_array_equal(dy, [0.0, 0.0])
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        dx, dy = zpy.gradient(summed(special.xlog1py), np.zeros(2), np.array([-1.0, 3.0]))
+    assert dx[0] == -np.inf and dx[1] == pytest.approx(np.log(4.0))
+    np.testing.assert_array_equal(dy, [0.0, 0.0])
+
+
+def test_entropies_at_zero():
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        assert zpy.gradient(summed(special.entr), 0.0)[0] == np.inf
+    with pytest.warns(RuntimeWarning):  # log(0 / y) == -inf, the slope along x
+        dx, dy = zpy.gradient(summed(special.rel_entr), np.array([0.0, 0.0]), np.array([2.0, 0.0]))
+    assert dx[0] == -np.inf
+    np.testing.assert_array_equal(dy, [0.0, 0.0])
+
+
+def test_scaled_bessel_functions_at_their_kink():
+    """``f(x) exp(-|x|)``: the mean of the one-sided slopes."""
+    assert zpy.gradient(summed(special.i0e), 0.0)[0] == 0.0
+    assert zpy.gradient(summed(special.i1e), 0.0)[0] == pytest.approx(0.5)
+    assert zpy.gradient(lambda x: special.ive(1.0, x), 0.0)[0] == pytest.approx(0.5)
+
+
+def test_zeta_slope_against_known_values():
+    # zeta'(0) = -log(2 pi) / 2; zeta'(2) = pi**2 / 6 (euler_gamma + log(2 pi) - 12 log(glaisher))
+    glaisher = 1.2824271291006226
+    assert zpy.gradient(summed(special.zeta), 0.0)[0] == pytest.approx(-np.log(2 * np.pi) / 2, rel=1e-12)
+    want = np.pi ** 2 / 6 * (np.euler_gamma + np.log(2 * np.pi) - 12 * np.log(glaisher))
+    assert zpy.gradient(summed(special.zeta), 2.0)[0] == pytest.approx(want, rel=1e-11)
+    # d/dx zeta(x, q) in q: -x zeta(x + 1, q); polygamma(1, q) == zeta(2, q)
+    assert zpy.gradient(summed(special.zeta), 1.5, 0.25)[1] == pytest.approx(-1.5 * special.zeta(2.5, 0.25), rel=1e-12)
+
+
+def test_zeta_slope_is_nan_where_it_would_be_inaccurate():
+    assert np.isnan(scipy_special.zeta_slope(np.array([-6.5, -20.0]), None)).all()
+    assert np.isfinite(scipy_special.zeta_slope(-5.9, None))
+
+
+# -- what has no rule, and the table ------------------------------------------
+
+
+@pytest.mark.parametrize("fn, name", [(lambda x: special.lambertw(x).real, "scipy.special.lambertw"),
+                                      (lambda x: special.ellipk(x), "scipy.special.ellipk")])
+def test_a_function_without_a_rule_is_named_as_imported(fn, name):
+    with pytest.raises(NoDerivativeRule, match=name.replace(".", r"\.")):
+        zpy.gradient(fn, 0.5)
+
+
+def test_rules_table_has_a_scipy_special_section():
+    assert registry._builtin.get(special.xlogy) is scipy_special.xlogy  # (not a user rule)
+    assert catalog._section(special.xlogy) == catalog._section(special.logsumexp) == "scipy.special"
+    assert catalog._treatment(scipy_special.iv, special.iv) == ("v, **x**", "inlined")
+    assert catalog._treatment(scipy_special.logsumexp, special.logsumexp) == (
+        "**a**, axis, **b**, keepdims, return_sign", "inlined")

@@ -1,0 +1,433 @@
+"""Rules for :mod:`scipy.special`, part 1: the log-sum-exp family, the
+logistic functions, the entropies, the Bessel functions and the zeta
+function. (The gamma and error-function family is in
+:mod:`.scipy_gamma`.)
+
+Covered: ``logsumexp softmax log_softmax expit logit xlogy xlog1py entr
+rel_entr i0 i1 i0e i1e iv ive jv yv zeta``, as ``scipy.special.<name>``.
+This module is imported (into the built-in layer) once the user has
+imported :mod:`scipy.special` (:func:`.registry.when_imported`).
+
+Each rule's pullback and pushforward use only functions that have rules
+themselves (the Bessel functions' derivatives are Bessel functions of the
+neighbouring orders, ``zeta``'s are ``zeta`` and :func:`zeta_slope`, a
+NumPy formula the compiler differentiates), so every order of derivative
+works, in both modes. Arguments are real arrays or numbers; a gradient has
+its argument's shape and floating dtype (summed over the axes along which
+SciPy broadcast it).
+
+Which arguments get a gradient, and conventions:
+
+- ``logsumexp(a, axis, b, keepdims, return_sign)``: ``a`` and ``b``
+  (``axis`` an int, a tuple or ``None``). With ``y = log|S|``, ``S =
+  sum(b * exp(a))`` and ``s = sign(S)``: ``a`` gets ``dy * s * b *
+  exp(a - y)`` (the softmax weights, which never overflow) and ``b`` gets
+  ``dy * s * exp(a - y)``. An entry ``a == -inf`` gets 0, and a slice whose
+  result is ``-inf`` (every ``a`` there ``-inf``, or ``S == 0``) gives its
+  entries 0. With ``return_sign=True`` the output is ``(y, s)``; the sign is
+  piecewise constant, its cotangent is ignored. ``b`` may broadcast
+  against ``a`` either way.
+- ``softmax(x, axis)``, ``log_softmax(x, axis)``: ``x``; ``axis=None``
+  normalises over all of ``x``, as SciPy does.
+- ``expit``, ``logit``: ``logit``'s slope ``1 / (x (1 - x))`` is ``inf``
+  at 0 and 1.
+- ``xlogy(x, y) == x log(y)`` and ``xlog1py(x, y) == x log1p(y)``, 0
+  where ``x == 0``: both arguments. ``x`` gets ``log(y)`` (``log1p(y)``)
+  everywhere, the slope along ``x`` (``-inf`` at ``y == 0``); ``y`` gets
+  ``x / y`` (``x / (1 + y)``), which is 0 where ``x == 0``, also at ``y ==
+  0`` (``y == -1``), where SciPy's value is 0 along ``y``.
+- ``entr(x) == -x log(x)``: slope ``-(1 + log(x))``, ``inf`` at 0 (and
+  ``nan`` for ``x < 0``, where the value is the constant ``-inf``).
+  ``rel_entr(x, y) == x log(x / y)``: ``x`` gets ``1 + log(x / y)``,
+  ``-inf`` at ``x == 0``; ``y`` gets ``-x / y``, 0 where ``x == 0`` (also
+  at ``y == 0``).
+- ``i0 i1 i0e i1e iv ive jv yv``: ``x`` only; the order ``v`` of ``iv ive
+  jv yv`` gets none (``None``, whatever its type: the derivative in the
+  order is no special function SciPy has). The recurrences
+  ``iv' = (iv(v-1) + iv(v+1)) / 2``, ``jv' = (jv(v-1) - jv(v+1)) / 2``
+  (the same for ``yv``), ``i0' = i1``, ``i1' = (i0 + iv(2)) / 2``; the
+  exponentially scaled ``i0e i1e ive`` (``f(x) exp(-|x|)``) subtract
+  ``sign(x) f(x) exp(-|x|)``, 0 at their kink ``x == 0`` (the mean of the
+  one-sided slopes).
+- ``zeta(x, q=None)``, the Hurwitz zeta function ``sum((n + q)**-x)``
+  (Riemann's for ``q=None``): ``x`` gets :func:`zeta_slope` (``-sum(log(n +
+  q) (n + q)**-x)``, by Euler-Maclaurin summation: relative error below
+  1e-10 for ``q > 0`` and ``x >= -3``, 1e-7 down to ``x == -6``, and
+  ``nan`` below, where the sum cancels, and for ``q <= 0``), and ``q`` gets
+  ``-x zeta(x + 1, q)``. ``out`` gets ``None``.
+
+Each rule has a pushforward (forward-mode) counterpart ``<name>_push``,
+the transpose of its pullback with the same conventions.
+"""
+import numpy as np
+import scipy.special
+
+from zygote_py import runtime
+
+# The rules below call this module's helpers by their qualified names, so
+# that the compiler can inline the rules.
+from zygote_py.rules import scipy_special
+
+from .registry import adjoint, pushforward
+
+# -- log-sum-exp and softmax -----------------------------------------------------
+
+
+@adjoint(scipy.special.logsumexp)
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    out = scipy.special.logsumexp(a, axis, b, keepdims, return_sign)
+
+    def back(dy):
+        if return_sign:  # (the sign is piecewise constant: its cotangent dy[1] is ignored)
+            g = scipy_special.logsumexp_grads(dy[0], a, axis, b, keepdims, out[0], out[1])
+        else:
+            g = scipy_special.logsumexp_grads(dy, a, axis, b, keepdims, out, None)
+        return (g[0], None, g[1], None, None)
+    return out, back
+
+
+@pushforward(scipy.special.logsumexp)
+def logsumexp_push(y, a, axis=None, b=None, keepdims=False, return_sign=False, *, da, db):
+    return scipy_special.logsumexp_tangent(da, db, a, axis, b, keepdims, return_sign, y)
+
+
+def logsumexp_slopes(a, axis, b, keepdims, y, sign):
+    """``(dy/da, dy/db)`` of ``y = log|sum(b * exp(a))|`` (the sum's sign
+    ``sign``, None where it is positive), broadcast to the shape of ``a``
+    and ``b`` together: 0 in the slices whose ``y`` is ``-inf``. ``dy/db``
+    is None without ``b``."""
+    kept = y if axis is None or keepdims else np.expand_dims(y, axis)
+    empty = np.isneginf(kept)
+    # the shift is finite, so that the branch np.where drops has finite
+    # derivatives too (a nan there would leak into the second order)
+    weight = np.where(empty, 0.0, np.exp(a - np.where(empty, 0.0, kept)))
+    if sign is not None:
+        weight = weight * (sign if axis is None or keepdims else np.expand_dims(sign, axis))
+    if b is None:
+        return weight, None
+    return weight * b, weight
+
+
+def logsumexp_grads(dy, a, axis, b, keepdims, y, sign):
+    """The gradients of ``a`` and ``b`` (None without ``b``) for the
+    cotangent ``dy`` (None: no gradient) of ``y = logsumexp(a, axis, b,
+    keepdims)``."""
+    if dy is None:
+        return None, None
+    kept = dy if axis is None or keepdims else np.expand_dims(dy, axis)
+    slopes = scipy_special.logsumexp_slopes(a, axis, b, keepdims, y, sign)
+    da = runtime.unbroadcast(kept * slopes[0], a)
+    if b is None:
+        return da, None
+    return da, runtime.unbroadcast(kept * slopes[1], b)
+
+
+def logsumexp_tangent(da, db, a, axis, b, keepdims, return_sign, y):
+    """The tangent of ``y = logsumexp(a, axis, b, keepdims, return_sign)``
+    for the tangents ``da`` and ``db`` (``db`` None without ``b``); with
+    ``return_sign`` the pair of it and None (the sign has none)."""
+    value = y[0] if return_sign else y
+    slopes = scipy_special.logsumexp_slopes(a, axis, b, keepdims, value, y[1] if return_sign else None)
+    t = slopes[0] * da if db is None else slopes[0] * da + slopes[1] * db
+    t = runtime.shaped(np.sum(t, axis, keepdims=keepdims), value)
+    return (t, None) if return_sign else t
+
+
+@adjoint(scipy.special.softmax)
+def softmax(x, axis=None):
+    y = scipy.special.softmax(x, axis)
+
+    def back(dy):
+        return (y * (dy - np.sum(dy * y, axis, keepdims=True)), None)
+    return y, back
+
+
+@pushforward(scipy.special.softmax)
+def softmax_push(y, x, axis=None, *, dx):
+    return y * (dx - np.sum(dx * y, axis, keepdims=True))
+
+
+@adjoint(scipy.special.log_softmax)
+def log_softmax(x, axis=None):
+    y = scipy.special.log_softmax(x, axis)
+
+    def back(dy):
+        return (dy - np.exp(y) * np.sum(dy, axis, keepdims=True), None)
+    return y, back
+
+
+@pushforward(scipy.special.log_softmax)
+def log_softmax_push(y, x, axis=None, *, dx):
+    return dx - np.sum(np.exp(y) * dx, axis, keepdims=True)
+
+
+# -- logistic functions and entropies -----------------------------------------
+
+
+@adjoint(scipy.special.expit)
+def expit(x):
+    y = scipy.special.expit(x)
+
+    def back(dy):
+        return (dy * (y * (1.0 - y)),)
+    return y, back
+
+
+@pushforward(scipy.special.expit)
+def expit_push(y, x, *, dx):
+    return dx * (y * (1.0 - y))
+
+
+@adjoint(scipy.special.logit)
+def logit(x):
+    def back(dy):
+        return (dy / (x * (1.0 - x)),)
+    return scipy.special.logit(x), back
+
+
+@pushforward(scipy.special.logit)
+def logit_push(y, x, *, dx):
+    return dx / (x * (1.0 - x))
+
+
+def where_x_zero(x, y, at):
+    """``y`` except where both ``x == 0`` and ``y == at``: 1 there, so that
+    ``x / where_x_zero(x, y, at)`` is ``x / y`` and 0 where ``x == 0`` (a
+    ``0 / 0`` otherwise)."""
+    return np.where(np.logical_and(np.equal(x, 0), np.equal(y, at)), 1.0, y)
+
+
+@adjoint(scipy.special.xlogy)
+def xlogy(x, y):
+    def back(dz):
+        return (
+            runtime.unbroadcast(dz * np.log(y), x),
+            runtime.unbroadcast(dz * (x / scipy_special.where_x_zero(x, y, 0.0)), y),
+        )
+    return scipy.special.xlogy(x, y), back
+
+
+@pushforward(scipy.special.xlogy)
+def xlogy_push(z, x, y, *, dx, dy):
+    return runtime.shaped(dx * np.log(y) + dy * (x / scipy_special.where_x_zero(x, y, 0.0)), z)
+
+
+@adjoint(scipy.special.xlog1py)
+def xlog1py(x, y):
+    def back(dz):
+        return (
+            runtime.unbroadcast(dz * np.log1p(y), x),
+            runtime.unbroadcast(dz * (x / (scipy_special.where_x_zero(x, y, -1.0) + 1.0)), y),
+        )
+    return scipy.special.xlog1py(x, y), back
+
+
+@pushforward(scipy.special.xlog1py)
+def xlog1py_push(z, x, y, *, dx, dy):
+    return runtime.shaped(dx * np.log1p(y) + dy * (x / (scipy_special.where_x_zero(x, y, -1.0) + 1.0)), z)
+
+
+@adjoint(scipy.special.entr)
+def entr(x):
+    def back(dy):
+        return (-dy * (1.0 + np.log(x)),)
+    return scipy.special.entr(x), back
+
+
+@pushforward(scipy.special.entr)
+def entr_push(y, x, *, dx):
+    return -dx * (1.0 + np.log(x))
+
+
+@adjoint(scipy.special.rel_entr)
+def rel_entr(x, y):
+    def back(dz):
+        return (
+            runtime.unbroadcast(dz * (1.0 + np.log(x / y)), x),
+            runtime.unbroadcast(-dz * (x / scipy_special.where_x_zero(x, y, 0.0)), y),
+        )
+    return scipy.special.rel_entr(x, y), back
+
+
+@pushforward(scipy.special.rel_entr)
+def rel_entr_push(z, x, y, *, dx, dy):
+    return runtime.shaped(dx * (1.0 + np.log(x / y)) - dy * (x / scipy_special.where_x_zero(x, y, 0.0)), z)
+
+
+# -- Bessel functions -----------------------------------------------------------
+
+
+@adjoint(scipy.special.i0)
+def i0(x):
+    def back(dy):
+        return (dy * scipy.special.i1(x),)
+    return scipy.special.i0(x), back
+
+
+@pushforward(scipy.special.i0)
+def i0_push(y, x, *, dx):
+    return dx * scipy.special.i1(x)
+
+
+@adjoint(scipy.special.i1)
+def i1(x):
+    def back(dy):
+        return (dy * ((scipy.special.i0(x) + scipy.special.iv(2, x)) / 2),)
+    return scipy.special.i1(x), back
+
+
+@pushforward(scipy.special.i1)
+def i1_push(y, x, *, dx):
+    return dx * ((scipy.special.i0(x) + scipy.special.iv(2, x)) / 2)
+
+
+@adjoint(scipy.special.i0e)
+def i0e(x):
+    y = scipy.special.i0e(x)
+
+    def back(dy):
+        return (dy * (scipy.special.i1e(x) - np.sign(x) * y),)
+    return y, back
+
+
+@pushforward(scipy.special.i0e)
+def i0e_push(y, x, *, dx):
+    return dx * (scipy.special.i1e(x) - np.sign(x) * y)
+
+
+@adjoint(scipy.special.i1e)
+def i1e(x):
+    y = scipy.special.i1e(x)
+
+    def back(dy):
+        return (dy * ((scipy.special.i0e(x) + scipy.special.ive(2, x)) / 2 - np.sign(x) * y),)
+    return y, back
+
+
+@pushforward(scipy.special.i1e)
+def i1e_push(y, x, *, dx):
+    return dx * ((scipy.special.i0e(x) + scipy.special.ive(2, x)) / 2 - np.sign(x) * y)
+
+
+@adjoint(scipy.special.iv)
+def iv(v, x):
+    def back(dy):
+        slope = (scipy.special.iv(v - 1, x) + scipy.special.iv(v + 1, x)) / 2
+        return (None, runtime.unbroadcast(dy * slope, x))
+    return scipy.special.iv(v, x), back
+
+
+@pushforward(scipy.special.iv)
+def iv_push(y, v, x, *, dx):
+    return runtime.shaped(dx * ((scipy.special.iv(v - 1, x) + scipy.special.iv(v + 1, x)) / 2), y)
+
+
+@adjoint(scipy.special.ive)
+def ive(v, x):
+    y = scipy.special.ive(v, x)
+
+    def back(dy):
+        slope = (scipy.special.ive(v - 1, x) + scipy.special.ive(v + 1, x)) / 2 - np.sign(x) * y
+        return (None, runtime.unbroadcast(dy * slope, x))
+    return y, back
+
+
+@pushforward(scipy.special.ive)
+def ive_push(y, v, x, *, dx):
+    slope = (scipy.special.ive(v - 1, x) + scipy.special.ive(v + 1, x)) / 2 - np.sign(x) * y
+    return runtime.shaped(dx * slope, y)
+
+
+@adjoint(scipy.special.jv)
+def jv(v, x):
+    def back(dy):
+        slope = (scipy.special.jv(v - 1, x) - scipy.special.jv(v + 1, x)) / 2
+        return (None, runtime.unbroadcast(dy * slope, x))
+    return scipy.special.jv(v, x), back
+
+
+@pushforward(scipy.special.jv)
+def jv_push(y, v, x, *, dx):
+    return runtime.shaped(dx * ((scipy.special.jv(v - 1, x) - scipy.special.jv(v + 1, x)) / 2), y)
+
+
+@adjoint(scipy.special.yv)
+def yv(v, x):
+    def back(dy):
+        slope = (scipy.special.yv(v - 1, x) - scipy.special.yv(v + 1, x)) / 2
+        return (None, runtime.unbroadcast(dy * slope, x))
+    return scipy.special.yv(v, x), back
+
+
+@pushforward(scipy.special.yv)
+def yv_push(y, v, x, *, dx):
+    return runtime.shaped(dx * ((scipy.special.yv(v - 1, x) - scipy.special.yv(v + 1, x)) / 2), y)
+
+
+# -- zeta -----------------------------------------------------------------------
+
+
+@adjoint(scipy.special.zeta)
+def zeta(x, q=None, out=None):
+    def back(dy):
+        if q is None:
+            return (runtime.unbroadcast(dy * scipy_special.zeta_slope(x, q), x), None, None)
+        return (
+            runtime.unbroadcast(dy * scipy_special.zeta_slope(x, q), x),
+            runtime.unbroadcast(dy * (-x * scipy.special.zeta(x + 1.0, q)), q),
+            None,
+        )
+    return scipy.special.zeta(x, q, out), back
+
+
+@pushforward(scipy.special.zeta)
+def zeta_push(y, x, q=None, out=None, *, dx, dq):
+    """``dq`` is zero (dropped) for ``q=None``."""
+    return runtime.shaped(dx * scipy_special.zeta_slope(x, q) - dq * (x * scipy.special.zeta(x + 1.0, q)), y)
+
+
+EULER_MACLAURIN_TERMS = 12
+"""How many terms of the zeta series :func:`zeta_slope` sums directly
+before the Euler-Maclaurin tail."""
+
+BERNOULLI_COEFFICIENTS = (
+    1 / 12, -1 / 720, 1 / 30240, -1 / 1209600, 1 / 47900160, -691 / 1307674368000,
+    1 / 74724249600, -3617 / 10670622842880000,
+)
+"""``B_2k / (2k)!`` for ``k = 1, ..., 8``: the Euler-Maclaurin coefficients."""
+
+ZETA_SLOPE_FROM = -6.0
+"""The least ``x`` at which :func:`zeta_slope` is accurate (to about 1e-7;
+the terms it sums grow like ``N**-x`` while the sum does not)."""
+
+
+def zeta_slope(x, q):
+    """``d/dx zeta(x, q) = -sum over n >= 0 of log(n + q) (n + q)**-x``
+    (``q=None``: 1, Riemann's zeta function), by Euler-Maclaurin
+    summation: the first :data:`EULER_MACLAURIN_TERMS` terms summed,
+    then the derivative in ``x`` of the tail's expansion at
+    ``a = q + N``, ``a**(1-x) / (x-1) + a**-x / 2 + sum_k B_2k / (2k)!
+    x (x+1) ... (x+2k-2) a**(-x-2k+1)``, which also continues it
+    analytically to ``x < 1``; ``nan`` for ``x <`` :data:`ZETA_SLOPE_FROM`,
+    where the terms cancel. Plain NumPy, which the compiler differentiates
+    for the higher orders."""
+    shift = 1.0 if q is None else q
+    xs = np.expand_dims(x, -1)
+    points = np.expand_dims(shift, -1) + np.arange(scipy_special.EULER_MACLAURIN_TERMS)
+    head = -np.sum(np.log(points) * points ** -xs, -1)
+    a = shift + scipy_special.EULER_MACLAURIN_TERMS
+    log_a = np.log(a)
+    tail = a ** (1.0 - x) * (-log_a / (x - 1.0) - 1.0 / (x - 1.0) ** 2) - log_a * a ** -x / 2
+    # the rising factorial x (x+1) ... (x+2k-2) and its derivative, two
+    # factors at a time
+    rising = x
+    rising_slope = 1.0
+    power = a ** (-x - 1.0)
+    for k, c in enumerate(scipy_special.BERNOULLI_COEFFICIENTS):
+        tail = tail + c * (rising_slope - rising * log_a) * power
+        f1 = x + (2 * k + 1)
+        f2 = x + (2 * k + 2)
+        rising_slope = (rising_slope * f1 + rising) * f2 + rising * f1
+        rising = rising * f1 * f2
+        power = power / (a * a)
+    return np.where(x < scipy_special.ZETA_SLOPE_FROM, np.nan, head + tail)
