@@ -6,6 +6,7 @@ Importing this package registers the built-in rules; rules registered
 afterwards, through :func:`adjoint` and :func:`nondifferentiable`, are the
 user's and override the built-in ones until :func:`remove`\\ d.
 """
+from . import registry
 from .registry import (
     adjoint,
     builtin_layer,
@@ -21,6 +22,9 @@ with builtin_layer():
     from . import numpy_reductions, numpy_shapes
     from . import numpy_arrays, numpy_calculus, numpy_ufuncs
     from . import hooks, mutation, nested
+
+registry.when_imported("scipy.special", "zygote_py.rules.scipy_gamma")
+registry.when_imported("scipy.stats", "zygote_py.rules.scipy_stats")
 
 __all__ = [
     "adjoint",
