@@ -4,8 +4,9 @@ Imported into the built-in layer once the user has imported
 ``scipy.special`` (see :func:`registry.when_imported`).
 
 Differentiable: ``gammaln gamma digamma (psi) polygamma betaln beta erf
-erfc erfinv erfcinv ndtr log_ndtr ndtri gammainc gammaincc betainc stdtr``
-and ``multigammaln`` (through its formula, a sum of ``gammaln``).
+erfc erfinv erfcinv ndtr log_ndtr ndtri gammainc gammaincc betainc
+betaincc stdtr`` and ``multigammaln`` (through its formula, a sum of
+``gammaln``).
 
 Each derivative is a special function with a rule of its own, so every
 rule can be differentiated again, to any order: ``gammaln' = digamma``,
@@ -29,9 +30,9 @@ Conventions:
 - At the poles of ``gamma`` and ``gammaln`` (0, -1, -2...) the
   derivatives are ``inf`` or ``nan``, as the functions are.
 - ``gammainc(a, x)`` and ``gammaincc(a, x)`` (the regularized incomplete
-  gamma functions), ``betainc(a, b, x)`` and ``stdtr(df, t)`` (Student's
-  t distribution function) are differentiated in their last argument
-  only: ``d/dx gammainc(a, x) = x**(a - 1) exp(-x) / gamma(a)``. Their
+  gamma functions), ``betainc(a, b, x)`` and ``betaincc(a, b, x)`` (the
+  incomplete beta functions) and ``stdtr(df, t)`` (Student's t
+  distribution function) are differentiated in their last argument only: ``d/dx gammainc(a, x) = x**(a - 1) exp(-x) / gamma(a)``. Their
   derivatives in the shape parameters (``a``, ``b``, ``df``) have no
   closed form: those gradients are ``nan``, so that a loss depending on
   them through a shape parameter shows it instead of getting a wrong
@@ -81,11 +82,11 @@ def betainc_slope(a, b, x):
 
 def stdtr_slope(df, t):
     """``d/dt stdtr(df, t)``, Student's t density with ``df`` degrees of
-    freedom."""
-    return np.exp(
-        scipy.special.gammaln((df + 1.0) / 2) - scipy.special.gammaln(df / 2)
-        - 0.5 * np.log(df * math.pi) - (df + 1.0) / 2 * np.log1p(t * t / df)
-    )
+    freedom (the normal density for ``df == inf``)."""
+    finite = np.where(np.isinf(df), 1.0, df)
+    log_t = (scipy.special.gammaln((finite + 1.0) / 2) - scipy.special.gammaln(finite / 2)
+             - 0.5 * np.log(finite * math.pi) - (finite + 1.0) / 2 * np.log1p(t * t / finite))
+    return np.exp(np.where(np.isinf(df), -0.5 * t * t - 0.5 * math.log(2 * math.pi), log_t))
 
 
 def no_slope(y):
@@ -262,6 +263,24 @@ def betainc(a, b, x):
 @pushforward(scipy.special.betainc)
 def betainc_push(y, a, b, x, *, da, db, dx):
     return runtime.shaped((da + db) * scipy_gamma.no_slope(y) + dx * scipy_gamma.betainc_slope(a, b, x), y)
+
+
+@adjoint(scipy.special.betaincc)
+def betaincc(a, b, x):
+    y = scipy.special.betaincc(a, b, x)
+
+    def back(dy):
+        return (
+            runtime.unbroadcast(dy * scipy_gamma.no_slope(y), a),
+            runtime.unbroadcast(dy * scipy_gamma.no_slope(y), b),
+            runtime.unbroadcast(-dy * scipy_gamma.betainc_slope(a, b, x), x),
+        )
+    return y, back
+
+
+@pushforward(scipy.special.betaincc)
+def betaincc_push(y, a, b, x, *, da, db, dx):
+    return runtime.shaped((da + db) * scipy_gamma.no_slope(y) - dx * scipy_gamma.betainc_slope(a, b, x), y)
 
 
 @adjoint(scipy.special.stdtr)
