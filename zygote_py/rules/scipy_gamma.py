@@ -34,10 +34,11 @@ Conventions:
   incomplete beta functions) and ``stdtr(df, t)`` (Student's t
   distribution function) are differentiated in their last argument only: ``d/dx gammainc(a, x) = x**(a - 1) exp(-x) / gamma(a)``. Their
   derivatives in the shape parameters (``a``, ``b``, ``df``) have no
-  closed form: those gradients are ``nan``, so that a loss depending on
-  them through a shape parameter shows it instead of getting a wrong
-  number (a shape parameter that is a constant, the common case, drops
-  them unseen). The last argument's derivative at ``x == 0`` is the
+  closed form: those gradients (tangents) are ``nan`` wherever the
+  cotangent (the tangent) is not 0, so that a loss depending on them
+  through a shape parameter shows it instead of getting a wrong number,
+  while a constant shape parameter, the common case, gets 0 or nothing
+  and brings no ``nan`` into other gradients, at any order. The last argument's derivative at ``x == 0`` is the
   limit from the right: ``inf`` for ``a < 1``.
 - ``betaln(a, b)``, ``beta(a, b)``, and the two-argument functions above,
   broadcast: each gradient is summed down to its argument's shape.
@@ -89,10 +90,14 @@ def stdtr_slope(df, t):
     return np.exp(np.where(np.isinf(df), -0.5 * t * t - 0.5 * math.log(2 * math.pi), log_t))
 
 
-def no_slope(y):
-    """The gradient of a shape parameter whose derivative has no closed form
-    here: ``nan``, of ``y``'s shape (see the module's docstring)."""
-    return np.full(np.shape(y), np.nan)
+def no_slope(t):
+    """The gradient (tangent) a shape parameter gets for the cotangent
+    (its own tangent) ``t``, where its derivative has no closed form here:
+    ``nan`` where ``t`` is not 0, and 0 where it is, so that a concrete zero
+    (a constant shape parameter, a nested derivative's unused output)
+    brings no ``nan`` (see the module's docstring). Constant in ``t``: a
+    derivative of it is 0, never ``nan``."""
+    return np.where(np.equal(t, 0), 0.0, np.nan)
 
 
 # --------------------------------------------------------------------------
@@ -219,7 +224,7 @@ def gammainc(a, x):
 
     def back(dy):
         return (
-            runtime.unbroadcast(dy * scipy_gamma.no_slope(y), a),
+            runtime.unbroadcast(scipy_gamma.no_slope(dy), a),
             runtime.unbroadcast(dy * scipy_gamma.gammainc_slope(a, x), x),
         )
     return y, back
@@ -227,7 +232,7 @@ def gammainc(a, x):
 
 @pushforward(scipy.special.gammainc)
 def gammainc_push(y, a, x, *, da, dx):
-    return runtime.shaped(da * scipy_gamma.no_slope(y) + dx * scipy_gamma.gammainc_slope(a, x), y)
+    return runtime.shaped(scipy_gamma.no_slope(da) + dx * scipy_gamma.gammainc_slope(a, x), y)
 
 
 @adjoint(scipy.special.gammaincc)
@@ -236,7 +241,7 @@ def gammaincc(a, x):
 
     def back(dy):
         return (
-            runtime.unbroadcast(dy * scipy_gamma.no_slope(y), a),
+            runtime.unbroadcast(scipy_gamma.no_slope(dy), a),
             runtime.unbroadcast(-dy * scipy_gamma.gammainc_slope(a, x), x),
         )
     return y, back
@@ -244,7 +249,7 @@ def gammaincc(a, x):
 
 @pushforward(scipy.special.gammaincc)
 def gammaincc_push(y, a, x, *, da, dx):
-    return runtime.shaped(da * scipy_gamma.no_slope(y) - dx * scipy_gamma.gammainc_slope(a, x), y)
+    return runtime.shaped(scipy_gamma.no_slope(da) - dx * scipy_gamma.gammainc_slope(a, x), y)
 
 
 @adjoint(scipy.special.betainc)
@@ -253,8 +258,8 @@ def betainc(a, b, x):
 
     def back(dy):
         return (
-            runtime.unbroadcast(dy * scipy_gamma.no_slope(y), a),
-            runtime.unbroadcast(dy * scipy_gamma.no_slope(y), b),
+            runtime.unbroadcast(scipy_gamma.no_slope(dy), a),
+            runtime.unbroadcast(scipy_gamma.no_slope(dy), b),
             runtime.unbroadcast(dy * scipy_gamma.betainc_slope(a, b, x), x),
         )
     return y, back
@@ -262,7 +267,8 @@ def betainc(a, b, x):
 
 @pushforward(scipy.special.betainc)
 def betainc_push(y, a, b, x, *, da, db, dx):
-    return runtime.shaped((da + db) * scipy_gamma.no_slope(y) + dx * scipy_gamma.betainc_slope(a, b, x), y)
+    unknown = scipy_gamma.no_slope(da) + scipy_gamma.no_slope(db)
+    return runtime.shaped(unknown + dx * scipy_gamma.betainc_slope(a, b, x), y)
 
 
 @adjoint(scipy.special.betaincc)
@@ -271,8 +277,8 @@ def betaincc(a, b, x):
 
     def back(dy):
         return (
-            runtime.unbroadcast(dy * scipy_gamma.no_slope(y), a),
-            runtime.unbroadcast(dy * scipy_gamma.no_slope(y), b),
+            runtime.unbroadcast(scipy_gamma.no_slope(dy), a),
+            runtime.unbroadcast(scipy_gamma.no_slope(dy), b),
             runtime.unbroadcast(-dy * scipy_gamma.betainc_slope(a, b, x), x),
         )
     return y, back
@@ -280,7 +286,8 @@ def betaincc(a, b, x):
 
 @pushforward(scipy.special.betaincc)
 def betaincc_push(y, a, b, x, *, da, db, dx):
-    return runtime.shaped((da + db) * scipy_gamma.no_slope(y) - dx * scipy_gamma.betainc_slope(a, b, x), y)
+    unknown = scipy_gamma.no_slope(da) + scipy_gamma.no_slope(db)
+    return runtime.shaped(unknown - dx * scipy_gamma.betainc_slope(a, b, x), y)
 
 
 @adjoint(scipy.special.stdtr)
@@ -289,7 +296,7 @@ def stdtr(df, t):
 
     def back(dy):
         return (
-            runtime.unbroadcast(dy * scipy_gamma.no_slope(y), df),
+            runtime.unbroadcast(scipy_gamma.no_slope(dy), df),
             runtime.unbroadcast(dy * scipy_gamma.stdtr_slope(df, t), t),
         )
     return y, back
@@ -297,7 +304,7 @@ def stdtr(df, t):
 
 @pushforward(scipy.special.stdtr)
 def stdtr_push(y, df, t, *, ddf, dt):
-    return runtime.shaped(ddf * scipy_gamma.no_slope(y) + dt * scipy_gamma.stdtr_slope(df, t), y)
+    return runtime.shaped(scipy_gamma.no_slope(ddf) + dt * scipy_gamma.stdtr_slope(df, t), y)
 
 
 # --------------------------------------------------------------------------
