@@ -186,6 +186,9 @@ def markdown() -> str:
         "their sources read in November 2026; see `AUTOGRAD` and `JAX` in `zygote_py/rules/catalog.py`).",
         "Conventions (kinks, ties, complex numbers) are in each rule module's docstring:",
         "`zygote_py/rules/`.",
+        "SciPy's rules (the `scipy.*` sections) load once the user imports that SciPy module;",
+        "\"its formula\": the function is differentiated, at any order, through a Python formula",
+        "of NumPy and special functions that have rules (`zygote_py/rules/scipy_stats.py`).",
     ]
     for section in order + sorted(set(rows) - set(order)):
         if section not in rows:

@@ -32,7 +32,8 @@ Conventions:
 - ``gammainc(a, x)`` and ``gammaincc(a, x)`` (the regularized incomplete
   gamma functions), ``betainc(a, b, x)`` and ``betaincc(a, b, x)`` (the
   incomplete beta functions) and ``stdtr(df, t)`` (Student's t
-  distribution function) are differentiated in their last argument only: ``d/dx gammainc(a, x) = x**(a - 1) exp(-x) / gamma(a)``. Their
+  distribution function) are differentiated in their last argument only:
+  ``d/dx gammainc(a, x) = x**(a - 1) exp(-x) / gamma(a)``. Their
   derivatives in the shape parameters (``a``, ``b``, ``df``) have no
   closed form: those gradients (tangents) are ``nan`` wherever the
   cotangent (the tangent) is not 0, so that a loss depending on them

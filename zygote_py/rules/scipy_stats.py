@@ -24,7 +24,8 @@ Conventions:
   0) outside the support, ``cdf``/``sf`` 0 or 1 there, and ``nan`` where
   a parameter is out of range (``scale <= 0``, ``df <= 0``...) or the point
   is ``nan``; at an infinite point ``logpdf`` (``logpmf``) is ``-inf``,
-  where SciPy's ``gamma`` (for ``a > 1``) and ``poisson`` give ``nan``. There the gradient is 0 (the value is constant), never
+  where SciPy's ``gamma`` (for ``a > 1``) and ``poisson`` give ``nan``.
+  There the gradient is 0 (the value is constant), never
   ``nan`` from a formula evaluated where it does not apply. The formulas
   compute in the arguments' precision (SciPy promotes to float64).
 - ``laplace``'s ``logpdf``, ``logcdf`` and ``logsf`` are formed in
