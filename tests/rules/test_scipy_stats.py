@@ -73,7 +73,7 @@ def test_keywords_and_defaults():
 
 
 def at(method, x, loc, scale, shapes):
-    # (shapes spelt out: a starred call's gradients are misplaced by the compiler, see the report)
+    # (spelt out: f(*shapes, x) misplaces the gradients of the arguments after the starred ones, a compiler bug)
     if len(shapes) == 0:
         return method(x, loc, scale)
     if len(shapes) == 1:
@@ -97,7 +97,8 @@ FIRST = {
     "logistic": lambda x, loc, scale: every(st.logistic, x, loc, scale, ()),
     "expon": lambda x, loc, scale: every(st.expon, x, loc, scale, ()),
     "t": lambda x, loc, scale, df: every(st.t, x, loc, scale, (3.5,)) + np.sum(st.t.logpdf(x, df, loc, scale) * df),
-    "gamma": lambda x, loc, scale, a: every(st.gamma, x, loc, scale, (1.7,)) + np.sum(st.gamma.pdf(x, a, loc, scale) * a),
+    "gamma": lambda x, loc, scale, a: (every(st.gamma, x, loc, scale, (1.7,))
+                                       + np.sum(st.gamma.pdf(x, a, loc, scale) * a)),
     "beta": lambda x, loc, scale, a, b: (every(st.beta, x, loc, scale, (2.3, 1.4))
                                          + np.sum(np.sin(st.beta.logpdf(x, a, b, loc, scale)) * a)),
 }
