@@ -129,6 +129,8 @@ def test_every_adjoint_rule_has_a_pushforward():
         fn = key.obj if isinstance(key, registry._ByIdentity) else key
         if entry is registry.NONDIFFERENTIABLE or registry.lookup_pushforward(fn) is not None or fn in handled:
             continue
+        if isinstance(entry, registry._Implementation):
+            continue  # differentiated through its formula, in both modes (scipy.stats.norm.logpdf)
         if getattr(entry, "__module__", "") == "zygote_py.rules.mutation" or fn is runtime.call_with_cells:
             continue  # made by the reverse transform's mutation and cell passes only
         missing.append(registry.display_name(fn))

@@ -6,6 +6,7 @@ Importing this package registers the built-in rules; rules registered
 afterwards, through :func:`adjoint` and :func:`nondifferentiable`, are the
 user's and override the built-in ones until :func:`remove`\\ d.
 """
+from . import registry
 from .registry import (
     adjoint,
     builtin_layer,
@@ -23,6 +24,8 @@ with builtin_layer():
     from . import hooks, mutation, nested
 
 registry.when_imported("scipy.special", "zygote_py.rules.scipy_special")
+registry.when_imported("scipy.special", "zygote_py.rules.scipy_gamma")
+registry.when_imported("scipy.stats", "zygote_py.rules.scipy_stats")
 
 __all__ = [
     "adjoint",

@@ -139,7 +139,7 @@ def _section(fn: Any) -> str:
     if name.startswith("np."):
         return "NumPy"
     if name.startswith("scipy."):
-        return ".".join(name.split(".")[:2])  # scipy.special, scipy.stats...
+        return ".".join(name.split(".")[:2])  # (scipy.special, scipy.stats: the module a user imports)
     if module in ("math", "cmath"):
         return module
     if name.startswith("zpy."):
@@ -189,6 +189,8 @@ def markdown() -> str:
         "SciPy's rules (the `scipy.*` sections, where SciPy is installed) are loaded once the",
         "program imports that SciPy module; SciPy's own source is never differentiated, so a",
         "SciPy function missing here raises `NoDerivativeRule` when a gradient reaches it.",
+        "\"its formula\": the function is differentiated, at any order, through a Python formula",
+        "of NumPy and special functions that have rules (`zygote_py/rules/scipy_stats.py`).",
     ]
     for section in order + sorted(set(rows) - set(order)):
         if section not in rows:

@@ -122,9 +122,11 @@ def load_lazy(everything: bool = False) -> bool:
     """Import the rule modules whose library has been imported (all that
     can be imported, when ``everything``: for the rules table). Returns
     whether any was."""
-    due = [lib for lib in _lazy if lib in sys.modules or everything]
-    for lib in due:
-        for rules in _lazy.pop(lib):
+    # (taken off the list before any is imported: a rule module's own
+    # registrations look entries up, which calls this again)
+    due = [_lazy.pop(lib) for lib in list(_lazy) if lib in sys.modules or everything]
+    for modules in due:
+        for rules in modules:
             with builtin_layer():
                 try:
                     importlib.import_module(rules)
