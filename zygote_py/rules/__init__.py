@@ -22,6 +22,8 @@ with builtin_layer():
     from . import numpy_arrays, numpy_calculus, numpy_ufuncs
     from . import hooks, mutation, nested
 
+registry.when_imported("scipy.linalg", "zygote_py.rules.scipy_linalg")
+
 __all__ = [
     "adjoint",
     "builtins",
