@@ -138,6 +138,8 @@ def _section(fn: Any) -> str:
         return "NumPy array methods"
     if name.startswith("np."):
         return "NumPy"
+    if name.startswith("scipy."):
+        return ".".join(name.split(".")[:2])  # (a section per SciPy module: scipy.linalg)
     if module in ("math", "cmath"):
         return module
     if name.startswith("zpy."):

@@ -19,7 +19,8 @@ Conventions (complex matrices follow :mod:`.numpy_linalg`'s):
   one triangle (without the diagonal when ``unit_diagonal``): the other
   entries get a zero gradient. ``solve`` and ``inv`` with ``assume_a``
   ``'diagonal'``, ``'tridiagonal'``, ``'upper triangular'`` or ``'lower
-  triangular'`` likewise. With ``assume_a=None`` (SciPy detects the
+  triangular'`` likewise (``inv(assume_a='diagonal')``, which keeps the
+  off-diagonal entries of its input, is refused). With ``assume_a=None`` (SciPy detects the
   structure) or ``'general'``/``'banded'``, every entry counts: a
   perturbation of a structured matrix's zeros makes SciPy solve the
   general system, whose derivative this is.
@@ -284,6 +285,24 @@ def solve_grads(dy, a, b, x, lower, assume_a, transposed):
     return numpy_linalg.fit(ga, a), gb
 
 
+def inverse_structure(assume_a):
+    """``assume_a``, after refusing ``inv(a, assume_a='diagonal')``, whose
+    result keeps ``a``'s off-diagonal entries (SciPy 1.17) rather than
+    being the inverse of the diagonal matrix it reads. (Returned, to be
+    used: the compiler drops unused calls of functions without
+    derivatives.)"""
+    if assume_a == "diagonal":
+        raise errors.NoDerivativeRule(
+            "scipy.linalg.inv(assume_a='diagonal') keeps the off-diagonal entries of its input: it is not "
+            "differentiated",
+            hint="invert the diagonal with 1 / np.diagonal(a) (np.diag(1 / np.diagonal(a)) for the matrix)",
+        )
+    return assume_a
+
+
+nondifferentiable(inverse_structure)
+
+
 def frechet(a, e):
     """``L(a, e)``, the derivative of ``expm`` at ``a`` along ``e``: the
     upper right block of ``expm([[a, e], [0, a]])``."""
@@ -293,8 +312,9 @@ def frechet(a, e):
     return scipy.linalg.expm(block)[..., :n, n:]
 
 
-def eigh_standard(b, type, subset_by_index, subset_by_value):
-    """Refuse the derivative of a generalized or partial eigenproblem."""
+def eigh_standard(lower, b, type, subset_by_index, subset_by_value):
+    """``lower``, after refusing the derivative of a generalized or partial
+    eigenproblem (returned, to be used: see :func:`inverse_structure`)."""
     if b is not None or type != 1 or subset_by_index is not None or subset_by_value is not None:
         raise errors.NoDerivativeRule(
             "scipy.linalg.eigh is differentiated for the standard problem of all eigenvalues only "
@@ -303,6 +323,7 @@ def eigh_standard(b, type, subset_by_index, subset_by_value):
             "eigh(solve_triangular(L, solve_triangular(L, a, lower=True).T, lower=True)) with "
             "L = cholesky(b, lower=True); take a subset of the eigenvalues by indexing them",
         )
+    return lower
 
 
 nondifferentiable(eigh_standard)
@@ -445,13 +466,14 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
 
     def back(dy):
         yh = numpy_linalg.mH(y)
-        return (numpy_linalg.fit(scipy_linalg.project(-(yh @ dy @ yh), assume_a), a), None, None, None, None)
+        g = scipy_linalg.project(-(yh @ dy @ yh), scipy_linalg.inverse_structure(assume_a))
+        return (numpy_linalg.fit(g, a), None, None, None, None)
     return y, back
 
 
 @pushforward(scipy.linalg.inv)
 def inv_push(y, a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False, da):
-    return -(y @ scipy_linalg.project(da, assume_a) @ y)
+    return -(y @ scipy_linalg.project(da, scipy_linalg.inverse_structure(assume_a)) @ y)
 
 
 @adjoint(scipy.linalg.det)
@@ -475,12 +497,12 @@ def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwr
                           subset_by_index=subset_by_index, subset_by_value=subset_by_value, driver=driver)
 
     def back(dy):
-        scipy_linalg.eigh_standard(b, type, subset_by_index, subset_by_value)
+        uplo = scipy_linalg.eigh_standard(lower, b, type, subset_by_index, subset_by_value)
         if eigvals_only:
-            v = scipy.linalg.eigh(a, lower=lower)[1]
+            v = scipy.linalg.eigh(a, lower=uplo)[1]
             return (numpy_linalg.fit((v * dy[..., None, :]) @ numpy_linalg.mH(v), a),
-                    None, None, None, None, None, None, None, None, None, None, None)
-        return (numpy_linalg.eigh_grad(dy, a, y), None, None, None, None, None, None, None, None, None, None, None)
+                    None, None, None, None, None, None, None, None, None, None)
+        return (numpy_linalg.eigh_grad(dy, a, y), None, None, None, None, None, None, None, None, None, None)
     return y, back
 
 
@@ -489,8 +511,7 @@ def eigh_push(y, a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False
               check_finite=True, subset_by_index=None, subset_by_value=None, driver=None, da):
     """As ``np.linalg.eigh``'s: with ``m = v^H sym(da) v``, ``Re(diag(m))``
     and ``v (F * m)``."""
-    scipy_linalg.eigh_standard(b, type, subset_by_index, subset_by_value)
-    w, v = scipy.linalg.eigh(a, lower=lower)
+    w, v = scipy.linalg.eigh(a, lower=scipy_linalg.eigh_standard(lower, b, type, subset_by_index, subset_by_value))
     m = numpy_linalg.mH(v) @ numpy_linalg.sym(da) @ v
     dw = np.real(np.diagonal(m, 0, -2, -1))
     if eigvals_only:
