@@ -23,6 +23,7 @@ with builtin_layer():
     from . import hooks, mutation, nested
 
 registry.when_imported("scipy.linalg", "zygote_py.rules.scipy_linalg")
+registry.when_imported("scipy.integrate", "zygote_py.rules.scipy_integrate")
 
 __all__ = [
     "adjoint",
