@@ -39,6 +39,10 @@ Conventions:
 - ``odeint(full_output=True)``: the solution is differentiated, the
   information dictionary not. ``Dfun`` (a Jacobian) is used by the
   forward solve only.
+- Forward mode through a right-hand side that captures values being
+  differentiated (a closure over the weights) is refused by the forward
+  compiler (a nested function passed on); pass such values through
+  ``args``, or use reverse mode, which takes the closure's gradient.
 - Real states only. Second derivatives (a gradient of a gradient, or
   forward over reverse) are not computed: they raise
   :class:`~zygote_py.errors.NoDerivativeRule`.
