@@ -186,11 +186,17 @@ def markdown() -> str:
         "their sources read in November 2026; see `AUTOGRAD` and `JAX` in `zygote_py/rules/catalog.py`).",
         "Conventions (kinks, ties, complex numbers) are in each rule module's docstring:",
         "`zygote_py/rules/`.",
-        "SciPy's rules (the `scipy.*` sections, where SciPy is installed) are loaded once the",
-        "program imports that SciPy module; SciPy's own source is never differentiated, so a",
-        "SciPy function missing here raises `NoDerivativeRule` when a gradient reaches it.",
-        "\"its formula\": the function is differentiated, at any order, through a Python formula",
-        "of NumPy and special functions that have rules (`zygote_py/rules/scipy_stats.py`).",
+        "",
+        "SciPy's rules (a section per SciPy module) load when the program imports that module;",
+        "SciPy's own source is never differentiated, so a SciPy function missing here raises",
+        "`NoDerivativeRule`. \"its formula\": the function is differentiated, at any order, through",
+        "a Python formula of NumPy and special functions that have rules (`scipy.stats`).",
+        "`scipy.linalg`: what SciPy reads is differentiated (one triangle, a",
+        "band), inputs read as symmetric get symmetrized gradients as in `np.linalg`, and",
+        "`cho_factor`'s unspecified triangle has no gradient. `scipy.integrate`'s `odeint` and",
+        "`solve_ivp` are differentiated by the adjoint method (reverse mode) and the tangent ODE",
+        "(forward mode), solved by SciPy with the call's own tolerances: accurate to them, not to",
+        "rounding; no second derivatives.",
     ]
     for section in order + sorted(set(rows) - set(order)):
         if section not in rows:

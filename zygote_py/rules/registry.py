@@ -363,10 +363,16 @@ def display_name(fn: Any) -> str:
 def _public_name(module: str, obj: Any) -> Optional[str]:
     """Where a library's user imports ``obj`` from: its module's path
     without the private parts (``scipy.special._logsumexp`` gives
-    ``scipy.special.logsumexp``), if that module holds ``obj``."""
-    public = ".".join(p for p in module.split(".") if not p.startswith("_"))
-    namespace = getattr(sys.modules.get(public), "__dict__", {})
-    name = getattr(obj, "__name__", None)
-    if name is None or namespace.get(name) is not obj:
-        name = next((n for n, v in namespace.items() if v is obj and not n.startswith("_")), None)
-    return None if name is None else f"{public}.{name}"
+    ``scipy.special.logsumexp``), or the nearest package above it, if
+    that module holds ``obj``."""
+    public = [p for p in module.split(".") if not p.startswith("_")]
+    while public:  # (scipy.integrate._ivp.ivp's solve_ivp: scipy.integrate.solve_ivp)
+        path = ".".join(public)
+        namespace = getattr(sys.modules.get(path), "__dict__", {})
+        name = getattr(obj, "__name__", None)
+        if name is None or namespace.get(name) is not obj:
+            name = next((n for n, v in namespace.items() if v is obj and not n.startswith("_")), None)
+        if name is not None:
+            return f"{path}.{name}"
+        public.pop()
+    return None
