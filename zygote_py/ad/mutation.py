@@ -1511,7 +1511,9 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
         if fn is operator.getitem and member(_made_by(st.args[0], defs, callee), _PAIRS) and st.args[0] not in held:
             if callee(defs[st.args[0]][1]) not in (mut.call_method, mut.call_changing):
                 return False
-            if _is_const(st.args[1], 1):  # (a method's value, which may be part of it: a number, checked when it runs)
+            if _is_const(st.args[1], 1) and not any(  # (a method's value, which may be part of it: a number,
+                    st.var in r.args and (member(callee(r), _ITERATORS) or callee(r) is iter)  # checked when it
+                    for _, r in defs.values()):  # runs; not d.values(), a view that a loop goes over)
                 items.append(st)
                 return False
             return True

@@ -116,6 +116,11 @@ def when_imported(library: str, rules: str) -> None:
     """Register the rule module ``rules`` (a module path) to be imported
     once ``library`` has been imported by someone else."""
     _lazy.setdefault(library, []).append(rules)
+    OPTIONAL_MODULES.append(rules)
+
+
+OPTIONAL_MODULES: list[str] = []
+"""Every rule module registered with :func:`when_imported`, loaded or not."""
 
 
 def load_lazy(everything: bool = False) -> bool:
