@@ -6,10 +6,10 @@ A tree is a tuple, list, namedtuple, dict (``OrderedDict``,
 fields (a dataclass instance, an object of a class of yours with a
 ``__dict__`` or ``__slots__``), of trees; ``None`` is a tree with no
 leaves; anything else is a leaf (an array, a number, a string, a
-function, an object that is not made by ``object.__new__``). A dict's leaves come
-in the order of its sorted keys, a rebuilt dict has its keys in the
-original order. An object is rebuilt as a copy of its class (``__init__``
-is not called) with the new values in its fields.
+function, an object that ``object.__new__`` does not make). A dict's
+leaves come in the order of its sorted keys, a rebuilt dict has its keys
+in the original order. An object is rebuilt as a copy of its class
+(``__init__`` is not called) with the new values in its fields.
 
 :func:`map` pairs a tree of parameters with its gradient, whose shapes
 follow each other (see ``zpy.gradient``): an object with its
@@ -36,6 +36,7 @@ __all__ = ["map", "leaves", "flatten", "unflatten", "structure", "TreeDef"]
 _DICTS = (dict, collections.OrderedDict, collections.defaultdict)
 """The dict types that are trees (another subclass of dict is a leaf, as
 it may not be rebuilt from its items)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class _Node:
@@ -284,10 +285,10 @@ def _children_like(node: _Node, other: Any, which: int, path: str) -> tuple:
         if node.cls is not theirs.cls or len(node.keys) != len(theirs.keys):
             raise differ(f"{_describe(node)} in the first, {_describe(theirs)} in tree {which}")
         return theirs.children
-    given = dict(zip(theirs.keys, theirs.children))
+    given, ours = dict(zip(theirs.keys, theirs.children)), set(node.keys)
     if node.kind == "dict":
         missing = [k for k in node.keys if k not in given]
-        extra = [k for k in theirs.keys if k not in set(node.keys)]
+        extra = [k for k in theirs.keys if k not in ours]
         if missing:
             raise differ(f"tree {which} has no key {missing[0]!r}", path + _entry(node, missing[0]))
         if extra:
@@ -297,7 +298,7 @@ def _children_like(node: _Node, other: Any, which: int, path: str) -> tuple:
         raise differ(f"{_describe(node)} in the first, {_describe(theirs)} in tree {which}")
     # fields: a Tangent has None for the fields it has no gradient for, and
     # may leave them out
-    extra = [k for k in theirs.keys if k not in set(node.keys) and (theirs.kind == "object" or given[k] is not None)]
+    extra = [k for k in theirs.keys if k not in ours and (theirs.kind == "object" or given[k] is not None)]
     if extra:
         raise differ(f"the first tree has no field {extra[0]!r}", path + f".{extra[0]}")
     if theirs.kind == "object":

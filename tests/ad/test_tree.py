@@ -12,7 +12,6 @@ one float leaf at a time.
 from __future__ import annotations
 
 import ast
-import collections
 import dataclasses
 import enum
 import functools
