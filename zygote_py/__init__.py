@@ -14,12 +14,13 @@ from .errors import (
     WrongArguments, ZygoteError,
 )
 from .tangent import Tangent
+from . import tree
 
 __version__ = "0.1.0"
 
 __all__ = [
     "gradient", "pullback", "value_and_gradient", "jvp", "pushforward", "differentiable", "Differentiable", "adjoint",
-    "roundtrip", "ir", "Tangent", "jacobian", "hvp", "hessian", "nestlevel", "stop_gradient", "hook", "checkpoint", "non_differentiable",
+    "roundtrip", "ir", "Tangent", "tree", "jacobian", "hvp", "hessian", "nestlevel", "stop_gradient", "hook", "checkpoint", "non_differentiable",
     "cache_dir", "CacheError",
     "ZygoteError", "UnsupportedSyntax", "SourceNotFound", "NoDerivativeRule", "NonScalarOutput", "BadTangent",
     "WrongArguments", "RecursionTooDeep",

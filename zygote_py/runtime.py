@@ -30,45 +30,9 @@ from .tangent import Tangent
 
 
 def accum(a: Any, b: Any) -> Any:
-    """The sum of two gradients of the same value, ``None`` being zero.
-
-    ``accum(None, b) is b`` and ``accum(a, None) is a``. Tuples and lists add
-    item by item (recursively, ``None`` items allowed) and must have the
-    same length; the result has ``a``'s kind (tuple or list), or is the
-    namedtuple either one is (a namedtuple's gradient read by index is a
-    plain tuple). Dicts (the gradients of dicts) add by key over the union
-    of their keys, tangents (of objects) by field. Anything else
-    adds with ``+``: numbers, and NumPy arrays, for which ``+`` makes a new
-    array, so a gradient that is shared — the same ``dy`` handed to several
-    arguments — is never changed in place.
-    """
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if isinstance(a, (tuple, list)):
-        if len(a) != len(b):
-            raise ValueError(
-                f"accum: gradients of lengths {len(a)} and {len(b)} for the same value"
-            )
-        items = [accum(x, y) for x, y in zip(a, b)]
-        if isinstance(a, list):
-            return items
-        kind = type(a) if hasattr(a, "_fields") else type(b)
-        return kind(*items) if hasattr(kind, "_fields") else tuple(items)
-    if isinstance(a, dict):
-        total = dict(a)
-        for key, value in b.items():
-            total[key] = accum(total.get(key), value)
-        return total
-    if isinstance(a, Tangent):
-        if not isinstance(b, Tangent):
-            raise TypeError(f"accum: the gradient of an object (a Tangent) and a {type(b).__name__}")
-        total = dict(tangent.values(a))
-        for key, value in tangent.values(b).items():
-            total[key] = accum(total.get(key), value)
-        return Tangent(**total)
-    return a + b
+    """The sum of two gradients of the same value, ``None`` being zero
+    (:func:`tangent.add`, by the name gradient code calls it by)."""
+    return tangent.add(a, b)
 
 
 def seed(y: Any) -> Any:

@@ -6,10 +6,16 @@ record with one entry per field of the object (``nothing`` in Zygote,
 object with a ``__dict__`` or ``__slots__``, and a closure (whose fields
 are its captured variables) get one. Tuples, lists, dicts and namedtuples
 get a gradient of their own kind instead.
+
+This module also owns the arithmetic of gradients of any of these shapes:
+:func:`add` (which gradient code calls as ``runtime.accum``) and
+:func:`leafwise`, on which ``Tangent``'s operators are built.
 """
 from __future__ import annotations
 
 import dataclasses
+import numbers
+import operator
 import types
 from typing import Any, Iterable
 
@@ -28,8 +34,13 @@ class Tangent:
     a pullback, or to compare against); ``Tangent(("a", "b", "c"), a=3.0)``
     also declares fields that have no gradient. Two tangents are equal when
     the same fields have gradients, and equal ones (``None`` is no
-    gradient). Tangents are immutable; :func:`zygote_py.runtime.accum` adds
-    two of them field by field."""
+    gradient). Tangents are immutable.
+
+    For an optimiser's arithmetic, ``g1 + g2`` and ``g1 - g2`` work field
+    by field (a field with no gradient on one side takes the other's, or
+    its negation), as do ``-g`` and ``g * c``, ``c * g``, ``g / c`` by a
+    number ``c``; fields holding lists, dicts or tangents are added or
+    scaled item by item."""
 
     __slots__ = ("_zpy_values",)
 
@@ -65,6 +76,28 @@ class Tangent:
 
     __hash__ = None  # type: ignore[assignment]
 
+    # (NumPy defers to the reflected method below for a NumPy number or
+    # array times a Tangent, rather than make an object array of it)
+    __array_ufunc__ = None
+
+    def __add__(self, other: Any) -> Any:
+        return add(self, other) if isinstance(other, Tangent) else NotImplemented
+
+    def __sub__(self, other: Any) -> Any:
+        return add(self, leafwise(operator.neg, other)) if isinstance(other, Tangent) else NotImplemented
+
+    def __neg__(self) -> Tangent:
+        return leafwise(operator.neg, self)
+
+    def __mul__(self, c: Any) -> Any:
+        return leafwise(lambda x: x * c, self) if isinstance(c, numbers.Number) else NotImplemented
+
+    def __rmul__(self, c: Any) -> Any:
+        return leafwise(lambda x: c * x, self) if isinstance(c, numbers.Number) else NotImplemented
+
+    def __truediv__(self, c: Any) -> Any:
+        return leafwise(lambda x: x / c, self) if isinstance(c, numbers.Number) else NotImplemented
+
     def __reduce__(self) -> tuple:
         # (copy, deepcopy and pickle: rebuilt from its values, so that no
         # __getattr__ runs on a Tangent that has none yet)
@@ -78,6 +111,62 @@ def _from_values(values: dict[str, Any]) -> Tangent:
     t = Tangent()
     object.__setattr__(t, "_zpy_values", dict(values))
     return t
+
+
+def add(a: Any, b: Any) -> Any:
+    """The sum of two gradients of the same value, ``None`` being zero.
+
+    ``add(None, b) is b`` and ``add(a, None) is a``. Tuples and lists add
+    item by item (recursively, ``None`` items allowed) and must have the
+    same length; the result has ``a``'s kind (tuple or list), or is the
+    namedtuple either one is (a namedtuple's gradient read by index is a
+    plain tuple). Dicts (the gradients of dicts) add by key over the union
+    of their keys, tangents (of objects) by field. Anything else
+    adds with ``+``: numbers, and NumPy arrays, for which ``+`` makes a new
+    array, so a gradient that is shared — the same ``dy`` handed to several
+    arguments — is never changed in place.
+    """
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, (tuple, list)):
+        if len(a) != len(b):
+            raise ValueError(f"gradients of lengths {len(a)} and {len(b)} for the same value cannot be added")
+        items = [add(x, y) for x, y in zip(a, b)]
+        if isinstance(a, list):
+            return items
+        kind = type(a) if hasattr(a, "_fields") else type(b)
+        return kind(*items) if hasattr(kind, "_fields") else tuple(items)
+    if isinstance(a, dict):
+        total = dict(a)
+        for key, value in b.items():
+            total[key] = add(total.get(key), value)
+        return total
+    if isinstance(a, Tangent):
+        if not isinstance(b, Tangent):
+            raise TypeError(f"the gradient of an object (a Tangent) and a {type(b).__name__} cannot be added")
+        total = dict(a._zpy_values)
+        for key, value in b._zpy_values.items():
+            total[key] = add(total.get(key), value)
+        return Tangent(**total)
+    return a + b
+
+
+def leafwise(fn: Any, g: Any) -> Any:
+    """``fn`` applied to each number or array in the gradient ``g``, whose
+    tuples, lists, namedtuples, dicts and tangents are kept, and ``None``
+    (no gradient) stays ``None``."""
+    if g is None:
+        return None
+    if isinstance(g, (tuple, list)):
+        items = [leafwise(fn, x) for x in g]
+        return type(g)(*items) if hasattr(g, "_fields") else type(g)(items)
+    if isinstance(g, dict):
+        return {k: leafwise(fn, v) for k, v in g.items()}
+    if isinstance(g, Tangent):
+        return _from_values({k: leafwise(fn, v) for k, v in g._zpy_values.items()})
+    return fn(g)
 
 
 def entries(t: Tangent) -> dict[str, Any]:
