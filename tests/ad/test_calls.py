@@ -29,6 +29,14 @@ def spread_in_the_middle(xs, y):
     return product(y, *xs)
 
 
+SHAPES = (2, 3)
+
+
+def constants_spread_before_it(x, c):
+    # (x's place in the call is known only when it runs: it was taken for the second, gradient 0)
+    return product(*SHAPES[:1], x, c=c) + product(*SHAPES, d=x * c)
+
+
 def tuple_display_with_a_star(xs, y):
     t = (y, *xs)
     return t[0] * t[1] * t[2]
@@ -53,6 +61,7 @@ def dict_reads(x, y):
     (spread_and_name, (1.5, 2.0)),
     (spread_a_dict, (1.5,)),
     (spread_in_the_middle, ([1.5], 2.0)),
+    (constants_spread_before_it, (1.5, -0.5)),
     (tuple_display_with_a_star, ([1.5, 2.0], 3.0)),
     (dict_display_with_two_stars, (1.5,)),
     (dict_reads, (1.5, -0.7)),

@@ -311,8 +311,8 @@ class _Reverse:
         return [self.f.names[p] for p in self.f.entry.args if p in changed]
 
     def _spread_calls(self) -> bool:
-        """``f(a, *xs, k=v, **m)`` with differentiated values among the
-        spread ones becomes ``call_spread(f, spread_positional(...),
+        """``f(a, *xs, k=v, **m)`` with differentiated values among its
+        arguments becomes ``call_spread(f, spread_positional(...),
         spread_keywords(...))``: three calls with rules, which send the
         gradients of the call's arguments back to the pieces they came
         from."""
@@ -321,7 +321,9 @@ class _Reverse:
             out = []
             for s in b.stmts:
                 spread = [a.value for a in s.args if isinstance(a, Starred)] + [v for k, v in s.kwargs if k is None]
-                if not any(isinstance(v, Var) and v in self.facts.active for v in spread):
+                given = [a.value if isinstance(a, Starred) else a for a in s.args] + [v for _, v in s.kwargs]
+                # (a differentiated argument placed after a spread one has a position known only when it runs)
+                if not spread or not any(isinstance(v, Var) and v in self.facts.active for v in given):
                     out.append(s)
                     continue
                 args, kwargs = self.f.new_var(), self.f.new_var()
