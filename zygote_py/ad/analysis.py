@@ -128,7 +128,7 @@ _LINEAR_VIEWS = runtime.LINEAR_ATTRIBUTES - {"flat"}  # (an iterator over the it
 
 
 def _array_valued(fn: Any) -> bool:
-    return isinstance(fn, np.ufunc) and fn.nout == 1 or member(fn, ARRAY_VALUED)
+    return isinstance(fn, np.ufunc) and fn.nout == 1 or member(fn, ARRAY_VALUED) or registry.is_array_valued(fn)
 
 
 _NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,

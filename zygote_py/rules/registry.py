@@ -269,6 +269,27 @@ def nondifferentiable(*fns: Any) -> None:
     _generation[0] += 1
 
 
+_array_valued: set = set()
+
+
+def array_valued(*fns: Any) -> None:
+    """Register library functions whose value, given arrays and numbers,
+    is one array or NumPy scalar (``scipy.special.softmax``), as the
+    compiler knows NumPy's reductions' to be: their results join the
+    arithmetic it emits plainly."""
+    _array_valued.update(key(fn) for fn in fns)
+
+
+def is_array_valued(fn: Any) -> bool:
+    """Whether ``fn`` is registered with :func:`array_valued`."""
+    if _lazy:
+        load_lazy()
+    try:
+        return key(fn) in _array_valued
+    except TypeError:
+        return False
+
+
 class _Implementation:
     """The registry entry of a function differentiated through a Python
     function that computes the same thing (see :func:`implemented_by`)."""

@@ -62,7 +62,7 @@ from zygote_py import errors
 # their qualified names, so that the compiler can inline them.
 from zygote_py.rules import numpy_linalg, scipy_linalg
 
-from .registry import adjoint, nondifferentiable, pushforward
+from .registry import adjoint, array_valued, nondifferentiable, pushforward
 
 # --------------------------------------------------------------------------
 # Helpers
@@ -567,3 +567,8 @@ def solve_sylvester(a, b, q):
 def solve_sylvester_push(y, a, b, q, *, da, db, dq):
     """``a dx + dx b = dq - da x - x db``."""
     return scipy.linalg.solve_sylvester(a, b, dq - da @ y - y @ db)
+
+
+array_valued(scipy.linalg.solve_triangular, scipy.linalg.cholesky, scipy.linalg.cho_solve, scipy.linalg.lu_solve,
+             scipy.linalg.solve, scipy.linalg.inv, scipy.linalg.det, scipy.linalg.expm, scipy.linalg.sqrtm,
+             scipy.linalg.solve_sylvester)

@@ -68,7 +68,7 @@ from zygote_py import runtime
 # that the compiler can inline the rules.
 from zygote_py.rules import scipy_special
 
-from .registry import adjoint, pushforward
+from .registry import adjoint, array_valued, pushforward
 
 # -- log-sum-exp and softmax -----------------------------------------------------
 
@@ -431,3 +431,6 @@ def zeta_slope(x, q):
         rising = rising * f1 * f2
         power = power / (a * a)
     return np.where(x < scipy_special.ZETA_SLOPE_FROM, np.nan, head + tail)
+
+
+array_valued(scipy.special.softmax, scipy.special.log_softmax, scipy.special.zeta)  # (logsumexp: return_sign=)
