@@ -520,13 +520,15 @@ def rule_vjp(rule: Callable, nargs: int) -> Callable:
 def copied(values: tuple, changed: Optional[int] = None) -> tuple:
     """``values`` with each list, dict, array and plain object (of a class
     written in Python, with a ``__dict__``) among them copied (one level
-    deep: code after the call may assign its items or fields), and each
+    deep: code after the call may assign its items or fields; through
+    tuples, which hold them as they are), and each
     :class:`EagerIterator` (at its position): their state at a call, for a
     :class:`Pullback`. ``changed``: the position of an object the call
     changes in place, which may be of any kind, and is copied whole, the
     same copy wherever it is among ``values``."""
     out = tuple(list(v) if type(v) is list else dict(v) if type(v) is dict else v.copy() if type(v) is np.ndarray
-                else copy.copy(v) if type(v) is EagerIterator or _plain_object(v) else v for v in values)
+                else copy.copy(v) if type(v) is EagerIterator or _plain_object(v)
+                else copied(v) if type(v) is tuple else v for v in values)  # (a tuple of a cell's list, say)
     if changed is None:
         return out
     obj = values[changed]

@@ -402,6 +402,36 @@ def test_an_item_changed_in_place_and_held_elsewhere_is_refused():
         zpy.gradient(passed_twice, {"w": a}, a, 3.0)
 
 
+def running_sums(xs):
+    s = [0.0]
+
+    def acc(x):
+        s[0] += x
+        return s[0]
+    return sum(map(acc, xs))
+
+
+def history_in_a_closure(x):
+    hist = []
+    state = {"v": x * 1.0}
+
+    def step(dt):
+        state["v"] = state["v"] * (1.0 - dt)
+        hist.append(np.sum(state["v"] ** 2))
+    for dt in (0.1, 0.2, 0.3):
+        step(dt)
+    return sum(hist) + sum(map(lambda h: h * 0.5, hist))
+
+
+def test_a_closure_keeping_state_in_a_captured_container():
+    """A nested function that changes an object it captures (``s[0] +=
+    x``, ``hist.append``) hands it back like a ``nonlocal`` it assigns;
+    ``map`` over it, read to its end, calls it where it is defined."""
+    assert zpy.gradient(running_sums, [1.0, 2.0, 3.0]) == ([3.0, 2.0, 1.0],)
+    check(running_sums, [0.5, -1.5, 2.0, 0.25])
+    check(history_in_a_closure, RNG.randn(3))
+
+
 def test_a_loop_changing_what_it_goes_over_reads_it_as_python_does():
     def doubled_in_turn(xs):
         for k in xs:

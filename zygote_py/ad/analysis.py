@@ -37,6 +37,7 @@ import numpy as np
 
 from .. import runtime
 from ..errors import UnsupportedSyntax
+from ..frontend.lower import MAPPED
 from ..ir import ops
 from ..ir.core import IR, Const, Operand, Starred, Statement, Var
 from ..ir.passes import member
@@ -562,10 +563,15 @@ def consumed_generators(ir: IR, facts: Facts) -> dict[tuple[str, int], Var]:
     defs = {s.var: s for s in stmts}
     generators = {s.var for s in stmts if facts.callee(s) is ops.make_scope and s.var in facts.active
                   and type(s.args[0].value).__name__ == "GeneratorExp"}
+    mapped = {s.var: s for s in stmts if facts.callee(s) is map and s.var in facts.active and len(s.args) >= 2
+              and not s.kwargs and not any(isinstance(a, Starred) for a in s.args)}
     found: dict[tuple[str, int], Var] = {}
     for c in stmts:
         fn = facts.callee(c)
         position = next((p for f, p in CONSUMERS.items() if f is fn), None)
+        if position is not None and len(c.args) > position and c.args[position] in mapped:
+            found[("map", MAPPED)] = mapped[c.args[position]].callee  # (map(f, xs): [f(x) for x in xs])
+            generators = generators | {c.args[position]}
         if position is None or len(c.args) <= position or c.args[position] not in generators:
             continue
         if any(isinstance(a, Starred) for a in c.args) or fn in (min, max) and len(c.args) != 1:

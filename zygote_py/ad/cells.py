@@ -50,8 +50,34 @@ def captured_names(node: Any) -> set[str]:
 
 
 def assigned_names(node: Any) -> set[str]:
-    """The names a nested function declares ``nonlocal`` (and may assign)."""
-    return {name for n in gast.walk(node) if isinstance(n, gast.Nonlocal) for name in n.names}
+    """The names a nested function declares ``nonlocal`` (and may assign),
+    and the captured names whose objects it changes in place (``s[0] +=
+    x``, ``hist.append(v)``, ``state.t = t``): a new value of the cell, as
+    far as the gradient goes, which the call hands back like an assigned
+    one."""
+    names = {name for n in gast.walk(node) if isinstance(n, gast.Nonlocal) for name in n.names}
+    return names | (_changed_in_place(node) & captured_names(node))
+
+
+_CHANGING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem",
+                     "sort", "reverse", "fill", "__setitem__"}
+
+
+def _changed_in_place(node: Any) -> set[str]:
+    """The names whose objects ``node``'s code changes: item and attribute
+    stores (``s[0] = v``, ``s[0] += v``), and calls of methods that change
+    lists, dicts and arrays (``s.append(v)``)."""
+    out = set()
+    for n in gast.walk(node):
+        targets = n.targets if isinstance(n, gast.Assign) else [n.target] if isinstance(n, gast.AugAssign) else []
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in _CHANGING_METHODS:
+            targets = [n.func]
+        for t in targets:
+            while isinstance(t, (gast.Subscript, gast.Attribute)):
+                t = t.value
+                if isinstance(t, gast.Name):
+                    out.add(t.id)
+    return out
 
 
 def default_values(s: Statement) -> dict[str, Operand]:

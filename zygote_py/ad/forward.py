@@ -353,7 +353,9 @@ class _Forward:
 
         values = [a for b in self.p.blocks.values() for a in b.args] + list(self.defs)
         self.mutated = {v for v in values if find(v) in spread(targets)}
-        held = {find(v) for v, s in self.defs.items() if self.facts.callee(s) in (ops.load_deref, ops.load_global)}
+        handed_back = {self.handed[n] for n in self.written}  # (a cell's value handed in, and out with its tangent)
+        held = {find(v) for v, s in self.defs.items()
+                if self.facts.callee(s) in (ops.load_deref, ops.load_global) and v not in handed_back}
         changed: set[Var] = set()
         while True:
             reached = spread([(obj, s) for obj, s in targets if any(
@@ -543,7 +545,8 @@ class _Forward:
                 or s.var in self.handed.values():
             out.append(copy)  # (the values and tangents of shared cells are handed to calls: see .cells)
             return
-        if fn is ops.make_scope and not analysis.consumed_generators(self.p, self.facts).keys() <= self.consumers:
+        if (fn is ops.make_scope or fn is map) \
+                and not analysis.consumed_generators(self.p, self.facts).keys() <= self.consumers:
             raise analysis.MoreConsumers(self.consumers | analysis.consumed_generators(self.p, self.facts).keys())
         if fn in (ops.make_function, ops.make_scope):
             raise self.refuse("a nested function or generator expression that reads a differentiated value",

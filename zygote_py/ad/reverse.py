@@ -221,8 +221,7 @@ class _Reverse:
                     pair = f.new_var()
                     b.stmts.append(Statement(pair, Const(ops.build_tuple), [b.term.value, f.entry.args[self.param_out]]))
                     b.term.value = pair
-        if self.cells_out:
-            cells.cells_out(f, self.cells_out)
+        self.cells_in_hand = set(cells.cells_out(f, self.cells_out).values()) if self.cells_out else set()
         return f
 
     def _share_cells(self, active: list[bool]) -> set[str]:
@@ -283,7 +282,7 @@ class _Reverse:
         at a time, each seen by the activity analysis before the next.
         Returns the names of the parameters changed."""
         frontend = {a for b in self.f.blocks.values() for a in b.args}
-        made: set[Var] = set()
+        made: set[Var] = set(self.cells_in_hand)  # (the cells' values a call hands over, and takes back changed)
         passed: set[int] = set()
         changed: set[Var] = set()
 
@@ -825,10 +824,11 @@ class _Reverse:
             if fn is ops.make_scope and analysis.read_without_gradient(self.f, s.var, self.facts):  # any(...)
                 out.append(s)
                 continue
-            if fn is ops.make_scope:  # one that _consume_generators could not make a list
+            if fn is ops.make_scope or fn is map:  # one that _consume_generators could not make a list
                 found = analysis.consumed_generators(self.f, self.facts)
                 if not found.keys() <= self.consumers:  # (active only once the mutation pass ran)
                     raise analysis.MoreConsumers(frozenset(self.consumers | found.keys()))
+            if fn is ops.make_scope:
                 raise UnsupportedSyntax(
                     "differentiating through a generator expression is not supported yet: its items are "
                     "computed where it is consumed, out of the gradient's reach",

@@ -219,11 +219,51 @@ class _ConsumedAsLists(gast.NodeVisitor):
             gen = node.args[position] if c == name and len(node.args) > position else None
             if isinstance(gen, gast.GeneratorExp):
                 node.args[position] = gast.copy_location(gast.ListComp(elt=gen.elt, generators=gen.generators), gen)
+            elif _mapped(gen) and ("map", MAPPED) in self.consumers:
+                comprehension = _mapped_as_list(gen)
+                for part in gast.walk(comprehension):  # (the new nodes stand at map's line)
+                    if not hasattr(part, "lineno") and "lineno" in getattr(part, "_attributes", ()):
+                        gast.copy_location(part, gen)
+                node.args[position] = comprehension
 
     def visit_FunctionDef(self, node: gast.AST) -> None:
         pass  # a nested function: its names are its own
 
     visit_Lambda = visit_FunctionDef
+
+
+MAPPED = -1
+"""The position that, in a consumer ``("map", MAPPED)``, says that a call
+``map(f, xs)`` read to its end by a consumer is read as the list
+comprehension ``[f(x) for x in xs]`` (so that ``f``, a nested function
+sharing variables with this one, is called where it is defined)."""
+
+
+def _mapped(node: Any) -> bool:
+    """Whether ``node`` is ``map(f, *iterables)`` with ``f`` a name or a
+    lambda (an expression that evaluating once per item changes nothing)."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "map" \
+        and len(node.args) >= 2 and not node.keywords and isinstance(node.args[0], (gast.Name, gast.Lambda)) \
+        and not any(isinstance(a, gast.Starred) for a in node.args)
+
+
+def _mapped_as_list(node: gast.Call) -> gast.ListComp:
+    """``[f(_m0) for _m0 in xs]``, or ``[f(_m0, _m1) for _m0, _m1 in zip(xs,
+    ys)]``, for ``map(f, xs[, ys])``; for a lambda of plain parameters,
+    its body over them (``[h * 0.5 for h in xs]``: a comprehension holding
+    a lambda would not be lowered inline)."""
+    f, n = node.args[0], len(node.args) - 1
+    a = f.args if isinstance(f, gast.Lambda) else None
+    plain = a is not None and not (a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg or a.defaults) \
+        and len(a.args) == n
+    names = [p.id for p in a.args] if plain else [f"_mapped_{i}" for i in range(n)]
+    if n == 1:
+        target, items = gast.Name(names[0], gast.Store(), None, None), node.args[1]
+    else:
+        target = gast.Tuple([gast.Name(n, gast.Store(), None, None) for n in names], gast.Store())
+        items = gast.Call(gast.Name("zip", gast.Load(), None, None), node.args[1:], [])
+    element = f.body if plain else gast.Call(f, [gast.Name(n, gast.Load(), None, None) for n in names], [])
+    return gast.ListComp(elt=element, generators=[gast.comprehension(target, items, [], 0)])
 
 
 # -- SSA construction (Braun et al. 2013) --------------------------------------

@@ -360,9 +360,9 @@ def forward_with_cells(f, shared, written, values, args):
     :class:`runtime.Pullback` that knows the values the cells held. The
     gradients of those values are the entries of the closure's gradient for
     those cells."""
-    kept = runtime.copied(args)
+    kept, held = runtime.copied(args), runtime.copied(values)  # (as they were: the call may change them in place)
     y, raw = runtime.forward_with_cells(f, shared, written, values, args)
-    pullback = runtime.Pullback(raw, f, kept, {}, cells=(shared, written, runtime.copied(values)))
+    pullback = runtime.Pullback(raw, f, kept, {}, cells=(shared, written, held))
 
     def back(dout):
         dy, dpullback = (None, None) if dout is None else dout
