@@ -8,6 +8,7 @@ from .api import (
 from .ad.diskcache import CacheError, cache_dir
 from .hooks import checkpoint, hook, non_differentiable, stop_gradient
 from .derivatives import hessian, hvp, jacobian
+from .transforms import grad, jacfwd, jacrev, value_and_grad, vjp
 from .runtime import nestlevel
 from .errors import (
     BadTangent, NoDerivativeRule, NonScalarOutput, RecursionTooDeep, SourceNotFound, UnsupportedSyntax,
@@ -19,7 +20,7 @@ from . import tree
 __version__ = "0.1.0"
 
 __all__ = [
-    "gradient", "pullback", "value_and_gradient", "jvp", "pushforward", "differentiable", "Differentiable", "adjoint",
+    "gradient", "pullback", "value_and_gradient", "jvp", "grad", "value_and_grad", "vjp", "jacfwd", "jacrev", "pushforward", "differentiable", "Differentiable", "adjoint",
     "roundtrip", "ir", "Tangent", "tree", "jacobian", "hvp", "hessian", "nestlevel", "stop_gradient", "hook", "checkpoint", "non_differentiable",
     "cache_dir", "CacheError",
     "ZygoteError", "UnsupportedSyntax", "SourceNotFound", "NoDerivativeRule", "NonScalarOutput", "BadTangent",

@@ -52,10 +52,12 @@ def _target(f: Callable, args: tuple) -> tuple[types.FunctionType, tuple]:
     return f, args
 
 
-def _called(f: Callable, *args: Any) -> Any:
-    """``f(*args)``: what is differentiated for a ``functools.partial``
-    (``runtime.J`` calls its function with the arguments it binds)."""
-    return f(*args)
+def _called(f: Callable, *args: Any, **kwargs: Any) -> Any:
+    """``f(*args, **kwargs)``: what is differentiated for a
+    ``functools.partial`` (``runtime.J`` calls its function with the
+    arguments it binds, which are constants: the partial is not
+    differentiated)."""
+    return f(*args, **kwargs)
 
 
 def ir(f: Callable) -> IR:
@@ -85,12 +87,30 @@ def roundtrip(f: Callable) -> Callable:
     return g
 
 
-def _compiled(fn: types.FunctionType, args: tuple) -> pipeline.Compiled:
-    active, numeric = pipeline.masks(fn, args, {})
+def _compiled(fn: types.FunctionType, args: tuple, kwargs: Optional[dict] = None,
+              positions: Optional[Any] = None) -> pipeline.Compiled:
+    """The compiled gradient of ``fn`` for the call ``fn(*args,
+    **kwargs)``. Keyword arguments are constants, and so are the positional
+    arguments not in ``positions`` (every one when it is ``None``): their
+    parameters are not differentiated, so code that is fine on constants
+    (``x.shape`` of data, an index array, a string) is compiled as such."""
+    kwargs = kwargs or {}
+    active, numeric = pipeline.masks(fn, args, kwargs)
+    if kwargs or positions is not None:
+        active = _restricted(fn, active, range(len(args)) if positions is None else positions)
     entry = pipeline.compiled(fn, active, numeric, False)
     if entry.changed_params:
         _check_unshared(fn, entry.signature, entry.changed_params, args)
     return entry
+
+
+def _restricted(fn: types.FunctionType, active: tuple, positions: Any) -> tuple:
+    """``active`` (one flag per parameter of ``fn``) with only the
+    parameters that take the positional arguments at ``positions`` left
+    differentiated (``*args`` takes those past the named ones)."""
+    named = fn.__code__.co_argcount
+    kept = {min(i, named) for i in positions}
+    return tuple(a and p in kept for p, a in enumerate(active))
 
 
 def _check_unshared(fn: types.FunctionType, sig: Any, changed: list[str], args: tuple) -> None:
@@ -133,28 +153,37 @@ def _base(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
-    """``(y, back)``: ``y = f(*args)`` and ``back(dy)``, the gradients of
-    the positional arguments (``None`` where no gradient flows) for an
-    output cotangent ``dy``. ``back`` may be called more than once. A
-    function with a registered rule (``@zpy.adjoint``) uses it; one
-    registered non-differentiable gives no gradients."""
+def pullback(f: Callable, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable]:
+    """``(y, back)``: ``y = f(*args, **kwargs)`` and ``back(dy)``, the
+    gradients of the positional arguments (``None`` where no gradient
+    flows) for an output cotangent ``dy``; keyword arguments are constants.
+    ``back`` may be called more than once. A function with a registered
+    rule (``@zpy.adjoint``) uses it; one registered non-differentiable
+    gives no gradients."""
+    return _pullback(f, args, kwargs, None)
+
+
+def _pullback(f: Callable, args: tuple, kwargs: dict, wanted: Optional[tuple]) -> tuple[Any, Callable]:
+    """:func:`pullback`, differentiating only the positional arguments at
+    ``wanted`` (every one for ``None``): the others get ``None``."""
     plain = f.__wrapped__ if isinstance(f, Differentiable) else f
-    rule = registry.lookup(plain)
-    if rule is not None:
-        return rule(*args)
-    if registry.is_nondifferentiable(plain):
-        return plain(*args), lambda dy: (None,) * len(args)
+    if registry.lookup(plain) is not None or registry.is_nondifferentiable(plain):
+        y, back_rule = runtime.J(plain, *args, **kwargs)  # (J applies the rule with keyword arguments too)
+
+        def back_by_rule(dy):
+            grads = back_rule(dy)  # (indexed, not sliced: it may be the endless run of None)
+            return _only(wanted, tuple(grads[1 + i] for i in range(len(args))))
+        return y, back_by_rule
     fn, full = _target(f, args)
-    _check_arity(fn, full)
+    _check_arity(fn, full, kwargs)
+    skip = len(full) - len(args)
     try:
-        entry = _compiled(fn, full)
+        entry = _compiled(fn, full, kwargs, _positions(skip, len(args), wanted))
         forward = runtime.nested(entry.forward_function(fn))
-        y, back = forward(*full)
+        y, back = forward(*full, **kwargs)
     except RecursionError as e:
         raise _too_deep(e, f) from None
     sig = entry.signature
-    skip = len(full) - len(args)
     state = {"back": back}
 
     def back_user(dy):
@@ -162,22 +191,41 @@ def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
         try:
             b = state.pop("back", None)
             if b is None:  # stacks were consumed by the first call: record again
-                _, b = forward(*full)
-            grads = pipeline.call_grads(sig, len(full), [], b(dy))
+                _, b = forward(*full, **kwargs)
+            grads = pipeline.call_grads(sig, len(full), list(kwargs), b(dy))
         except RecursionError as e:
             raise _too_deep(e, f) from None
-        return _user_gradients(args, grads[skip:])
+        return _user_gradients(args, grads[skip:len(full)])
 
     return y, back_user
 
 
-def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
-    """``(f(*primals), J @ tangents)``: the value and its directional
-    derivative along ``tangents`` (one per primal, of its shape; ``None``
-    for a primal held fixed), by forward mode: ``f``'s IR with every value
-    followed by its tangent (see :mod:`zygote_py.ad.forward`). The
+def _positions(skip: int, n: int, wanted: Optional[tuple]) -> range | list[int]:
+    """The positions in the full call (a bound method's ``self``, a
+    partial's function first: ``skip`` of them, constants) of the ``n``
+    arguments given, or of those at ``wanted``."""
+    return range(skip, skip + n) if wanted is None else [skip + i for i in wanted]
+
+
+def _only(wanted: Optional[tuple], grads: tuple) -> tuple:
+    """``grads`` with ``None`` for the arguments not at ``wanted``."""
+    return grads if wanted is None else tuple(g if i in wanted else None for i, g in enumerate(grads))
+
+
+def jvp(f: Callable, primals: tuple, tangents: tuple, **kwargs: Any) -> tuple[Any, Any]:
+    """``(f(*primals, **kwargs), J @ tangents)``: the value and its
+    directional derivative along ``tangents`` (one per primal, of its
+    shape; ``None`` for a primal held fixed), by forward mode: ``f``'s IR
+    with every value followed by its tangent (see
+    :mod:`zygote_py.ad.forward`). Keyword arguments are constants. The
     tangents passed in are left as they are: changes made in place to a
     primal are mirrored on copies of its tangent."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        bad = primals if not isinstance(primals, (tuple, list)) else tangents
+        raise WrongArguments(
+            f"jvp: primals must be a tuple (or list) of the arguments, and tangents one of their tangents, "
+            f"not a {type(bad).__name__}", function=getattr(f, "__qualname__", None),
+            hint="write zpy.jvp(f, (x,), (v,)) for one argument")
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ValueError(f"jvp: {len(primals)} primals and {len(tangents)} tangents")
@@ -185,13 +233,14 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     plain = f.__wrapped__ if isinstance(f, Differentiable) else f
     _NEST[0] += 1
     try:
-        if isinstance(plain, (types.FunctionType, types.MethodType)) and registry.lookup(plain) is None \
-                and registry.lookup_pushforward(plain) is None and not registry.is_nondifferentiable(plain):
+        if isinstance(plain, (types.FunctionType, types.MethodType)) \
+                and registry.lookup(plain) is None and registry.lookup_pushforward(plain) is None \
+                and not registry.is_nondifferentiable(plain):
             fn, full = _target(plain, primals)
-            _check_arity(fn, full)
-            skip = len(full) - len(primals)
-            return pipeline.call_jvp(fn, full, {}, (None,) * skip + tangents, {}, entry=True)
-        return runtime.push(plain, primals, {}, tangents, {})
+            _check_arity(fn, full, kwargs)
+            skip = len(full) - len(primals)  # (a bound method's object, a partial: constants)
+            return pipeline.call_jvp(fn, full, kwargs, (None,) * skip + tangents, {}, entry=True)
+        return runtime.push(plain, primals, kwargs, tangents, {})
     except ZygoteError as e:
         raise _located(e, f) from None
     except RecursionError as e:
@@ -295,11 +344,18 @@ def _too_deep(e: RecursionError, f: Callable) -> ZygoteError:
     return _located(deep.with_traceback(e.__traceback__), f)
 
 
-def _check_arity(fn: types.FunctionType, args: tuple) -> None:
+def _check_arity(fn: types.FunctionType, args: tuple, kwargs: Optional[dict] = None) -> None:
     """Raise :class:`WrongArguments` unless ``fn`` takes ``len(args)``
-    positional arguments (the emitted code's own TypeError would name the
-    emitted function)."""
+    positional arguments and the keyword arguments ``kwargs`` (the emitted
+    code's own TypeError would name the emitted function)."""
     code = fn.__code__
+    if kwargs:
+        try:
+            inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError as e:
+            raise WrongArguments(f"{fn.__name__}(): {e}", function=fn.__qualname__, filename=code.co_filename,
+                                 line=code.co_firstlineno) from None
+        return
     most = code.co_argcount
     least = most - len(fn.__defaults__ or ())
     if least <= len(args) and (len(args) <= most or code.co_flags & inspect.CO_VARARGS):
@@ -382,16 +438,17 @@ def _dense(args: tuple, grads: tuple) -> tuple:
     return grads
 
 
-def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
-    """``(f(*args), gradient(f, *args))`` from one run of the fused gradient
-    function (the forward pass followed by the pullback's body)."""
-    hit = _fast(f, args, _FAST)
+def value_and_gradient(f: Callable, /, *args: Any, **kwargs: Any) -> tuple[Any, tuple]:
+    """``(f(*args, **kwargs), gradient(f, *args, **kwargs))`` from one run
+    of the fused gradient function (the forward pass followed by the
+    pullback's body)."""
+    hit = None if kwargs else _fast(f, args, _FAST)
     _NEST[0] += 1
     try:
         if hit is not None:
             y, grads = hit[0](*args)
             return y, grads if hit[4] is None else _dense(args, grads)
-        return _value_and_gradient(f, args, True)
+        return _value_and_gradient(f, args, kwargs, True)
     except ZygoteError as e:
         raise _located(e, f) from None
     except RecursionError as e:
@@ -400,16 +457,17 @@ def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
         _NEST[0] -= 1
 
 
-def gradient(f: Callable, *args: Any) -> tuple:
+def gradient(f: Callable, /, *args: Any, **kwargs: Any) -> tuple:
     """The gradient of a real-scalar-valued ``f`` at ``args``: one entry per
-    positional argument, ``None`` where no gradient flows."""
-    hit = _fast(f, args, _FAST_GRADIENTS)
+    positional argument, ``None`` where no gradient flows. Keyword
+    arguments are constants."""
+    hit = None if kwargs else _fast(f, args, _FAST_GRADIENTS)
     _NEST[0] += 1
     try:
         if hit is not None:
             grads = hit[0](*args)[1]
             return grads if hit[4] is None else _dense(args, grads)
-        return _value_and_gradient(f, args, False)[1]
+        return _value_and_gradient(f, args, kwargs, False)[1]
     except ZygoteError as e:
         raise _located(e, f) from None
     except RecursionError as e:
@@ -418,35 +476,53 @@ def gradient(f: Callable, *args: Any) -> tuple:
         _NEST[0] -= 1
 
 
-def _value_and_gradient(f: Callable, args: tuple, value: bool) -> tuple[Any, tuple]:
+def _value_and_gradient(f: Callable, args: tuple, kwargs: dict, value: bool) -> tuple[Any, tuple]:
     """The general path: compile (or find) the gradient function, and
     remember it for calls with arguments of the same types when those types
     alone decide what is differentiated. ``value=False``: the value may be
     ``None``, not computed."""
+    y, grads, binding = gradient_call(f, args, kwargs, None, value)
+    if binding is not None:
+        cache = _FAST if value else _FAST_GRADIENTS
+        if len(cache) >= _FAST_LIMIT:
+            cache.clear()
+        cache[(f, *map(_kind, args))] = binding
+    return y, grads
+
+
+def gradient_call(f: Callable, args: tuple, kwargs: dict, wanted: Optional[tuple],
+                  value: bool) -> tuple[Any, tuple, Optional[tuple]]:
+    """``(y, gradients, binding)`` of the call ``f(*args, **kwargs)``: one
+    gradient per positional argument, differentiating only those at
+    ``wanted`` (every one for ``None``; the others, and the keyword
+    arguments, are constants with no gradient). ``binding`` is what the
+    fast paths keep (:func:`_fast`; ``zpy.grad``'s functions) to call the
+    compiled gradient function directly for arguments of the same kinds
+    (without keyword arguments), or ``None`` where the kinds alone do not
+    decide what is compiled. ``value=False``: ``y`` may be ``None``, not
+    computed. Runs outside the differentiation count (the caller's
+    ``NEST``)."""
     plain = f.__wrapped__ if isinstance(f, Differentiable) else f
     if registry.lookup(plain) is not None or registry.is_nondifferentiable(plain):
-        y, back = pullback(f, *args)
-        return y, back(runtime.seed(y))
+        y, back = _pullback(f, args, kwargs, wanted)
+        return y, back(runtime.seed(y)), None
     fn, full = _target(f, args)
-    _check_arity(fn, full)
-    entry = _compiled(fn, full)
+    _check_arity(fn, full, kwargs)
+    skip = len(full) - len(args)
+    entry = _compiled(fn, full, kwargs, None if wanted is None and not skip else _positions(skip, len(args), wanted))
     g = entry.gradient_function(fn, value)
-    y, grads = g(*full)
+    y, grads = g(*full, **kwargs)
     sig = entry.signature
     simple = sig.vararg is None and sig.kwarg is None and not sig.kwonly
     checks = entry.global_checks(fn)
     if (
-        simple and checks is not None and full is args and len(args) == len(sig.names()) and not entry.changed_params
-        and all(isinstance(a, _SCALAR_TYPES) or type(a) is np.ndarray for a in args)
+        simple and checks is not None and full is args and not kwargs and len(args) == len(sig.names())
+        and not entry.changed_params and all(isinstance(a, _SCALAR_TYPES) or type(a) is np.ndarray for a in args)
     ):
-        cache = _FAST if value else _FAST_GRADIENTS
-        if len(cache) >= _FAST_LIMIT:
-            cache.clear()
         arrays = any(type(a) is np.ndarray for a in args) or None
-        cache[(f, *map(_kind, args))] = (g, fn.__globals__, checks, entry.generation, arrays)
-        return y, (grads if arrays is None else _user_gradients(args, grads))
-    skip = len(full) - len(args)
-    return y, _user_gradients(args, pipeline.call_grads(sig, len(full), [], grads)[skip:])
+        return y, (grads if arrays is None else _user_gradients(args, grads)), \
+            (g, fn.__globals__, checks, entry.generation, arrays)
+    return y, _user_gradients(args, pipeline.call_grads(sig, len(full), list(kwargs), grads)[skip:len(full)]), None
 
 
 def _user_gradients(args: tuple, grads: list) -> tuple:
@@ -469,19 +545,21 @@ class Differentiable:
         return self.__wrapped__(*args, **kwargs)
 
     def __get__(self, obj, owner=None):
-        return self if obj is None else types.MethodType(self, obj)
+        # (on an object: the bound method, differentiable like a function;
+        # model.loss.gradient(x) differentiates x, the object a constant)
+        return self if obj is None else Differentiable(types.MethodType(self.__wrapped__, obj))
 
-    def gradient(self, *args: Any) -> tuple:
+    def gradient(self, *args: Any, **kwargs: Any) -> tuple:
         self._last = args
-        return gradient(self.__wrapped__, *args)
+        return gradient(self.__wrapped__, *args, **kwargs)
 
-    def pullback(self, *args: Any) -> tuple[Any, Callable]:
+    def pullback(self, *args: Any, **kwargs: Any) -> tuple[Any, Callable]:
         self._last = args
-        return pullback(self.__wrapped__, *args)
+        return pullback(self.__wrapped__, *args, **kwargs)
 
-    def jvp(self, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+    def jvp(self, primals: tuple, tangents: tuple, **kwargs: Any) -> tuple[Any, Any]:
         self._last_jvp = (tuple(primals), tuple(tangents))
-        return jvp(self.__wrapped__, primals, tangents)
+        return jvp(self.__wrapped__, primals, tangents, **kwargs)
 
     @property
     def jvp_source(self) -> str:
@@ -498,9 +576,9 @@ class Differentiable:
         return ir(self.__wrapped__)
 
     def _compiled(self) -> pipeline.Compiled:
-        fn = self.__wrapped__
+        fn, full = _target(self.__wrapped__, self._last or ())
         if self._last is not None:
-            return _compiled(fn, self._last)
+            return _compiled(fn, full)
         n = len(pipeline.primal_ir(fn).signature.names())
         return pipeline.compiled(fn, (True,) * n, (NUMBER,) * n, False)
 

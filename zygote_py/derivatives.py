@@ -10,89 +10,213 @@ and Hessians.
   forward mode refuses that code, they fall back to reverse-over-reverse,
   the gradient of the directional derivative ``gradient(f, x) · v`` (see
   :mod:`zygote_py.rules.nested`).
+
+Every one takes pytrees (``zpy.tree``'s: tuples, lists, dicts,
+namedtuples, objects through their fields) as arguments and outputs, and
+lays its result out as JAX does: the output's structure, then at each of
+its leaves the input's (``hessian(f, {"w": w, "s": s})["w"]["s"]``); an
+object's place holds a ``Tangent``, as its gradient does. A leaf that is
+no float (an ``int``, a boolean mask, a string) has no derivative: its
+blocks are ``None``. Keyword arguments are constants.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import functools
+from typing import Any, Callable, Optional
 
 import numpy as np
 
-from . import runtime, tangent
-from .api import _located, gradient, jvp, pullback
-from .errors import ZygoteError
+from . import runtime, tangent, tree
+from .api import _located, _pullback, gradient, jvp
+from .errors import WrongArguments, ZygoteError
 from .tangent import Tangent
 
 
-def jacobian(f: Callable, *args: Any) -> tuple:
+def jacobian(f: Callable, /, *args: Any, **kwargs: Any) -> tuple:
     """The Jacobian of ``f`` at ``args``: for each positional argument, an
     array of shape ``np.shape(f(*args)) + np.shape(arg)`` (as JAX and
-    autograd lay it out), zeros where no derivative flows. Forward mode
-    when the output is larger than the inputs, else reverse mode."""
-    y = f(*args)
-    if np.size(y) > sum(np.size(a) for a in args):
+    autograd lay it out), zeros where no derivative flows; for pytrees, the
+    output's structure holding at each leaf a tuple of the arguments'
+    structures. Forward mode when the output is larger than the inputs,
+    else reverse mode."""
+    wanted = tuple(range(len(args)))
+    y = f(*args, **kwargs)
+    if _size(y) > _size(args):
         try:
-            return _jacobian_forward(f, args, np.shape(y))
+            return _jacobian_forward(f, args, kwargs, wanted, y)
         except ZygoteError:
             pass  # (what forward mode refuses, reverse mode may not)
-    return _jacobian_reverse(f, args)
+    return _jacobian_reverse(f, args, kwargs, wanted)
 
 
-def _jacobian_forward(f: Callable, args: tuple, shape: tuple) -> tuple:
+def _size(x: Any) -> int:
+    """The number of float elements in the tree ``x``."""
+    return sum(int(np.size(v)) for v in tree.leaves(x) if is_float(v))
+
+
+def is_float(v: Any) -> bool:
+    """Whether the leaf ``v`` has derivatives: a float or complex number
+    or array."""
+    if isinstance(v, np.ndarray):
+        return v.dtype.kind in "fc"
+    return isinstance(v, (float, complex, np.floating, np.complexfloating))
+
+
+def shaped(x: Any) -> Any:
+    """The tree ``x`` with each object (a dataclass, an object of a class
+    of the user's) as a ``Tangent`` of its fields: the structure its
+    gradients and tangents have, with ``x``'s leaves."""
+    node = tree._node(x)  # (zpy.tree's reading of a node, so that the leaves come in its order)
+    if node is None or node.kind == "none":
+        return x
+    children = [shaped(c) for c in node.children]
+    if node.kind == "object":
+        return Tangent(node.keys, **dict(zip(node.keys, children)))
+    return tree._build(node, children)
+
+
+_ABSENT = object()
+
+
+def leaves_like(template: Any, g: Any) -> list:
+    """The leaves of the gradient (or tangent) ``g`` of the tree whose
+    :func:`shaped` form is ``template``, in ``template``'s leaf order:
+    ``None`` where ``g`` has none (a ``None`` subtree: no gradient)."""
+    marked = tree.map(lambda _: _ABSENT, template)
+    found = tree.map(lambda _, v: v, marked, g)
+    return [None if v is _ABSENT else v for v in tree.leaves(found)]
+
+
+def _unit(x: Any, k: tuple) -> Any:
+    """The unit tangent of the leaf ``x`` at its element ``k``, of ``x``'s
+    kind: a float for a number, an array of ``x``'s shape otherwise."""
+    if not isinstance(x, np.ndarray):
+        return 1.0
+    e = np.zeros(x.shape, dtype=float)
+    e[k] = 1.0
+    return e
+
+
+def _zero(x: Any) -> Any:
+    return np.zeros(x.shape) if isinstance(x, np.ndarray) else 0.0
+
+
+def _directions(xs: list) -> list[tuple[int, tuple, list]]:
+    """``(leaf, element, leaves)`` for each element of each float leaf of
+    ``xs``: the leaves of the unit direction along it (zeros at the other
+    float leaves, ``None`` at the others)."""
     out = []
-    for i, a in enumerate(args):
-        columns = []
-        for k in np.ndindex(np.shape(a)):
-            e = np.zeros(np.shape(a))
-            e[k] = 1.0
-            tangents = tuple(_unit(e, a) if j == i else None for j in range(len(args)))
-            columns.append(np.asarray(jvp(f, args, tangents)[1], dtype=float))
-        out.append(np.stack(columns, axis=-1).reshape(shape + np.shape(a)) if columns
-                   else np.zeros(shape + np.shape(a)))
-    return tuple(out)
+    for i, x in enumerate(xs):
+        if is_float(x):
+            for k in np.ndindex(np.shape(x)):
+                out.append((i, k, [(_unit(v, k) if j == i else _zero(v)) if is_float(v) else None
+                                   for j, v in enumerate(xs)]))
+    return out
 
 
-def _unit(e: np.ndarray, a: Any) -> Any:
-    """The unit tangent ``e`` in ``a``'s kind: a float for a number."""
-    return e if isinstance(a, np.ndarray) else float(e)
+def _inputs(args: tuple, wanted: tuple | int) -> Any:
+    """The differentiated arguments as one tree: the argument at ``wanted``
+    for an int, a tuple of those at ``wanted`` for a tuple."""
+    return args[wanted] if isinstance(wanted, int) else tuple(args[i] for i in wanted)
 
 
-def _jacobian_reverse(f: Callable, args: tuple) -> tuple:
-    y, back = pullback(f, *args)
-    shape = np.shape(y)
-    rows = []
-    for k in np.ndindex(shape):
-        e = np.zeros(shape)
-        e[k] = 1.0
-        rows.append(back(e if shape else 1.0))
-    return tuple(
-        np.stack([np.zeros(np.shape(a)) if r[i] is None else np.asarray(r[i], dtype=float) for r in rows])
-        .reshape(shape + np.shape(a))
-        for i, a in enumerate(args)
-    )
+def _per_argument(t: Any, wanted: tuple | int, n: int) -> tuple:
+    """One tangent per argument of ``n`` from ``t``, the tangent of the
+    arguments at ``wanted`` (see :func:`_inputs`); ``None`` for the
+    others."""
+    given = {wanted: t} if isinstance(wanted, int) else dict(zip(wanted, t))
+    return tuple(given.get(j) for j in range(n))
 
 
-def hvp(f: Callable, primals: tuple, vectors: tuple) -> tuple:
+def _jacobian_forward(f: Callable, args: tuple, kwargs: dict, wanted: tuple | int, y: Any) -> Any:
+    """The Jacobian by forward mode: one ``jvp`` per element of the float
+    leaves of the arguments at ``wanted``; ``y`` is ``f``'s output."""
+    inputs = shaped(_inputs(args, wanted))
+    xs, xdef = tree.flatten(inputs)
+    ys, ydef = tree.flatten(shaped(y))
+    columns: list[list[list]] = [[[] for _ in xs] for _ in ys]  # [output leaf][input leaf] → its columns
+    for i, _, unit in _directions(xs):
+        dy = jvp(f, args, _per_argument(tree.unflatten(xdef, unit), wanted, len(args)), **kwargs)[1]
+        for o, d in enumerate(leaves_like(shaped(y), dy)):
+            columns[o][i].append(None if d is None else np.asarray(d))
+    return tree.unflatten(ydef, [tree.unflatten(xdef, [_columns(columns[o][i], yl, x) for i, x in enumerate(xs)])
+                                 for o, yl in enumerate(ys)])
+
+
+def _columns(cols: list, y: Any, x: Any) -> Optional[np.ndarray]:
+    """A forward-mode block: the columns (tangents of the output leaf
+    ``y``, one per element of ``x``) side by side."""
+    if not (is_float(y) and is_float(x)):
+        return None
+    shape = np.shape(y) + np.shape(x)
+    if not cols:
+        return np.zeros(shape)
+    return np.stack([np.zeros(np.shape(y)) if c is None else np.broadcast_to(c, np.shape(y)) for c in cols],
+                    axis=-1).reshape(shape)
+
+
+def _jacobian_reverse(f: Callable, args: tuple, kwargs: Optional[dict] = None,
+                      wanted: Optional[tuple | int] = None) -> Any:
+    """The Jacobian by reverse mode: one pullback per element of the
+    float leaves of ``f``'s output (``wanted``: every argument, by
+    default)."""
+    kwargs = kwargs or {}
+    wanted = tuple(range(len(args))) if wanted is None else wanted
+    nums = (wanted,) if isinstance(wanted, int) else wanted
+    y, back = _pullback(f, args, kwargs, nums)
+    inputs = shaped(_inputs(args, wanted))
+    xs, xdef = tree.flatten(inputs)
+    ys, ydef = tree.flatten(shaped(y))
+    rows: list[list[list]] = [[[] for _ in xs] for _ in ys]  # [output leaf][input leaf] → its rows
+    for o, _, unit in _directions(ys):
+        grads = back(tree.unflatten(ydef, unit))
+        for i, g in enumerate(leaves_like(inputs, _inputs(grads, wanted))):
+            rows[o][i].append(None if g is None else np.asarray(g))
+    return tree.unflatten(ydef, [tree.unflatten(xdef, [_rows(rows[o][i], yl, x) for i, x in enumerate(xs)])
+                                 for o, yl in enumerate(ys)])
+
+
+def _rows(rows: list, y: Any, x: Any) -> Optional[np.ndarray]:
+    """A reverse-mode block: the rows (gradients of the input leaf ``x``,
+    one per element of ``y``) stacked."""
+    if not (is_float(y) and is_float(x)):
+        return None
+    shape = np.shape(y) + np.shape(x)
+    if not rows:
+        return np.zeros(shape)
+    return np.stack([np.zeros(np.shape(x)) if r is None else np.broadcast_to(r, np.shape(x)) for r in rows]) \
+        .reshape(shape)
+
+
+def hvp(f: Callable, primals: tuple, vectors: tuple, **kwargs: Any) -> tuple:
     """The Hessian of a real-scalar-valued ``f`` at ``primals`` times
-    ``vectors`` (one per argument, each shaped like it): one entry per
-    argument."""
+    ``vectors`` (one per argument, each shaped like it; ``None`` for one
+    held fixed, as an argument with no derivative is): one entry per
+    argument. Keyword arguments are constants."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(vectors, (tuple, list)):
+        raise WrongArguments("hvp: primals and vectors must be tuples (or lists), one item per argument",
+                             function=getattr(f, "__qualname__", None),
+                             hint="write zpy.hvp(f, (x,), (v,)) for one argument")
     primals, vectors = tuple(primals), tuple(vectors)
+    fn, full, directions, kwargs = runtime.unpartial(f, primals, vectors, kwargs)
+    skip = len(full) - len(primals)
     runtime.NEST[0] += 1
     try:
-        g = runtime.gradient_function(f, primals)
-        _, (_, dgrads) = runtime.push(g, primals, {}, vectors, {})
-        return tuple(runtime.user_gradient(x, d) for x, d in zip(primals, dgrads))
+        g = runtime.gradient_function(fn, full, kwargs)
+        _, (_, dgrads) = runtime.push(g, full, kwargs, directions, {})
+        return tuple(runtime.user_gradient(x, d) for x, d in zip(primals, dgrads[skip:]))
     except ZygoteError as e:
         if "forward mode" not in e.message:
             raise _located(e, f) from None
     finally:
         runtime.NEST[0] -= 1
-    return _hvp_reverse(f, primals, vectors)
+    return _hvp_reverse(f, primals, vectors, kwargs)
 
 
-def _hvp_reverse(f: Callable, primals: tuple, vectors: tuple) -> tuple:
+def _hvp_reverse(f: Callable, primals: tuple, vectors: tuple, kwargs: dict) -> tuple:
     def directional(*xs):
         total = 0.0
-        for g, v in zip(gradient(f, *xs), vectors):
+        for g, v in zip(gradient(f, *xs, **kwargs), vectors):
             total = total + _inner(g, v)
         return total
 
@@ -120,19 +244,44 @@ def _inner(g: Any, v: Any) -> Any:
     return np.real(np.sum(np.conj(v) * g))
 
 
-def hessian(f: Callable, *args: Any) -> Any:
+def hessian(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
     """The Hessian of a real-scalar-valued ``f`` at ``args``: for one
     argument an array of shape ``shape + shape``; for several, a tuple of
-    tuples of blocks, ``H[i][j]`` of shape ``args[i].shape + args[j].shape``."""
+    tuples of blocks, ``H[i][j]`` of shape ``args[i].shape + args[j].shape``.
+    For pytrees, JAX's nesting (``H["w"]["s"]`` for a dict argument); the
+    blocks of a leaf with no derivative (an int, a boolean mask) are
+    ``None``. One :func:`hvp` per element of the float leaves."""
+    if all(isinstance(a, (np.ndarray, int, float, complex, np.generic)) for a in args):
+        return _hessian_of_leaves(f, args, kwargs)
+    wanted = 0 if len(args) == 1 else tuple(range(len(args)))
+    inputs = shaped(_inputs(args, wanted))
+    xs, xdef = tree.flatten(inputs)
+    columns: list[list[list]] = [[[] for _ in xs] for _ in xs]  # [gradient leaf][input leaf] → its columns
+    for j, _, unit in _directions(xs):
+        vectors = _per_argument(tree.unflatten(xdef, unit), wanted, len(args))
+        for i, d in enumerate(leaves_like(inputs, _inputs(hvp(f, args, vectors, **kwargs), wanted))):
+            columns[i][j].append(None if d is None else np.asarray(d, dtype=float))
+    return tree.unflatten(xdef, [tree.unflatten(xdef, [_columns(columns[i][j], a, b) for j, b in enumerate(xs)])
+                                 for i, a in enumerate(xs)])
+
+
+def _hessian_of_leaves(f: Callable, args: tuple, kwargs: dict) -> Any:
+    """:func:`hessian` where every argument is a number or an array,
+    written without ``zpy.tree`` so that zygote_py differentiates it too
+    (the gradient of a Hessian)."""
     shapes = [np.shape(a) for a in args]
+    floats = [is_float(a) for a in args]
     blocks = [[None] * len(args) for _ in args]
     for j, shape in enumerate(shapes):
+        if not floats[j]:
+            continue
         columns = []
         for k in np.ndindex(shape):
-            vectors = [np.zeros(s) for s in shapes]
-            vectors[j][k] = 1.0
-            columns.append(hvp(f, args, tuple(_unit(v, a) for v, a in zip(vectors, args))))
+            vectors = [_zero(a) if floats[i] else None for i, a in enumerate(args)]
+            vectors[j] = _unit(args[j], k)
+            columns.append(hvp(f, args, tuple(vectors), **kwargs))
         for i, s in enumerate(shapes):
-            blocks[i][j] = np.stack([np.zeros(s) if c[i] is None else np.asarray(c[i], dtype=float)
-                                     for c in columns], axis=-1).reshape(s + shape)
+            if floats[i]:
+                blocks[i][j] = np.stack([np.zeros(s) if c[i] is None else np.asarray(c[i], dtype=float)
+                                         for c in columns], axis=-1).reshape(s + shape)
     return blocks[0][0] if len(args) == 1 else tuple(tuple(row) for row in blocks)

@@ -458,13 +458,17 @@ def J_nested(f: Any, *args: Any) -> tuple[Any, Callable]:
     return nested(J)(f, *args)
 
 
-def gradient_function(f: Any, args: tuple) -> Callable:
-    """A Python function of ``args`` returning ``(f(*args), gradient of f)``
-    whose source zygote_py can read, so that the gradient is differentiated
-    again (nested differentiation): the emitted gradient function of a
-    Python ``f``, or :func:`rule_gradient` for an ``f`` with a rule."""
+def gradient_function(f: Any, args: tuple, kwargs: Optional[dict] = None) -> Callable:
+    """A Python function of ``args`` (and ``kwargs``, constants) returning
+    ``(f(*args, **kwargs), gradient of f)`` whose source zygote_py can
+    read, so that the gradient is differentiated again (nested
+    differentiation): the emitted gradient function of a Python ``f``, or
+    :func:`rule_gradient` for an ``f`` with a rule. The gradient has one
+    entry per argument; with ``kwargs``, where the arguments are the
+    first parameters, one per parameter (theirs first), which forward
+    mode pushes through the emitted code alone."""
     from .ad import pipeline
-    from .api import Differentiable
+    from .api import Differentiable, _restricted
 
     if isinstance(f, Differentiable) or type(f) is functools._lru_cache_wrapper:
         f = f.__wrapped__
@@ -476,23 +480,40 @@ def gradient_function(f: Any, args: tuple) -> Callable:
             f"no rule for differentiating zpy.gradient of {registry.display_name(f)!r} again",
             hint="differentiate a plain Python function's gradient, or one with a rule",
         )
-    active, numeric = pipeline.masks(f, args, {})
+    kwargs = kwargs or {}
+    active, numeric = pipeline.masks(f, args, kwargs)
+    if kwargs:
+        active = _restricted(f, active, range(len(args)))
     entry = pipeline.compiled(f, active, numeric, False)
     g, sig = entry.gradient_function(f), entry.signature
-    if sig.names() == sig.posonly + sig.args and len(sig.names()) == len(args):
+    positional = sig.posonly + sig.args
+    if kwargs and sig.vararg is None and len(args) <= len(positional) or \
+            sig.names() == positional and len(positional) == len(args):
         return g
     return per_argument(f, g, sig)
 
 
+def unpartial(f: Any, args: tuple, dargs: tuple, kwargs: dict) -> tuple[Any, tuple, tuple, dict]:
+    """``f``, its arguments, their tangents and its keyword arguments with
+    a ``functools.partial`` replaced by its function and the arguments it
+    binds (constants: no tangents), so that :func:`gradient_function` gets
+    a Python function."""
+    while type(f) is functools.partial:
+        args, dargs = (*f.args, *args), (*(None,) * len(f.args), *dargs)
+        f, kwargs = f.func, {**f.keywords, **kwargs}
+    return f, args, dargs, kwargs
+
+
 def per_argument(f: Any, g: Callable, sig: Any) -> Callable:
     """The gradient function ``g`` of ``f`` (one gradient per parameter)
-    giving one gradient per argument of the call, as ``zpy.gradient`` does:
-    for ``f(*xs)``, or a call that leaves a parameter to its default."""
+    giving one gradient per positional argument of the call, as
+    ``zpy.gradient`` does: for ``f(*xs)``, a call that leaves a parameter
+    to its default, or one with keyword arguments (constants)."""
     from .ad import pipeline
 
-    def gradient(*args):
-        y, grads = g(*args)
-        return y, pipeline.call_cotangent(f, False, sig, len(args), [], grads)[1:]
+    def gradient(*args, **kwargs):
+        y, grads = g(*args, **kwargs)
+        return y, pipeline.call_cotangent(f, False, sig, len(args), list(kwargs), grads)[1:1 + len(args)]
     return gradient
 
 

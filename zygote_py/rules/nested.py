@@ -459,12 +459,12 @@ def push(f, args, kwargs, dargs, dkwargs):
 
 
 @adjoint(runtime.gradient_function)
-def gradient_function(f, args):
+def gradient_function(f, args, kwargs=None):
     """The gradient function made from ``f``'s code shares its captured
     variables: its gradient is ``f``'s."""
     def back(dg):
-        return (dg, None)
-    return runtime.gradient_function(f, args), back
+        return (dg, None, None)
+    return runtime.gradient_function(f, args, kwargs), back
 
 
 def gradient(f, *args):
@@ -525,6 +525,57 @@ def value_and_gradient_push(y, f, *args, dargs):
             "rule, is not supported (its rule's pullback is a closure)",
             hint="use reverse mode over it: zpy.gradient of a function calling zpy.gradient, or zpy.hessian")
     return runtime.push(runtime.gradient_function(f, args), args, {}, dargs, {})[1]
+
+
+def run_grad(f, argnums, has_aux, value, bound, args, kwargs):
+    """A call of the function ``zpy.grad(f, argnums)`` (or
+    ``value_and_grad``) returned, in a function being differentiated: as
+    :func:`value_and_gradient`, its gradients picked at ``argnums``; the
+    cotangent of those goes back to them, ``f``'s to ``f``."""
+    _nested_grad_supported(has_aux, kwargs)
+    out, pullback = runtime.J_nested(runtime.gradient_function(f, args), *args)
+    grads = runtime.user_gradient(args, out[1])
+    picked = grads[argnums] if isinstance(argnums, int) else tuple(grads[i] for i in argnums)
+
+    def back(dy):
+        dvalue, dgrads = dy if value else (None, dy)
+        given = {argnums: dgrads} if isinstance(argnums, int) else dict(zip(argnums, dgrads or (None,) * len(argnums)))
+        full = tuple(given.get(i) for i in range(len(args)))
+        g = runtime.call_pullback(pullback, (dvalue, full))[:1 + len(args)]
+        return (g[0], None, None, None, None, tuple(g[1:]), None)
+    return ((out[0], picked) if value else picked), back
+
+
+def run_grad_push(y, f, argnums, has_aux, value, bound, args, kwargs, *, dargs):
+    """Forward mode over ``zpy.grad(f)``'s function: the pushforward of
+    the gradient code emitted for ``f`` (``jacfwd(grad(f))`` is
+    forward-over-reverse), picked at ``argnums``; keyword arguments and a
+    partial's bound arguments are constants."""
+    _nested_grad_supported(has_aux, {})
+    if registry.lookup(f) is not None:
+        raise errors.NoDerivativeRule(
+            f"forward mode: the derivative of the gradient of {registry.display_name(f)}, a function with a "
+            "rule, is not supported (its rule's pullback is a closure)",
+            hint="use reverse mode over it: zpy.jacrev(zpy.grad(f)), or zpy.hessian")
+    fn, full, dfull, keywords = runtime.unpartial(f, args, dargs, kwargs)
+    dvalue, dgrads = runtime.push(runtime.gradient_function(fn, full, keywords), full, keywords, dfull, {})[1]
+    dgrads = dgrads[len(full) - len(args):]
+    picked = dgrads[argnums] if isinstance(argnums, int) else tuple(dgrads[i] for i in argnums)
+    return (dvalue, picked) if value else picked
+
+
+def _nested_grad_supported(has_aux, kwargs):
+    """Refuse to differentiate a call of ``zpy.grad(f, has_aux=True)``'s
+    function, or one with keyword arguments, again."""
+    if has_aux or kwargs:
+        raise errors.NoDerivativeRule(
+            "differentiating again a call of the function zpy.grad returned, with has_aux=True or with keyword "
+            "arguments, is not supported",
+            hint="bind the keyword arguments in a lambda (zpy.grad(lambda x: f(x, training=False))), and "
+            "differentiate a function without aux again")
+
+
+nondifferentiable(_nested_grad_supported)
 
 
 @adjoint(numpy_reductions.extremum_grad)

@@ -1,0 +1,213 @@
+"""Function transforms with JAX's names and semantics: ``grad``,
+``value_and_grad``, ``vjp``, ``jacfwd`` and ``jacrev``.
+
+Each takes a function and returns a function (``vjp`` a value and one),
+beside the Zygote-style entry points of :mod:`.api` (``gradient(f,
+*args)``), on which they are built. ``argnums`` chooses the positional
+arguments differentiated; the others and every keyword argument are
+constants, compiled as such (see ``api._compiled``). Arguments and results
+are pytrees (:mod:`.tree`), Jacobians laid out as JAX lays them out (see
+:mod:`.derivatives`).
+
+The function ``grad`` returns is the fast path: it keeps the compiled
+gradient function for the kinds of arguments it last saw (each one's type;
+an array's dtype and dimension), and a call with arguments of those kinds
+runs it after a type check. It is a plain Python function whose body calls
+:func:`run_grad`, which has derivative rules (``rules/nested.py``): so
+``jacfwd(grad(f))`` is a Hessian (forward over reverse), and ``grad`` of a
+function that calls ``grad(f)`` a second derivative.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from . import api, derivatives, runtime
+from .ad.pipeline import GONE
+from .errors import NonScalarOutput, WrongArguments, ZygoteError
+from .rules import nested as nested_rules, registry
+
+__all__ = ["grad", "value_and_grad", "vjp", "jacfwd", "jacrev"]
+
+_GENERATION = registry.current_generation
+_NEST = runtime.NEST
+_ndarray = api.np.ndarray
+
+
+def grad(f: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
+    """The function ``g(*args, **kwargs)`` returning the gradient of the
+    real-scalar-valued ``f`` with respect to the positional argument
+    ``argnums`` (an int: that gradient alone; a tuple of ints: a tuple of
+    them). With ``has_aux``, ``f`` returns ``(value, aux)`` and ``g``
+    returns ``(gradient, aux)``."""
+    return _transform(f, argnums, has_aux, False, "grad")
+
+
+def value_and_grad(f: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
+    """As :func:`grad`, returning ``(value, gradient)``; with ``has_aux``,
+    ``((value, aux), gradient)``."""
+    return _transform(f, argnums, has_aux, True, "value_and_grad")
+
+
+def _transform(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, name: str) -> Callable:
+    if not callable(f):
+        raise WrongArguments(f"{name}: the first argument must be the function to differentiate, "
+                             f"not a {type(f).__name__}", hint=f"write zpy.{name}(f)(x)")
+    _wanted(argnums, None, name)
+    bound: list = [None]  # (the compiled gradient function last run, and the argument kinds it was run for)
+
+    def transformed(*args: Any, **kwargs: Any) -> Any:
+        return run_grad(f, argnums, has_aux, value, bound, args, kwargs)
+
+    transformed.__name__ = transformed.__qualname__ = f"{name}_{getattr(f, '__name__', 'f')}"
+    transformed.__doc__ = f"zpy.{name} of {getattr(f, '__qualname__', f)!r}."
+    return transformed
+
+
+def _wanted(argnums: Any, n: Optional[int], name: str) -> tuple:
+    """``argnums`` as a tuple of positions, checked (against the ``n``
+    positional arguments of a call, when known)."""
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    if not isinstance(nums, tuple) or not nums or not all(isinstance(i, int) and i >= 0 for i in nums):
+        raise WrongArguments(f"{name}: argnums must be an int or a non-empty tuple of ints >= 0, not {argnums!r}")
+    if n is not None and max(nums) >= n:
+        raise WrongArguments(f"{name}: argnums={argnums!r}, but the function was called with {n} positional "
+                             f"argument{'' if n == 1 else 's'}",
+                             hint="pass the differentiated arguments by position, not by keyword")
+    return nums
+
+
+def run_grad(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, bound: list, args: tuple,
+             kwargs: dict) -> Any:
+    """A call of a function made by :func:`grad` or :func:`value_and_grad`
+    (``bound``: its binding, see :func:`_transform`)."""
+    hit = bound[0]
+    if hit is not None and not kwargs and hit[3] == _GENERATION[0]:
+        if len(args) == 1:
+            a = args[0]
+            kinds = ((a.dtype, a.ndim) if type(a) is _ndarray else type(a),)
+        else:
+            kinds = tuple(map(api._kind, args))
+        if kinds == hit[5]:
+            globs = hit[1]
+            for k, v in hit[2]:
+                if globs.get(k, GONE) is not v:
+                    break
+            else:
+                _NEST[0] += 1
+                try:
+                    y, grads = hit[0](*args)
+                finally:
+                    _NEST[0] -= 1
+                if hit[4] is not None:
+                    grads = api._dense(args, grads)
+                g = grads[argnums] if type(argnums) is int else tuple(grads[i] for i in argnums)
+                return (y, g) if value else g
+    return _run_slowly(f, argnums, has_aux, value, bound, args, kwargs)
+
+
+def _run_slowly(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, bound: list, args: tuple,
+                kwargs: dict) -> Any:
+    """:func:`run_grad` where no binding fits: the general path, which
+    binds the gradient function it ran when it may."""
+    wanted = _wanted(argnums, len(args), "value_and_grad" if value else "grad")
+    try:
+        if has_aux:
+            (y, aux), grads = _with_aux(f, args, kwargs, wanted)
+        else:
+            _NEST[0] += 1
+            try:
+                y, grads, binding = api.gradient_call(f, args, kwargs, wanted, value)
+            finally:
+                _NEST[0] -= 1
+            if binding is not None:
+                bound[0] = (*binding, tuple(map(api._kind, args)))
+    except ZygoteError as e:
+        raise api._located(e, f) from None
+    except RecursionError as e:
+        raise api._too_deep(e, f) from None
+    g = grads[argnums] if isinstance(argnums, int) else tuple(grads[i] for i in argnums)
+    if has_aux:
+        return ((y, aux), g) if value else (g, aux)
+    return (y, g) if value else g
+
+
+def _with_aux(f: Callable, args: tuple, kwargs: dict, wanted: tuple) -> tuple[tuple, tuple]:
+    """``((value, aux), gradients)`` for an ``f`` returning ``(value,
+    aux)``: the gradients of ``value`` (``aux`` gets no cotangent)."""
+    out, back = api._pullback(f, args, kwargs, wanted)
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise NonScalarOutput(
+            f"has_aux=True: the function must return a pair (value, aux), not a {type(out).__name__}",
+            hint="return loss, aux; or leave has_aux out")
+    return out, back((runtime.seed(out[0]), None))
+
+
+def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """``(y, vjp_fn)``: ``y = f(*primals)`` and ``vjp_fn(dy)``, a tuple of
+    the cotangents of the primals (one each; ``None`` where no gradient
+    flows) for the output cotangent ``dy``, shaped like ``y``. With
+    ``has_aux``, ``f`` returns ``(y, aux)`` and ``vjp`` returns ``(y,
+    vjp_fn, aux)``. (``zpy.pullback`` is the same with Zygote's names.)"""
+    try:
+        out, back = api._pullback(f, primals, {}, None)
+    except ZygoteError as e:
+        raise api._located(e, f) from None
+    if has_aux and (not isinstance(out, tuple) or len(out) != 2):
+        raise NonScalarOutput(f"vjp with has_aux=True: the function must return a pair (y, aux), "
+                              f"not a {type(out).__name__}", hint="return y, aux; or leave has_aux out")
+
+    def vjp_fn(dy: Any) -> tuple:
+        return tuple(back((dy, None) if has_aux else dy))
+
+    return (out[0], vjp_fn, out[1]) if has_aux else (out, vjp_fn)
+
+
+def jacfwd(f: Callable, argnums: int | tuple = 0) -> Callable:
+    """The function ``j(*args, **kwargs)`` returning the Jacobian of ``f``
+    with respect to the positional argument(s) ``argnums``, by forward
+    mode (one ``jvp`` per input element): for an array output and an
+    array argument, an array of shape ``out.shape + arg.shape``; for
+    pytrees, the output's structure holding at each leaf the argument's
+    (a tuple of them for a tuple ``argnums``). ``jacfwd(grad(f))`` is the
+    Hessian."""
+    _wanted(argnums, None, "jacfwd")
+
+    def jacobian_forward(*args: Any, **kwargs: Any) -> Any:
+        _wanted(argnums, len(args), "jacfwd")
+        y = f(*args, **kwargs)
+        return derivatives._jacobian_forward(f, args, kwargs, argnums, y)
+
+    return jacobian_forward
+
+
+def jacrev(f: Callable, argnums: int | tuple = 0) -> Callable:
+    """As :func:`jacfwd`, by reverse mode (one pullback per output
+    element)."""
+    _wanted(argnums, None, "jacrev")
+
+    def jacobian_reverse(*args: Any, **kwargs: Any) -> Any:
+        _wanted(argnums, len(args), "jacrev")
+        try:
+            return derivatives._jacobian_reverse(f, args, kwargs, argnums)
+        except ZygoteError as e:
+            raise api._located(e, f) from None
+
+    return jacobian_reverse
+
+
+def _made(make: Callable) -> Callable:
+    """The rule of ``grad`` or ``value_and_grad`` (``make``) called in a
+    function being differentiated: the function it makes, whose gradient
+    (a ``Tangent`` of the variables it captures) gives ``f`` its own."""
+    def rule(f, argnums=0, has_aux=False):
+        def back(dg):
+            return (runtime.field(dg, "f"), None, None)
+        return make(f, argnums, has_aux), back
+    return rule
+
+
+with registry.builtin_layer():  # grad(f) called inside a differentiated function (see rules/nested.py)
+    registry.adjoint(run_grad)(nested_rules.run_grad)
+    registry.pushforward(run_grad)(nested_rules.run_grad_push)
+    registry.adjoint(grad)(_made(grad))
+    registry.adjoint(value_and_grad)(_made(value_and_grad))
