@@ -340,10 +340,23 @@ def _gradient_defs(module: static.StaticModule, name: str, params: list[Paramete
                 _recallable(pullback)
         node = _Placeholders(constants).visit(node)
         _with_defaults(node, module.node(name))
-        if node.name.endswith("_gradient"):
-            _drop_unused_values(node, fn.__globals__)
+        _check_kinds(node, params)
+        _drop_unused_values(node, fn.__globals__)
         out.append(node)
     return out
+
+
+def _check_kinds(fdef: ast.FunctionDef, params: list[Parameter]) -> None:
+    """Begin ``fdef`` with a check that each differentiated real number or
+    array parameter holds one: code emitted for a number gives a wrong
+    gradient for an array, where ``zpy.gradient`` would compile another."""
+    for kind, check in ((FLOAT, standalone.real_numbers), (ARRAY, standalone.real_arrays)):
+        names = [p.name for p in params if p.active and p.kind == kind]
+        if names:
+            call = ast.Call(func=_constant(check, check.__name__), args=[], keywords=[
+                ast.keyword(arg=n, value=ast.Name(id=n, ctx=ast.Load())) for n in names])
+            fdef.body.insert(0, ast.Expr(value=call))
+    ast.fix_missing_locations(fdef)
 
 
 def _with_defaults(fdef: ast.FunctionDef, source: ast.FunctionDef) -> None:
@@ -363,7 +376,7 @@ _PURE = ("math", "cmath", "numpy")
 def _drop_unused_values(fdef: ast.FunctionDef, namespace: dict) -> None:
     """Drop the statements ``name = expression`` of ``fdef``'s body that
     compute what nothing reads (the value a fused gradient does not
-    return), where the expression is arithmetic and calls of NumPy's and
+    return, the record of a branch no pullback tests), where the expression is arithmetic and calls of NumPy's and
     ``math``'s functions, which change nothing. ``namespace``: the
     globals of the source function."""
     def value(e: ast.expr) -> Any:
