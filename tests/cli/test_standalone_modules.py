@@ -265,3 +265,12 @@ def test_twenty_functions_emit_in_under_five_seconds(tmp_path):
     assert main(["emit", str(source), "-o", str(tmp_path / "many_grad.py")]) == 0
     assert time.perf_counter() - start < 5.0
     assert (tmp_path / "many_grad.py").read_text().count("_gradient(x, a):") == 20
+
+
+def test_one_function_or_method_as_a_target(capsys):
+    assert main(["emit", f"{REALISTIC / 'model.py'}:squares"]) == 0
+    out = capsys.readouterr().out
+    assert "def squares_gradient(x):" in out and "shifted" not in out
+    assert main(["show", f"{REALISTIC / 'model.py'}:Params.predict"]) == 0
+    assert capsys.readouterr().out.startswith("def predict_forward(self, x):")
+    assert main(["emit", f"{REALISTIC / 'model.py'}:Params.nothing"]) == 2
