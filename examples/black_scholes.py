@@ -29,7 +29,8 @@ def call_price(spot, strike, rate, vol, maturity):
     return spot * norm_cdf(d1) - strike * discount * norm_cdf(d2)
 
 
-def chain_value(spot, strikes, rate, vol, maturity, positions):
+def chain_value(spot: float, strikes: np.ndarray, rate: float, vol: float, maturity: float,
+                positions: np.ndarray):
     """The value of a book of calls on one underlying, one per strike."""
     sd = vol * np.sqrt(maturity)
     d1 = (np.log(spot / strikes) + (rate + 0.5 * vol * vol) * maturity) / sd
@@ -40,7 +41,7 @@ def chain_value(spot, strikes, rate, vol, maturity, positions):
     return np.sum(positions * prices)
 
 
-def erf_array(x):
+def erf_array(x: np.ndarray):
     """math.erf of each item: NumPy has no erf, so a plain loop."""
     return np.array([math.erf(v) for v in x])
 

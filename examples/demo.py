@@ -28,7 +28,7 @@ X = np.linspace(-1.0, 1.0, 5)  # data: a global, so not differentiated
 
 
 @zpy.differentiable
-def layer(W, b):
+def layer(W: np.ndarray, b: np.ndarray):
     return np.sum(np.tanh(W @ X + b) ** 2)
 
 

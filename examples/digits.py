@@ -16,32 +16,33 @@ import numpy as np
 import zygote_py as zpy
 
 
-def log_softmax(z):
+def log_softmax(z: np.ndarray):
     z = z - np.max(z, axis=1, keepdims=True)
     return z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
 
 
-def cross_entropy(logits, onehot):
+def cross_entropy(logits: np.ndarray, onehot: np.ndarray):
     return -np.sum(onehot * log_softmax(logits)) / len(logits)
 
 
-def logistic_loss(W, b, X, Y):
+def logistic_loss(W: np.ndarray, b: np.ndarray, X: np.ndarray, Y: np.ndarray):
     """Multinomial logistic regression: mean cross-entropy of X @ W + b."""
     return cross_entropy(X @ W + b, Y)
 
 
-def mlp_loss(W1, b1, W2, b2, X, Y, decay):
+def mlp_loss(W1: np.ndarray, b1: np.ndarray, W2: np.ndarray, b2: np.ndarray, X: np.ndarray,
+             Y: np.ndarray, decay: float):
     """A hidden layer of tanh units, then softmax; L2 weight decay."""
     h = np.tanh(X @ W1 + b1)
     logits = h @ W2 + b2
     return cross_entropy(logits, Y) + decay * (np.sum(W1 * W1) + np.sum(W2 * W2))
 
 
-def logistic_predict(W, b, X):
+def logistic_predict(W: np.ndarray, b: np.ndarray, X: np.ndarray):
     return np.argmax(X @ W + b, axis=1)
 
 
-def mlp_predict(W1, b1, W2, b2, X):
+def mlp_predict(W1: np.ndarray, b1: np.ndarray, W2: np.ndarray, b2: np.ndarray, X: np.ndarray):
     return np.argmax(np.tanh(X @ W1 + b1) @ W2 + b2, axis=1)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import zygote_py as zpy
 
 
-def sigmoid(z):
+def sigmoid(z: np.ndarray):
     return 1.0 / (1.0 + np.exp(-z))
 
 

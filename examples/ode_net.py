@@ -25,7 +25,7 @@ def observations(times, start):
     return scipy.integrate.odeint(lambda y, t: SPIRAL @ y, start, times, rtol=1e-10, atol=1e-10)
 
 
-def network(y, t, w1, b1, w2):
+def network(y: np.ndarray, t: float, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray):
     """The model's right-hand side: one hidden layer of tanh units."""
     return w2 @ np.tanh(w1 @ y + b1)
 

@@ -8,15 +8,38 @@
 #   growth   d9e218cbfe159054
 #
 # NAME_forward(*args) returns (y, pullback) and pullback(dy) the gradients
-# (it may be called again); NAME_gradient(*args) returns the gradients.
-# Parameters annotated int, bool, str or bytes are not differentiated;
-# float or no annotation means a real number, np.ndarray a real array.
+# (it may be called again); NAME_gradient(*args) returns the gradients;
+# a method Class.name gives Class_name_forward(self, ...) and
+# Class_name_gradient(self, ...), self's gradient a Tangent of its fields.
+# Parameters annotated int, bool, str or bytes, or with such a default,
+# are not differentiated; float or no annotation means a real number,
+# np.ndarray a real array.
 
 import math
+import numbers
 import numpy as np
 
 L2 = 0.01
 inf = float('inf')
+
+
+# zygote_py.backend.standalone.real_arrays
+def real_arrays(**values):
+    """Raise ``TypeError`` unless each value is a NumPy array, the kind that
+    a parameter annotated ``np.ndarray`` was emitted for."""
+    for name, value in values.items():
+        if not isinstance(value, np.ndarray):
+            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
+
+
+# zygote_py.backend.standalone.real_numbers
+def real_numbers(**values):
+    """Raise ``TypeError`` unless each value is a real number, the kind
+    that a parameter annotated ``float``, or not annotated, was emitted
+    for (the gradient of an array there would be wrong)."""
+    for name, value in values.items():
+        if not isinstance(value, numbers.Real):
+            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
 
 
 # zygote_py.runtime.unbroadcast
@@ -148,6 +171,8 @@ def seed(y):
 
 # predict (regression.py, line 18): w: a real array; b: a real number; x: a real array
 def predict_forward(w, b, x):
+    real_arrays(w=w, x=x)
+    real_numbers(b=b)
     t = x @ w
     t_1 = np.tanh(t + b)
 
@@ -163,6 +188,8 @@ def predict_forward(w, b, x):
 
 
 def predict_gradient(w, b, x):
+    real_arrays(w=w, x=x)
+    real_numbers(b=b)
     t = x @ w
     t_1 = np.tanh(t + b)
     dy = seed(t_1)
@@ -177,6 +204,8 @@ def predict_gradient(w, b, x):
 
 # loss (regression.py, line 22): w: a real array; b: a real number; x: a real array; y: a real array
 def loss_forward(w, b, x, y):
+    real_arrays(w=w, x=x, y=y)
+    real_numbers(b=b)
     t = x @ w
     t_1 = np.tanh(t + b)
     r = t_1 - y
@@ -216,6 +245,8 @@ def loss_forward(w, b, x, y):
 
 
 def loss_gradient(w, b, x, y):
+    real_arrays(w=w, x=x, y=y)
+    real_numbers(b=b)
     t = x @ w
     t_1 = np.tanh(t + b)
     r = t_1 - y
@@ -255,6 +286,7 @@ def loss_gradient(w, b, x, y):
 
 # growth (regression.py, line 30): rate: a real number; steps: not differentiated (int)
 def growth_forward(rate, steps):
+    real_numbers(rate=rate)
     saved_path = []
     trip = 0
     saved_v = []
@@ -294,6 +326,7 @@ def growth_forward(rate, steps):
 
 
 def growth_gradient(rate, steps):
+    real_numbers(rate=rate)
     saved_path = []
     trip = 0
     saved_v = []

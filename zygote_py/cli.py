@@ -28,18 +28,25 @@ class _Usage(Exception):
 
 
 def _show(args: argparse.Namespace) -> int:
-    from .ad import pipeline
-    from .backend import module as emitter
     from .frontend import static
 
     path, sep, name = args.target.rpartition(":")
     if not sep or not name:
         raise _Usage(f"expected FILE.py:FUNCTION, got {args.target!r}")
-    module = static.load(_source_file(path))
-    if module.bindings.get(name) is None or module.bindings[name].kind != "function":
-        raise _Usage(f"{path} has no top-level function {name!r}")
+    with static.search_path(_source_file(path)):
+        return _show_in(args, static.load(Path(path)), path, name)
+
+
+def _show_in(args: argparse.Namespace, module, path: str, name: str) -> int:
+    from .ad import pipeline
+    from .backend import module as emitter
+
+    owner = name.rpartition(".")[0]
+    b = module.bindings.get(owner or name)
+    if b is None or b.kind != ("class" if owner else "function") or owner and name not in module.methods(owner):
+        raise _Usage(f"{path} has no top-level function or method {name!r}")
     module.check_names(name)
-    fn = module.functions[name]
+    fn = module.function(name)
     if args.ir:
         print(ir(fn), end="")
         return EXIT_OK
@@ -60,20 +67,31 @@ def _emit(args: argparse.Namespace) -> int:
 
     from .backend import module as emitter
 
-    source = _source_file(args.module)
+    path, target = args.module, ""
+    if not path.endswith(".py") and ":" in path:
+        path, _, target = path.rpartition(":")
+    source = _source_file(path)
+    functions = ([target] if target else []) + list(args.function or ())
     if args.check and args.output is None:
         raise _Usage("--check needs -o FILE: the gradient module to check")
     out = None if args.output is None else Path(args.output)
     base = Path.cwd() if out is None else out.resolve().parent
     shown = Path(os.path.relpath(source.resolve(), base)).as_posix()
-    command = f"zpy emit {shown}" + ("" if out is None else f" -o {out.name}")
+    command = f"zpy emit {shown}" + (f":{target}" if target else "") + ("" if out is None else f" -o {out.name}")
     command += "".join(f" --function {f}" for f in args.function or ())
+    command += " --skip-failing" if args.skip_failing else ""
     try:
-        emitted = emitter.emit_module(source, args.function, shown, command)
+        emitted = emitter.emit_module(source, functions or None, shown, command)
     except emitter.NoSuchFunction as e:
         raise _Usage(e.message) from None
-    for name, why in emitted.skipped.items():
-        print(f"zpy: not emitted: {name}: {why}", file=sys.stderr)
+    for name, why in emitted.not_differentiable.items():
+        print(f"zpy: not differentiable: {name}: {why}", file=sys.stderr)
+    for name, (line, why) in emitted.skipped.items():
+        print(f"zpy: {shown}:{line}: cannot emit {name}: {why}", file=sys.stderr)
+    if emitted.skipped and not args.skip_failing:
+        print(f"zpy: {len(emitted.skipped)} function{'s' if len(emitted.skipped) > 1 else ''} cannot be emitted; "
+              "--skip-failing writes the module without them (listed in its header)", file=sys.stderr)
+        return EXIT_CANNOT
     if out is None:
         print(emitted.text, end="")
         return EXIT_OK
@@ -121,23 +139,30 @@ def parser() -> argparse.ArgumentParser:
     emit = sub.add_parser(
         "emit",
         help="write the gradient module of a Python file, to check in",
-        description="Write a gradient module for FILE.py, which runs without zygote_py wherever it can: for "
-        "each function f, f_forward(*args) -> (y, pullback) and f_gradient(*args) -> gradients, with the "
-        "conventions of zpy.pullback and zpy.gradient. FILE.py is not run: its imports are imported and "
-        "its def statements built, nothing else. Parameters annotated int, bool, str or bytes are not "
-        "differentiated; float or no annotation means a real number; np.ndarray a real array; anything "
-        "else is differentiated with nothing assumed. Helpers the gradients need are copied into the "
-        "module; what cannot be copied (a call differentiated at run time) is imported from zygote_py, "
-        "and the header says where.",
+        description="Write a gradient module for FILE.py, which runs without zygote_py: for each function "
+        "f, f_forward(*args) -> (y, pullback) and f_gradient(*args) -> gradients, with the conventions of "
+        "zpy.pullback and zpy.gradient; for a method C.m of a top-level class, C_m_forward(self, ...) and "
+        "C_m_gradient(self, ...). FILE.py is not run: its imports are imported (its own directory first on "
+        "sys.path), its def statements built, and only the assignments and classes the functions read are "
+        "run (the gradient module imports those from FILE.py). Parameters annotated int, bool, str or bytes, "
+        "or with such a default, are not differentiated; float or no annotation means a real number; "
+        "np.ndarray a real array; anything else is differentiated with nothing assumed. Helpers the "
+        "gradients need are copied into the module. A function that would need zygote_py when it runs, "
+        "or cannot be differentiated, fails the command (exit 3) with the reason at its line, unless "
+        "--skip-failing; functions that are plainly not differentiable (no differentiated parameter, a "
+        "main, I/O) are listed and left out.",
         epilog="Exit codes: 0 ok (with --check: the file is current), 1 with --check: the file is stale or "
-        "missing, 2 usage error, 3 a function cannot be differentiated or a name it reads cannot be "
-        "resolved without running FILE.py.",
+        "missing, 2 usage error, 3 a function cannot be emitted (without --skip-failing).",
     )
-    emit.add_argument("module", metavar="FILE.py", help="the source module")
+    emit.add_argument("module", metavar="FILE.py[:NAME]",
+                      help="the source module, or one function or method of it (model.py:Class.method)")
     emit.add_argument("-o", "--output", metavar="OUT.py", help="write to OUT.py instead of printing")
     emit.add_argument("--function", metavar="NAME", action="append",
-                      help="emit only this function (repeat for more); default: every top-level function "
-                      "that can be differentiated (the others are listed in the header)")
+                      help="emit only this function or method Class.name (repeat for more); default: every "
+                      "top-level function and every method of a top-level class")
+    emit.add_argument("--skip-failing", action="store_true",
+                      help="write the module without the functions that cannot be emitted (listed in its "
+                      "header and on stderr) instead of failing with exit code 3")
     emit.add_argument("--check", action="store_true",
                       help="with -o: exit 0 if OUT.py is what zpy emit would write, 1 if it is stale or "
                       "missing, naming the changed source definitions (for CI and pre-commit)")

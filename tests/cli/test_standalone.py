@@ -6,6 +6,7 @@ import pytest
 from zygote_py import runtime
 from zygote_py.backend import standalone
 from zygote_py.ir import ops
+from zygote_py.rules import mutation
 
 rng = np.random.default_rng(0)
 A23, A13, A3, A1 = rng.normal(size=(2, 3)), rng.normal(size=(1, 3)), rng.normal(size=3), rng.normal(size=1)
@@ -103,3 +104,39 @@ def test_iteration_helpers():
 def test_every_replacement_has_the_runtime_name():
     for original, replacement in standalone.REPLACES.items():
         assert original.__name__ == replacement.__name__
+
+
+@pytest.mark.parametrize("key,value", [(1, 2.0), (slice(0, 2), np.array([1.0, 2.0])), (np.array([0, 2]), 5.0),
+                                       (A3 > 0, 7.0), ((1,), 3.0)])
+def test_store_item(key, value):
+    want, got = A3.copy(), A3.copy()
+    assert mutation.store_item(want, key, value) is want and standalone.store_item(got, key, value) is got
+    np.testing.assert_array_equal(got, want)
+
+
+def test_store_item_refuses_a_repeated_position_as_the_runtime_does():
+    with pytest.raises(Exception, match="repeats a position"):
+        mutation.store_item(A3.copy(), np.array([0, 0]), 1.0)
+    with pytest.raises(ValueError, match="repeats a position"):
+        standalone.store_item(A3.copy(), np.array([0, 0]), 1.0)
+
+
+def test_dense_gradients_are_kept():
+    assert standalone.dense(A3) is A3 and standalone.dense(None) is None
+
+
+@pytest.mark.parametrize("value", [1.5, 2, np.float32(1.0), np.float64(2.0), True])
+def test_real_numbers_accepts_real_numbers(value):
+    standalone.real_numbers(x=value)
+
+
+@pytest.mark.parametrize("value", [A3, [1.0], 1j, "1.0", None])
+def test_real_numbers_refuses_the_rest_naming_the_parameter(value):
+    with pytest.raises(TypeError, match="^x is a .* annotate it"):
+        standalone.real_numbers(b=1.0, x=value)
+
+
+def test_real_arrays():
+    standalone.real_arrays(w=A3, x=A23)
+    with pytest.raises(TypeError, match="^x is a list"):
+        standalone.real_arrays(w=A3, x=[1.0])

@@ -436,6 +436,19 @@ def static_values(ir: IR, globals_: dict, cells: dict[str, Any], facts: Facts) -
                             facts.origin[s.var] = facts.origin[base]
 
 
+_CONSTANT_MODULES = ("math", "cmath", "numpy")
+
+
+def _library_constant(s: Statement, facts: Facts) -> bool:
+    """``math.pi``, ``np.e``: a number a library module defines, which no
+    one changes (the modules' other attributes are functions)."""
+    if facts.callee(s) is not getattr or len(s.args) != 2:
+        return False
+    base = s.args[0].value if isinstance(s.args[0], Const) else facts.static.get(s.args[0], _MISSING)
+    return isinstance(base, types.ModuleType) and base.__name__ in _CONSTANT_MODULES and \
+        type(facts.static[s.var]) is float
+
+
 def _operands(s: Statement) -> list:
     out = [a.value if isinstance(a, Starred) else a for a in s.args]
     return out + [v for _, v in s.kwargs]
@@ -646,7 +659,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     stmts = [s for b in ir.blocks.values() for s in b.stmts]
     tuples: set[Var] = set()  # globals and free variables holding tuples of real numbers (immutable)
     for s in stmts:  # a global or free variable holding a number or an array now (guarded)
-        if s.var in facts.static and facts.callee(s) in (ops.load_global, ops.load_deref):
+        if s.var in facts.static and (facts.callee(s) in (ops.load_global, ops.load_deref) or _library_constant(s, facts)):
             value = facts.static[s.var]
             k = kind(value)
             if k in (NUMBER, FLOAT, ARRAY, VECTOR):

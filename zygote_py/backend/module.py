@@ -10,24 +10,35 @@ compiler (``ad/callees.py``); a call it keeps (recursion) runs the
 callee's source, which is then copied into the gradient module.
 
 The module is never run: :func:`zygote_py.frontend.static.load` builds
-its functions from their ``def`` statements alone.
+its functions from their ``def`` statements, and runs only the value
+assignments and class statements they read (which the gradient module
+then imports from the source module by name). Methods of top-level
+classes are emitted as ``Class_name_forward(self, ...)`` and
+``Class_name_gradient(self, ...)``.
 
 **Which parameters are differentiated** is decided here, from the
 annotations, since there are no arguments to look at (:func:`plan`):
-``int``, ``bool``, ``str`` and ``bytes`` are not; ``float``, or no
+``int``, ``bool``, ``str`` and ``bytes`` are not, nor an unannotated
+parameter with such a default (``steps=40``); ``float``, or no
 annotation, is a real number; ``np.ndarray`` (or ``numpy.typing.NDArray``)
 is a real array; anything else is differentiated with nothing assumed
 (which makes the compiler call zygote_py's run-time ``J`` more often).
 
 **Standalone.** The emitted code reads zygote_py helpers (``runtime.seed``,
 ``runtime.unbroadcast``, NumPy rules' helpers...). Each is copied into the
-gradient module when its source uses only NumPy, other modules and
-builtins (the runtime's own helpers are replaced by the plain versions in
-:mod:`.standalone`); what cannot be copied (``runtime.J`` for a call
-differentiated at run time) is read from an imported zygote_py module, and
-the header lists each such helper with the lines of the source that need
-it. Everything else the code reads is bound as the source module binds it
-(its imports, its literals) or imported by its real name.
+gradient module, once, under a comment naming its origin, when its source
+uses only NumPy, other modules and builtins (the runtime's own helpers are
+replaced by the plain versions in :mod:`.standalone`). A function whose
+gradient would need one that cannot be copied (``runtime.J`` for a call
+differentiated at run time) is not emitted: :class:`CannotEmit` at the
+source line that needs it. Everything else the code reads is bound as the
+source module binds it (its imports, its literals, its values by name) or
+imported by its real name.
+
+**Which functions.** A function that is plainly not differentiable (no
+differentiated parameter, a ``main``, I/O) is listed as such; one that
+cannot be emitted is listed with the reason and its line
+(:attr:`Emitted.skipped`): ``zpy emit`` fails on it unless told to skip it.
 
 **Staleness.** The header names the source file, the sha256 of every
 definition the gradients depend on, and the zygote_py version; the output
@@ -87,26 +98,40 @@ class Parameter:
 
 
 def plan(module: static.StaticModule, name: str) -> list[Parameter]:
-    """Each parameter of function ``name`` (in the order of
-    :func:`~zygote_py.ad.pipeline.param_values`), differentiated or not and
-    its kind, from its annotation (see the module's docstring)."""
+    """Each parameter of function (or method ``Class.name``) ``name`` (in
+    the order of :func:`~zygote_py.ad.pipeline.param_values`),
+    differentiated or not and its kind, from its annotation, else its
+    default value (see the module's docstring). A method's ``self`` is
+    differentiated with nothing assumed: its gradient is a structural
+    tangent."""
     args = module.node(name).args
-    out = [_parameter(module, a) for a in args.posonlyargs + args.args]
+    positional = args.posonlyargs + args.args
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    out = [_parameter(module, a, d) for a, d in zip(positional, defaults)]
+    if "." in name and out:
+        out[0] = Parameter(out[0].name, True, 0, "the object, differentiated, nothing assumed")
     if args.vararg:
         out.append(Parameter(args.vararg.arg, True, 0, "differentiated, nothing assumed"))
-    out += [_parameter(module, a) for a in args.kwonlyargs]
+    out += [_parameter(module, a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
     if args.kwarg:
         out.append(Parameter(args.kwarg.arg, True, 0, "differentiated, nothing assumed"))
     return out
 
 
-def _parameter(module: static.StaticModule, a: ast.arg) -> Parameter:
+def _parameter(module: static.StaticModule, a: ast.arg, default: Optional[ast.expr] = None) -> Parameter:
     ann = a.annotation
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
         try:
             ann = ast.parse(ann.value, mode="eval").body
         except SyntaxError:
             ann = ast.Name(id="?")
+    if ann is None and isinstance(default, ast.Constant) and not isinstance(default.value, float):
+        # (steps=40, verbose=True, path="out.png": what a default says the parameter holds)
+        kind = type(default.value).__name__
+        if kind in _NOT_DIFFERENTIATED:
+            return Parameter(a.arg, False, _NOT_DIFFERENTIATED[kind], f"not differentiated ({kind} default)")
+        if default.value is None:
+            return Parameter(a.arg, False, 0, "not differentiated (None default)")
     if ann is None or isinstance(ann, ast.Name) and ann.id == "float":
         return Parameter(a.arg, True, FLOAT, "a real number")
     if isinstance(ann, ast.Name) and ann.id in _NOT_DIFFERENTIATED:
@@ -136,10 +161,12 @@ class Emitted:
 
     text: str
     functions: list[str]
-    skipped: dict[str, str]
+    skipped: dict[str, tuple[int, str]]
+    """Functions that could not be emitted → (the source line, why)."""
     digests: dict[str, str]
-    runtime: dict[str, list[int]] = field(default_factory=dict)
-    """zygote_py helpers the module imports → the source lines that need them."""
+    not_differentiable: dict[str, str] = field(default_factory=dict)
+    """Functions that are plainly not differentiable (a ``main``, no real
+    parameter) → why: listed, never a failure."""
 
 
 def emit_module(
@@ -147,52 +174,114 @@ def emit_module(
     command: Optional[str] = None,
 ) -> Emitted:
     """The gradient module of the source file ``path``: of the named
-    ``functions`` (each must differentiate, or :class:`~zygote_py.errors.ZygoteError`
-    is raised), or of every top-level function that differentiates (the
-    others are listed in the header, with the reason). ``shown_path`` is
-    the source's name in the header; ``command`` the command that
-    regenerates the file."""
+    ``functions`` (``name``, or ``Class.name`` for a method), or of every
+    top-level function and method of a top-level class. A function that
+    cannot be emitted is left out and listed in :attr:`Emitted.skipped`
+    with the reason (callers decide whether that fails the run); one that
+    is plainly not differentiable in :attr:`Emitted.not_differentiable`.
+    ``shown_path`` is the source's name in the header; ``command`` the
+    command that regenerates the file. The module's directory is first on
+    ``sys.path`` meanwhile (:func:`~zygote_py.frontend.static.search_path`)."""
+    with static.search_path(path):
+        return _emit_module(path, functions, shown_path or path.name, command)
+
+
+def _emit_module(path: Path, functions: Optional[list[str]], shown: str, command: Optional[str]) -> Emitted:
     module = static.load(path)
-    names = functions if functions is not None else list(module.bindings)
-    chosen: list[tuple[str, list[Parameter], list[ast.FunctionDef]]] = []
-    skipped: dict[str, str] = {}
+    names = functions if functions is not None else _every_function(module)
+    planned: list[tuple[str, list[Parameter]]] = []
+    skipped: dict[str, tuple[int, str]] = {}
+    idle: dict[str, str] = {}
     for name in names:
-        b = module.bindings.get(name)
-        if b is None or b.kind != "function":
-            if functions is None:
-                continue
-            raise NoSuchFunction(f"{path} has no top-level function {name!r}", filename=str(path),
-                             hint="zpy emit differentiates the module's top-level def statements")
-        try:
-            params = plan(module, name)
-            if not any(p.active for p in params):
-                raise CannotEmit(f"{name} has no differentiated parameter", function=name,
-                                 filename=str(path), line=b.line,
-                                 hint="annotate a parameter float or np.ndarray, or leave it unannotated")
-            module.check_names(name)
-            chosen.append((name, params, _gradient_defs(module, name, params)))
-        except ZygoteError as e:
-            if functions is not None:
-                raise
-            skipped[name] = e.message.splitlines()[0]
-    if not chosen:
-        raise CannotEmit(f"no function of {path} can be differentiated: "
-                         + "; ".join(f"{k}: {v}" for k, v in skipped.items()), filename=str(path))
+        owner, _, method = name.rpartition(".")
+        b = module.bindings.get(owner or name)
+        if b is None or b.kind != ("class" if owner else "function") or owner and method not in {
+                m.rpartition(".")[2] for m in module.methods(owner)}:
+            raise NoSuchFunction(f"{path} has no top-level function or method {name!r}", filename=str(path),
+                                 hint="zpy emit differentiates the module's top-level def statements and the "
+                                 "plain methods of its top-level classes (Class.method)")
+        params = plan(module, name)
+        why = _not_differentiable(module, name, params)
+        if why is not None and functions is not None:  # (asked for by name: a failure)
+            skipped[name] = (module.node(name).lineno, why)
+        elif why is not None:
+            idle[name] = why
+        else:
+            planned.append((name, params))
     writer = _Writer(module)
-    body = writer.write([d for _, _, defs in chosen for d in defs])
+    built: list[tuple[str, list[Parameter], list[ast.FunctionDef]]] = []
+    for name, params in planned:
+        try:
+            module.check_names(name)
+            built.append((name, params, _gradient_defs(module, name, params)))
+        except Exception as e:
+            skipped[name] = _reason(module, name, e)
+    for _, _, defs in built:
+        writer.reserve(defs)
+    chosen = []
+    for name, params, defs in built:
+        try:
+            writer.add(defs)
+            chosen.append((name, params, defs))
+        except Exception as e:
+            skipped[name] = _reason(module, name, e)
+    body = writer.texts()
     deps = module.dependencies([name for name, _, _ in chosen])
     digests = {d: module.digest(d) for d in deps}
-    shown = shown_path or path.name
-    text = _header(shown, digests, skipped, writer, command or f"zpy emit {shown}") + writer.preamble()
+    text = _header(shown, digests, skipped, idle, command or f"zpy emit {shown}") + writer.preamble()
     for (name, params, _), defs in zip(chosen, body):
-        line = module.bindings[name].line
+        line = module.node(name).lineno
         text += f"\n\n# {name} ({shown}, line {line}): " + "; ".join(
             f"{p.name}: {p.described}" for p in params) + "\n" + "\n\n\n".join(defs) + "\n"
-    return Emitted(text, [n for n, _, _ in chosen], skipped, digests, dict(writer.runtime))
+    return Emitted(text, [n for n, _, _ in chosen], skipped, digests, idle)
 
 
-def _header(shown: str, digests: dict[str, str], skipped: dict[str, str], writer: "_Writer", command: str) -> str:
-    width = max(map(len, digests))
+def _every_function(module: static.StaticModule) -> list[str]:
+    """The module's top-level functions and the methods of its top-level
+    classes, in source order."""
+    out = []
+    for name, b in module.bindings.items():
+        if b.kind == "function":
+            out.append(name)
+        elif b.kind == "class":
+            out += module.methods(name)
+    return out
+
+
+_IO = {"print", "open", "input"}
+
+
+def _not_differentiable(module: static.StaticModule, name: str, params: list[Parameter]) -> Optional[str]:
+    """Why function ``name`` is plainly not differentiable, if it is: no
+    parameter is differentiated, it is a ``main``, or it does I/O."""
+    if not any(p.active for p in params):
+        return f"{name} has no differentiated parameter (annotate one float or np.ndarray, or leave it unannotated)"
+    if name == "main":
+        return f"{name} is a main function"
+    node = module.node(name)
+    io = sorted({n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                 and n.func.id in _IO and n.func.id not in module.bindings})
+    if io:
+        return f"{name} does I/O ({', '.join(io)})"
+    return None
+
+
+def _reason(module: static.StaticModule, name: str, e: Exception) -> tuple[int, str]:
+    """Why ``name`` was not emitted: the user's line, and what (with the
+    hint)."""
+    if isinstance(e, ZygoteError):
+        line = e.line if e.line is not None and (e.filename is None or Path(e.filename) == module.path) \
+            else module.node(name).lineno
+        why = e.message.replace("\n", " ") + (f" ({e.hint})" if e.hint else "")
+    else:  # (a failure of zygote_py itself: reported, never a crash of zpy emit)
+        line = module.node(name).lineno
+        why = f"zygote_py failed on it: {type(e).__name__}: {e}"
+    return line, why
+
+
+def _header(shown: str, digests: dict[str, str], skipped: dict[str, tuple[int, str]], idle: dict[str, str],
+            command: str) -> str:
+    width = max(map(len, digests), default=0)
     lines = [
         f"# Gradients of {shown}, written by zygote_py {__version__}.",
         f"{HEADER_LINE}: {command}",
@@ -201,17 +290,18 @@ def _header(shown: str, digests: dict[str, str], skipped: dict[str, str], writer
         *(f"#   {name.ljust(width)}  {digest}" for name, digest in digests.items()),
         "#",
         "# NAME_forward(*args) returns (y, pullback) and pullback(dy) the gradients",
-        "# (it may be called again); NAME_gradient(*args) returns the gradients.",
-        "# Parameters annotated int, bool, str or bytes are not differentiated;",
-        "# float or no annotation means a real number, np.ndarray a real array.",
+        "# (it may be called again); NAME_gradient(*args) returns the gradients;",
+        "# a method Class.name gives Class_name_forward(self, ...) and",
+        "# Class_name_gradient(self, ...), self's gradient a Tangent of its fields.",
+        "# Parameters annotated int, bool, str or bytes, or with such a default,",
+        "# are not differentiated; float or no annotation means a real number,",
+        "# np.ndarray a real array.",
     ]
+    if idle:
+        lines += ["#", "# Not differentiable:"] + [f"#   {k}: {v}" for k, v in idle.items()]
     if skipped:
-        lines += ["#", "# Not emitted:"] + [f"#   {k}: {v}" for k, v in skipped.items()]
-    if writer.runtime:
-        lines += ["#", "# Imports zygote_py for what cannot be written out here:"]
-        for what, uses in writer.runtime.items():
-            where = f" (line{'s' if len(uses) > 1 else ''} {', '.join(map(str, uses))})" if uses else ""
-            lines.append(f"#   {what}{where}: {_summary(writer.values[what])}")
+        lines += ["#", "# Not emitted (zpy emit --skip-failing):"] + [
+            f"#   {k} (line {line}): {why}" for k, (line, why) in skipped.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -224,12 +314,20 @@ def _summary(value: Any) -> str:
 def _gradient_defs(module: static.StaticModule, name: str, params: list[Parameter]) -> list[ast.FunctionDef]:
     """``name_forward`` and ``name_gradient`` as Python ``ast`` definitions,
     their constants replaced by :func:`_constant` placeholders."""
-    fn = module.functions[name]
+    fn = module.function(name)
     entry = pipeline.compiled(fn, tuple(p.active for p in params), tuple(p.kind for p in params), False)
     out = []
     for fdef, constants in (entry.forward_def(), entry.gradient_def(value=False)):
         tree = gast.gast_to_ast(gast.Module(body=[copy.deepcopy(fdef)], type_ignores=[]))
         node = _without_caught_checks(ast.fix_missing_locations(tree).body[0], constants)
+        if "." in name:  # (Class.name → Class_name_forward: one flat namespace of functions)
+            renamed = {f.name: name.replace(".", "_") + f.name[len(fn.__name__):] for f in ast.walk(node)
+                       if isinstance(f, ast.FunctionDef) and f.name.startswith(fn.__name__ + "_")}
+            for n in ast.walk(node):
+                if isinstance(n, ast.FunctionDef) and n.name in renamed:
+                    n.name = renamed[n.name]
+                elif isinstance(n, ast.Name) and n.id in renamed:
+                    n.id = renamed[n.id]
         arrays = [p.name for p in params if p.kind == ARRAY and p.active and not _assigned(node, p.name)]
         if node.name.endswith("_gradient"):
             for ret in _returns(node):
@@ -240,8 +338,81 @@ def _gradient_defs(module: static.StaticModule, name: str, params: list[Paramete
                 for ret in _returns(pullback):  # (one pullback per return of the forward)
                     _wrap_gradients(ret, params, arrays)
                 _recallable(pullback)
-        out.append(_Placeholders(constants).visit(node))
+        node = _Placeholders(constants).visit(node)
+        _with_defaults(node, module.node(name))
+        _check_kinds(node, params)
+        _drop_unused_values(node, fn.__globals__)
+        out.append(node)
     return out
+
+
+def _check_kinds(fdef: ast.FunctionDef, params: list[Parameter]) -> None:
+    """Begin ``fdef`` with a check that each differentiated real number or
+    array parameter holds one: code emitted for a number gives a wrong
+    gradient for an array, where ``zpy.gradient`` would compile another."""
+    for kind, check in ((FLOAT, standalone.real_numbers), (ARRAY, standalone.real_arrays)):
+        names = [p.name for p in params if p.active and p.kind == kind]
+        if names:
+            call = ast.Call(func=_constant(check, check.__name__), args=[], keywords=[
+                ast.keyword(arg=n, value=ast.Name(id=n, ctx=ast.Load())) for n in names])
+            fdef.body.insert(0, ast.Expr(value=call))
+    ast.fix_missing_locations(fdef)
+
+
+def _with_defaults(fdef: ast.FunctionDef, source: ast.FunctionDef) -> None:
+    """Give ``fdef`` the default values of the source function, whose
+    parameters it takes (``near_gradient(x, steps=3)``)."""
+    def names(a: ast.arguments) -> list[str]:
+        return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+
+    if names(fdef.args) == names(source.args):
+        fdef.args.defaults = copy.deepcopy(source.args.defaults)
+        fdef.args.kw_defaults = copy.deepcopy(source.args.kw_defaults)
+
+
+_PURE = ("math", "cmath", "numpy")
+
+
+def _drop_unused_values(fdef: ast.FunctionDef, namespace: dict) -> None:
+    """Drop the statements ``name = expression`` of ``fdef``'s body that
+    compute what nothing reads (the value a fused gradient does not
+    return, the record of a branch no pullback tests), where the expression is arithmetic and calls of NumPy's and
+    ``math``'s functions, which change nothing. ``namespace``: the
+    globals of the source function."""
+    def value(e: ast.expr) -> Any:
+        if hasattr(e, "constant"):
+            return e.constant
+        return namespace.get(e.id) if isinstance(e, ast.Name) else None
+
+    def pure(e: ast.expr) -> bool:
+        for n in ast.walk(e):
+            if isinstance(n, ast.Call):
+                f = n.func
+                if isinstance(f, ast.Attribute) and isinstance(value(f.value), types.ModuleType):
+                    f = getattr(value(f.value), f.attr, None)
+                else:
+                    f = value(f)
+                if not (isinstance(f, np.ufunc) or getattr(f, "__module__", None) in _PURE):
+                    return False
+            elif isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Lambda)):
+                return False
+        return True
+
+    def dead(st: ast.stmt) -> bool:
+        return isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+            and st.targets[0].id not in read and pure(st.value)
+
+    changed = True
+    while changed:
+        changed = False
+        read = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        for n in ast.walk(fdef):
+            for name in ("body", "orelse"):
+                body = getattr(n, name, None)
+                if isinstance(body, list) and any(isinstance(st, ast.stmt) and dead(st) for st in body) and (
+                        n is fdef or not isinstance(n, (ast.FunctionDef, ast.Lambda))):
+                    setattr(n, name, [st for st in body if not dead(st)] or [ast.Pass()])
+                    changed = True
 
 
 def _recallable(pullback: ast.FunctionDef) -> None:
@@ -392,30 +563,42 @@ class _Writer:
         self.literals: list[str] = []
         self.helpers: list[str] = []
         self.sources: list[str] = []
-        self.runtime: dict[str, list[int]] = {}
-        self.values: dict[str, Any] = {}
+        self.defs: list[list[ast.FunctionDef]] = []
 
     # -- the whole module --------------------------------------------------
 
-    def write(self, defs: list[ast.FunctionDef]) -> list[list[str]]:
-        """The definitions' text, grouped per function (forward, gradient)."""
+    def reserve(self, defs: list[ast.FunctionDef]) -> None:
+        """Keep the names ``defs`` bind from naming module-level values."""
         for d in defs:
             self.local |= _locals(d)
             self.local.add(d.name)
-        for d in defs:
-            clash = self.module.bindings.get(d.name)
-            if clash is not None:
-                raise CannotEmit(f"the gradient module would define {d.name}, which the source module "
-                                 "defines too", filename=str(self.module.path), line=clash.line,
-                                 hint="rename it, or emit the other functions with --function")
-        for d in defs:
-            for g in _globals(d):
-                self._user(g)
-        for d in defs:
-            for c in _constants(d):
-                self._resolve(c)
-        texts = [ast.unparse(_Substitute().visit(d)) for d in defs]
-        return [texts[i:i + 2] for i in range(0, len(texts), 2)]
+
+    def add(self, defs: list[ast.FunctionDef]) -> None:
+        """Name what one function's definitions (reserved first) read; if
+        that fails (:class:`CannotEmit`), nothing of them is kept."""
+        state = {k: copy.copy(v) for k, v in vars(self).items() if k not in ("module", "defs")}
+        try:
+            for d in defs:
+                clash = self.module.bindings.get(d.name)
+                if clash is not None:
+                    raise CannotEmit(f"the gradient module would define {d.name}, which the source module "
+                                     "defines too", filename=str(self.module.path), line=clash.line,
+                                     hint="rename it, or emit the other functions with --function")
+            for d in defs:
+                for g in _globals(d):
+                    self._user(g)
+            for d in defs:
+                for c in _constants(d):
+                    self._resolve(c)
+        except Exception:
+            vars(self).update(state)
+            raise
+        self.defs.append(defs)
+
+    def texts(self) -> list[list[str]]:
+        """The added definitions' text, grouped per function (forward,
+        gradient)."""
+        return [[ast.unparse(_Substitute().visit(d)) for d in defs] for defs in self.defs]
 
     def preamble(self) -> str:
         plain = sorted(i for i in self.imports if i.startswith("import ") and _PACKAGE not in i)
@@ -449,7 +632,9 @@ class _Writer:
             return
         value = self.module.namespace[name]
         self._claim(name, value)
-        if b.kind == "literal":
+        if b.kind in ("value", "class"):  # (not written out: read from the source module, as it is)
+            self.imports.append(f"from {self.module.path.stem} import {name}")
+        elif b.kind == "literal":
             self.literals.append(f"{name} = {ast.get_source_segment(self.module.text, b.node.value)}")
         elif b.attr is None:
             self.imports.append(_import(b.module, name))
@@ -470,15 +655,23 @@ class _Writer:
     # -- constants ---------------------------------------------------------
 
     def _resolve(self, c: ast.Name) -> None:
-        """Decide the expression that reads ``c`` (``c.expr``: a name, or
-        ``module.name`` for a zygote_py helper that is imported)."""
-        c.expr = self._name_of(c.constant, c.hint)
-        if "." in c.expr and c.line is not None:
-            what = next(w for w, v in self.values.items() if v is c.constant)
-            if c.line not in self.runtime[what]:
-                self.runtime[what] = sorted([*self.runtime[what], c.line])
+        """Decide the name that reads ``c`` (``c.expr``); a zygote_py helper
+        that cannot be copied is a :class:`CannotEmit` at ``c``'s line."""
+        try:
+            c.expr = self._name_of(c.constant, c.hint)
+        except _NotCopyable:
+            what = f"{c.constant.__module__}.{getattr(c.constant, '__qualname__', c.hint)}"
+            raise CannotEmit(f"its gradient would call {what} when it runs ({_summary(c.constant)}), and a "
+                             "gradient module runs without zygote_py", filename=str(self.module.path),
+                             line=c.line, hint="annotate the parameters (float, np.ndarray, int) so that the "
+                             "kind of every value is known, or differentiate it with zpy.gradient") from None
 
     def _name_of(self, value: Any, hint: str) -> str:
+        if id(value) not in self.by_id:
+            bound = [n for n, b in self.module.bindings.items()
+                     if b.kind == "import" and self.module.namespace.get(n) is value]
+            if bound:  # (as the source module imports it: numpy as np)
+                self._user(bound[0])
         if id(value) in self.by_id:
             return self.by_id[id(value)]
         b = getattr(value, "__name__", None)
@@ -492,10 +685,7 @@ class _Writer:
             self.literals.append(f"{name} = object()")
             return name
         if _ours(value) and not isinstance(value, types.ModuleType):
-            try:
-                self._check_copyable(value, set())
-            except _NotCopyable:
-                return self._import_ours(value)
+            self._check_copyable(value, set())
             return self._copy(value)
         if isinstance(value, types.ModuleType):
             name = self._free(hint)
@@ -518,18 +708,6 @@ class _Writer:
         self._claim(name, value)
         self.imports.append(f"from {where[0]} import {where[1]}" + ("" if where[1] == name else f" as {name}"))
         return name
-
-    def _import_ours(self, value: Any) -> str:
-        """``value``, a zygote_py helper that cannot be copied, read from its
-        module (imported once, and listed in the header)."""
-        owner = importlib.import_module(value.__module__)
-        attr = value.__name__
-        m = self._name_of(owner, owner.__name__.rpartition(".")[2])
-        what = f"{owner.__name__}.{attr}"
-        self.runtime.setdefault(what, [])
-        self.values[what] = value
-        self.by_id[id(value)] = f"{m}.{attr}"
-        return f"{m}.{attr}"
 
     def _source(self, fn: types.FunctionType) -> ast.FunctionDef:
         node = ast.parse(textwrap.dedent(inspect.getsource(fn.__code__))).body[0]

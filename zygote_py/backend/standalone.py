@@ -11,10 +11,13 @@ names. The runtime's versions keep some gradients sparse (``Scatter``,
 values, and O(size of the array) per item added instead of O(1).
 ``tests/cli/test_standalone.py`` checks each against the runtime's.
 """
+import numbers
+
 import numpy as np
 
 from .. import runtime
 from ..ir import ops
+from ..rules import mutation
 
 
 def seed(y):
@@ -125,6 +128,44 @@ def user_gradient(x, g):
     return g
 
 
+def dense(grads):
+    """The gradient ``grads`` as it is: the runtime keeps some gradients
+    sparse until they are used; here every gradient is dense already."""
+    return grads
+
+
+def store_item(obj, key, value):
+    """``obj[key] = value``, then ``obj``. An assignment whose integer-array
+    index repeats a position is refused: which write wins is no
+    derivative."""
+    if isinstance(obj, np.ndarray) and not isinstance(key, (int, np.integer, slice, tuple)):
+        index = np.asarray(key)
+        if index.dtype.kind in "iu" and np.unique(index).size != index.size:
+            raise ValueError("no gradient for an assignment whose integer index repeats a position")
+    obj[key] = value
+    return obj
+
+
+def real_numbers(**values):
+    """Raise ``TypeError`` unless each value is a real number, the kind
+    that a parameter annotated ``float``, or not annotated, was emitted
+    for (the gradient of an array there would be wrong)."""
+    for name, value in values.items():
+        if not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} is a {type(value).__name__}, but this gradient was emitted for a real "
+                            "number (a parameter annotated float, or not annotated): annotate it (np.ndarray) "
+                            "and run zpy emit again")
+
+
+def real_arrays(**values):
+    """Raise ``TypeError`` unless each value is a NumPy array, the kind that
+    a parameter annotated ``np.ndarray`` was emitted for."""
+    for name, value in values.items():
+        if not isinstance(value, np.ndarray):
+            raise TypeError(f"{name} is a {type(value).__name__}, but this gradient was emitted for an array "
+                            "(a parameter annotated np.ndarray): pass np.asarray of it")
+
+
 STOP = object()
 """What :func:`iternext` returns once the iterator is exhausted."""
 
@@ -151,5 +192,7 @@ REPLACES = {
     runtime.add_to: add_to,
     runtime.accum: accum,
     runtime.user_gradient: user_gradient,
+    runtime.dense: dense,
+    mutation.store_item: store_item,
 }
 """Runtime helper → the function written into gradient modules for it."""

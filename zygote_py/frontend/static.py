@@ -9,6 +9,12 @@ statically:
   not followed);
 - ``NAME = literal`` (whatever :func:`ast.literal_eval` accepts) binds the
   literal;
+- ``NAME = expression`` (a value that is not a literal: an array, a logger,
+  a compiled regex, a dataclass instance) and ``class`` statements are
+  bound when a function that is differentiated reads them, and only then
+  (:meth:`StaticModule.resolve`): that one statement runs, once the names
+  it reads are bound the same way; the gradient module reads such a value
+  from the source module by its name;
 - ``def`` statements become functions: each is compiled alone, without its
   decorators, under the file's real name and line numbers (so
   :func:`~zygote_py.frontend.source.get_source` reads it from the file as
@@ -16,9 +22,11 @@ statically:
   above and the module's other functions. Defaults are evaluated;
   annotations are not.
 
-Nothing else at the top level runs. A name bound any other way (a class,
-an expression, a loop) is recorded with its line and why it was not
-resolved; :meth:`StaticModule.check_names` turns a use of one by a
+The module's own directory comes first on ``sys.path`` while it is loaded
+and compiled (:func:`search_path`), as for ``python path/model.py``, so that
+sibling imports resolve. Nothing else at the top level runs. A name bound
+any other way (a loop, a ``with``, more than once) is recorded with its
+line and why it was not resolved; :meth:`StaticModule.check_names` turns a use of one by a
 function into :class:`UnresolvedName`, naming the file and line.
 """
 from __future__ import annotations
@@ -28,11 +36,13 @@ import ast
 import builtins
 import hashlib
 import importlib
+import contextlib
 import symtable
+import sys
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from ..errors import ZygoteError
 
@@ -46,7 +56,9 @@ class UnresolvedName(ZygoteError):
 class Binding:
     """How a top-level name is bound: ``kind`` is ``"import"`` (``module``,
     ``attr``: ``import module as name`` or ``from module import attr as
-    name``), ``"literal"`` or ``"function"`` (``node``), and ``line``."""
+    name``), ``"literal"``, ``"function"``, ``"value"`` (a statement
+    ``name = expression``) or ``"class"`` (``node``: the statement), and
+    ``line``."""
 
     kind: str
     line: int
@@ -71,18 +83,95 @@ class StaticModule:
     """Top-level functions, in source order."""
     broken: dict[str, ZygoteError] = field(default_factory=dict)
     """Functions whose ``def`` failed (a default naming an unresolved name)."""
+    resolving: set[str] = field(default_factory=set)
+    home: Optional[types.ModuleType] = None
+    """The module object whose dict is :attr:`namespace`."""
 
     def node(self, name: str) -> ast.FunctionDef:
+        """The ``def`` of a function, or of a method ``Class.name``."""
+        owner, _, method = name.rpartition(".")
+        if owner:
+            return next(st for st in self.bindings[owner].node.body
+                        if isinstance(st, ast.FunctionDef) and st.name == method)
         return self.bindings[name].node
+
+    def methods(self, cls: str) -> list[str]:
+        """``Class.name`` of each plain method of the top-level class
+        ``cls`` (not static, class or property methods), in source order."""
+        out = []
+        for st in self.bindings[cls].node.body:
+            if isinstance(st, ast.FunctionDef) and not st.decorator_list and not (
+                    st.name.startswith("__") and st.name.endswith("__")):
+                out.append(f"{cls}.{st.name}")
+        return out
+
+    def function(self, name: str) -> types.FunctionType:
+        """The function ``name``, or the method ``Class.name`` (its class is
+        built: :meth:`resolve`)."""
+        owner, _, method = name.rpartition(".")
+        if not owner:
+            return self.functions[name]
+        self.check_names(owner)
+        return vars(self.namespace[owner])[method]
+
+    def resolve(self, name: str) -> bool:
+        """Bind the value or class ``name`` by running its one statement,
+        if every name that statement reads resolves; ``False`` (and the
+        reason in :attr:`unresolved`) if not."""
+        if name in self.namespace:
+            return True
+        b = self.bindings.get(name)
+        if b is None or b.kind not in ("value", "class"):
+            return False
+        if name in self.resolving:
+            self.unresolved[name] = (b.line, "its definition reads itself")
+            return False
+        self.resolving.add(name)
+        try:
+            for g in _statement_reads(b.node):
+                if g in self.namespace or g not in self.bindings and hasattr(builtins, g):
+                    continue
+                if self.bindings.get(g) is not None and self.bindings[g].kind == "function":
+                    self.unresolved[name] = (b.line, f"its value is computed by calling {g}, which zpy emit "
+                                                     "does not run")
+                    return False
+                if not self.resolve(g):
+                    line, why = self.unresolved.get(g, (None, "it is not defined in the module"))
+                    self.unresolved[name] = (b.line, f"it reads {g!r}, which is not resolved: {why}")
+                    return False
+            code = compile(ast.Module(body=[b.node], type_ignores=[]), str(self.path), "exec",
+                           flags=__future__.annotations.compiler_flag, dont_inherit=True)
+            name_ = self.namespace["__name__"]
+            before = sys.modules.get(name_)
+            sys.modules[name_] = self.home
+            try:
+                exec(code, self.namespace)
+            except Exception as e:  # the user's own statement: say why it did not run
+                self.namespace.pop(name, None)
+                self.unresolved[name] = (b.line, f"running its definition failed: {type(e).__name__}: {e}")
+                return False
+            finally:
+                if before is None:
+                    del sys.modules[name_]
+                else:
+                    sys.modules[name_] = before
+            self.unresolved.pop(name, None)
+            return True
+        finally:
+            self.resolving.discard(name)
 
     def segment(self, name: str) -> str:
         """The source text of a ``def`` (without decorators) or of a literal
         binding's statement."""
         return ast.get_source_segment(self.text, self.bindings[name].node)
 
+    def segment_of(self, name: str) -> str:
+        """:meth:`segment`, of a method ``Class.name`` too."""
+        return ast.get_source_segment(self.text, self.node(name)) if "." in name else self.segment(name)
+
     def digest(self, name: str) -> str:
         """The first 16 hex digits of the sha256 of :meth:`segment`."""
-        return hashlib.sha256(self.segment(name).encode()).hexdigest()[:16]
+        return hashlib.sha256(self.segment_of(name).encode()).hexdigest()[:16]
 
     def global_names(self, name: str) -> list[str]:
         """The global names function ``name`` reads (nested functions and
@@ -90,8 +179,9 @@ class StaticModule:
         return global_names(self.node(name))
 
     def dependencies(self, names: list[str]) -> list[str]:
-        """``names`` and the module's functions and literals they read,
-        transitively (in source order)."""
+        """``names`` and the module's functions, methods, classes and values
+        they read, transitively (in source order; a method after its
+        class)."""
         seen: set[str] = set()
         todo = list(names)
         while todo:
@@ -99,25 +189,38 @@ class StaticModule:
             if n in seen:
                 continue
             seen.add(n)
-            if self.bindings[n].kind == "function":
-                todo += [g for g in self.global_names(n)
-                         if g in self.bindings and self.bindings[g].kind in ("function", "literal")]
-        return [n for n in self.bindings if n in seen]
+            owner = n.rpartition(".")[0]
+            if owner:
+                todo.append(owner)
+            kind = self.bindings[owner or n].kind
+            reads = self.global_names(n) if kind == "function" or owner else \
+                _statement_reads(self.bindings[n].node) if kind in ("value", "class") else []
+            todo += [g for g in reads if g in self.bindings and self.bindings[g].kind != "import"]
+        order = {name: i for i, name in enumerate(self.bindings)}
+        return sorted(seen, key=lambda n: (order[n.rpartition(".")[0] or n], n.count("."), self._line(n)))
+
+    def _line(self, name: str) -> int:
+        return self.node(name).lineno if "." in name else self.bindings[name].line
 
     def check_names(self, name: str) -> None:
         """Raise :class:`UnresolvedName` if function ``name``, or a module
         function it reads, reads a global that is neither resolved nor a
         builtin."""
         for dep in self.dependencies([name]):
-            if self.bindings[dep].kind != "function":
+            kind = self.bindings[dep.rpartition(".")[0] or dep].kind
+            if kind in ("value", "class") and "." not in dep:
+                reads = [dep]
+            elif kind == "function" or "." in dep:
+                if dep in self.broken:
+                    raise self.broken[dep]
+                reads = self.global_names(dep)
+            else:
                 continue
-            if dep in self.broken:
-                raise self.broken[dep]
-            for g in self.global_names(dep):
-                if g in self.namespace or hasattr(builtins, g):
+            for g in reads:
+                if g in self.namespace or g not in self.bindings and hasattr(builtins, g) or self.resolve(g):
                     continue
                 line, why = self.unresolved.get(g, (None, "it is not defined in the module"))
-                use = first_use(self.node(dep), g)
+                use = first_use(self.node(dep), g) if g != dep else line
                 raise UnresolvedName(
                     f"{dep} reads {g!r}, which zpy emit cannot resolve without running the module: {why}"
                     + (f" (line {line})" if line else ""),
@@ -131,17 +234,27 @@ def load(path: Path) -> StaticModule:
     module's docstring)."""
     text = path.read_text()
     tree = ast.parse(text, str(path))
-    namespace: dict[str, Any] = {"__name__": path.stem, "__file__": str(path), "__builtins__": builtins}
+    # (a module's own dict: a class statement finds its module, as @dataclass does, through sys.modules)
+    home = types.ModuleType(path.stem)
+    namespace = home.__dict__
+    namespace.update({"__file__": str(path), "__builtins__": builtins})
     bindings: dict[str, Binding] = {}
     unresolved: dict[str, tuple[int, str]] = {}
+    seen: set[str] = set()
 
     def bind(name: str, b: Binding, value: Any = None) -> None:
+        if b.kind in ("value", "class") and name in seen or name in bindings and \
+                bindings[name].kind in ("value", "class"):
+            # (running the last statement alone would not give the value the module ends with)
+            return fail(name, b.line, "it is bound more than once at the top level")
+        seen.add(name)
         bindings[name] = b
         unresolved.pop(name, None)
-        if b.kind != "function":
+        if b.kind not in ("function", "value", "class"):
             namespace[name] = value
 
     def fail(name: str, line: int, why: str) -> None:
+        seen.add(name)
         bindings.pop(name, None)
         namespace.pop(name, None)
         unresolved[name] = (line, why)
@@ -179,20 +292,27 @@ def load(path: Path) -> StaticModule:
                 literal = len(names) == len(targets) == 1
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 literal = False
-            for n in names if literal else _assigned(st):
+            one = len(names) == len(targets) == 1
+            for n in names if literal or one else _assigned(st):
                 if literal:
                     bind(n, Binding("literal", st.lineno, node=st), value)
+                elif one:
+                    bind(n, Binding("value", st.lineno, node=st))
                 else:
-                    fail(n, st.lineno, "it is assigned a value that is not a literal")
+                    fail(n, st.lineno, "it is assigned by unpacking or a chained assignment")
         elif isinstance(st, ast.FunctionDef):
             bind(st.name, Binding("function", st.lineno, node=st))
         elif isinstance(st, ast.ClassDef):
-            fail(st.name, st.lineno, "classes are not supported by zpy emit")
+            bind(st.name, Binding("class", st.lineno, node=st))
         else:
             for n in _assigned(st):
                 fail(n, st.lineno, "it is bound by a statement zpy emit does not run")
 
-    module = StaticModule(path, text, tree, namespace, bindings, unresolved)
+    module = StaticModule(path, text, tree, namespace, bindings, unresolved, home=home)
+    for name, b in bindings.items():
+        if b.kind in ("value", "class"):  # until resolve runs its statement
+            unresolved[name] = (b.line, "it is assigned a value that is not a literal" if b.kind == "value"
+                                else "a class that cannot be built")
     flags = __future__.annotations.compiler_flag
     for name, b in bindings.items():
         if b.kind != "function":
@@ -213,6 +333,39 @@ def load(path: Path) -> StaticModule:
             continue
         module.functions[name] = namespace[name]
     return module
+
+
+@contextlib.contextmanager
+def search_path(path: Path) -> Iterator[None]:
+    """The directory of ``path`` first on ``sys.path`` (as ``python
+    path`` puts it), for as long as the block runs."""
+    where = str(path.resolve().parent)
+    sys.path.insert(0, where)
+    try:
+        yield
+    finally:
+        if where in sys.path:
+            sys.path.remove(where)
+
+
+def _statement_reads(st: ast.stmt) -> list[str]:
+    """The names a value's assignment or a class statement reads when it
+    runs (not those read only inside the class's methods, nor its
+    annotations, which are not evaluated)."""
+    if isinstance(st, ast.ClassDef):
+        parts: list[ast.AST] = [*st.decorator_list, *st.bases, *(k.value for k in st.keywords)]
+        for item in st.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                parts += [*item.decorator_list, *item.args.defaults, *(d for d in item.args.kw_defaults if d)]
+            elif isinstance(item, ast.AnnAssign):
+                parts += [item.value] if item.value is not None else []
+            elif not isinstance(item, ast.ClassDef):
+                parts.append(item)
+        bound = {n.id for p in parts for n in ast.walk(p) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    else:
+        parts, bound = [st.value], set()
+    names = [n.id for p in parts for n in ast.walk(p) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    return [n for n in dict.fromkeys(names) if n not in bound]
 
 
 def _assigned(st: ast.stmt) -> list[str]:

@@ -10,3 +10,11 @@ def fine(x):
 
 def uses_factor(x):
     return math.sin(x) * FACTOR
+
+
+for _k in range(3):
+    LAST = _k
+
+
+def uses_last(x):
+    return x * LAST

@@ -1,0 +1,215 @@
+# Gradients of ../../../examples/ode_net.py, written by zygote_py 0.1.0.
+# generated — regenerate with zpy emit: zpy emit ../../../examples/ode_net.py -o ode_net_grad.py --skip-failing
+#
+# Source definitions (sha256 of their text, first 16 hex digits):
+#   network  6e5938c7b1fda394
+#
+# NAME_forward(*args) returns (y, pullback) and pullback(dy) the gradients
+# (it may be called again); NAME_gradient(*args) returns the gradients;
+# a method Class.name gives Class_name_forward(self, ...) and
+# Class_name_gradient(self, ...), self's gradient a Tangent of its fields.
+# Parameters annotated int, bool, str or bytes, or with such a default,
+# are not differentiated; float or no annotation means a real number,
+# np.ndarray a real array.
+#
+# Not differentiable:
+#   main: main is a main function
+#
+# Not emitted (zpy emit --skip-failing):
+#   observations (line 25): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
+#   trajectory_loss (line 36): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
+#   initial_weights (line 42): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
+#   adam (line 47): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
+
+import numbers
+import numpy as np
+
+
+# zygote_py.backend.standalone.real_arrays
+def real_arrays(**values):
+    """Raise ``TypeError`` unless each value is a NumPy array, the kind that
+    a parameter annotated ``np.ndarray`` was emitted for."""
+    for name, value in values.items():
+        if not isinstance(value, np.ndarray):
+            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
+
+
+# zygote_py.backend.standalone.real_numbers
+def real_numbers(**values):
+    """Raise ``TypeError`` unless each value is a real number, the kind
+    that a parameter annotated ``float``, or not annotated, was emitted
+    for (the gradient of an array there would be wrong)."""
+    for name, value in values.items():
+        if not isinstance(value, numbers.Real):
+            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
+
+
+# zygote_py.rules.numpy_linalg.real_matrices
+def real_matrices(dy, x1, x2, least=2):
+    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
+    too, with ``least`` to 2 dimensions each: for two matrices its
+    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
+    return type(x1) is np.ndarray and type(x2) is np.ndarray and (least <= x1.ndim <= 2) and (least <= x2.ndim <= 2) and (x1.dtype is x2.dtype) and (x1.dtype.kind == 'f') and (getattr(dy, 'dtype', None) is x1.dtype)
+
+
+# zygote_py.runtime.unbroadcast
+def unbroadcast(dy, x):
+    """``dy`` summed down to the shape of ``x``, an operand that NumPy
+    broadcast to the shape of ``dy``, with ``x``'s float dtype (a Python
+    number ``x`` gets a Python number)."""
+    if dy is None:
+        return None
+    shape = np.shape(x)
+    dshape = np.shape(dy)
+    if dshape != shape:
+        extra = len(dshape) - len(shape)
+        if extra >= 0:
+            axes = tuple(range(extra)) + tuple((i + extra for i, n in enumerate(shape) if n == 1 and dshape[i + extra] != 1))
+            if axes:
+                dy = np.sum(dy, axis=axes, keepdims=True)
+        if extra > 0:
+            dy = np.reshape(dy, shape)
+        elif np.shape(dy) != shape:
+            dy = np.broadcast_to(dy, shape)
+    if isinstance(x, (np.ndarray, np.generic)):
+        if x.dtype.kind in 'fc' and np.result_type(dy) != x.dtype:
+            if np.iscomplexobj(dy) and x.dtype.kind != 'c':
+                dy = np.real(dy)
+            dy = np.asarray(dy).astype(x.dtype)
+        return dy[()] if isinstance(x, np.generic) and isinstance(dy, np.ndarray) else dy
+    if isinstance(dy, (np.ndarray, np.generic)) and isinstance(x, (int, float)):
+        dy = dy.item()
+    return dy.real if isinstance(dy, complex) and (not isinstance(x, complex)) else dy
+
+
+# zygote_py.runtime.user_gradient
+def user_gradient(x, g):
+    """The gradient ``g`` of the argument ``x`` as ``zpy.gradient`` returns
+    it: an array of zeros for an array that this run's path did not
+    reach."""
+    if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and (g == 0):
+        return np.zeros_like(x)
+    return g
+
+
+# zygote_py.rules.numpy_linalg.fit
+def fit(g, x):
+    """``g`` as the gradient of ``x``: summed down to ``x``'s shape where
+    ``x`` was broadcast, real when ``x`` is real, of ``x``'s float dtype (a
+    Python number for a number, an array for a list)."""
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x)
+    if np.iscomplexobj(g) and (not np.iscomplexobj(x)):
+        g = np.real(g)
+    return unbroadcast(g, x)
+
+
+# zygote_py.rules.numpy_linalg.sum_to
+def sum_to(g, shape):
+    """``g`` summed over the axes along which an array of ``shape`` was
+    broadcast to ``g``'s shape."""
+    extra = g.ndim - len(shape)
+    axes = tuple(range(extra)) + tuple((extra + i for i, n in enumerate(shape) if n == 1 and g.shape[extra + i] != 1))
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g.reshape(shape)
+
+
+# zygote_py.rules.numpy_linalg.conj
+def conj(x):
+    """The complex conjugate, and ``x`` itself when it is real (no copy)."""
+    return np.conj(x) if np.iscomplexobj(x) else x
+
+
+# zygote_py.rules.numpy_linalg.mH
+def mH(x):
+    """The conjugate transposes of a stack of matrices."""
+    return conj(np.swapaxes(x, -1, -2))
+
+
+# zygote_py.rules.numpy_linalg.matmul_grad
+def matmul_grad(dy, x1, x2, wrt):
+    """The gradient of ``np.matmul(x1, x2)`` with respect to ``x1``
+    (``wrt == 0``) or ``x2`` (``wrt == 1``): a 1-d ``x1`` is promoted to a
+    row, a 1-d ``x2`` to a column, and batch dimensions are summed where the
+    operand was broadcast."""
+    if real_matrices(dy, x1, x2, 1):
+        if x1.ndim == 1 and x2.ndim == 1:
+            return dy * (x2 if wrt == 0 else x1)
+        if wrt == 0:
+            return dy[:, None] * x2 if x1.ndim == 2 else x2 @ dy
+        return x1[:, None] * dy if x2.ndim == 2 else dy @ x1
+    a, b, g = (np.asarray(x1), np.asarray(x2), np.asarray(dy))
+    if a.ndim == 1 and b.ndim == 1:
+        return fit(g * conj(b), x1) if wrt == 0 else fit(g * conj(a), x2)
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    if a.ndim == 1:
+        g = np.expand_dims(g, -2)
+    if b.ndim == 1:
+        g = g[..., None]
+    if wrt == 0:
+        return fit(sum_to(g @ mH(b2), a2.shape).reshape(a.shape), x1)
+    if b2.ndim == 2 and a2.ndim > 2:
+        gb = mH(a2.reshape(-1, a2.shape[-1])) @ g.reshape(-1, g.shape[-1])
+    else:
+        gb = sum_to(mH(a2) @ g, b2.shape)
+    return fit(gb.reshape(b.shape), x2)
+
+
+# zygote_py.runtime.seed
+def seed_1(y):
+    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type."""
+    if type(y) is float:
+        return 1.0
+    if isinstance(y, np.ndarray) and y.ndim == 0 and (y.dtype.kind in 'fiu'):
+        return np.ones_like(y) if y.dtype.kind == 'f' else 1
+    if isinstance(y, np.floating):
+        return y.dtype.type(1)
+    if isinstance(y, (int, np.integer)) and (not isinstance(y, bool)):
+        return 1
+    raise TypeError(f'a gradient needs a real scalar output, not {type(y).__name__} {np.shape(y)}')
+
+
+# network (../../../examples/ode_net.py, line 28): y: a real array; t: a real number; w1: a real array; b1: a real array; w2: a real array
+def network_forward(y, t, w1, b1, w2):
+    real_arrays(y=y, w1=w1, b1=b1, w2=w2)
+    real_numbers(t=t)
+    t_1 = w1 @ y
+    t_2 = np.tanh(t_1 + b1)
+
+    def network_pullback(dout):
+        if real_matrices(dout, w2, t_2):
+            dw2, t = (dout @ t_2.T, w2.T @ dout)
+        else:
+            dw2, t = (matmul_grad(dout, w2, t_2, 0), matmul_grad(dout, w2, t_2, 1))
+        t = t * (1.0 - t_2 * t_2)
+        t_3 = unbroadcast(t, t_1)
+        db1 = unbroadcast(t, b1)
+        if real_matrices(t_3, w1, y):
+            dw1, dy = (t_3 @ y.T, w1.T @ t_3)
+        else:
+            dw1, dy = (matmul_grad(t_3, w1, y, 0), matmul_grad(t_3, w1, y, 1))
+        return (user_gradient(y, dy), None, user_gradient(w1, dw1), user_gradient(b1, db1), user_gradient(w2, dw2))
+    return (w2 @ t_2, network_pullback)
+
+
+def network_gradient(y, t, w1, b1, w2):
+    real_arrays(y=y, w1=w1, b1=b1, w2=w2)
+    real_numbers(t=t)
+    t_1 = w1 @ y
+    t_2 = np.tanh(t_1 + b1)
+    t_3 = w2 @ t_2
+    dout = seed_1(t_3)
+    if real_matrices(dout, w2, t_2):
+        dw2, t = (dout @ t_2.T, w2.T @ dout)
+    else:
+        dw2, t = (matmul_grad(dout, w2, t_2, 0), matmul_grad(dout, w2, t_2, 1))
+    t = t * (1.0 - t_2 * t_2)
+    t_4 = unbroadcast(t, t_1)
+    db1 = unbroadcast(t, b1)
+    if real_matrices(t_4, w1, y):
+        dw1, dy = (t_4 @ y.T, w1.T @ t_4)
+    else:
+        dw1, dy = (matmul_grad(t_4, w1, y, 0), matmul_grad(t_4, w1, y, 1))
+    return (user_gradient(y, dy), None, user_gradient(w1, dw1), user_gradient(b1, db1), user_gradient(w2, dw2))
