@@ -290,10 +290,11 @@ def setter(obj: Any, name: str, value: Any) -> Optional[tuple[Callable, tuple]]:
     return None
 
 
-def forward_changing(f: Any, position: int, args: tuple) -> tuple[Any, Callable]:
+def forward_changing(f: Any, position: Any, args: tuple) -> tuple[Any, Callable]:
     """``f(*args)`` for a Python function that changes ``args[position]``
     in place: ``(value, the changed object)`` and its pullback in ``J``'s
-    convention, from the gradients of both."""
+    convention, from the gradients of both (for a tuple of positions,
+    ``(value, *the changed objects)``)."""
     from .ad import pipeline
 
     return pipeline.call_forward(f, args, {}, param_out=position)
@@ -544,22 +545,22 @@ def copied(values: tuple, changed: Optional[int] = None) -> tuple:
     deep: code after the call may assign its items or fields; through
     tuples, which hold them as they are), and each
     :class:`EagerIterator` (at its position): their state at a call, for a
-    :class:`Pullback`. ``changed``: the position of an object the call
-    changes in place, which may be of any kind, and is copied whole, the
-    same copy wherever it is among ``values``."""
+    :class:`Pullback`. ``changed``: the position (or a tuple of them) of an
+    object the call changes in place, which may be of any kind, and is
+    copied whole, the same copy wherever it is among ``values``."""
     out = tuple(list(v) if type(v) is list else dict(v) if type(v) is dict else v.copy() if type(v) is np.ndarray
                 else copy.copy(v) if type(v) is EagerIterator or _plain_object(v)
                 else copied(v) if type(v) is tuple else v for v in values)  # (a tuple of a cell's list, say)
-    if changed is None:
-        return out
-    obj = values[changed]
-    try:
-        own = copy.deepcopy(obj)
-    except Exception as e:  # noqa: BLE001  (whatever its __deepcopy__ or __reduce__ raises)
-        raise NoDerivativeRule(
-            f"differentiating again a change in place of a {type(obj).__name__}, which copy.deepcopy cannot copy "
-            f"({type(e).__name__}: {e})", hint="differentiate once, or make the object copyable") from None
-    return tuple(own if v is obj else o for v, o in zip(values, out))
+    for position in () if changed is None else changed if type(changed) is tuple else (changed,):
+        obj = values[position]
+        try:
+            own = copy.deepcopy(obj)
+        except Exception as e:  # noqa: BLE001  (whatever its __deepcopy__ or __reduce__ raises)
+            raise NoDerivativeRule(
+                f"differentiating again a change in place of a {type(obj).__name__}, which copy.deepcopy cannot "
+                f"copy ({type(e).__name__}: {e})", hint="differentiate once, or make the object copyable") from None
+        out = tuple(own if v is obj else o for v, o in zip(values, out))
+    return out
 
 
 def _plain_object(v: Any) -> bool:

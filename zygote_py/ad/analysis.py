@@ -137,14 +137,15 @@ _NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like
 """Array constructors (not differentiable, but their values are arrays)."""
 
 KEEPS_KIND = {mutation.store_item, mutation.delete_item, mutation.update_in_place, mutation.update_maybe_array,
-              mutation.add_at, mutation.snapshot, mutation.snapshot_holder}
+              mutation.add_at, mutation.snapshot, mutation.snapshot_holder, mutation.adopt}
 """Changes made in place (see :mod:`zygote_py.ad.mutation`), whose value is
 their first argument changed, and copies: of an array, an array."""
 
 
 def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Statement], rows: set[Var]) -> None:
     """Add to ``facts.arrays`` a NumPy function's value, an array's view,
-    an array changed in place or copied (``x.copy()``), the ``rows``
+    an array changed in place (by a function it was passed to, too) or
+    copied (``x.copy()``), the ``rows``
     (``x[i]`` of an array of two or more dimensions), and a block argument
     that only arrays reach (the greatest fixed point: a loop-carried array
     stays one)."""
@@ -154,6 +155,9 @@ def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Stateme
     copies = {s.var: methods[s.callee] for s in stmts
               if isinstance(s.callee, Var) and s.callee in methods and not s.args and not s.kwargs}
     params = {p for p in incoming if p not in ir.entry.args}
+    changing = {s.var: s.args[0] for s in stmts if facts.callee(s) in (mutation.call_changing, mutation.call_method)}
+    changed = {s.var: changing[s.args[0]] for s in stmts if facts.callee(s) is operator.getitem and len(s.args) == 2
+               and s.args[0] in changing and isinstance(s.args[1], Const) and s.args[1].value == 0}
     slices = {s.var for s in stmts if facts.callee(s) is slice}
     slices |= {s.var for s in stmts if facts.callee(s) is ops.build_tuple and any(_slice(a, slices) for a in s.args)}
     while True:
@@ -163,7 +167,7 @@ def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Stateme
         for s in stmts:
             fn = facts.callee(s)
             if (_array_valued(fn) and not may_overload(s, facts, lambda v: v in arrays or v in facts.numeric)
-                    or member(fn, _NEW_ARRAYS) or copies.get(s.var) in arrays
+                    or member(fn, _NEW_ARRAYS) or copies.get(s.var) in arrays or changed.get(s.var) in arrays
                     or s.args and s.args[0] in arrays and (
                         _is_view(s, facts) or member(fn, KEEPS_KIND)
                         or fn is operator.getitem and len(s.args) == 2 and _slice(s.args[1], slices))

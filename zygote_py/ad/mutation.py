@@ -57,7 +57,7 @@ from ..rules import mutation as mut, numpy_arrays, numpy_ufuncs, registry
 
 _ITEM_CHANGES = {operator.setitem: mut.store_item, operator.delitem: mut.delete_item, setattr: mut.store_attr,
                  ops.merge_dict: mut.update, mut.part_changed: mut.write_back,
-                 mut.attribute_changed: mut.write_back_attribute}
+                 mut.attribute_changed: mut.write_back_attribute, mut.handed_back: mut.adopt}
 _METHODS = mut.METHODS
 _PAIRS = {mut.pop, mut.setdefault, mut.call_changing, mut.call_method}  # they return the object and a value
 _IN_PLACE = set(mut.PLAIN)
@@ -577,6 +577,8 @@ def _copy_reads(f: IR, facts: Facts, b: Block, st: Statement, v: Var, defs: dict
         if r is not st and r.var in reading and v in list(r.operands())
         and not (_shape_read(r, v, callee) and v not in resized)
         and not (member(callee(r), _VERSIONED) and r.args[0] == v)  # (a change of it, which must change it)
+        and not (callee(r) is mut.call_changing and type(r.args[1].value) is tuple
+                 and v in [r.args[3 + p] for p in r.args[1].value])  # (project(u, v) changing v too)
         and not member(callee(r), _ITERATORS)  # (which read the items at once, and watch it for changes)
         and callee(r) not in (ops.store_deref, ops.store_global, ops.captured_value)  # (which hold it: not a copy)
         and before(bb, r)
@@ -849,9 +851,10 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
         definite, in_place = changed_positions(fn)
         at = sorted({*definite, *(p for p in in_place if p < len(s.args) and (
             _is_array(s.args[p], defs, callee, arrays) or s.args[p] in maybe_arrays))})
-        if len(at) == 1 and at[0] < len(s.args) and isinstance(s.args[at[0]], Var):  # f(y) changing y
+        if at and at[-1] < len(s.args) and all(isinstance(s.args[p], Var) for p in at) \
+                and len({s.args[p] for p in at}) == len(at):  # f(y) changing y (f(u, v) changing both)
             obj = s.args[at[0]]
-            return obj, mut.call_changing, [obj, Const(at[0]), s.callee, *s.args], True
+            return obj, mut.call_changing, [obj, Const(at[0] if len(at) == 1 else tuple(at)), s.callee, *s.args], True
     if isinstance(s.callee, Var) and s.callee in defs and not s.kwargs:
         m = defs[s.callee][1]
         sup = defs.get(m.args[0])[1] if m.args and m.args[0] in defs else None
@@ -1118,7 +1121,8 @@ def _held_items(f: IR, defs: dict, callee: Callable, arrays: set[Var], facts: Fa
         if isinstance(v, Var) and v in defs and v not in facts.scalars and v not in arrays:
             read = defs[v][1]
             if callee(read) in (operator.getitem, getattr) and read.args and isinstance(read.args[0], Var) \
-                    and read.args[0] not in arrays and (owned or not _from_parameters(f, read.args[0], defs, callee)):
+                    and read.args[0] not in arrays and not member(_made_by(read.args[0], defs, callee), _PAIRS) \
+                    and (owned or not _from_parameters(f, read.args[0], defs, callee)):  # (not a pair made here)
                 out.add(v)
     return out
 
@@ -1406,6 +1410,7 @@ def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statemen
     values the object may be (see :func:`_same_object`); ``aliases``: values made before the change that
     may be it too (see :func:`_part_aliases`), holders from the start."""
     held, items, before = _holders(f, same, root, block, change, defs, callee, facts, aliases)
+
     copied: set[Var] = set()  # (made from a copy: snapshot_reads gives one to a differentiated read of the object)
     grown = True
     while grown:
@@ -1686,6 +1691,18 @@ def _rewrite(f: IR, b: Block, s: Statement, op: Any, args: list, pair: bool) -> 
         substitute(f, {s.var: Const(None)})
         return new
     both, new = f.new_var(), f.new_var(name)
+    positions = args[1].value if op is mut.call_changing else None
+    if type(positions) is tuple:  # f(u, v) changing both: its value, and v as the call left it (a change of v)
+        values = f.new_var()
+        b.stmts[at:at + 1] = [
+            Statement(both, Const(op), args, [], s.line),
+            Statement(new, Const(operator.getitem), [both, Const(0)], [], s.line),
+            Statement(values, Const(operator.getitem), [both, Const(1)], [], s.line),
+            Statement(s.var, Const(operator.getitem), [values, Const(0)], [], s.line),
+            *(Statement(f.new_var(), Const(mut.handed_back), [args[3 + p], values, Const(k)], [], s.line)
+              for k, p in enumerate(positions[1:], 1)),
+        ]
+        return new
     b.stmts[at:at + 1] = [
         Statement(both, Const(op), args, [], s.line),
         Statement(new, Const(operator.getitem), [both, Const(0)], [], s.line),

@@ -90,7 +90,8 @@ def transform(
 ) -> Transformed:
     """Differentiate ``primal`` (the IR of ``fn``) with respect to the
     parameters flagged in ``active``. ``param_out``: differentiate it as if
-    each ``return v`` returned ``(v, the parameter param_out)``, which the
+    each ``return v`` returned ``(v, the parameter param_out)`` (``(v,
+    *those parameters)`` for a tuple of positions), which the
     function changes in place (for its caller, which goes on with the
     changed object: an ``__init__`` filling in ``self``, a function changing
     its argument). ``cells_out``: as if each
@@ -219,7 +220,9 @@ class _Reverse:
             for b in f.blocks.values():
                 if isinstance(b.term, Return):
                     pair = f.new_var()
-                    b.stmts.append(Statement(pair, Const(ops.build_tuple), [b.term.value, f.entry.args[self.param_out]]))
+                    outs = self.param_out if type(self.param_out) is tuple else (self.param_out,)
+                    b.stmts.append(Statement(pair, Const(ops.build_tuple),
+                                             [b.term.value, *(f.entry.args[p] for p in outs)]))
                     b.term.value = pair
         self.cells_in_hand = set(cells.cells_out(f, self.cells_out).values()) if self.cells_out else set()
         return f

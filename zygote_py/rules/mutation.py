@@ -312,22 +312,70 @@ def call_with_cells_(f, shared, written, values, *args):
     return (y if written else (y, ())), back
 
 
-def call_changing(obj: Any, position: int, f: Any, *args: Any) -> tuple[Any, Any]:
+def call_changing(obj: Any, position: Any, f: Any, *args: Any) -> tuple[Any, Any]:
     """``f(*args)``, a Python function that changes its argument
-    ``args[position]`` (``obj``) in place: the object and the value."""
-    return obj, f(*args)
+    ``args[position]`` (``obj``) in place: the object and the value. For
+    a tuple of positions (``project(u, v)`` changing both), ``obj`` is the
+    first's, and the value is ``(f's value, *the others)``, which
+    :func:`handed_back` then reads."""
+    y = f(*args)
+    return obj, (y, *(args[p] for p in position[1:])) if type(position) is tuple else y
 
 
 @adjoint(call_changing)
 def call_changing_(obj, position, f, *args):
     y, pullback = runtime.forward_changing(f, position, args)
+    first = mutation.first_position(position)
 
     def back(dy):
         dobj, dvalue = (None, None) if dy is None else dy
-        grads = runtime.call_pullback(pullback, (dvalue, dobj))  # (f's, the arguments' before the call)
+        # (f's, the arguments' before the call)
+        grads = runtime.call_pullback(pullback, mutation.changed_cotangent(position, dobj, dvalue))
         dargs = grads[1:1 + len(args)]
-        return (dargs[position], None, grads[0], *[None if i == position else g for i, g in enumerate(dargs)])
-    return (obj, y[0]), back
+        return (dargs[first], None, grads[0], *[None if i == first else g for i, g in enumerate(dargs)])
+    return (obj, mutation.changed_value(position, y)), back
+
+
+def first_position(position: Any) -> int:
+    """The position of :func:`call_changing`'s object."""
+    return position[0] if type(position) is tuple else position
+
+
+def changed_value(position: Any, y: tuple) -> Any:
+    """:func:`call_changing`'s value, from ``forward_changing``'s
+    ``(value, *the changed objects)``."""
+    return (y[0], *y[2:]) if type(position) is tuple else y[0]
+
+
+def changed_cotangent(position: Any, dobj: Any, dvalue: Any) -> tuple:
+    """The cotangent of ``forward_changing``'s ``(value, *the changed
+    objects)``, from those of :func:`call_changing`'s object and value."""
+    if type(position) is not tuple:
+        return (dvalue, dobj)
+    rest = (None,) * len(position) if dvalue is None else dvalue
+    return (rest[0], dobj, *rest[1:])
+
+
+def handed_back(obj: Any, values: tuple, k: int) -> None:
+    """What the mutation pass writes after a call that changed ``obj`` in
+    place besides its first changed argument (:func:`call_changing` with a
+    tuple of positions); it versions it as :func:`adopt`."""
+
+
+def adopt(obj: Any, values: tuple, k: int) -> Any:
+    """``obj`` after the call whose ``values`` (see :func:`call_changing`)
+    hold it changed at ``k``: that value, the same object."""
+    return values[k]
+
+
+@adjoint(adopt)
+def adopt_(obj, values, k):
+    def back(dy):  # (the object before the call gets its gradient from the call, as one of its arguments)
+        return (None, (None,) * k + (dy,) + (None,) * (len(values) - k - 1), None)
+    return values[k], back
+
+
+registry.nondifferentiable(first_position)
 
 
 def call_method(obj: Any, name: str, *args: Any) -> tuple[Any, Any]:
