@@ -24,6 +24,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/tensor_costs.py
 	$(PY) benchmarks/disk_cache.py
+	$(PY) benchmarks/emit_time.py
 
 # differential fuzzing: 10,000 random programs against finite differences, both modes
 fuzz: $(STAMP)

@@ -12,7 +12,6 @@ import pickle
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +56,7 @@ CASES = {  # module → (function, arguments): every function in the golden modu
     "regression": [("predict", (normal(3), 0.2, normal(5, 3))), ("loss", (normal(3), 0.2, normal(5, 3), normal(5))),
                    ("growth", (0.3, 12))],
     "model": [("squares", (normal(4),)), ("shifted", (normal(4), 0.7))],
+    "gaussian_process": [], "mixture": [],  # (their parameters are dicts: refused, see the golden modules' headers)
 }
 NOT_YET = {  # the realistic module's functions zpy emit refuses today, with the line it names
     "Params.predict": 23, "energy": 43, "weighted": 48, "moment": 54, "loss": 58,
@@ -255,15 +255,13 @@ def test_golden_modules_pass_pyflakes(realistic):
         assert warnings == 0 and not err, "".join(out + err)
 
 
-def test_twenty_functions_emit_in_under_five_seconds(tmp_path):
+def test_twenty_functions_emit(tmp_path):  # (how long it takes: benchmarks/emit_time.py)
     body = "\n\n".join(
         f"def f{i}(x: np.ndarray, a: float):\n    y = np.tanh(a * x + {i}.0)\n    return np.sum(y * y) + a * {i}.5"
         for i in range(20))
     source = tmp_path / "many.py"
     source.write_text("import numpy as np\n\n\n" + body + "\n")
-    start = time.perf_counter()
     assert main(["emit", str(source), "-o", str(tmp_path / "many_grad.py")]) == 0
-    assert time.perf_counter() - start < 5.0
     assert (tmp_path / "many_grad.py").read_text().count("_gradient(x, a):") == 20
 
 

@@ -51,7 +51,7 @@ from .analysis import edge_values, _MISSING, Facts, static_values
 from .cells import captured_names
 from ..ir import ops
 from ..ir.cfg import natural_loops, predecessors, reverse_postorder
-from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Starred, Statement, Var
+from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
 from ..ir.passes import member, remove_trivial_args, substitute, use_counts
 from ..rules import mutation as mut, numpy_arrays, numpy_ufuncs, registry
 
@@ -878,6 +878,50 @@ def _as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
     return None
 
 
+_RETURNS_NEW: "weakref.WeakKeyDictionary[types.CodeType, bool]" = weakref.WeakKeyDictionary()
+_VIEWS = {np.reshape, np.ndarray.reshape, np.ravel, np.ndarray.ravel, np.transpose, np.ndarray.transpose,
+          np.squeeze, np.expand_dims}
+
+
+def returns_new(fn: types.FunctionType) -> bool:
+    """Whether every value ``fn`` (a Python function without a rule)
+    returns is a new object that nothing else refers to, read from its
+    code: one of :data:`_FRESH`, arithmetic, a ufunc's or :data:`_NEW_RESULTS`'
+    value, a view (``np.reshape(flat, shape)``) of such a value read
+    nowhere else, or another such function's value: a caller may change it
+    in place (``vx = advect(...); project(vx, vy)``)."""
+    from .pipeline import primal_ir  # (pipeline builds on this module)
+
+    code = fn.__code__
+    if code not in _RETURNS_NEW:
+        _RETURNS_NEW[code] = False  # (a recursive call, meanwhile)
+        if registry.lookup(fn) is not None or registry.is_nondifferentiable(fn) or fn.__closure__:
+            return False
+        try:
+            ir = primal_ir(fn)
+        except ZygoteError:
+            return False
+        facts = Facts()
+        static_values(ir, fn.__globals__, {}, facts)
+        defs = {st.var: st for b in ir.blocks.values() for st in b.stmts}
+        uses = use_counts(ir)
+
+        def new(v: Operand) -> bool:
+            st = defs.get(v) if isinstance(v, Var) else None
+            if st is None:
+                return False
+            f = facts.callee(st)
+            if member(f, _FRESH) or member(f, _ARITHMETIC) or isinstance(f, np.ufunc) and f.nout == 1 \
+                    and not st.kwargs or member(f, _NEW_RESULTS) and _no_out(st, f):
+                return True
+            if member(f, _VIEWS) and st.args and uses.get(st.args[0]) == 1:
+                return new(st.args[0])
+            return isinstance(f, types.FunctionType) and f is not fn and returns_new(f)
+
+        _RETURNS_NEW[code] = all(new(b.term.value) for b in ir.blocks.values() if isinstance(b.term, Return))
+    return _RETURNS_NEW[code]
+
+
 _CHANGED: "weakref.WeakKeyDictionary[types.CodeType, tuple]" = weakref.WeakKeyDictionary()
 
 
@@ -1231,11 +1275,15 @@ def _is_fresh(f: IR, root: Var, defs: dict, callee: Callable, made: set[Var], bl
         seen.add(v)
         fn = _made_by(v, defs, callee)
         if (member(fn, _FRESH) or member(fn, _VERSIONED) or member(fn, _ARITHMETIC) or isinstance(fn, (type, np.ufunc))
-                or _copy_method(v, defs, callee) or member(fn, _NEW_RESULTS) and _no_out(defs[v][1], fn)):
+                or _copy_method(v, defs, callee) or member(fn, _NEW_RESULTS) and _no_out(defs[v][1], fn)
+                or isinstance(fn, types.FunctionType) and returns_new(fn)):
             return True
         if member(fn, _IN_PLACE):  # u *= 0.5: u itself, if an array
             u = defs[v][1].args[0]
             return isinstance(u, Var) and fresh(u)
+        if member(fn, _VIEWS) and defs[v][1].args and isinstance(defs[v][1].args[0], Var) \
+                and use_counts(f).get(defs[v][1].args[0]) == 1:  # np.reshape(flat, shape) of a new array, read once
+            return fresh(defs[v][1].args[0])
         if fn is operator.getitem and member(_made_by(defs[v][1].args[0], defs, callee), _PAIRS):
             pair = defs[defs[v][1].args[0]][1]  # the object out of an (object, value) pair, or obj.copy()'s value
             copied = callee(pair) is mut.call_method and len(pair.args) == 2 and _is_const(pair.args[1], "copy")
