@@ -131,3 +131,62 @@ def test_values_stored_into_arrays_at_second_order():
         v[1:] = x[:2] ** 2
         return np.sum(u * x * v)
     assert_second_order(f, np.array([0.5, -1.2, 2.0]))
+
+
+# -- refusals at second order of code whose gradient works ---------------------------------------
+
+class Cubic:
+    def __init__(self, c):
+        self.c = c
+
+    def __call__(self, x):
+        return self.c * x ** 3
+
+
+class Layer:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, h):
+        return np.tanh(self.w * h)
+
+
+def layers_of(x):
+    h = x
+    for layer in [Layer(0.5), Layer(x[0])]:
+        h = layer(h)
+    return np.sum(h ** 2)
+
+
+def test_callable_objects_at_second_order():
+    """Were refused: differentiating the pullback of a call of a callable
+    object (through its class's __call__, known only at run time)."""
+    x = np.array([0.5, -1.2, 2.0])
+    assert_second_order(lambda x: np.sum(Cubic(2.0)(x)), x)
+    assert_second_order(lambda x: np.sum(Cubic(x[0])(x) ** 2), x)  # (the object holds a differentiated value)
+    assert_second_order(layers_of, x)
+
+
+def scaled_tanh(x, beta=1.0, *, gamma=0.5):
+    return np.sum(np.tanh(beta * x) ** 2) * gamma + beta ** 2 * np.sum(x)
+
+
+def with_keywords(h, x):
+    return h(x, beta=x[2], gamma=x[0])  # (h known only at run time)
+
+
+def test_differentiated_keyword_arguments_of_a_call_known_at_run_time():
+    """Were refused at second order: 'differentiating again a call of f
+    with differentiated keyword arguments ... pass those arguments by
+    position'."""
+    x = np.array([0.5, -1.2, 2.0])
+    assert_second_order(lambda x: with_keywords(scaled_tanh, x), x)
+    assert_second_order(lambda x: with_keywords(lambda y, beta, gamma: np.sum(np.sin(y * beta)) * gamma, x), x)
+    assert_third_order(lambda x: with_keywords(scaled_tanh, x), x)
+
+
+def test_differentiated_keyword_arguments_of_a_rule_at_third_order():
+    """Every call in second-order code is made through ``J`` at run time:
+    a rule's keyword arguments (``weights=``) are differentiated again."""
+    x = np.array([0.5, -1.2, 2.0])
+    assert_third_order(lambda x: np.average(x ** 2, weights=np.exp(x)), x)
