@@ -190,3 +190,33 @@ def test_differentiated_keyword_arguments_of_a_rule_at_third_order():
     a rule's keyword arguments (``weights=``) are differentiated again."""
     x = np.array([0.5, -1.2, 2.0])
     assert_third_order(lambda x: np.average(x ** 2, weights=np.exp(x)), x)
+
+
+class Pair:
+    """A sequence whose items a loop reads through ``__getitem__``."""
+
+    def __init__(self, xs):
+        self.xs = xs
+
+    def __len__(self):
+        return len(self.xs)
+
+    def __getitem__(self, i):
+        return self.xs[i]
+
+
+def sum_of_fourth_powers(x):
+    t = 0.0
+    for a in Pair([x, 2 * x]):
+        t = t + a ** 4
+    return t
+
+
+def test_a_loop_over_an_object_with_getitem_to_third_order():
+    """Were refused: differentiating again the pullback of an operator a
+    class defines (``operator.getitem``, the one method Python calls)."""
+    x = 0.7  # 17 x ** 4
+    assert zpy.hessian(sum_of_fourth_powers, x) == pytest.approx(12 * 17 * x ** 2)
+    second = lambda y: zpy.gradient(lambda z: zpy.gradient(sum_of_fourth_powers, z)[0], y)[0]  # noqa: E731
+    assert second(x) == pytest.approx(12 * 17 * x ** 2)
+    assert zpy.gradient(second, x)[0] == pytest.approx(24 * 17 * x)

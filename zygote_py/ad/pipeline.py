@@ -644,9 +644,13 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
     overloaded = runtime.overload(f)
     if overloaded is not None and any(runtime.python_method(type(a), n) is not None
                                       for a in args for n in overloaded.names):
+        candidates = list(overloaded(*args))
+        if len(candidates) == 1 and not candidates[0][1]:  # obj[k], -obj: the one method Python calls
+            return vjp_plan(candidates[0][0], args, kwargs)  # (its gradients are in the operator's order)
         raise NoDerivativeRule(
-            f"differentiating again the pullback of an operator a class defines ({name}) is not supported: a "
-            "second derivative through gradient code that calls it at run time, or a third derivative",
+            f"differentiating again the pullback of an operator ({name}) that both operands' classes define, or "
+            "a reflected one (b.__radd__(a)), is not supported: a second derivative through gradient code that "
+            "calls it at run time, or a third derivative",
             hint="call the class's method by name")
     if reads_no_values(f):
         return None, None, False
