@@ -527,15 +527,19 @@ def rule_gradient(rule: Callable) -> Callable:
     return gradient
 
 
-def rule_vjp(rule: Callable, nargs: int) -> Callable:
+def rule_vjp(rule: Callable, nargs: int, keywords: tuple = ()) -> Callable:
     """A function of ``(dout, *args, **kwargs)`` returning the gradients of
     a call of a function through its rule ``rule`` with ``nargs``
-    positional arguments, for the cotangent ``dout``, in :func:`J`'s
-    convention without the keyword arguments': plain Python, so that the
-    rule is differentiated again (see :class:`Pullback`)."""
+    positional arguments and the keyword arguments ``keywords`` (in call
+    order), for the cotangent ``dout``, in :func:`J`'s convention: plain
+    Python, so that the rule is differentiated again (see
+    :class:`Pullback`)."""
+    where = _keyword_positions(rule, nargs, keywords)
+
     def vjp(dout, *args, **kwargs):
         y, back = rule(*args, **kwargs)
-        return (None, *back(dout)[:nargs])
+        grads = back(dout)
+        return (None, *grads[:nargs], *[None if i is None or i >= len(grads) else grads[i] for i in where])
     return vjp
 
 
@@ -659,27 +663,33 @@ def vectorized(vf: np.vectorize) -> types.MethodType:
 def bound_object(f: Any) -> Any:
     """The object of the bound method ``f``, whose gradient is the
     method's; a :class:`Pullback` itself (called, it is the first argument
-    of :func:`call_pullback`), and an ``np.vectorize`` object (see
-    :func:`vectorized`)."""
-    return f if type(f) in (Pullback, np.vectorize) else f.__self__
+    of :func:`call_pullback`), an ``np.vectorize`` object (see
+    :func:`vectorized`), and an object whose class defines ``__call__`` in
+    Python (the first argument of that method)."""
+    return f.__self__ if isinstance(f, (types.MethodType, types.BuiltinMethodType)) else f
 
 
-def pullback_gradient(df: Any, dargs: tuple) -> Tangent:
-    """The gradient of a :class:`Pullback`: its fields ``f``'s and
-    ``args``' (the rules of ``J`` and ``call_pullback`` in
+def pullback_gradient(df: Any, dargs: tuple, dkwargs: Optional[dict] = None) -> Tangent:
+    """The gradient of a :class:`Pullback`: its fields ``f``'s, ``args``'
+    and, for a call with keyword arguments that get gradients,
+    ``kwargs``' (by name; the rules of ``J`` and ``call_pullback`` in
     ``rules.nested``)."""
-    return Tangent(f=df, args=dargs)
+    if dkwargs is None:
+        return Tangent(f=df, args=dargs)
+    return Tangent(f=df, args=dargs, kwargs=dkwargs)
 
 
-def call_gradient(dpullback: Any, n: int) -> tuple:
+def call_gradient(dpullback: Any, n: int, keywords: tuple = ()) -> tuple:
     """The gradient of a :class:`Pullback` of a call with ``n`` positional
-    arguments (see :func:`pullback_gradient`; read from its fields by code
-    differentiated again, a ``Tangent`` of more of them), or of the
-    ``back`` of a nested ``zpy.pullback``, which captures the same ``f``
-    and ``args``, in ``J``'s convention: the callee's, then one per
-    argument."""
+    arguments and the keyword arguments ``keywords`` (see
+    :func:`pullback_gradient`; read from its fields by code differentiated
+    again, a ``Tangent`` of more of them), or of the ``back`` of a nested
+    ``zpy.pullback``, which captures the same ``f`` and ``args``, in
+    ``J``'s convention: the callee's, then one per positional argument,
+    then one per keyword argument."""
     dargs = field(dpullback, "args")
-    return (field(dpullback, "f"), *((None,) * n if dargs is None else dargs))
+    dkwargs = field(dpullback, "kwargs") or {}
+    return (field(dpullback, "f"), *((None,) * n if dargs is None else dargs), *[dkwargs.get(k) for k in keywords])
 
 
 def construct_vjp(cls: type, init_vjp: Callable) -> Callable:
@@ -1065,29 +1075,32 @@ def _apply(rule: Callable, f: Any, args: tuple, kwargs: dict) -> tuple[Any, Call
 _PARAMS: dict[Any, Optional[list[str]]] = {}
 
 
-def _rule_pullback(rule: Callable, back: Callable, nargs: int, kwargs: dict, array: bool = False) -> Callable:
-    """``back`` in ``J``'s convention. A rule's ``back`` returns one gradient
-    per parameter of the rule, or, for a rule with ``*args``, one per
-    positional argument of the call, then, optionally, one per keyword
-    argument in call order (``max``'s ``default=``; else they get none).
-    For an ``array`` output, the number 0 that emitted code starts a
-    gradient from on paths that give it none (:func:`is_number_zero`)
-    gives no gradients without calling ``back``, which may reshape or
-    index its cotangent (inlined rules are guarded alike at compile time)."""
+def _keyword_positions(rule: Callable, nargs: int, keywords: Any) -> list[Optional[int]]:
+    """Where the gradient of each keyword argument of a call of ``rule``
+    with ``nargs`` positional arguments is among those its ``back``
+    returns: one per parameter of the rule, or, for a rule with ``*args``,
+    one per positional argument of the call, then, optionally, one per
+    keyword argument in call order (``max``'s ``default=``). ``None``: the
+    rule has no such parameter, and it gets none."""
     key = registry.key(rule)
     if key not in _PARAMS:
         params = inspect.signature(rule).parameters.values()
         _PARAMS[key] = None if any(p.kind is p.VAR_POSITIONAL for p in params) else [p.name for p in params]
     names = _PARAMS[key]
     if names is None:
-        pad = (None,) * len(kwargs)
+        return [nargs + i for i in range(len(keywords))]
+    return [names.index(k) if k in names else None for k in keywords]
 
-        def pullback(dy):
-            if array and is_number_zero(dy):
-                return _NO_GRADS
-            return (None, *(tuple(back(dy)) + pad)[:nargs + len(kwargs)])
-        return pullback
-    where = [names.index(k) if k in names else None for k in kwargs]
+
+def _rule_pullback(rule: Callable, back: Callable, nargs: int, kwargs: dict, array: bool = False) -> Callable:
+    """``back`` in ``J``'s convention: the callee's gradient (``None``), one
+    per positional argument, then one per keyword argument in call order
+    (see :func:`_keyword_positions`). For an ``array`` output, the number 0
+    that emitted code starts a gradient from on paths that give it none
+    (:func:`is_number_zero`) gives no gradients without calling ``back``,
+    which may reshape or index its cotangent (inlined rules are guarded
+    alike at compile time)."""
+    where = _keyword_positions(rule, nargs, kwargs)
 
     def pullback(dy):
         if array and is_number_zero(dy):

@@ -633,8 +633,9 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
     gradient is ``f``'s. ``V`` is ``None`` for a call whose pullback reads
     no values (:func:`reads_no_values`). The answer depends on the kinds of
     ``args``, not on their values: it has no derivative.
-    ``None``: the pullback gives no gradients. (``J``'s rule, which made
-    the pullback, refused differentiated keyword arguments.)
+    ``None``: the pullback gives no gradients. Keyword arguments are
+    ``V``'s too, and their gradients follow the positional ones, as in
+    ``J``'s convention.
     ``param_out``: the call was ``runtime.forward_changing(f, param_out,
     args)``, which also returns the argument ``f`` changes in place;
     ``cells_out``: ``runtime.forward_with_cells``, which also returns the
@@ -644,9 +645,13 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
     overloaded = runtime.overload(f)
     if overloaded is not None and any(runtime.python_method(type(a), n) is not None
                                       for a in args for n in overloaded.names):
+        candidates = list(overloaded(*args))
+        if len(candidates) == 1 and not candidates[0][1]:  # obj[k], -obj: the one method Python calls
+            return vjp_plan(candidates[0][0], args, kwargs)  # (its gradients are in the operator's order)
         raise NoDerivativeRule(
-            f"differentiating again the pullback of an operator a class defines ({name}) is not supported: a "
-            "second derivative through gradient code that calls it at run time, or a third derivative",
+            f"differentiating again the pullback of an operator ({name}) that both operands' classes define, or "
+            "a reflected one (b.__radd__(a)), is not supported: a second derivative through gradient code that "
+            "calls it at run time, or a third derivative",
             hint="call the class's method by name")
     if reads_no_values(f):
         return None, None, False
@@ -656,8 +661,8 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
         f = runtime.vectorized(f)
     rule = runtime.rule_for(f, args)
     if rule is not None:
-        n = len(args)
-        return runtime.rule_vjp(rule, n), lambda w: w[:1 + n], False
+        n = len(args) + len(kwargs)
+        return runtime.rule_vjp(rule, len(args), tuple(kwargs)), lambda w: w[:1 + n], False
     if registry.is_nondifferentiable(f):
         return None
     implementation = registry.implementation(f)
@@ -678,13 +683,20 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
             return None
         rule, n = registry.lookup(method), len(args) + 1
         if rule is not None:
-            return runtime.rule_vjp(rule, n), lambda w: (None, *w[:n]), True
+            return runtime.rule_vjp(rule, n, tuple(kwargs)), lambda w: (None, *w[:n + len(kwargs)]), True
     if isinstance(f, types.FunctionType) and not _calls_itself(f):
         active, numeric = masks(f, args, kwargs)
         self_active = captures_differentiable(f)
         entry = compiled(f, active, numeric, self_active, param_out, cells_out)
         sig, keywords = entry.signature, list(kwargs)
         return entry.vjp_function(f), lambda w: (None, raw_cotangent(f, self_active, sig, len(args), keywords, w)), False
+    call = runtime.python_method(type(f), "__call__")
+    if call is not None and not isinstance(f, type):  # a callable object: its class's __call__, itself the first argument
+        plan = vjp_plan(call, (f, *args), kwargs)
+        if plan is None:
+            return None
+        v, to_v, _ = plan
+        return v, lambda w: to_v((None, *w)), True
     if isinstance(f, type) and runtime.python_init(f):
         init, obj = f.__init__, f.__new__(f)  # (a new object, as construct makes; its gradient is the one out)
         active, numeric = masks(init, (obj, *args), kwargs)
@@ -693,8 +705,8 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
         v = runtime.construct_vjp(f, entry.vjp_function(init))
         return v, lambda w: (None, raw_cotangent(init, False, sig, 1 + len(args), keywords, (None, None, *w[1:]))), False
     raise NoDerivativeRule(
-        f"differentiating the pullback of a call of {name} (a functools.partial, a callable object or a "
-        "function that captures itself) is not supported: a second derivative through gradient code that "
+        f"differentiating the pullback of a call of {name} (a functools.partial or a function that captures "
+        "itself) is not supported: a second derivative through gradient code that "
         "calls it at run time, or a third derivative",
         hint="call a plain function instead")
 

@@ -438,5 +438,5 @@ def dataclasses_replace(obj, *args, **changes):
         if dy is None:
             return (None, *(None,) * len(changes))
         kept = {f: runtime.field(dy, f) for f in tangent.fields(obj) if f not in changes}
-        return (tangent.Tangent(**kept), *(runtime.field(dy, k) for k in changes))
+        return (tangent.Tangent(**kept), *[runtime.field(dy, k) for k in changes])
     return y, back

@@ -33,7 +33,7 @@ def checkpoint(f, *args):
     def back(dy):
         # (indexed, not unpacked: J may return the endless run of None)
         grads = runtime.J(f, *args)[1](dy)
-        return (grads[0], *(grads[1 + i] for i in range(len(args))))
+        return (grads[0], *[grads[1 + i] for i in range(len(args))])
     return hooks.checkpoint(f, *args), back
 
 

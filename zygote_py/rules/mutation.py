@@ -979,3 +979,15 @@ def fill_push(y, obj, value, *, dobj, dvalue):
 @pushforward(np.add.at)
 def add_at_push(y, a, indices, b, *, da, db):
     np.add.at(da, indices, db)
+
+
+@pushforward(store_item)
+def store_item_push(y, obj, key, value, *, dobj, dvalue):
+    """``store_item`` in gradient code run in forward mode (``zpy.hvp``):
+    the same store into ``obj``'s tangent, which an array of integers gets
+    here (a float zero: it had none), and which takes a zero where the
+    array truncates the value."""
+    if dobj is None:
+        dobj = runtime.changing_zero(obj)
+    runtime.store_tangent(dobj, operator.setitem, key, dvalue, value, obj)
+    return dobj

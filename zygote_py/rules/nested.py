@@ -65,7 +65,7 @@ import collections.abc
 import numpy as np
 
 from zygote_py import errors, runtime, tangent
-from zygote_py.ad import analysis, pipeline
+from zygote_py.ad import pipeline
 from zygote_py.rules import mutation, numpy_linalg, numpy_reductions, numpy_shapes
 
 from . import registry
@@ -287,20 +287,17 @@ def J(f, /, *args, **kwargs):
     its pullback becomes a :class:`runtime.Pullback`, whose gradient (the
     inputs' through it, from the rule of ``call_pullback``) adds to those
     through the value."""
-    if kwargs and analysis.is_differentiable_value(kwargs):
-        raise errors.NoDerivativeRule(
-            f"differentiating again a call of {registry.display_name(f)} with differentiated keyword arguments "
-            "(a second derivative through a call known only at run time, or a third derivative) is not supported",
-            hint="pass those arguments by position")
     changed = mutation.changed_position(f, args)
     kept = runtime.copied(args, changed)  # (the call, or the code after it, may change them in place)
     y, raw = runtime.J(f, *args, **kwargs)
     pullback = runtime.Pullback(raw, f, kept, kwargs, changed=changed)
 
-    def back(dout):
+    def back(dout):  # (the callee's gradient, the positional arguments', then the keyword arguments')
         dy, dpullback = (None, None) if dout is None else dout
-        grads = runtime.call_pullback(pullback, dy)[:1 + len(args)]
-        return grads if dpullback is None else runtime.accum(grads, runtime.call_gradient(dpullback, len(args)))
+        grads = runtime.call_pullback(pullback, dy)[:1 + len(args) + len(kwargs)]
+        if dpullback is None:
+            return grads
+        return runtime.accum(grads, runtime.call_gradient(dpullback, len(args), tuple(kwargs)))
     return (y, pullback), back
 
 
@@ -327,10 +324,10 @@ def bound_object(f):
 
 
 @adjoint(runtime.pullback_gradient)
-def pullback_gradient(df, dargs):
+def pullback_gradient(df, dargs, dkwargs=None):
     def back(c):
-        return (runtime.field(c, "f"), runtime.field(c, "args"))
-    return runtime.pullback_gradient(df, dargs), back
+        return (runtime.field(c, "f"), runtime.field(c, "args"), runtime.field(c, "kwargs"))
+    return runtime.pullback_gradient(df, dargs, dkwargs), back
 
 
 @adjoint(runtime.forward_changing)
@@ -428,9 +425,11 @@ def call_pullback(pullback, dy):
             if written:  # (its cotangent: its value's, and none for the values it leaves in the cells)
                 cells_back = v_back
                 v_back = lambda c: cells_back((c, (None,) * len(written)))  # noqa: E731
-        g = v_back(to_v(w))[:2 + len(vargs)]  # (not the keyword arguments', which J's rule refused to differentiate)
-        df, dargs = (g[2], g[3:]) if method else (g[0], g[2:])
-        return (runtime.pullback_gradient(df, tuple(dargs)), g[1])
+        n = 2 + len(vargs)  # (V's own gradient, dy's, vargs', then the keyword arguments')
+        g = v_back(to_v(w))[:n + len(pullback.kwargs)]
+        df, dargs = (g[2], g[3:n]) if method else (g[0], g[2:n])
+        dkwargs = dict(zip(pullback.kwargs, g[n:])) if pullback.kwargs else None
+        return (runtime.pullback_gradient(df, tuple(dargs), dkwargs), g[1])
     return grads, back
 
 
@@ -610,8 +609,8 @@ def shares_cells_push(y, v, f, *, dv, df):
 
 
 @pushforward(runtime.pullback_gradient)
-def pullback_gradient_push(y, df, dargs, *, ddf, ddargs):
-    return runtime.pullback_gradient(ddf, ddargs)
+def pullback_gradient_push(y, df, dargs, dkwargs=None, *, ddf, ddargs, ddkwargs):
+    return runtime.pullback_gradient(ddf, ddargs, ddkwargs)
 
 
 @pushforward(pipeline.raw_cotangent)

@@ -783,52 +783,57 @@ def prod_grad(dy, a, axis, keepdims):
 
 def cumprod_grad(dy, a, axis, y):
     """The gradient of ``np.cumprod(a, axis)`` for the cotangent ``dy``,
-    exact when ``a`` has zeros.
+    exact when ``a`` has zeros, and written so that its own derivatives
+    are too (a second derivative differentiates it).
 
-    Along a slice with its first zero at ``z``: an element before ``z``
-    gets ``sum_{j >= i} dy_j y_j / a_i`` (it is not 0); the zero itself
-    gets ``sum_{j >= z} dy_j y'_j``, where ``y'`` is the cumulative product
-    with that zero replaced by 1; the elements after it get 0, since every
-    product they are in has the factor 0.
+    An element that is not 0 gets ``sum_{j >= i} dy_j y_j / a_i``: near
+    it, that is the product of the others, zeros among them included. The
+    ``n``-th zero of a slice gets ``sum_{j >= z} dy_j y'_j``, where ``y'``
+    is the cumulative product with that zero replaced by 1: 0 past the
+    first zero, but not its derivative in the other zeros (which a
+    constant 0 would lose). One cumulative product per zero of the slice
+    with the most.
     """
     x = np.asarray(a)
     flat = x.reshape(-1) if axis is None else x
     ax = 0 if axis is None else axis % max(x.ndim, 1)
-    yy = np.asarray(y).conj()
     dyy = np.asarray(dy)
     zeros = flat == 0
-    zeros_through = np.cumsum(zeros, axis=ax)  # zeros up to and including each element
-    before = zeros_through == 0
-    first = zeros & (zeros_through == 1)
-    replaced = np.cumprod(np.where(first, 1, flat), axis=ax).conj()
-
-    def tail_sum(v):
-        return np.flip(np.cumsum(np.flip(v, ax), axis=ax), ax)
-
-    safe = np.where(zeros, 1, flat).conj()
-    g = np.where(before, tail_sum(dyy * yy) / safe, np.where(first, tail_sum(dyy * replaced), 0))
+    nth = np.cumsum(zeros, axis=ax)  # zeros up to and including each element
+    g = np.where(zeros, 0, numpy_reductions.tail_sum(dyy * np.asarray(y).conj(), ax) / np.where(zeros, 1, flat).conj())
+    most = int(np.max(nth)) if np.size(nth) else 0  # the zeros of the slice with the most
+    for n in range(1, most + 1):
+        at = zeros & (nth == n)
+        replaced = np.cumprod(np.where(at, 1, flat), axis=ax).conj()
+        g = g + np.where(at, numpy_reductions.tail_sum(dyy * replaced, ax), 0)
     g = g.reshape(x.shape)
     return g.astype(x.dtype, copy=False) if x.dtype.kind in "fc" else g
 
 
+def tail_sum(v, ax):
+    """The sum of ``v`` over each position along ``ax`` and those after it."""
+    return np.flip(np.cumsum(np.flip(v, ax), axis=ax), ax)
+
+
 def cumprod_tangent(da, a, axis, y):
     """The tangent of ``y = np.cumprod(a, axis)`` for the tangent ``da``,
-    exact when ``a`` has zeros (the transpose of :func:`cumprod_grad`).
-
-    Along a slice with its first zero at ``z``: before ``z``, ``y`` times
-    the running sum of ``da / a``; from ``z`` on, every product but the one
-    without the factor ``a[z]`` is 0, so ``da[z]`` times the cumulative
-    product with that zero replaced by 1 (0 past a second zero).
+    exact when ``a`` has zeros (the transpose of :func:`cumprod_grad`,
+    differentiable again alike): ``y`` times the running sum of ``da / a``
+    over the elements that are not 0, plus, for the ``n``-th zero of a
+    slice, ``da`` there times the cumulative product with that zero
+    replaced by 1, from it on.
     """
     x = np.reshape(a, np.shape(y))  # flattened for axis=None
     dx = np.reshape(np.broadcast_to(da, np.shape(a)), np.shape(y))
     ax = 0 if axis is None else axis
     zeros = x == 0
-    zeros_through = np.cumsum(zeros, axis=ax)
-    first = zeros & (zeros_through == 1)
-    before = y * np.cumsum(dx / np.where(zeros, 1, x), axis=ax)
-    after = np.cumprod(np.where(first, 1, x), axis=ax) * np.cumsum(np.where(first, dx, 0), axis=ax)
-    return np.where(zeros_through == 0, before, after).astype(np.result_type(y), copy=False)
+    nth = np.cumsum(zeros, axis=ax)
+    t = y * np.cumsum(np.where(zeros, 0, dx / np.where(zeros, 1, x)), axis=ax)
+    most = int(np.max(nth)) if np.size(nth) else 0  # the zeros of the slice with the most
+    for n in range(1, most + 1):
+        at = zeros & (nth == n)
+        t = t + np.cumprod(np.where(at, 1, x), axis=ax) * np.cumsum(np.where(at, dx, 0), axis=ax)
+    return t.astype(np.result_type(y), copy=False)
 
 
 def _share(hit, g, axes):

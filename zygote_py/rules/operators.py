@@ -605,7 +605,7 @@ def spread_keywords(keys, *values):
     def back(dy):
         if dy is None:
             return (None,) * (1 + len(values))
-        return (None, *(dy.get(k) if k is not None else {n: dy.get(n) for n in v} for k, v in zip(keys, values)))
+        return (None, *[dy.get(k) if k is not None else {n: dy.get(n) for n in v} for k, v in zip(keys, values)])
     return runtime.spread_keywords(keys, *values), back
 
 
