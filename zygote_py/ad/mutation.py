@@ -653,9 +653,14 @@ def _keep_outputs(f: IR, facts: Facts) -> None:
             return False
         seen.add(v)
         if v in defs:
-            fn = facts.callee(defs[v][1])
-            return v in facts.active and not member(fn, _FRESH) and not member(fn, _VERSIONED) \
-                and fn not in (operator.getitem, getattr)  # (a part of an object, which no pullback reads back)
+            st = defs[v][1]
+            fn = facts.callee(st)
+            if fn in (operator.getitem, getattr) and len(st.args) == 2 and isinstance(st.args[0], Var):
+                # (a part of an object, which no pullback reads back; unless a value put there is a call's
+                # output, which its pullback may: [np.exp(v)][0])
+                return any(made_by_a_rule(u, seen) for u in _placed(f, st.args[0], st.args[1], defs, facts.callee,
+                                                                     set()))
+            return v in facts.active and not member(fn, _FRESH) and not member(fn, _VERSIONED)
         return any(made_by_a_rule(u, seen) for u in incoming.get(v, ()))
 
     maybe_arrays: Optional[frozenset] = None  # (made when a call that changes its argument is met)
