@@ -25,6 +25,8 @@ def between(lo, hi):
 UNARY = {
     "gammaln": (sp.gammaln, between(0.3, 4)),
     "gamma": (sp.gamma, between(0.3, 3)),
+    "loggamma": (sp.loggamma, between(0.3, 4)),
+    "rgamma": (sp.rgamma, between(-3.5, 3)),  # (both sides of 1/2, where its slope changes formula)
     "digamma": (sp.digamma, between(0.3, 4)),
     "erf": (sp.erf, between(-2, 2)),
     "erfc": (sp.erfc, between(-2, 2)),
@@ -104,6 +106,7 @@ INCOMPLETE = {
     "betainc": (sp.betainc, (2, 3), lambda x: sp.betainc(2, 3, x), between(0.1, 0.9)),
     "betaincc": (sp.betaincc, (2, 3), lambda x: sp.betaincc(2, 3, x), between(0.1, 0.9)),
     "stdtr": (sp.stdtr, (3,), lambda x: sp.stdtr(3, x), between(-3, 3)),
+    "stdtrit": (sp.stdtrit, (3,), lambda x: sp.stdtrit(3, x), between(0.05, 0.95)),
 }
 
 
@@ -185,3 +188,36 @@ def test_multigammaln_raises_where_scipy_does():
 def test_a_function_without_a_rule_is_named():
     with pytest.raises(NoDerivativeRule, match="scipy.special.struve"):
         zpy.gradient(lambda x: sp.struve(0.0, x), 1.5)
+
+
+def test_rgamma_at_the_poles_of_gamma():
+    """1 / gamma is entire: slope (-1)**n n! at -n, and the second
+    derivative there is finite too (2 euler_gamma at 0)."""
+    for n in range(4):
+        assert zpy.gradient(sp.rgamma, -float(n))[0] == pytest.approx((-1) ** n * sp.factorial(n), rel=1e-13)
+    assert zpy.hessian(sp.rgamma, 0.0) == pytest.approx(2 * np.euler_gamma, rel=1e-12)
+    check_orders(lambda x: np.sum(np.sin(sp.rgamma(x))), np.array([-2.0, -1.0, 0.0, 0.5]))
+
+
+def test_loggamma_is_gammaln_for_positive_reals():
+    x = np.array([0.4, 1.7, 30.0])
+    np.testing.assert_allclose(zpy.gradient(lambda x: np.sum(sp.loggamma(x)), x)[0], sp.digamma(x), rtol=1e-14)
+    assert zpy.hessian(sp.loggamma, 2.5) == pytest.approx(sp.polygamma(1, 2.5), rel=1e-14)
+    z = np.array([1.5 + 0.5j, 0.7 - 1.2j])
+    check_rule(sp.loggamma, z)  # (complex: first order, holomorphic)
+
+
+def test_gammasgn_has_no_gradient():
+    # d/dx (gammasgn(x) x) = gammasgn(x): the sign is a constant
+    for x in [-1.5, -0.5, 2.5]:
+        assert zpy.gradient(lambda x: sp.gammasgn(x) * x, x)[0] == sp.gammasgn(x)
+    assert zpy.gradient(lambda x: sp.gammasgn(x), 2.5)[0] in (None, 0.0)
+
+
+def test_stdtrit_inverts_stdtr():
+    p = 0.3
+    t = sp.stdtrit(4.0, p)
+    assert zpy.gradient(lambda p: sp.stdtrit(4.0, p), p)[0] == pytest.approx(1 / zpy.gradient(
+        lambda t: sp.stdtr(4.0, t), t)[0], rel=1e-13)
+    (ddf, dp) = zpy.gradient(lambda df, p: sp.stdtrit(df, p), 4.0, p)
+    assert np.isnan(ddf) and np.isfinite(dp)

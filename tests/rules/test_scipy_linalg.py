@@ -19,7 +19,7 @@ from .test_numpy_linalg import check_loss, linear, numeric_gradient, rand, spd, 
 
 sl = scipy_linalg
 
-COVERED = [sl.solve_triangular, sl.cholesky, sl.cho_factor, sl.cho_solve, sl.lu_factor, sl.lu_solve, sl.solve,
+COVERED = [sl.solve_triangular, sl.solve_banded, sl.cholesky, sl.cho_factor, sl.cho_solve, sl.lu_factor, sl.lu_solve, sl.solve,
            sl.inv, sl.det, sl.eigh, sl.expm, sl.sqrtm, sl.solve_sylvester]
 
 
@@ -389,3 +389,44 @@ def test_pushforward_of_tuple_arguments():
         dy = rand(y.shape, 27)
         grads = back(dy)
         check_pushforward(fn, (factor, B), {}, y, [(0, grads[0]), (1, grads[1])], dy)
+
+
+# ---------------------------------------------------------------------------
+# Banded solver
+
+
+def band(l_and_u, n, seed):
+    """A well-conditioned band matrix in SciPy's storage, its unread
+    corners filled with nonzeros (they must get no gradient)."""
+    lower, upper = l_and_u
+    ab = rand((lower + upper + 1, n), seed)
+    ab[upper] += 4.0
+    return ab
+
+
+@pytest.mark.parametrize("l_and_u", [(1, 1), (2, 0), (0, 2), (1, 2), (3, 3)])
+@pytest.mark.parametrize("sb", [(4,), (4, 2)])
+def test_solve_banded(l_and_u, sb):
+    ab = band(l_and_u, 4, 20)
+    dab, db = check_rule(sl.solve_banded, l_and_u, ab, rand(sb, 21))[1:3]
+    lower, upper = l_and_u
+    for r in range(lower + upper + 1):  # the corners: ab[r, j] with A[j - upper + r, j] outside the matrix
+        k = upper - r
+        unread = [j for j in range(4) if not 0 <= j - k < 4]
+        assert np.all(dab[r, unread] == 0)
+
+
+def test_solve_banded_is_the_dense_solve():
+    ab = band((1, 2), 5, 22)
+    dense = sum(np.diag(ab[r, max(2 - r, 0):5 + min(2 - r, 0)], 2 - r) for r in range(4))
+    b = rand((5,), 23)
+    (gd, gb_dense) = zpy.gradient(lambda a, b: loss(np.linalg.solve(a, b)), dense, b)
+    (gab, gb) = zpy.gradient(lambda ab, b: loss(sl.solve_banded((1, 2), ab, b)), ab, b)
+    np.testing.assert_allclose(gb, gb_dense, rtol=1e-12)
+    for r in range(4):
+        k = 2 - r
+        np.testing.assert_allclose(gab[r, max(k, 0):5 + min(k, 0)], np.diagonal(gd, k), rtol=1e-12, atol=1e-14)
+
+
+def test_solve_banded_orders():
+    check_orders(lambda ab, b: loss(sl.solve_banded((1, 1), ab, b)), band((1, 1), 4, 24), rand((4, 2), 25))

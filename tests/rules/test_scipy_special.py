@@ -41,6 +41,11 @@ UNARY = {
     "i1": (special.i1, between(-3, 3)),
     "i0e": (special.i0e, away_from_zero),
     "i1e": (special.i1e, away_from_zero),
+    "j0": (special.j0, between(0.2, 12)),
+    "j1": (special.j1, between(-12, 12)),
+    "y0": (special.y0, between(0.3, 12)),
+    "y1": (special.y1, between(0.3, 12)),
+    "exprel": (special.exprel, between(-3, 3)),  # (both branches of its slope: the series below |x| = 0.5)
     "riemann zeta": (special.zeta, lambda rng, shape: rng.choice([-2.5, 0.3, 1.6, 3.2], shape)
                      + rng.uniform(0, 0.4, shape)),
 }
@@ -56,6 +61,7 @@ BINARY = {
     "ive": (special.ive, lambda rng, shape: rng.integers(-2, 3, shape), away_from_zero),
     "jv": (special.jv, lambda rng, shape: rng.integers(-2, 3, shape), between(0.5, 8)),
     "yv": (special.yv, lambda rng, shape: rng.integers(-2, 3, shape), between(0.5, 8)),
+    "yn": (special.yn, lambda rng, shape: rng.integers(-2, 4, shape), between(0.5, 8)),
 }
 
 # every direction of broadcasting; None is a Python float
@@ -120,10 +126,32 @@ def test_binary_second_order(name):
     check_orders(wrapped(fn), first(rng, (3,)), second(rng, (3,)))
 
 
-@pytest.mark.parametrize("name, v", [("iv", 1.5), ("ive", -0.5), ("jv", 2.5), ("yv", 0.5), ("iv", 0), ("jv", -1)])
+@pytest.mark.parametrize("name, v", [("iv", 1.5), ("ive", -0.5), ("jv", 2.5), ("yv", 0.5), ("iv", 0), ("jv", -1),
+                                     ("yn", 2), ("yn", -1)])
 def test_bessel_second_order_in_x_with_any_order(name, v):
     fn, _, _ = BINARY[name]
     check_orders(wrapped(fn, v), np.array([0.7, 1.9, 3.1]))
+
+
+def test_bessel_functions_of_order_0_and_1_are_jv_and_yv():
+    x = np.array([0.7, 2.3, 5.1])
+    for fn, general, v in [(special.j0, special.jv, 0), (special.j1, special.jv, 1), (special.y0, special.yv, 0),
+                           (special.y1, special.yv, 1)]:
+        (g,) = zpy.gradient(summed(fn), x)
+        np.testing.assert_allclose(g, (general(v - 1, x) - general(v + 1, x)) / 2, rtol=1e-12)
+    (g,) = zpy.gradient(lambda x: np.sum(special.jn(3, x)), x)  # (jn is jv)
+    np.testing.assert_allclose(g, (special.jv(2, x) - special.jv(4, x)) / 2, rtol=1e-12)
+    assert zpy.gradient(lambda n, x: special.yn(n, x), 2, 1.3)[0] is None
+
+
+def test_exprel_near_zero():
+    """exprel(x) = 1 + x / 2 + x**2 / 6 + ...: slope 1/2 and curvature 1/3
+    at 0, with no 0 / 0."""
+    assert zpy.gradient(summed(special.exprel), 0.0)[0] == pytest.approx(0.5, rel=1e-15)
+    assert zpy.hessian(summed(special.exprel), 0.0) == pytest.approx(1 / 3, rel=1e-14)
+    for x in [1e-9, -0.49, 0.51, -30.0]:  # the series and the closed form, on both sides of the switch
+        want = (x * np.exp(x) - np.expm1(x)) / x ** 2 if abs(x) > 1e-3 else 0.5 + x / 3
+        assert zpy.gradient(summed(special.exprel), x)[0] == pytest.approx(want, rel=1e-12)
 
 
 def test_bessel_order_gets_no_gradient():

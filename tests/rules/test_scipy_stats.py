@@ -29,6 +29,7 @@ CONTINUOUS = {
     "expon": ((), (0.3, 2.5)),
     "t": ((3.5,), (-2.0, 2.0)),
     "gamma": ((1.7,), (0.3, 2.5)),
+    "chi2": ((2.7,), (0.3, 2.5)),
     "beta": ((2.3, 1.4), (0.2, 0.9)),
 }
 POINTS = np.array([-1.5, -0.3, 0.0, 0.1, 0.2, 0.7, 1.0, 2.5, np.nan, np.inf, -np.inf])
@@ -54,7 +55,7 @@ def test_values_are_scipys(name):
         for loc, scale in [(0, 1), (0.1, 0.9), (0.3, -1.0), (0.0, 0.0)]:
             got = ours(POINTS, *shapes, loc, scale)
             want = scipy_value(method, POINTS, *shapes, loc, scale)
-            if name == "gamma" and m in ("logpdf", "pdf"):  # (SciPy: nan at inf, see the module)
+            if name in ("gamma", "chi2") and m in ("logpdf", "pdf"):  # (SciPy: nan at inf, see the module)
                 got, want = got[np.isfinite(POINTS)], want[np.isfinite(POINTS)]
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=0, err_msg=f"{name}.{m} at {loc}, {scale}")
         assert type(ours(0.4, *shapes)) is type(method(0.4, *shapes))  # np.float64 for scalars
@@ -99,6 +100,8 @@ FIRST = {
     "t": lambda x, loc, scale, df: every(st.t, x, loc, scale, (3.5,)) + np.sum(st.t.logpdf(x, df, loc, scale) * df),
     "gamma": lambda x, loc, scale, a: (every(st.gamma, x, loc, scale, (1.7,))
                                        + np.sum(st.gamma.pdf(x, a, loc, scale) * a)),
+    "chi2": lambda x, loc, scale, df: (every(st.chi2, x, loc, scale, (2.7,))
+                                       + np.sum(st.chi2.logpdf(x, df, loc, scale) * df)),
     "beta": lambda x, loc, scale, a, b: (every(st.beta, x, loc, scale, (2.3, 1.4))
                                          + np.sum(np.sin(st.beta.logpdf(x, a, b, loc, scale)) * a)),
 }
@@ -119,6 +122,7 @@ SECOND = {
     "expon": lambda x, loc, s: np.sum(st.expon.logpdf(x, loc, s) ** 2 + st.expon.logcdf(x, loc, s) ** 2),
     "t": lambda x, loc, s, df: np.sum(st.t.logpdf(x, df, loc, s) ** 2 + st.t.cdf(x, 3.5, loc, s) ** 2),
     "gamma": lambda x, loc, s, a: np.sum(st.gamma.logpdf(x, a, loc, s) ** 2 + st.gamma.logsf(x, 1.7, loc, s) ** 2),
+    "chi2": lambda x, loc, s, df: np.sum(st.chi2.logpdf(x, df, loc, s) ** 2 + st.chi2.cdf(x, 2.7, loc, s) ** 2),
     "beta": lambda x, loc, s, a, b: np.sum(st.beta.logpdf(x, a, b, loc, s) ** 2 + st.beta.cdf(x, 2.3, 1.4, loc, s)),
 }
 
@@ -141,6 +145,45 @@ def test_outside_the_support_the_gradient_is_zero():
     grads = zpy.gradient(lambda x, a, s: st.gamma.logpdf(x, a, 0.0, s) + st.beta.cdf(x, a, 2.0, 0.0, s), -0.5, 1.5, 1.0)
     assert grads == (0.0, 0.0, 0.0)
     assert zpy.gradient(lambda s: st.norm.logpdf(0.3, 0.0, s), -1.0) == (0.0,)
+
+
+# --------------------------------------------------------------------------
+# quantiles
+
+QUANTILES = [(st.norm.ppf, ()), (st.norm.isf, ()), (st.t.ppf, (3.5,))]
+
+
+@pytest.mark.parametrize("method, shapes", QUANTILES, ids=["norm.ppf", "norm.isf", "t.ppf"])
+def test_quantile_values_are_scipys(method, shapes):
+    q = np.array([-0.2, 0.0, 0.05, 0.3, 0.5, 0.9, 1.0, 1.3, np.nan])
+    for loc, scale in [(0, 1), (0.1, 0.9), (0.3, -1.0), (0.0, 0.0)]:
+        np.testing.assert_allclose(formula(method)(q, *shapes, loc, scale), scipy_value(method, q, *shapes, loc, scale),
+                                   rtol=1e-12, err_msg=f"{method} at {loc}, {scale}")
+    assert type(formula(method)(0.4, *shapes)) is type(method(0.4, *shapes))
+
+
+def quantiles(q, loc, scale, df):
+    return (np.sum(np.sin(st.norm.ppf(q, loc, scale)) * np.arange(1.0, 1.0 + np.size(q)))
+            + np.sum(st.norm.isf(q, loc, scale) ** 2) + np.sum(np.cos(st.t.ppf(q, 3.5, loc, scale))))
+
+
+def test_quantile_derivatives():
+    q = np.array([0.1, 0.45, 0.8])
+    check_orders(quantiles, q, 0.2, 1.3, 3.5)
+    # broadcasting, as autograd checks it: q (4, 3), loc (1, 3), scale (4, 1)
+    rng = np.random.default_rng(8)
+    check_orders(lambda q, loc, s: np.sum(np.sin(st.norm.ppf(q, loc, s)) + st.norm.isf(q, loc=loc, scale=s) ** 2),
+                 rng.uniform(0.05, 0.95, (4, 3)), rng.standard_normal((1, 3)), rng.uniform(0.5, 2, (4, 1)), second=False)
+
+
+def test_quantile_slopes():
+    q = 0.3
+    assert zpy.gradient(lambda q: st.norm.ppf(q, 0.2, 1.5), q)[0] == pytest.approx(1.5 / st.norm.pdf(
+        st.norm.ppf(q), 0, 1), rel=1e-13)
+    assert zpy.gradient(lambda q: st.t.ppf(q, 3.5), q)[0] == pytest.approx(1 / st.t.pdf(st.t.ppf(q, 3.5), 3.5),
+                                                                           rel=1e-12)
+    assert np.isnan(zpy.gradient(lambda df: st.t.ppf(q, df), 3.5)[0])  # (no closed form in df)
+    assert zpy.gradient(lambda q: st.norm.ppf(q), 1.0)[0] == np.inf
 
 
 # --------------------------------------------------------------------------
@@ -212,6 +255,64 @@ def test_multivariate_normal_cov_gradient_is_symmetric():
     np.testing.assert_allclose(g, g.T, rtol=1e-14)
     inv = np.linalg.inv(cov)
     np.testing.assert_allclose(g, 0.5 * (inv @ np.outer(x, x) @ inv - inv), rtol=1e-12)  # the analytic gradient
+
+
+def singular_cov():
+    a = np.array([[1.0, 0.3], [0.2, 1.5], [0.5, -0.4]])  # rank 2 of 3
+    return a @ a.T
+
+
+def test_multivariate_normal_allow_singular_values():
+    rng = np.random.default_rng(9)
+    cov, mean = singular_cov(), rng.standard_normal(3)
+    vectors = np.linalg.svd(cov)[0]
+    x = mean + 0.5 * rng.standard_normal((5, 2)) @ vectors[:, :2].T  # in the support
+    x[1] += 0.1 * vectors[:, 2]  # not
+    for m in ("logpdf", "pdf"):
+        method = getattr(st.multivariate_normal, m)
+        want = method(x, mean, cov, allow_singular=True)
+        assert want[1] in (-np.inf, 0.0)
+        np.testing.assert_allclose(formula(method)(x, mean, cov, True), want, rtol=1e-10)
+        s = spd(rng, 3)  # full rank: the same as without allow_singular
+        np.testing.assert_allclose(formula(method)(x, None, s, True), method(x, None, s), rtol=1e-12)
+    with pytest.raises(np.linalg.LinAlgError):
+        zpy.gradient(lambda m: st.multivariate_normal.logpdf(x[0], m, cov), mean)
+    with pytest.raises(ValueError, match="semidefinite"):
+        zpy.gradient(lambda m: st.multivariate_normal.logpdf(x[0], m, -cov, allow_singular=True), mean)
+
+
+def test_multivariate_normal_allow_singular_derivatives():
+    """Along perturbations that keep the support (autograd's test moves x
+    and the mean in the range only), and in cov, perturbed in the range."""
+    rng = np.random.default_rng(10)
+    cov = singular_cov()
+    basis = np.linalg.svd(cov)[0][:, :2]
+    mean = rng.standard_normal(3)
+    u, b = rng.standard_normal(2), rng.standard_normal((2, 2))
+
+    def loss(u, m2, b):  # x = mean + basis u, mean = basis m2 + const, cov = basis (b b^T + I) basis^T + cov
+        c = cov + basis @ (b @ b.T + np.eye(2)) @ basis.T
+        mu = mean + basis @ m2
+        return (st.multivariate_normal.logpdf(mu + basis @ u, mu, c, allow_singular=True) ** 2
+                + st.multivariate_normal.pdf(mean + basis @ u, mu, c, allow_singular=True))
+
+    check_orders(loss, u, rng.standard_normal(2), b)
+    # the gradient in x is the pseudo-inverse's
+    x = mean + basis @ u
+    (g,) = zpy.gradient(lambda x: st.multivariate_normal.logpdf(x, mean, cov, allow_singular=True), x)
+    np.testing.assert_allclose(g, -np.linalg.pinv(cov) @ (x - mean), rtol=1e-10, atol=1e-12)
+
+
+def test_multivariate_normal_entropy():
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((3, 3))
+    for mean, cov in ((None, spd(rng, 3)), (None, singular_cov()), (np.zeros(2), np.array([0.5, 2.0])), (None, 1.7)):
+        ours = formula(st.multivariate_normal.entropy)(mean, cov)
+        assert ours == pytest.approx(st.multivariate_normal.entropy(mean, cov), rel=1e-11)
+    s = spd(rng, 3)
+    (g,) = zpy.gradient(lambda c: st.multivariate_normal.entropy(cov=c), s)
+    np.testing.assert_allclose(g, 0.5 * np.linalg.inv(s), rtol=1e-12)  # symmetric, the analytic gradient
+    check_orders(lambda a: st.multivariate_normal.entropy(np.zeros(3), a @ a.T + np.eye(3)) ** 2, a)
 
 
 # --------------------------------------------------------------------------

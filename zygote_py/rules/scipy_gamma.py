@@ -3,10 +3,11 @@
 Imported into the built-in layer once the user has imported
 ``scipy.special`` (see :func:`registry.when_imported`).
 
-Differentiable: ``gammaln gamma digamma (psi) polygamma betaln beta erf
-erfc erfinv erfcinv ndtr log_ndtr ndtri gammainc gammaincc betainc
-betaincc stdtr`` and ``multigammaln`` (through its formula, a sum of
-``gammaln``).
+Differentiable: ``gammaln loggamma gamma rgamma digamma (psi) polygamma
+betaln beta erf erfc erfinv erfcinv ndtr log_ndtr ndtri gammainc
+gammaincc betainc betaincc stdtr stdtrit`` and ``multigammaln`` (through its formula, a sum of
+``gammaln``). ``gammasgn``, the sign of ``gamma``, is piecewise constant:
+no gradient.
 
 Each derivative is a special function with a rule of its own, so every
 rule can be differentiated again, to any order: ``gammaln' = digamma``,
@@ -28,12 +29,23 @@ Conventions:
   output (``erfinv' = sqrt(pi) / 2 * exp(y**2)``): ``inf`` at the ends of
   their domain, where the output is infinite.
 - At the poles of ``gamma`` and ``gammaln`` (0, -1, -2...) the
-  derivatives are ``inf`` or ``nan``, as the functions are.
+  derivatives are ``inf`` or ``nan``, as the functions are. ``rgamma =
+  1 / gamma`` is entire: its slope ``-rgamma(x) digamma(x)`` is formed, for
+  ``x <= 1/2``, by the reflection formula as ``gamma(1 - x) (cos(pi x) -
+  digamma(1 - x) sin(pi x) / pi)`` (:func:`rgamma_slope`), finite at the
+  poles of ``gamma`` (``(-1)**n n!`` at ``-n``), at every order.
+- ``loggamma(x)`` for real ``x`` is ``gammaln(x)`` for ``x > 0`` (``nan``
+  for ``x < 0``): slope ``digamma(x)``. Complex arguments (the principal
+  branch of log-gamma, holomorphic) get the conjugate of ``digamma`` at
+  first order; higher orders need ``polygamma`` of complex numbers, which
+  SciPy lacks.
 - ``gammainc(a, x)`` and ``gammaincc(a, x)`` (the regularized incomplete
   gamma functions), ``betainc(a, b, x)`` and ``betaincc(a, b, x)`` (the
   incomplete beta functions) and ``stdtr(df, t)`` (Student's t
   distribution function) are differentiated in their last argument only:
-  ``d/dx gammainc(a, x) = x**(a - 1) exp(-x) / gamma(a)``. Their
+  ``d/dx gammainc(a, x) = x**(a - 1) exp(-x) / gamma(a)``. ``stdtrit(df,
+  p)``, the inverse of ``stdtr`` in ``t``, is differentiated in ``p``
+  through its output: ``1 / stdtr'(df, t)``. Their
   derivatives in the shape parameters (``a``, ``b``, ``df``) have no
   closed form: those gradients (tangents) are ``nan`` wherever the
   cotangent (the tangent) is not 0, so that a loss depending on them
@@ -129,6 +141,48 @@ def gamma(x):
 @pushforward(scipy.special.gamma)
 def gamma_push(y, x, *, dx):
     return dx * (y * scipy.special.digamma(x))
+
+
+@adjoint(scipy.special.loggamma)
+def loggamma(x):
+    def back(dy):
+        return (dy * scipy.special.digamma(x).conjugate(),)
+    return scipy.special.loggamma(x), back
+
+
+@pushforward(scipy.special.loggamma)
+def loggamma_push(y, x, *, dx):
+    return dx * scipy.special.digamma(x)
+
+
+def rgamma_slope(x):
+    """``d/dx (1 / gamma(x)) = -rgamma(x) digamma(x)`` for ``x > 1/2``; by
+    the reflection formula ``1 / gamma(x) = gamma(1 - x) sin(pi x) / pi``,
+    ``gamma(1 - x) (cos(pi x) - digamma(1 - x) sin(pi x) / pi)`` for ``x <=
+    1/2``, where ``digamma(x)`` has its poles (``rgamma`` has none). Each
+    branch sees a safe argument, so that neither warns nor brings ``nan``
+    into the higher orders."""
+    right = np.greater(x, 0.5)
+    xr = np.where(right, x, 1.0)
+    xl = np.where(right, 0.0, x)
+    reflected = scipy.special.gamma(1.0 - xl) * (
+        np.cos(math.pi * xl) - scipy.special.digamma(1.0 - xl) * np.sin(math.pi * xl) / math.pi)
+    return np.where(right, -scipy.special.rgamma(xr) * scipy.special.digamma(xr), reflected)
+
+
+@adjoint(scipy.special.rgamma)
+def rgamma(x):
+    def back(dy):
+        return (dy * scipy_gamma.rgamma_slope(x),)
+    return scipy.special.rgamma(x), back
+
+
+@pushforward(scipy.special.rgamma)
+def rgamma_push(y, x, *, dx):
+    return dx * scipy_gamma.rgamma_slope(x)
+
+
+nondifferentiable(scipy.special.gammasgn)
 
 
 @adjoint(scipy.special.digamma)
@@ -306,6 +360,23 @@ def stdtr(df, t):
 @pushforward(scipy.special.stdtr)
 def stdtr_push(y, df, t, *, ddf, dt):
     return runtime.shaped(scipy_gamma.no_slope(ddf) + dt * scipy_gamma.stdtr_slope(df, t), y)
+
+
+@adjoint(scipy.special.stdtrit)
+def stdtrit(df, p):
+    t = scipy.special.stdtrit(df, p)
+
+    def back(dy):
+        return (
+            runtime.unbroadcast(scipy_gamma.no_slope(dy), df),
+            runtime.unbroadcast(dy / scipy_gamma.stdtr_slope(df, t), p),
+        )
+    return t, back
+
+
+@pushforward(scipy.special.stdtrit)
+def stdtrit_push(t, df, p, *, ddf, dp):
+    return runtime.shaped(scipy_gamma.no_slope(ddf) + dp / scipy_gamma.stdtr_slope(df, t), t)
 
 
 # --------------------------------------------------------------------------

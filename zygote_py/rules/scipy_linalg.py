@@ -1,7 +1,7 @@
 """Rules for :mod:`scipy.linalg`, imported (into the built-in layer) once
 the user has imported ``scipy.linalg`` (see :func:`.registry.when_imported`).
 
-Covered: ``solve_triangular``, ``cholesky``, ``cho_factor``,
+Covered: ``solve_triangular``, ``solve_banded``, ``cholesky``, ``cho_factor``,
 ``cho_solve``, ``lu_factor``, ``lu_solve``, ``solve``, ``inv``, ``det``,
 ``eigh``, ``expm``, ``sqrtm`` and ``solve_sylvester`` (which ``sqrtm``'s
 derivatives solve), each with a pushforward. Every pullback is written
@@ -30,6 +30,11 @@ Conventions (complex matrices follow :mod:`.numpy_linalg`'s):
   symmetric; the gradient is symmetrized, ``(g + g^H) / 2`` (``(g + g^T)
   / 2`` for ``'sym'``, complex symmetric), the gradient with respect to
   symmetric perturbations, computed at the symmetric matrix SciPy reads.
+- ``solve_banded((l, u), ab, b)``: ``ab`` and ``b``; ``ab`` holds the band
+  of the matrix ``A`` as SciPy stores it (``ab[u + i - j, j] == A[i,
+  j]``), and its corners, which SciPy does not read, get 0. The gradient
+  of ``b`` solves the transposed (conjugated) band system with
+  ``solve_banded`` itself; ``ab``'s is ``-db x^H`` on the band.
 - ``cho_factor(a)`` returns ``(c, lower)``, ``c`` holding the Cholesky
   factor in one triangle and unspecified values in the other. Only the
   factor's triangle is differentiated: ``cho_solve`` gives the other
@@ -146,6 +151,50 @@ def solve_triangular_grads(dy, a, b, x, trans, lower, unit_diagonal):
     da = scipy_linalg.triangle(scipy_linalg.op(gm, code), lower, unit_diagonal)
     return (numpy_linalg.fit(numpy_linalg.sum_to(da, np.shape(a)), a),
             numpy_linalg.fit(numpy_linalg.sum_to(db, np.shape(b)), b))
+
+
+def shift(v, k):
+    """``v`` moved ``k`` places along its first axis, ``out[j] = v[j -
+    k]``, with zeros shifted in."""
+    n = np.shape(v)[0]
+    m = min(abs(k), n)
+    pad = [(0, 0)] * np.ndim(v)
+    if k >= 0:
+        pad[0] = (m, 0)
+        return np.pad(v[:n - m], pad)
+    pad[0] = (0, m)
+    return np.pad(v[m:], pad)
+
+
+def transposed_band(l_and_u, ab):
+    """The band storage (for ``(u, l)``) of ``A^T``, ``ab`` that of ``A``
+    (for ``(l, u)``): the diagonal ``k`` of ``A^T`` is ``A``'s ``-k``,
+    moved ``k`` places."""
+    lower, upper = l_and_u
+    rows = [scipy_linalg.shift(ab[upper + lower - r], lower - r) for r in range(lower + upper + 1)]
+    return np.stack(rows)
+
+
+def solve_banded_grads(dy, l_and_u, ab, b, x):
+    """The gradients of ``x = solve_banded(l_and_u, ab, b)``: ``db = A^-H
+    dy``, and ``-db x^H`` on the band, in ``ab``'s storage (row ``r`` holds
+    the diagonal ``u - r``, ``A[j - u + r, j]`` at column ``j``)."""
+    lower, upper = l_and_u
+    db = scipy.linalg.solve_banded((upper, lower), np.conj(scipy_linalg.transposed_band(l_and_u, ab)), dy)
+    dcols, xcols = numpy_linalg.as_columns(db, b), np.conj(numpy_linalg.as_columns(x, b))
+    rows = [-np.sum(scipy_linalg.shift(dcols, upper - r) * xcols, axis=-1) for r in range(lower + upper + 1)]
+    return numpy_linalg.fit(np.stack(rows), ab), numpy_linalg.fit(db, b)
+
+
+def banded_product(l_and_u, ab, x, b):
+    """``A x`` for the band matrix ``A`` stored in ``ab`` (a column of
+    ``x`` per column of ``b``)."""
+    lower, upper = l_and_u
+    cols = numpy_linalg.as_columns(x, b)
+    total = 0.0
+    for r in range(lower + upper + 1):
+        total = total + scipy_linalg.shift(ab[r][:, None] * cols, r - upper)
+    return np.reshape(total, np.shape(x))
 
 
 def cho_factor_grad(dy, a, y):
@@ -350,6 +399,23 @@ def solve_triangular_push(y, a, b, trans=0, lower=False, unit_diagonal=False, ov
     dm = scipy_linalg.op(scipy_linalg.triangle(da, lower, unit_diagonal), trans)
     r = numpy_linalg.as_columns(db, b) - dm @ numpy_linalg.as_columns(y, b)
     return np.reshape(scipy.linalg.solve_triangular(a, r, trans, lower, unit_diagonal), np.shape(y))
+
+
+@adjoint(scipy.linalg.solve_banded)
+def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+    y = scipy.linalg.solve_banded(l_and_u, ab, b, False, False, check_finite)
+
+    def back(dy):
+        dab, db = scipy_linalg.solve_banded_grads(dy, l_and_u, ab, b, y)
+        return (None, dab, db, None, None, None)
+    return y, back
+
+
+@pushforward(scipy.linalg.solve_banded)
+def solve_banded_push(y, l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True, *, dab, db):
+    """``dx = A^-1 (db - dA x)``, ``dA`` the band stored in ``dab``."""
+    return scipy.linalg.solve_banded(l_and_u, ab, db - scipy_linalg.banded_product(l_and_u, dab, y, b), False, False,
+                                     check_finite)
 
 
 @adjoint(scipy.linalg.cholesky)
@@ -569,6 +635,6 @@ def solve_sylvester_push(y, a, b, q, *, da, db, dq):
     return scipy.linalg.solve_sylvester(a, b, dq - da @ y - y @ db)
 
 
-array_valued(scipy.linalg.solve_triangular, scipy.linalg.cholesky, scipy.linalg.cho_solve, scipy.linalg.lu_solve,
-             scipy.linalg.solve, scipy.linalg.inv, scipy.linalg.det, scipy.linalg.expm, scipy.linalg.sqrtm,
+array_valued(scipy.linalg.solve_triangular, scipy.linalg.solve_banded, scipy.linalg.cholesky, scipy.linalg.cho_solve,
+             scipy.linalg.lu_solve, scipy.linalg.solve, scipy.linalg.inv, scipy.linalg.det, scipy.linalg.expm, scipy.linalg.sqrtm,
              scipy.linalg.solve_sylvester)

@@ -4,7 +4,8 @@ function. (The gamma and error-function family is in
 :mod:`.scipy_gamma`.)
 
 Covered: ``logsumexp softmax log_softmax expit logit xlogy xlog1py entr
-rel_entr i0 i1 i0e i1e iv ive jv yv zeta``, as ``scipy.special.<name>``.
+rel_entr i0 i1 i0e i1e iv ive jv (jn) yv j0 j1 y0 y1 yn zeta exprel``, as
+``scipy.special.<name>``.
 This module is imported (into the built-in layer) once the user has
 imported :mod:`scipy.special` (:func:`.registry.when_imported`).
 
@@ -41,8 +42,8 @@ Which arguments get a gradient, and conventions:
   ``rel_entr(x, y) == x log(x / y)``: ``x`` gets ``1 + log(x / y)``,
   ``-inf`` at ``x == 0``; ``y`` gets ``-x / y``, 0 where ``x == 0`` (also
   at ``y == 0``).
-- ``i0 i1 i0e i1e iv ive jv yv``: ``x`` only; the order ``v`` of ``iv ive
-  jv yv`` gets none (``None``, whatever its type: the derivative in the
+- ``i0 i1 i0e i1e iv ive jv yv j0 j1 y0 y1 yn``: ``x`` only; the order
+  ``v`` of ``iv ive jv yv`` (``n`` of ``yn``; ``jn`` is ``jv``) gets none (``None``, whatever its type: the derivative in the
   order is no special function SciPy has). The recurrences
   ``iv' = (iv(v-1) + iv(v+1)) / 2``, ``jv' = (jv(v-1) - jv(v+1)) / 2``
   (the same for ``yv``), ``i0' = i1``, ``i1' = (i0 + iv(2)) / 2``; the
@@ -55,6 +56,10 @@ Which arguments get a gradient, and conventions:
   1e-10 for ``q > 0`` and ``x >= -3``, 1e-7 down to ``x == -6``, and
   ``nan`` below, where the sum cancels, and for ``q <= 0``), and ``q`` gets
   ``-x zeta(x + 1, q)``. ``out`` gets ``None``.
+- ``exprel(x) = (exp(x) - 1) / x`` (1 at 0): slope ``(exp(x) - exprel(x))
+  / x``, which cancels near 0, so that for ``|x| <`` :data:`EXPREL_SERIES_BELOW`
+  the slope is its Taylor series ``sum k x**(k-1) / (k+1)!``
+  (:func:`exprel_slope`).
 
 Each rule has a pushforward (forward-mode) counterpart ``<name>_push``,
 the transpose of its pullback with the same conventions.
@@ -362,6 +367,107 @@ def yv(v, x):
 @pushforward(scipy.special.yv)
 def yv_push(y, v, x, *, dx):
     return runtime.shaped(dx * ((scipy.special.yv(v - 1, x) - scipy.special.yv(v + 1, x)) / 2), y)
+
+
+@adjoint(scipy.special.j0)
+def j0(x):
+    def back(dy):
+        return (-dy * scipy.special.j1(x),)
+    return scipy.special.j0(x), back
+
+
+@pushforward(scipy.special.j0)
+def j0_push(y, x, *, dx):
+    return -dx * scipy.special.j1(x)
+
+
+@adjoint(scipy.special.j1)
+def j1(x):
+    def back(dy):
+        return (dy * ((scipy.special.j0(x) - scipy.special.jv(2, x)) / 2),)
+    return scipy.special.j1(x), back
+
+
+@pushforward(scipy.special.j1)
+def j1_push(y, x, *, dx):
+    return dx * ((scipy.special.j0(x) - scipy.special.jv(2, x)) / 2)
+
+
+@adjoint(scipy.special.y0)
+def y0(x):
+    def back(dy):
+        return (-dy * scipy.special.y1(x),)
+    return scipy.special.y0(x), back
+
+
+@pushforward(scipy.special.y0)
+def y0_push(y, x, *, dx):
+    return -dx * scipy.special.y1(x)
+
+
+@adjoint(scipy.special.y1)
+def y1(x):
+    def back(dy):
+        return (dy * ((scipy.special.y0(x) - scipy.special.yv(2, x)) / 2),)
+    return scipy.special.y1(x), back
+
+
+@pushforward(scipy.special.y1)
+def y1_push(y, x, *, dx):
+    return dx * ((scipy.special.y0(x) - scipy.special.yv(2, x)) / 2)
+
+
+@adjoint(scipy.special.yn)
+def yn(n, x):
+    def back(dy):
+        slope = (scipy.special.yn(n - 1, x) - scipy.special.yn(n + 1, x)) / 2
+        return (None, runtime.unbroadcast(dy * slope, x))
+    return scipy.special.yn(n, x), back
+
+
+@pushforward(scipy.special.yn)
+def yn_push(y, n, x, *, dx):
+    return runtime.shaped(dx * ((scipy.special.yn(n - 1, x) - scipy.special.yn(n + 1, x)) / 2), y)
+
+
+# -- exprel ---------------------------------------------------------------------
+
+EXPREL_SERIES_BELOW = 0.5
+"""Where :func:`exprel_slope` sums the Taylor series (``|x|`` below this)
+instead of ``(exp(x) - exprel(x)) / x``, which cancels near 0."""
+
+EXPREL_SERIES_TERMS = 18
+"""Terms of that series: the first left out is below 1e-17 of the sum."""
+
+
+def exprel_slope(x):
+    """``d/dx exprel(x) = (x exp(x) - exp(x) + 1) / x**2``: the Taylor
+    series ``sum over k >= 1 of k x**(k-1) / (k+1)!`` near 0, and
+    ``(exp(x) - exprel(x)) / x`` elsewhere. Plain NumPy and ``exprel``,
+    which the compiler differentiates for the higher orders."""
+    near = np.less(np.abs(x), scipy_special.EXPREL_SERIES_BELOW)
+    small = np.where(near, x, 0.0)
+    far = np.where(near, 1.0, x)
+    series = 0.0
+    coefficient = 1.0
+    power = 1.0
+    for k in range(1, scipy_special.EXPREL_SERIES_TERMS + 1):
+        coefficient = coefficient / (k + 1)
+        series = series + k * coefficient * power
+        power = power * small
+    return np.where(near, series, (np.exp(far) - scipy.special.exprel(far)) / far)
+
+
+@adjoint(scipy.special.exprel)
+def exprel(x):
+    def back(dy):
+        return (dy * scipy_special.exprel_slope(x),)
+    return scipy.special.exprel(x), back
+
+
+@pushforward(scipy.special.exprel)
+def exprel_push(y, x, *, dx):
+    return dx * scipy_special.exprel_slope(x)
 
 
 # -- zeta -----------------------------------------------------------------------

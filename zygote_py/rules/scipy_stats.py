@@ -10,12 +10,15 @@ in both modes and to any order; elsewhere SciPy's own method runs.
 Covered, with SciPy's arguments (positional or keyword, ``loc=0``,
 ``scale=1``), each differentiated in the point and in every parameter:
 
-- ``norm t gamma beta expon cauchy laplace logistic``: ``logpdf pdf cdf
-  logcdf sf logsf`` (shape parameters ``df`` of ``t``, ``a`` of
-  ``gamma``, ``a, b`` of ``beta``, then ``loc`` and ``scale``);
+- ``norm t chi2 gamma beta expon cauchy laplace logistic``: ``logpdf pdf
+  cdf logcdf sf logsf`` (shape parameters ``df`` of ``t`` and ``chi2``,
+  ``a`` of ``gamma``, ``a, b`` of ``beta``, then ``loc`` and ``scale``);
+- ``norm.ppf norm.isf t.ppf`` (the quantiles) in ``q`` and the
+  parameters;
 - ``poisson``: ``logpmf pmf cdf logcdf sf logsf`` in ``mu`` (``k`` and
   ``loc`` are counts: no gradient);
-- ``multivariate_normal``: ``logpdf pdf`` in ``x``, ``mean`` and ``cov``;
+- ``multivariate_normal``: ``logpdf pdf`` in ``x``, ``mean`` and ``cov``
+  (``allow_singular`` too), ``entropy`` in ``cov``;
 - ``dirichlet``: ``logpdf pdf`` in ``x`` and ``alpha``.
 
 Conventions:
@@ -31,19 +34,31 @@ Conventions:
 - ``laplace``'s ``logpdf``, ``logcdf`` and ``logsf`` are formed in
   logarithms, so they stay finite far in the tails, where SciPy's (the
   logarithm of an underflowing density) are ``-inf``.
-- The distribution functions of ``t``, ``gamma``, ``beta`` and
+- The distribution functions of ``t``, ``chi2``, ``gamma``, ``beta`` and
   ``poisson`` go through ``stdtr``, ``gammainc``, ``betainc`` and their
   complements, whose derivatives in the shape parameter have no closed
-  form: ``t.cdf``'s gradient in ``df``, ``gamma.cdf``'s in ``a``,
-  ``beta.cdf``'s in ``a`` and ``b`` are ``nan`` (see
+  form: ``t.cdf``'s and ``t.ppf``'s gradient in ``df``, ``chi2.cdf``'s in
+  ``df``, ``gamma.cdf``'s in ``a``, ``beta.cdf``'s in ``a`` and ``b`` are
+  ``nan`` (see
   :mod:`.scipy_gamma`); in the point, ``loc``, ``scale`` and ``mu`` they
-  are exact.
+  are exact. ``chi2`` is ``gamma`` with ``a = df / 2`` and twice the scale.
+- The quantiles ``ppf``/``isf`` are ``nan`` for ``q`` outside ``[0, 1]``
+  and ``-inf``/``inf`` at its ends, where their slope in ``q`` is
+  infinite.
 - ``multivariate_normal``: ``cov`` a matrix, a vector (its diagonal) or a
   number (times the identity), ``mean`` ``None`` (zeros), ``x`` of shape
   ``(d,)`` or ``(..., d)``. The density is formed from the Cholesky
-  factor of ``cov``, which must be positive definite (a singular ``cov``
-  raises ``LinAlgError``, whatever ``allow_singular`` says); ``cov``'s
-  gradient is symmetric, as ``np.linalg.cholesky``'s.
+  factor of ``cov``; ``cov``'s gradient is symmetric, as
+  ``np.linalg.cholesky``'s. A singular ``cov`` (by SciPy's test) raises
+  SciPy's ``LinAlgError`` unless ``allow_singular=True`` (always, for ``entropy``): then the
+  density is SciPy's degenerate one, on the range of ``cov`` (found as
+  SciPy finds it, from its eigenvalues, without a derivative), formed
+  from ``U^T cov U`` for an orthonormal basis ``U`` of that range (the
+  pseudo-determinant and pseudo-inverse), ``-inf`` (``pdf`` 0, gradient
+  0) off the support. The derivatives are those along perturbations that
+  keep the range: ``x`` and ``mean`` get the components of their
+  gradients in it, ``cov`` ``U G U^T`` (a rank change makes the density
+  jump: it has no derivative across).
 - ``dirichlet``: ``x`` of shape ``(K,)`` or ``(K, n)`` (points as columns,
   as SciPy takes them), or with ``K - 1`` rows, the last completed to sum
   to 1; SciPy's own checks run first and raise its ``ValueError``.
@@ -53,6 +68,7 @@ Conventions:
 import math
 
 import numpy as np
+import scipy.linalg
 import scipy.special
 import scipy.stats
 from scipy.stats import _multivariate
@@ -150,6 +166,27 @@ def norm_logsf(x, loc=0, scale=1):
     return finish(scipy.special.log_ndtr(-z), bad, True, 0.0)
 
 
+def quantile(q, loc, scale):
+    """``q`` (0.5 where the value is ``nan``), the scale (1 there), and
+    where the value is ``nan``: ``q`` outside ``[0, 1]`` or ``nan``, or the
+    scale not positive (SciPy's checks of a quantile's arguments)."""
+    bad = np.logical_not(np.logical_and(np.greater(scale, 0), np.logical_and(np.greater_equal(q, 0),
+                                                                               np.less_equal(q, 1))))
+    return np.where(bad, 0.5, q), np.where(bad, 1.0, scale), bad
+
+
+@implemented_by(scipy.stats.norm.ppf)
+def norm_ppf(q, loc=0, scale=1):
+    q, scale, bad = quantile(q, loc, scale)
+    return finish(loc + scale * scipy.special.ndtri(q), bad, True, 0.0)
+
+
+@implemented_by(scipy.stats.norm.isf)
+def norm_isf(q, loc=0, scale=1):
+    q, scale, bad = quantile(q, loc, scale)
+    return finish(loc - scale * scipy.special.ndtri(q), bad, True, 0.0)
+
+
 # --------------------------------------------------------------------------
 # t
 
@@ -193,6 +230,15 @@ def t_sf(x, df, loc=0, scale=1):
 @implemented_by(scipy.stats.t.logsf)
 def t_logsf(x, df, loc=0, scale=1):
     return log_of(t_sf(x, df, loc, scale))
+
+
+@implemented_by(scipy.stats.t.ppf)
+def t_ppf(q, df, loc=0, scale=1):
+    q, scale, bad = quantile(q, loc, scale)
+    df, wrong = positive(df)
+    inside = np.logical_and(np.greater(q, 0), np.less(q, 1))  # (stdtrit(df, 0) is inf in SciPy 1.17)
+    value = loc + scale * scipy.special.stdtrit(df, np.where(inside, q, 0.5))
+    return finish(value, np.logical_or(bad, wrong), inside, np.where(np.equal(q, 0), -np.inf, np.inf))
 
 
 # --------------------------------------------------------------------------
@@ -240,6 +286,40 @@ def gamma_sf(x, a, loc=0, scale=1):
 @implemented_by(scipy.stats.gamma.logsf)
 def gamma_logsf(x, a, loc=0, scale=1):
     return log_of(gamma_sf(x, a, loc, scale))
+
+
+# --------------------------------------------------------------------------
+# chi2: gamma with a = df / 2 and twice the scale
+
+
+@implemented_by(scipy.stats.chi2.logpdf)
+def chi2_logpdf(x, df, loc=0, scale=1):
+    return gamma_logpdf(x, 0.5 * np.asarray(df), loc, 2.0 * np.asarray(scale))
+
+
+@implemented_by(scipy.stats.chi2.pdf)
+def chi2_pdf(x, df, loc=0, scale=1):
+    return gamma_pdf(x, 0.5 * np.asarray(df), loc, 2.0 * np.asarray(scale))
+
+
+@implemented_by(scipy.stats.chi2.cdf)
+def chi2_cdf(x, df, loc=0, scale=1):
+    return gamma_cdf(x, 0.5 * np.asarray(df), loc, 2.0 * np.asarray(scale))
+
+
+@implemented_by(scipy.stats.chi2.logcdf)
+def chi2_logcdf(x, df, loc=0, scale=1):
+    return gamma_logcdf(x, 0.5 * np.asarray(df), loc, 2.0 * np.asarray(scale))
+
+
+@implemented_by(scipy.stats.chi2.sf)
+def chi2_sf(x, df, loc=0, scale=1):
+    return gamma_sf(x, 0.5 * np.asarray(df), loc, 2.0 * np.asarray(scale))
+
+
+@implemented_by(scipy.stats.chi2.logsf)
+def chi2_logsf(x, df, loc=0, scale=1):
+    return gamma_logsf(x, 0.5 * np.asarray(df), loc, 2.0 * np.asarray(scale))
 
 
 # --------------------------------------------------------------------------
@@ -519,29 +599,89 @@ def mvn_dim(mean, cov):
 nondifferentiable(mvn_dim)
 
 
+def mvn_range(cov, allow_singular):
+    """Orthonormal bases (columns) of the range of the covariance matrix
+    ``cov`` and of its complement (the directions off the support), as
+    SciPy's ``_PSD`` finds them (eigenvalues above its tolerance ``eps``),
+    and ``1000 eps``, its tolerance off the support; ``(None, None, 0)``
+    where ``cov`` has full rank. SciPy's errors: ``ValueError`` for a
+    matrix that is not positive semidefinite, ``LinAlgError`` for a
+    singular one unless ``allow_singular``."""
+    s, u = scipy.linalg.eigh(cov, lower=True)
+    eps = _multivariate._eigvalsh_to_eps(s)
+    if np.min(s) < -eps:
+        raise ValueError("The input matrix must be symmetric positive semidefinite.")
+    if np.all(s > eps):
+        return None, None, 0.0
+    if not allow_singular:
+        raise np.linalg.LinAlgError("When `allow_singular is False`, the input matrix must be symmetric positive "
+                                    "definite.")
+    return u[:, s > eps], u[:, s <= eps], 1e3 * eps
+
+
+def mvn_outside(dev, null, tol):
+    """Where the deviation ``dev`` from the mean leaves the support: its
+    component along ``null`` (the complement of the covariance's range)
+    has a norm of ``tol`` or more (SciPy's test)."""
+    return np.linalg.norm(dev @ null, axis=-1) >= tol
+
+
+nondifferentiable(mvn_dim, mvn_range, mvn_outside)
+
+
+def mvn_matrix(d, cov):
+    """``cov`` as a ``d`` by ``d`` matrix (from a number or a diagonal)."""
+    cov = np.asarray(cov)
+    if np.ndim(cov) == 0:
+        return cov * np.eye(d)
+    if np.ndim(cov) == 1:
+        return np.diag(cov)
+    return cov
+
+
+def mvn_log_det_and_whitened(cov, dev, basis):
+    """``log pdet(cov)`` and ``L^-1 dev`` (a column per point), ``L`` the
+    Cholesky factor of ``cov``, or of ``U^T cov U`` with ``dev``'s
+    component ``U^T dev`` for a basis ``U`` of the range (see the module)."""
+    if basis is not None:
+        cov = np.transpose(basis) @ cov @ basis
+        dev = dev @ basis
+    chol = np.linalg.cholesky(cov)
+    return 2.0 * np.sum(np.log(np.diagonal(chol))), np.linalg.solve(chol, np.expand_dims(dev, -1))
+
+
 @implemented_by(scipy.stats.multivariate_normal.logpdf)
 def multivariate_normal_logpdf(x, mean=None, cov=1, allow_singular=False):
     d = mvn_dim(mean, cov)
     mean = np.zeros(d) if mean is None else np.reshape(mean, (d,))
-    cov = np.asarray(cov)
-    if np.ndim(cov) == 0:
-        cov = cov * np.eye(d)
-    elif np.ndim(cov) == 1:
-        cov = np.diag(cov)
+    cov = mvn_matrix(d, cov)
     if np.ndim(x) == 0:
         x = np.reshape(x, (1,))
     elif np.ndim(x) == 1 and d == 1:
         x = np.reshape(x, (-1, 1))
-    chol = np.linalg.cholesky(cov)
-    z = np.linalg.solve(chol, np.expand_dims(np.asarray(x) - mean, -1))
-    maha = np.sum(z * z, axis=(-2, -1))
-    log_det = 2.0 * np.sum(np.log(np.diagonal(chol)))
-    return np.squeeze(-0.5 * (d * math.log(2 * math.pi) + log_det + maha))[()]
+    dev = np.asarray(x) - mean
+    basis, null, tol = mvn_range(cov, allow_singular)
+    log_det, z = mvn_log_det_and_whitened(cov, dev, basis)
+    rank = d if basis is None else np.shape(basis)[1]
+    out = -0.5 * (rank * math.log(2 * math.pi) + log_det + np.sum(z * z, axis=(-2, -1)))
+    if basis is not None:
+        out = np.where(mvn_outside(dev, null, tol), -np.inf, out)
+    return np.squeeze(out)[()]
 
 
 @implemented_by(scipy.stats.multivariate_normal.pdf)
 def multivariate_normal_pdf(x, mean=None, cov=1, allow_singular=False):
     return np.exp(multivariate_normal_logpdf(x, mean, cov, allow_singular))
+
+
+@implemented_by(scipy.stats.multivariate_normal.entropy)
+def multivariate_normal_entropy(mean=None, cov=1):
+    d = mvn_dim(mean, cov)
+    cov = mvn_matrix(d, cov)
+    basis, _, _ = mvn_range(cov, True)
+    log_det, _ = mvn_log_det_and_whitened(cov, np.zeros(d), basis)
+    rank = d if basis is None else np.shape(basis)[1]
+    return 0.5 * (rank * (math.log(2 * math.pi) + 1.0) + log_det)
 
 
 # --------------------------------------------------------------------------
