@@ -9,7 +9,7 @@ order."""
 import numpy as np
 import pytest
 
-from zygote_py.rules import lookup
+from zygote_py.rules import lookup, registry
 
 from .npcheck import check_rule
 from .ordercheck import check_orders
@@ -94,6 +94,16 @@ def test_interp_periodic_and_complex():
 @pytest.mark.parametrize("p, x", [((3,), (2, 2)), ((1,), (3,)), ((4,), ()), ((2,), (3,))])
 def test_polyval(p, x):
     check_rule(np.polyval, rand(*p), rand(*x, seed=1) if x else 0.7)
+
+
+@pytest.mark.parametrize("n, increasing", [(None, False), (3, True), (1, False)])
+def test_vander_through_its_formula(n, increasing):
+    """``np.vander`` (``registry.implemented_by``), at a zero too, in both
+    modes and at second order; its value is NumPy's own."""
+    x = np.array([0.3, -1.2, 0.0, 2.0])
+    assert np.array_equal(np.vander(x, n, increasing), registry.implementation(np.vander)(
+        x, n, increasing))
+    check_orders(lambda x: loss(np.vander(x, n, increasing) * np.arange(1.0, 1.0 + (n or 4))), x)
 
 
 def test_interp_and_polyval_at_second_order():

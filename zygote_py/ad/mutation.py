@@ -204,8 +204,13 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         other = next((v for v in sorted(inside, key=lambda v: v.id) if _read_after(f, v, b, s)), None)
         if other is not None:
             raise _another_name(f, root, other, where, s.line)
-    if held is not None and op in (mut.store_item, mut.write_back) and _over_keys(f, root, held, defs, callee, facts):
-        return set()  # (for k in p: p[k] = ...; the loop goes over p's keys, read once: see mut.keys_of)
+    if held is not None and op in (mut.store_item, mut.write_back) and (
+            _over_keys(f, root, held, defs, callee, facts) or any(
+                _over_keys(f, st.args[0], st.var, defs, callee, facts) for _, st in list(defs.values())
+                if callee(st) is iter and st.args and st.args[0] in same and st.var != held)):
+        # (for k in p: p[k] = ...; g = {k: ... for k in p} before it: the loops go over p's keys, read once:
+        # see mut.keys_of)
+        return set()
     if held is not None:
         raise _held(f, root, held, member(_made_by(held, defs, callee), {iter}), where, s.line)
     for home, r, h in kept:  # (a view, or an item, that a pullback keeps: it keeps a copy)

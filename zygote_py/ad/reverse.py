@@ -914,6 +914,7 @@ class _Reverse:
         """A callee known now that cannot be differentiated at run time is an
         error now, at the user's line."""
         if fn is analysis._MISSING or fn is None or registry.lookup(fn) is not None \
+                or registry.implementation(fn) is not None \
                 or passes.member(fn, runtime.OVERLOADS) and registry.is_nondifferentiable(fn):  # (~v: v.__invert__)
             return  # (a call of None, in a branch its test leaves: Python says how it fails, if it runs)
         if runtime.differentiable_callable(fn):

@@ -45,7 +45,7 @@ import numpy as np
 from zygote_py import runtime
 from zygote_py.rules import numpy_calculus, numpy_shapes
 
-from .registry import adjoint, pushforward
+from .registry import adjoint, implemented_by, pushforward
 
 # -- helpers ------------------------------------------------------------------
 
@@ -434,6 +434,18 @@ def polyval(p, x):
 @pushforward(np.polyval)
 def polyval_push(y, p, x, *, dp, dx):
     return np.polyval(dp, x) + dx * numpy_calculus.polyder_values(p, x)
+
+
+@implemented_by(np.vander)
+def vander(x, N=None, increasing=False):
+    """``np.vander``: the powers of ``x`` as columns, differentiated as that
+    formula: running products ``1, x, x * x, ...`` (exact at ``x == 0`` at
+    every order, where ``x ** (k - 1)`` is not)."""
+    x = np.asarray(x)
+    n = len(x) if N is None else N
+    factors = np.concatenate([np.ones((len(x), 1), dtype=x.dtype), np.repeat(x[:, None], n - 1, axis=1)], axis=1)
+    powers = np.cumprod(factors[:, :n], axis=1)
+    return powers if increasing else powers[:, ::-1]
 
 
 # -- convolution and counting ---------------------------------------------------
