@@ -106,6 +106,31 @@ def test_vander_through_its_formula(n, increasing):
     check_orders(lambda x: loss(np.vander(x, n, increasing) * np.arange(1.0, 1.0 + (n or 4))), x)
 
 
+FORMULAS = [  # (NumPy functions differentiated through their formulas: registry.implemented_by)
+    (lambda X: loss(np.cov(X)), (3, 5)),
+    (lambda X: loss(np.cov(X, rowvar=False, bias=True)), (4, 2)),
+    (lambda X: loss(np.cov(X[0], X[1], ddof=0)), (2, 5)),
+    (lambda X: loss(np.corrcoef(X)), (3, 5)),
+    (lambda x: loss(np.insert(x, 2, x[0] * 3.0)), (6,)),
+    (lambda x: loss(np.insert(x, [1, 4], [5.0, x[1]])), (6,)),
+    (lambda X: loss(np.insert(X, 3, 0.5)), (2, 3)),
+    (lambda X: loss(np.apply_along_axis(lambda r: np.sum(r ** 2) * r[0], 1, X)), (3, 4)),
+    (lambda X: loss(np.apply_along_axis(lambda r: r[::-1] * r, 0, X)), (3, 4)),
+]
+
+
+@pytest.mark.parametrize("f, shape", FORMULAS)
+def test_through_their_formulas(f, shape):
+    check_orders(f, rand(*shape))
+
+
+def test_formulas_have_numpys_values():
+    X, x = rand(3, 5), rand(6)
+    for fn, args in ((np.cov, (X,)), (np.corrcoef, (X,)), (np.insert, (x, [1, 4], [5.0, 2.0])),
+                     (np.cov, (X[0], X[1])), (np.insert, (X, 2, 7.0))):
+        np.testing.assert_allclose(registry.implementation(fn)(*args), fn(*args), rtol=1e-13, atol=1e-14)
+
+
 def test_interp_and_polyval_at_second_order():
     check_orders(lambda x, fp: loss(np.interp(x * x, XP, fp)), np.array([0.3, -0.5, 0.9, 1.3]), FP)
     check_orders(lambda xp: loss(np.interp(np.array([-0.5, 0.1, 0.9]), xp, FP)), XP)

@@ -39,10 +39,10 @@ Conventions:
 """
 import numpy as np
 
-from zygote_py import runtime
+from zygote_py import errors, runtime
 from zygote_py.rules import numpy_arrays, numpy_shapes
 
-from .registry import adjoint, nondifferentiable, pushforward
+from .registry import adjoint, implemented_by, nondifferentiable, pushforward
 
 nondifferentiable(
     np.searchsorted, np.digitize, np.argpartition, np.lexsort, np.ndarray.searchsorted, np.ndarray.argpartition,
@@ -333,3 +333,42 @@ def filled_diagonal_(a, val, wrap=False):
 @pushforward(filled_diagonal)
 def filled_diagonal_push(y, a, val, wrap=False, *, da, dval):
     return numpy_shapes.tangent_as(numpy_arrays.filled_diagonal(da, dval, wrap), y)
+
+
+# -- through their formulas -------------------------------------------------------
+
+
+@implemented_by(np.insert)
+def insert(arr, obj, values, axis=None):
+    """``np.insert`` of ``values`` into ``arr`` flattened (``axis=None``)
+    or one-dimensional, as stores into a new array: where the old items go
+    and where the new ones go are read from ``np.insert`` of their
+    positions."""
+    a = np.asarray(arr)
+    if axis is None or a.ndim == 1 and axis in (0, -1):
+        a = np.ravel(a)
+        places = np.insert(np.arange(a.size), obj, -1)
+        out = np.zeros(places.shape, np.result_type(a.dtype, np.asarray(values).dtype))
+        out[places >= 0] = a
+        out[places < 0] = values
+        return out
+    raise errors.NoDerivativeRule("np.insert along an axis of an array of more than one dimension",
+                                  hint="insert into the flattened array, or build it with np.concatenate")
+
+
+@implemented_by(np.apply_along_axis)
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """``np.apply_along_axis``: ``func1d`` called on each line of ``arr``
+    along ``axis``, its values stacked where the axis was."""
+    if kwargs:
+        raise errors.NoDerivativeRule("np.apply_along_axis with keyword arguments for func1d",
+                                      hint="bind them first: np.apply_along_axis(lambda r: f(r, k=v), axis, arr)")
+    a = np.asarray(arr)
+    axis = axis % a.ndim
+    moved = np.moveaxis(a, axis, -1)
+    lead = moved.shape[:-1]
+    lines = np.reshape(moved, (-1, moved.shape[-1]))
+    out = np.stack([np.asarray(func1d(line, *args)) for line in lines])
+    out = np.reshape(out, lead + out.shape[1:])
+    result = list(range(len(lead), out.ndim))
+    return np.moveaxis(out, result, [axis + i for i in range(len(result))])

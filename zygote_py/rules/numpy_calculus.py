@@ -42,7 +42,7 @@ Conventions:
 """
 import numpy as np
 
-from zygote_py import runtime
+from zygote_py import errors, runtime
 from zygote_py.rules import numpy_calculus, numpy_shapes
 
 from .registry import adjoint, implemented_by, pushforward
@@ -446,6 +446,35 @@ def vander(x, N=None, increasing=False):
     factors = np.concatenate([np.ones((len(x), 1), dtype=x.dtype), np.repeat(x[:, None], n - 1, axis=1)], axis=1)
     powers = np.cumprod(factors[:, :n], axis=1)
     return powers if increasing else powers[:, ::-1]
+
+
+@implemented_by(np.cov)
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    """``np.cov`` of real variables, differentiated as its formula (the
+    centred rows' products over ``n - ddof``)."""
+    if fweights is not None or aweights is not None or dtype is not None:
+        raise errors.NoDerivativeRule("np.cov with fweights, aweights or dtype",
+                                      hint="weight the observations yourself: ((x - mean) * w) @ (x - mean).T / ...")
+    x = np.atleast_2d(np.asarray(m))
+    if not rowvar and x.shape[0] != 1:
+        x = x.T
+    if y is not None:
+        other = np.atleast_2d(np.asarray(y))
+        x = np.concatenate((x, other.T if not rowvar and other.shape[0] != 1 else other), axis=0)
+    count = x.shape[1] - ((0 if bias else 1) if ddof is None else ddof)
+    centred = x - np.mean(x, axis=1, keepdims=True)
+    return np.squeeze(centred @ centred.T / count)
+
+
+@implemented_by(np.corrcoef)
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    """``np.corrcoef`` of real variables: :func:`cov` over the products of
+    the standard deviations, clipped to [-1, 1] as NumPy does."""
+    c = np.cov(x, y, rowvar, dtype=dtype)
+    if np.ndim(c) == 0:
+        return c / c
+    deviations = np.sqrt(np.diag(c))
+    return np.clip(c / deviations[:, None] / deviations[None, :], -1.0, 1.0)
 
 
 # -- convolution and counting ---------------------------------------------------
