@@ -106,7 +106,15 @@ def test_vander_through_its_formula(n, increasing):
     check_orders(lambda x: loss(np.vander(x, n, increasing) * np.arange(1.0, 1.0 + (n or 4))), x)
 
 
+def put_twice(x):
+    y = np.zeros(5)
+    np.put(y, [0, 7], x[:2] * 2.0, mode="wrap")  # (7 wraps round to 2)
+    np.put(y, [1, 3, 4], x[2])  # (a shorter value is repeated)
+    return loss(y)
+
+
 FORMULAS = [  # (NumPy functions differentiated through their formulas: registry.implemented_by)
+    (put_twice, (3,)),  # (np.put: what it leaves in y, numpy_arrays.put_into)
     (lambda X: loss(np.cov(X)), (3, 5)),
     (lambda X: loss(np.cov(X, rowvar=False, bias=True)), (4, 2)),
     (lambda X: loss(np.cov(X[0], X[1], ddof=0)), (2, 5)),

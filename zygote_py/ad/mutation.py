@@ -425,7 +425,8 @@ def _twice(f: IR, parent: Var, defs: dict, callee: Callable, mutable: Callable[[
 _METHOD_VALUES = {"sort": np.sort, "partition": np.partition, "fill": None}
 """Array methods that change their array in place, and the function whose
 value they leave in it (``None``: ``a.fill(v)`` leaves ``v``)."""
-_FUNCTION_VALUES = {np.copyto: numpy_arrays.copied_into, np.fill_diagonal: numpy_arrays.filled_diagonal}
+_FUNCTION_VALUES = {np.copyto: numpy_arrays.copied_into, np.fill_diagonal: numpy_arrays.filled_diagonal,
+                    np.put: numpy_arrays.put_into}
 """NumPy functions that change their first argument in place, and the
 function that returns the value they leave in it."""
 _AT_UFUNCS = (np.multiply, np.maximum, np.minimum)

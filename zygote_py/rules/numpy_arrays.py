@@ -90,6 +90,21 @@ def copied_into(dst, src, where=True):
     return out
 
 
+def put_into(a, ind, v, mode="raise"):
+    """What ``np.put(a, ind, v, mode)`` leaves in ``a``, as a new array (``a``
+    is not changed), written with functions that have rules: the flat
+    positions ``ind`` get ``v``'s items, repeated as ``np.put`` repeats a
+    shorter ``v``. Differentiated as user code is (it has no rule)."""
+    flat = np.ravel(np.array(a, copy=True))
+    where = np.ravel(np.asarray(ind))
+    if mode == "wrap":
+        where = where % flat.size
+    elif mode == "clip":
+        where = np.clip(where, 0, flat.size - 1)
+    flat[where] = np.take(np.ravel(v), np.arange(where.size) % np.size(v))
+    return np.reshape(flat, np.shape(a))
+
+
 def filled_diagonal(a, val, wrap=False):
     """What ``np.fill_diagonal(a, val, wrap)`` leaves in ``a``, as a new
     array (``a`` is not changed)."""
