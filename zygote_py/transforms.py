@@ -233,6 +233,7 @@ def _made(make: Callable) -> Callable:
     return rule
 
 
+# (transformed's code object, shared by every function grad makes, is read as _DECLARED)
 register_emitted(next(c for c in _transform.__code__.co_consts if getattr(c, "co_name", None) == "transformed"),
                  _DECLARED)
 with registry.builtin_layer():  # grad(f) called inside a differentiated function (see rules/nested.py)
