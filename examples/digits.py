@@ -5,9 +5,11 @@ them; no download), with the gradients from zygote_py.
     pip install -e '.[examples]'      # scikit-learn, tqdm, matplotlib
     python examples/digits.py         # writes digits.png: loss and accuracy
 
-The models are plain NumPy functions of their parameters; `zpy.gradient`
-returns one gradient per parameter, with the parameter's shape. Print
-`zpy.differentiable(mlp_loss).source` to read the backward pass that runs.
+The models are plain NumPy functions of a dict of parameters, trained as in
+JAX: `zpy.value_and_grad(loss)` returns the loss and the gradient, a dict
+with the same keys and shapes, and `zpy.tree.map` applies the update to
+every array at once. Print `zpy.differentiable(mlp_loss).source` to read
+the backward pass that runs.
 """
 import argparse
 
@@ -25,25 +27,25 @@ def cross_entropy(logits: np.ndarray, onehot: np.ndarray):
     return -np.sum(onehot * log_softmax(logits)) / len(logits)
 
 
-def logistic_loss(W: np.ndarray, b: np.ndarray, X: np.ndarray, Y: np.ndarray):
+def logistic_loss(params: dict, X: np.ndarray, Y: np.ndarray):
     """Multinomial logistic regression: mean cross-entropy of X @ W + b."""
-    return cross_entropy(X @ W + b, Y)
+    return cross_entropy(X @ params["W"] + params["b"], Y)
 
 
-def mlp_loss(W1: np.ndarray, b1: np.ndarray, W2: np.ndarray, b2: np.ndarray, X: np.ndarray,
-             Y: np.ndarray, decay: float):
+def mlp_loss(params: dict, X: np.ndarray, Y: np.ndarray, decay: float):
     """A hidden layer of tanh units, then softmax; L2 weight decay."""
-    h = np.tanh(X @ W1 + b1)
-    logits = h @ W2 + b2
+    W1, W2 = params["W1"], params["W2"]
+    h = np.tanh(X @ W1 + params["b1"])
+    logits = h @ W2 + params["b2"]
     return cross_entropy(logits, Y) + decay * (np.sum(W1 * W1) + np.sum(W2 * W2))
 
 
-def logistic_predict(W: np.ndarray, b: np.ndarray, X: np.ndarray):
-    return np.argmax(X @ W + b, axis=1)
+def logistic_predict(params: dict, X: np.ndarray):
+    return np.argmax(X @ params["W"] + params["b"], axis=1)
 
 
-def mlp_predict(W1: np.ndarray, b1: np.ndarray, W2: np.ndarray, b2: np.ndarray, X: np.ndarray):
-    return np.argmax(np.tanh(X @ W1 + b1) @ W2 + b2, axis=1)
+def mlp_predict(params: dict, X: np.ndarray):
+    return np.argmax(np.tanh(X @ params["W1"] + params["b1"]) @ params["W2"] + params["b2"], axis=1)
 
 
 def load(test_fraction=0.25, seed=0):
@@ -59,25 +61,25 @@ def load(test_fraction=0.25, seed=0):
 
 
 def sgd(loss, params, data, epochs, batch, lr, rng, progress, accuracy):
-    """Minibatch gradient descent with momentum 0.9: ``params`` is a list of
-    arrays, updated in place, ``loss(*params, X, Y, *extra)`` a scalar.
-    Returns each epoch's mean training loss and ``accuracy(params)``."""
+    """Minibatch gradient descent with momentum 0.9: ``params`` is a dict of
+    arrays, ``loss(params, X, Y, *extra)`` a scalar. Returns the trained
+    parameters, each epoch's mean training loss and ``accuracy(params)``."""
     X, Y, *extra = data
-    velocity = [np.zeros_like(p) for p in params]
+    step = zpy.value_and_grad(loss)  # differentiates params, the first argument; the data are constants
+    velocity = zpy.tree.map(np.zeros_like, params)
     history, accuracies = [], []
     for _ in progress(range(epochs)):
         order = rng.permutation(len(X))
         total = 0.0
         for start in range(0, len(X), batch):
             rows = order[start:start + batch]
-            value, grads = zpy.value_and_gradient(loss, *params, X[rows], Y[rows], *extra)
-            for i, g in enumerate(grads[:len(params)]):
-                velocity[i] = 0.9 * velocity[i] - lr * g
-                params[i] = params[i] + velocity[i]
+            value, grads = step(params, X[rows], Y[rows], *extra)
+            velocity = zpy.tree.map(lambda v, g: 0.9 * v - lr * g, velocity, grads)
+            params = zpy.tree.map(lambda p, v: p + v, params, velocity)
             total += value * len(rows)
         history.append(total / len(X))
         accuracies.append(accuracy(params))
-    return history, accuracies
+    return params, history, accuracies
 
 
 def main(epochs=30, hidden=64, batch=32, plot="digits.png", seed=0, verbose=True):
@@ -92,19 +94,19 @@ def main(epochs=30, hidden=64, batch=32, plot="digits.png", seed=0, verbose=True
         return lambda it: tqdm(it, desc=name, disable=not verbose, leave=True)
 
     # logistic regression
-    logistic = [np.zeros((d, 10)), np.zeros(10)]
-    logistic_history, logistic_curve = sgd(
+    logistic = {"W": np.zeros((d, 10)), "b": np.zeros(10)}
+    logistic, logistic_history, logistic_curve = sgd(
         logistic_loss, logistic, (X_train, Y_train), epochs, batch, 0.1, rng,
-        progress("logistic"), lambda p: np.mean(logistic_predict(*p, X_test) == y_test))
+        progress("logistic"), lambda p: np.mean(logistic_predict(p, X_test) == y_test))
     logistic_accuracy = logistic_curve[-1]
 
     # two-layer MLP
-    mlp = [rng.normal(0.0, 1.0 / np.sqrt(d), (d, hidden)), np.zeros(hidden),
-           rng.normal(0.0, 1.0 / np.sqrt(hidden), (hidden, 10)), np.zeros(10)]
-    mlp_history, mlp_curve = sgd(
+    mlp = {"W1": rng.normal(0.0, 1.0 / np.sqrt(d), (d, hidden)), "b1": np.zeros(hidden),
+           "W2": rng.normal(0.0, 1.0 / np.sqrt(hidden), (hidden, 10)), "b2": np.zeros(10)}
+    mlp, mlp_history, mlp_curve = sgd(
         mlp_loss, mlp, (X_train, Y_train, 1e-4), epochs, batch, 0.05, rng,
-        progress("MLP"), lambda p: np.mean(mlp_predict(*p, X_test) == y_test))
-    mlp_train_accuracy = np.mean(mlp_predict(*mlp, X_train) == y_train)
+        progress("MLP"), lambda p: np.mean(mlp_predict(p, X_test) == y_test))
+    mlp_train_accuracy = np.mean(mlp_predict(mlp, X_train) == y_train)
     mlp_accuracy = mlp_curve[-1]
 
     if verbose:

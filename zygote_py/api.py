@@ -496,7 +496,8 @@ def gradient_call(f: Callable, args: tuple, kwargs: dict, wanted: Optional[tuple
     gradient per positional argument, differentiating only those at
     ``wanted`` (every one for ``None``; the others, and the keyword
     arguments, are constants with no gradient). ``binding`` is what the
-    fast paths keep (:func:`_fast`; ``zpy.grad``'s functions) to call the
+    fast paths keep (:func:`_fast`; ``zpy.grad``'s functions, which bind
+    its last two items, the compilation and the function) to call the
     compiled gradient function directly for arguments of the same kinds
     (without keyword arguments), or ``None`` where the kinds alone do not
     decide what is compiled. ``value=False``: ``y`` may be ``None``, not
@@ -521,7 +522,7 @@ def gradient_call(f: Callable, args: tuple, kwargs: dict, wanted: Optional[tuple
     ):
         arrays = any(type(a) is np.ndarray for a in args) or None
         return y, (grads if arrays is None else _user_gradients(args, grads)), \
-            (g, fn.__globals__, checks, entry.generation, arrays)
+            (g, fn.__globals__, checks, entry.generation, arrays, entry, fn)
     return y, _user_gradients(args, pipeline.call_grads(sig, len(full), list(kwargs), grads)[skip:len(full)]), None
 
 

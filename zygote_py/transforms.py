@@ -9,28 +9,57 @@ constants, compiled as such (see ``api._compiled``). Arguments and results
 are pytrees (:mod:`.tree`), Jacobians laid out as JAX lays them out (see
 :mod:`.derivatives`).
 
-The function ``grad`` returns is the fast path: it keeps the compiled
-gradient function for the kinds of arguments it last saw (each one's type;
-an array's dtype and dimension), and a call with arguments of those kinds
-runs it after a type check. It is a plain Python function whose body calls
-:func:`run_grad`, which has derivative rules (``rules/nested.py``): so
-``jacfwd(grad(f))`` is a Hessian (forward over reverse), and ``grad`` of a
-function that calls ``grad(f)`` a second derivative.
+The function ``grad`` returns is the fast path: it is bound to the
+compiled gradient for the kinds of arguments it last saw (each one's type;
+an array's dtype and dimension), guarded and picking the gradients asked
+for (``Compiled.bound_gradient_function``, ``backend/bound.py``), and a
+call calls that directly: the emitted code plus its check. When the check
+fails (other kinds, a global rebound, a rule registered) or the call has
+keyword arguments, it takes :func:`run_grad`, the general path, which binds
+it again. Differentiated itself, the function reads as a call of
+:func:`run_grad` alone (its declared source, :data:`_DECLARED`), which has
+derivative rules (``rules/nested.py``): so ``jacfwd(grad(f))`` is a Hessian
+(forward over reverse), and ``grad`` of a function that calls ``grad(f)`` a
+second derivative.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Optional
 
+import gast
+
 from . import api, derivatives, runtime
-from .ad.pipeline import GONE
+from .backend.bound import STALE
 from .errors import NonScalarOutput, WrongArguments, ZygoteError
+from .frontend.source import register_emitted
 from .rules import nested as nested_rules, registry
 
 __all__ = ["grad", "value_and_grad", "vjp", "jacfwd", "jacrev"]
 
-_GENERATION = registry.current_generation
 _NEST = runtime.NEST
-_ndarray = api.np.ndarray
+_ABSENT = object()  # (the first positional argument of a call without any: fails every bound function's check)
+
+
+def _unbound(*args: Any) -> Any:
+    """The bound gradient function of a function ``grad`` made, before its
+    first call and after a rule changed."""
+    return STALE
+
+
+_BINDINGS: "weakref.WeakKeyDictionary[Callable, list]" = weakref.WeakKeyDictionary()
+"""Each function ``grad`` made, and its binding: a list holding its bound
+gradient function (one item, so that rebinding is atomic)."""
+
+
+def _unbind_all() -> None:
+    """A rule was registered or removed: no bound gradient function is
+    known to be valid (each was compiled with the rules of its time)."""
+    for bound in list(_BINDINGS.values()):
+        bound[0] = _unbound
+
+
+registry.on_change(_unbind_all)
 
 
 def grad(f: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
@@ -53,14 +82,33 @@ def _transform(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, na
         raise WrongArguments(f"{name}: the first argument must be the function to differentiate, "
                              f"not a {type(f).__name__}", hint=f"write zpy.{name}(f)(x)")
     _wanted(argnums, None, name)
-    bound: list = [None]  # (the compiled gradient function last run, and the argument kinds it was run for)
+    bound = [_unbound]
 
-    def transformed(*args: Any, **kwargs: Any) -> Any:
-        return run_grad(f, argnums, has_aux, value, bound, args, kwargs)
+    def transformed(first=_ABSENT, /, *rest, **kwargs):
+        fast = bound[0]
+        try:  # (more arguments than the bound function takes would be a TypeError)
+            g = fast(first) if not (rest or kwargs) else \
+                fast(first, *rest) if not kwargs and len(rest) < fast.__code__.co_argcount else STALE
+        except ZygoteError as e:
+            raise api._located(e, f) from None
+        except RecursionError as e:
+            raise api._too_deep(e, f) from None
+        if g is not STALE:
+            return g
+        return run_grad(f, argnums, has_aux, value, bound, (first, *rest), kwargs)
 
+    _BINDINGS[transformed] = bound
     transformed.__name__ = transformed.__qualname__ = f"{name}_{getattr(f, '__name__', 'f')}"
     transformed.__doc__ = f"zpy.{name} of {getattr(f, '__qualname__', f)!r}."
     return transformed
+
+
+_DECLARED = gast.parse(
+    "def transformed(first=_ABSENT, /, *rest, **kwargs):\n"
+    "    return run_grad(f, argnums, has_aux, value, bound, (first, *rest), kwargs)\n").body[0]
+"""What the compiler differentiates for a call of a function ``grad`` made
+(registered as the source of its code): its general path, whose
+:func:`run_grad` has derivative rules; the fast path computes the same."""
 
 
 def _wanted(argnums: Any, n: Optional[int], name: str) -> tuple:
@@ -79,36 +127,11 @@ def _wanted(argnums: Any, n: Optional[int], name: str) -> tuple:
 def run_grad(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, bound: list, args: tuple,
              kwargs: dict) -> Any:
     """A call of a function made by :func:`grad` or :func:`value_and_grad`
-    (``bound``: its binding, see :func:`_transform`)."""
-    hit = bound[0]
-    if hit is not None and not kwargs and hit[3] == _GENERATION[0]:
-        if len(args) == 1:
-            a = args[0]
-            kinds = ((a.dtype, a.ndim) if type(a) is _ndarray else type(a),)
-        else:
-            kinds = tuple(map(api._kind, args))
-        if kinds == hit[5]:
-            globs = hit[1]
-            for k, v in hit[2]:
-                if globs.get(k, GONE) is not v:
-                    break
-            else:
-                _NEST[0] += 1
-                try:
-                    y, grads = hit[0](*args)
-                finally:
-                    _NEST[0] -= 1
-                if hit[4] is not None:
-                    grads = api._dense(args, grads)
-                g = grads[argnums] if type(argnums) is int else tuple(grads[i] for i in argnums)
-                return (y, g) if value else g
-    return _run_slowly(f, argnums, has_aux, value, bound, args, kwargs)
-
-
-def _run_slowly(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, bound: list, args: tuple,
-                kwargs: dict) -> Any:
-    """:func:`run_grad` where no binding fits: the general path, which
-    binds the gradient function it ran when it may."""
+    (``bound``: its binding, see :func:`_transform`) that its bound
+    gradient function did not answer: the general path, which binds the
+    gradient function it ran again when it may."""
+    if len(args) == 1 and args[0] is _ABSENT:
+        args = ()
     wanted = _wanted(argnums, len(args), "value_and_grad" if value else "grad")
     try:
         if has_aux:
@@ -120,7 +143,11 @@ def _run_slowly(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, b
             finally:
                 _NEST[0] -= 1
             if binding is not None:
-                bound[0] = (*binding, tuple(map(api._kind, args)))
+                entry = binding[5]
+                fast = entry.bound_gradient_function(binding[6], tuple(map(api._kind, args)), argnums, value)
+                bound[0] = _unbound if fast is None else fast
+                if entry.generation != registry.generation():  # (a rule changed since it was compiled, and
+                    bound[0] = _unbound                         # _unbind_all may have run before the line above)
     except ZygoteError as e:
         raise api._located(e, f) from None
     except RecursionError as e:
@@ -206,6 +233,9 @@ def _made(make: Callable) -> Callable:
     return rule
 
 
+# (transformed's code object, shared by every function grad makes, is read as _DECLARED)
+register_emitted(next(c for c in _transform.__code__.co_consts if getattr(c, "co_name", None) == "transformed"),
+                 _DECLARED)
 with registry.builtin_layer():  # grad(f) called inside a differentiated function (see rules/nested.py)
     registry.adjoint(run_grad)(nested_rules.run_grad)
     registry.pushforward(run_grad)(nested_rules.run_grad_push)

@@ -166,6 +166,125 @@ def test_the_bound_gradient_sees_a_global_rebound():
         SCALE = 2.0
 
 
+def test_a_bound_call_runs_the_bound_gradient_alone(monkeypatch):
+    from zygote_py import transforms
+
+    g, vg, g2 = zpy.grad(sincos), zpy.value_and_grad(sincos), zpy.grad(scaled_sum, argnums=(0, 1))
+    x, y = np.array([0.5, -1.0]), np.array([2.0, 3.0])
+    first = g(0.3), vg(0.3), g2(x, y)
+    general = []
+    monkeypatch.setattr(transforms, "run_grad", lambda *a: general.append(a))
+    again = g(0.3), vg(0.3), g2(x, y)
+    assert general == []  # (the bound functions answered: no general path)
+    assert again[0] == first[0] == -math.cos(math.cos(0.3)) * math.sin(0.3)
+    assert again[1] == first[1] == (sincos(0.3), first[0])
+    for a, b, want in zip(again[2], first[2], (SCALE * y, SCALE * x)):
+        assert type(a) is np.ndarray
+        np.testing.assert_array_equal(a, want)
+        np.testing.assert_array_equal(b, want)
+
+
+def scaled_sum(x, y):
+    return SCALE * np.sum(x * y)
+
+
+def either(x, y):
+    return np.sum(x * x) if x[0] > 0 else np.sum(y * y)
+
+
+def test_a_bound_gradient_follows_dtypes_and_makes_lazy_zeros_dense():
+    g = zpy.grad(either, argnums=(0, 1))
+    x, y = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    for _ in range(2):  # (the general path, then the bound one)
+        gx, gy = g(x, y)
+        np.testing.assert_array_equal(gx, 2 * x)
+        assert type(gy) is np.ndarray and gy.dtype == y.dtype
+        np.testing.assert_array_equal(gy, [0.0, 0.0])
+    x32, y32 = x.astype(np.float32), y.astype(np.float32)
+    for _ in range(2):
+        gx, gy = g(x32, y32)
+        assert gx.dtype == np.float32 and gy.dtype == np.float32
+        np.testing.assert_array_equal(gx, 2 * x32)
+    gx, gy = g(-x, y)
+    np.testing.assert_array_equal(gx, [0.0, 0.0])
+    np.testing.assert_array_equal(gy, 2 * y)
+    total = zpy.grad(lambda v: np.sum(v * 3))
+    for _ in range(2):
+        assert total(np.array([1, 2])) is None  # (an int array: not differentiated)
+        np.testing.assert_array_equal(total(np.array([1.0, 2.0])), [3.0, 3.0])
+    for _ in range(2):
+        np.testing.assert_array_equal(total(np.array([[1.0], [2.0]])), [[3.0], [3.0]])
+
+
+def helper(x):
+    return x * x
+
+
+def through_helper(x):
+    return helper(x) + x
+
+
+def test_the_bound_gradient_sees_a_rule_registered_after_it():
+    g = zpy.grad(through_helper)
+    assert g(3.0) == 7.0 and g(3.0) == 7.0
+
+    @zpy.adjoint(helper)
+    def helper_rule(x):
+        return helper(x), lambda dy: (dy * 10.0,)  # (not the derivative: shows which one ran)
+    try:
+        assert g(3.0) == 11.0 and g(3.0) == 11.0
+    finally:
+        zpy.rules.remove(helper)
+    assert g(3.0) == 7.0 and g(3.0) == 7.0
+
+
+def square(v):
+    return v * v
+
+
+def cube(v):
+    return v * v * v
+
+
+HELPER = square
+
+
+def calls_a_global_helper(x):
+    return HELPER(x) + x
+
+
+def test_the_bound_gradient_sees_a_global_function_rebound():
+    global HELPER
+    g = zpy.grad(calls_a_global_helper)
+    assert g(2.0) == 5.0 and g(2.0) == 5.0
+    HELPER = cube  # (the compiled gradient inlined square)
+    try:
+        assert g(2.0) == 13.0 and g(2.0) == 13.0
+    finally:
+        HELPER = square
+    assert g(2.0) == 5.0
+
+
+def test_the_bound_gradient_sees_a_global_deleted():
+    g = zpy.grad(scaled)
+    assert g(1.0) == 4.0 and g(1.0) == 4.0
+    del globals()["SCALE"]
+    try:
+        with pytest.raises(NameError, match="SCALE"):
+            g(1.0)
+    finally:
+        globals()["SCALE"] = 2.0
+    assert g(1.0) == 4.0
+
+
+def test_nestlevel_in_a_bound_gradient():
+    g = zpy.grad(lambda x: zpy.nestlevel() * x)
+    assert g(2.0) == 1.0 and g(2.0) == 1.0
+    inner = zpy.grad(lambda t: zpy.nestlevel() * t)
+    assert zpy.gradient(lambda a: a * inner(1.0), 3.0) == (2.0,)  # (the inner gradient runs at level 2)
+    assert zpy.nestlevel() == 0
+
+
 def test_grad_errors_name_what_to_do():
     with pytest.raises(zpy.WrongArguments, match="argnums=2"):
         zpy.grad(sincos, argnums=2)(1.0)

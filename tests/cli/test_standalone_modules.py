@@ -45,11 +45,8 @@ CASES = {  # module → (function, arguments): every function in the golden modu
     "ciede2000": [("hue_angle", (0.3, -0.5)), ("hue_angle", (-0.2, -0.4)), ("linear", (0.5,)), ("linear", (0.02,)),
                   ("lab_f", (0.5,)), ("lab_f", (0.001,))],
     "demo": [("power", (1.3, 3)), ("foo", (0.7,)), ("layer", (normal(3, 5), normal(3)))],
-    "digits": [("log_softmax", (normal(3, 4),)), ("cross_entropy", (normal(3, 4), ONEHOT)),
-               ("logistic_loss", (normal(5, 4), normal(4), normal(3, 5), ONEHOT)),
-               ("mlp_loss", (normal(5, 6), normal(6), normal(6, 4), normal(4), normal(3, 5), ONEHOT, 0.01)),
-               ("logistic_predict", (normal(5, 4), normal(4), normal(3, 5))),
-               ("mlp_predict", (normal(5, 6), normal(6), normal(6, 4), normal(4), normal(3, 5)))],
+    # (its models take a dict of parameters, which a gradient module cannot take yet: issue 35)
+    "digits": [("log_softmax", (normal(3, 4),)), ("cross_entropy", (normal(3, 4), ONEHOT))],
     "lstm": [("sigmoid", (normal(3, 2),))],
     "ode_net": [("network", (normal(2), 0.5, normal(4, 2), normal(4), normal(2, 4)))],
     "projectile": [("flight_range", (0.7, 20.0, 0.02, 0.01))],
@@ -87,7 +84,7 @@ def test_every_example_has_a_case_for_each_emitted_function():
         tree = ast.parse(golden(source).read_text())
         emitted = {d.name[:-len("_gradient")] for d in tree.body
                    if isinstance(d, ast.FunctionDef) and d.name.endswith("_gradient") and d.name != "user_gradient"}
-        assert emitted == {f for f, _ in CASES[source.stem]}, source.stem
+        assert emitted == {f for f, _ in CASES.get(source.stem, [])}, source.stem  # (none: nothing emitted)
 
 
 @pytest.fixture(scope="module")

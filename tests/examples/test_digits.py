@@ -1,6 +1,7 @@
 """examples/digits.py: logistic regression and the MLP learn the digits
 (the MLP above 90% test accuracy), their losses fall, the plot is written,
-and the MLP's gradient agrees with central differences."""
+and the MLP's gradient (``zpy.value_and_grad`` of its dict of parameters)
+agrees with central differences."""
 import numpy as np
 import pytest
 
@@ -27,14 +28,16 @@ def test_mlp_gradient_agrees_with_central_differences(example):
     X_train, _, y_train, _ = digits.load()
     X, Y = X_train[:20], np.eye(10)[y_train[:20]]
     rng = np.random.default_rng(1)
-    params = [rng.normal(0, 0.3, (64, 8)), rng.normal(0, 0.1, 8), rng.normal(0, 0.3, (8, 10)), rng.normal(0, 0.1, 10)]
-    grads = zpy.gradient(digits.mlp_loss, *params, X, Y, 1e-3)
+    params = {"W1": rng.normal(0, 0.3, (64, 8)), "b1": rng.normal(0, 0.1, 8), "W2": rng.normal(0, 0.3, (8, 10)),
+              "b2": rng.normal(0, 0.1, 10)}
+    value, grads = zpy.value_and_grad(digits.mlp_loss)(params, X, Y, 1e-3)
+    assert value == pytest.approx(digits.mlp_loss(params, X, Y, 1e-3), rel=1e-12)
     h = 1e-6
-    for which, index in [(0, (10, 3)), (1, (5,)), (2, (7, 9)), (3, (0,))]:
-        up = [p.copy() for p in params]
-        down = [p.copy() for p in params]
-        up[which][index] += h
-        down[which][index] -= h
-        numeric = (digits.mlp_loss(*up, X, Y, 1e-3) - digits.mlp_loss(*down, X, Y, 1e-3)) / (2 * h)
-        assert grads[which][index] == pytest.approx(numeric, rel=1e-5, abs=1e-8)
-    assert [g.shape for g in grads[:4]] == [p.shape for p in params]
+    for key, index in [("W1", (10, 3)), ("b1", (5,)), ("W2", (7, 9)), ("b2", (0,))]:
+        up = {k: p.copy() for k, p in params.items()}
+        down = {k: p.copy() for k, p in params.items()}
+        up[key][index] += h
+        down[key][index] -= h
+        numeric = (digits.mlp_loss(up, X, Y, 1e-3) - digits.mlp_loss(down, X, Y, 1e-3)) / (2 * h)
+        assert grads[key][index] == pytest.approx(numeric, rel=1e-5, abs=1e-8)
+    assert {k: g.shape for k, g in grads.items()} == {k: p.shape for k, p in params.items()}

@@ -143,9 +143,9 @@ def test_every_adjoint_rule_has_a_pushforward():
     # does; push's and jvp's are reverse mode over forward mode's own
     # machinery; dataclasses.replace takes its changes as keywords, and forward
     # mode pushes it by its adjoint (runtime.push_by_adjoint, checked in
-    # tests/ad/test_real_code.py); zpy.grad's and zpy.value_and_grad's make
-    # the functions they return differentiable in reverse mode, which forward
-    # mode differentiates themselves (jacfwd(grad(f)): tests/ad/test_transforms.py)
+    # tests/ad/test_real_code.py); zpy.grad and zpy.value_and_grad make a
+    # function of the variables f captures, a closure forward mode refuses
+    # to pass on (its calls have run_grad's pushforward)
     assert sorted(missing) == ["(internal) J", "(internal) J_nested", "(internal) call_pullback",
                                "(internal) call_spread", "(internal) forward_changing",
                                "(internal) forward_with_cells", "(internal) gradient_function",

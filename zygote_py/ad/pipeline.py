@@ -26,6 +26,7 @@ from typing import Any, Callable, Optional
 import gast
 import numpy as np
 
+from ..backend.bound import bound_def
 from ..backend.compile import compile_def, function_def, instantiate, source_of
 from ..errors import NoDerivativeRule, UnsupportedSyntax, ZygoteError
 from ..frontend.lower import lower
@@ -364,6 +365,32 @@ class Compiled:
             code, constants, fdef = self._emit_fused(value)
             g = made[value] = instantiate(code, constants, fn, keep_identity=False)
             register_emitted(g.__code__, fdef)
+        return g
+
+    def bound_gradient_function(self, fn: types.FunctionType, kinds: tuple, picked: int | tuple,
+                                value: bool) -> Optional[types.FunctionType]:
+        """The fast path of ``zpy.grad``'s functions (see
+        :mod:`~zygote_py.backend.bound`): the fused gradient function for
+        arguments of ``kinds`` (``api._kind`` of each), returning the
+        gradients at ``picked`` (after the value, with ``value``), or
+        ``backend.bound.STALE`` when called with arguments of other kinds
+        or after a global it read was rebound (a changed rule is the
+        caller's to check). ``None`` where cells are among the guards
+        (checked only by :meth:`valid`)."""
+        if self._cells:
+            return None
+        made = self._instances.setdefault(fn, {})
+        key = ("bound", kinds, picked, value)
+        g = made.get(key)
+        if g is None:
+            _, constants, fdef = self._emit_fused(value)
+            bdef, extra, defaults = bound_def(fdef, kinds, self._globals, picked, value, runtime.user_gradient)
+            constants = {**constants, **extra}
+            g = instantiate(compile_def(bdef, constants, self.freevars, self.filename), constants, fn,
+                            keep_identity=False)
+            g.__defaults__ = defaults
+            runtime.COUNTED_CODE.add(g.__code__)
+            made[key] = g
         return g
 
 

@@ -85,6 +85,22 @@ def generation() -> int:
     return _generation[0]
 
 
+_on_change: list[Callable[[], None]] = []
+
+
+def on_change(callback: Callable[[], None]) -> None:
+    """Call ``callback()`` after each change of the generation: for an upper
+    layer's bindings that are dropped then rather than compared with the
+    generation at each use (``zpy.grad``'s: see ``transforms.py``)."""
+    _on_change.append(callback)
+
+
+def _changed() -> None:
+    _generation[0] += 1
+    for callback in _on_change:
+        callback()
+
+
 def key(fn: Any) -> Any:
     """The registry's key for ``fn``."""
     try:
@@ -167,7 +183,7 @@ def adjoint(fn: Any) -> Callable[[Rule], Rule]:
 
     def register(rule: Rule) -> Rule:
         if _entry(fn) is not None or isinstance(fn, (types.FunctionType, types.MethodType)):
-            _generation[0] += 1  # (compiled code may have read the old entry, or the function's source)
+            _changed()  # (compiled code may have read the old entry, or the function's source)
         _target[key(fn)] = rule
         return rule
 
@@ -241,7 +257,7 @@ def pushforward(fn: Any) -> Callable[[Callable], Callable]:
 
     def register(rule: Callable) -> Callable:
         (_push_builtin if _target is _builtin else _push_user)[key(fn)] = rule
-        _generation[0] += 1
+        _changed()
         return rule
 
     return register
@@ -266,7 +282,7 @@ def nondifferentiable(*fns: Any) -> None:
     """Register functions whose outputs carry no gradient."""
     for fn in fns:
         _target[key(fn)] = NONDIFFERENTIABLE
-    _generation[0] += 1
+    _changed()
 
 
 _array_valued: set = set()
@@ -310,7 +326,7 @@ def implemented_by(fn: Any) -> Callable[[Callable], Callable]:
 
     def register(function: Callable) -> Callable:
         _target[key(fn)] = _Implementation(function)
-        _generation[0] += 1
+        _changed()
         return function
 
     return register
@@ -338,7 +354,7 @@ def is_nondifferentiable(fn: Any) -> bool:
 def remove(fn: Any) -> bool:
     """Delete the user's entry for ``fn``, if any, restoring the built-in
     one. Returns whether there was a user entry."""
-    _generation[0] += 1
+    _changed()
     k = key(fn)
     pushed = _push_user.pop(k, None) is not None
     return (_user.pop(k, None) is not None) or pushed
