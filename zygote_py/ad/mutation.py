@@ -365,8 +365,10 @@ def _put_into(f: IR, parents: set[Var], key: Optional[Operand], defs: dict, call
         elif st.var in parents and fn is operator.mul and st.args and isinstance(st.args[0], Var):
             repeated = True  # ([a] * 2: its items, twice)
             out += _put_into(f, _same_object(f, st.args[0], defs, callee), None, defs, callee)[0]
-        elif st.args and st.args[0] in parents and (member(fn, _ITEM_CHANGES) or member(fn, _VERSIONED)):
-            out += st.args[2:] if fn in (operator.setitem, mut.store_item) else st.args[1:]  # (not a key)
+        elif st.args and st.args[0] in parents and (member(fn, _ITEM_CHANGES) or member(fn, _VERSIONED)) \
+                and fn not in (mut.update_in_place, mut.update_maybe_array, mut.add_at):  # (arithmetic: nothing held)
+            out += st.args[2:] if fn in (operator.setitem, mut.store_item, mut.write_back, mut.part_changed) \
+                else st.args[1:]  # (not a key)
         elif isinstance(st.callee, Var) and st.callee in defs and callee(defs[st.callee][1]) is getattr \
                 and defs[st.callee][1].args[0] in parents:  # parent.append(v)
             out += st.args
