@@ -353,7 +353,7 @@ class _Forward:
 
         values = [a for b in self.p.blocks.values() for a in b.args] + list(self.defs)
         self.mutated = {v for v in values if find(v) in spread(targets)}
-        handed_back = {self.handed[n] for n in self.written}  # (a cell's value handed in, and out with its tangent)
+        handed_back = {self.handed[n] for n in self.written if n in self.handed}  # (a cell handed in, and out)
         held = {find(v) for v, s in self.defs.items()
                 if self.facts.callee(s) in (ops.load_deref, ops.load_global) and v not in handed_back}
         changed: set[Var] = set()
