@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench fuzz venv clean
+.PHONY: demo test slow bench fuzz venv clean
 
 venv: $(STAMP)
 
@@ -18,7 +18,11 @@ demo: $(STAMP)
 	$(PY) examples/demo.py
 
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider -n auto
+	$(PY) -m pytest -q -p no:cacheprovider -n auto -m "not slow"
+
+# the tests marked slow (fourth and fifth derivatives: minutes each)
+slow: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider -n auto -m slow
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

@@ -222,15 +222,20 @@ def jacrev(f: Callable, argnums: int | tuple = 0) -> Callable:
     return jacobian_reverse
 
 
-def _made(make: Callable) -> Callable:
-    """The rule of ``grad`` or ``value_and_grad`` (``make``) called in a
-    function being differentiated: the function it makes, whose gradient
-    (a ``Tangent`` of the variables it captures) gives ``f`` its own."""
-    def rule(f, argnums=0, has_aux=False):
-        def back(dg):
-            return (runtime.field(dg, "f"), None, None)
-        return make(f, argnums, has_aux), back
-    return rule
+def grad_rule(f, argnums=0, has_aux=False):
+    """The rule of ``grad`` called in a function being differentiated: the
+    function it makes, whose gradient (a ``Tangent`` of the variables it
+    captures) gives ``f`` its own."""
+    def back(dg):
+        return (runtime.field(dg, "f"), None, None)
+    return transforms.grad(f, argnums, has_aux), back
+
+
+def value_and_grad_rule(f, argnums=0, has_aux=False):
+    """:func:`grad_rule` for ``value_and_grad``."""
+    def back(dg):
+        return (runtime.field(dg, "f"), None, None)
+    return transforms.value_and_grad(f, argnums, has_aux), back
 
 
 # (transformed's code object, shared by every function grad makes, is read as _DECLARED)
@@ -239,5 +244,7 @@ register_emitted(next(c for c in _transform.__code__.co_consts if getattr(c, "co
 with registry.builtin_layer():  # grad(f) called inside a differentiated function (see rules/nested.py)
     registry.adjoint(run_grad)(nested_rules.run_grad)
     registry.pushforward(run_grad)(nested_rules.run_grad_push)
-    registry.adjoint(grad)(_made(grad))
-    registry.adjoint(value_and_grad)(_made(value_and_grad))
+    registry.adjoint(grad)(grad_rule)
+    registry.adjoint(value_and_grad)(value_and_grad_rule)
+
+from zygote_py import transforms  # noqa: E402  (its rules name its functions through it)

@@ -208,6 +208,7 @@ def test_fourth_derivatives(f, x, want):
     assert got == pytest.approx(want, rel=1e-6 if f is math.tanh else 1e-12)
 
 
+@pytest.mark.slow  # (minutes: make slow)
 def test_a_fifth_derivative():
     assert d(lambda x: fourth(lambda u: u ** 6, x), 1.5) == pytest.approx(720 * 1.5, rel=1e-12)
 
@@ -528,6 +529,7 @@ def a_square_appended(x):
     (a_square_appended, 24.0),  # (a call made again by the third-order machinery once read a list it had grown)
     (an_object, None),
 ], ids=lambda v: getattr(v, "__name__", None))
+@pytest.mark.slow  # (minutes: make slow)
 def test_fourth_derivatives_through_the_data_model(f, want):
     third = lambda y: d(lambda a: d(lambda b: d(f, b), a), y)  # noqa: E731
     got = d(third, 0.7)

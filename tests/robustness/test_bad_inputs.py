@@ -116,20 +116,20 @@ def unique_values(x):
     return np.sum(np.unique(x * 2.0))
 
 
-def vandermonde(x):
-    return np.sum(np.vander(x, 3)) * 2.0
+def polynomial_fit(x):
+    return np.sum(np.polyfit(np.arange(3.0), x, 1)) * 2.0
 
 
-def through_corrcoef(x):
-    return np.sum(np.abs(np.corrcoef(x, x[::-1])))
+def through_histogram(x):
+    return np.sum(np.histogram2d(x, x[::-1], bins=2, weights=x)[0])
 
 
 @pytest.mark.parametrize("f, x, line, name", [
     (hashes_a_float, 1.5, "hashlib.sha256(y)", "sha256"),
     (hashes_an_array, np.array([1.0, 2.0]), "hashlib.sha256(y)", "sha256"),
     (unique_values, np.array([1.0, 2.0]), "np.unique", "np.unique"),
-    (vandermonde, np.array([1.0, 2.0]), "np.vander", "np.vander"),
-    (through_corrcoef, np.array([1.0, 2.0, 0.5]), "np.corrcoef", "np.corrcoef"),
+    (polynomial_fit, np.array([1.0, 2.0, 0.5]), "np.polyfit", "np.polyfit"),
+    (through_histogram, np.array([1.0, 2.0, 0.5]), "np.histogram2d", "np.histogram2d"),
 ])
 def test_a_call_with_no_rule_names_the_callee_and_the_line(f, x, line, name):
     with pytest.raises(zpy.NoDerivativeRule) as info:

@@ -367,8 +367,7 @@ def _put_into(f: IR, parents: set[Var], key: Optional[Operand], defs: dict, call
             out += _put_into(f, _same_object(f, st.args[0], defs, callee), None, defs, callee)[0]
         elif st.args and st.args[0] in parents and (member(fn, _ITEM_CHANGES) or member(fn, _VERSIONED)) \
                 and fn not in (mut.update_in_place, mut.update_maybe_array, mut.add_at):  # (arithmetic: nothing held)
-            out += st.args[2:] if fn in (operator.setitem, mut.store_item, mut.write_back, mut.part_changed) \
-                else st.args[1:]  # (not a key)
+            out += st.args[2:] if fn in (operator.setitem, mut.store_item) else st.args[1:]  # (not a key)
         elif isinstance(st.callee, Var) and st.callee in defs and callee(defs[st.callee][1]) is getattr \
                 and defs[st.callee][1].args[0] in parents:  # parent.append(v)
             out += st.args
@@ -1171,7 +1170,9 @@ def _held_items(f: IR, defs: dict, callee: Callable, arrays: set[Var], facts: Fa
     changes: arrays or numbers, which a change of them stores back
     (``p[k] -= lr * g[k]``; see :func:`_part_of` and :func:`_part_aliases`).
     Not, unless ``owned``, those of a parameter: a differentiated caller's
-    pullbacks may hold its arrays."""
+    pullbacks may hold its arrays; nor those of a gradient's buffer of
+    items (``runtime.item_buffer``, in gradient code differentiated again),
+    which add numbers up."""
     out = set()
     for _, st in defs.values():
         v = st.args[0] if member(callee(st), _IN_PLACE) and len(st.args) == 2 else None
@@ -1179,6 +1180,8 @@ def _held_items(f: IR, defs: dict, callee: Callable, arrays: set[Var], facts: Fa
             read = defs[v][1]
             if callee(read) in (operator.getitem, getattr) and read.args and isinstance(read.args[0], Var) \
                     and read.args[0] not in arrays and not member(_made_by(read.args[0], defs, callee), _PAIRS) \
+                    and not any(_made_by(w, defs, callee) is runtime.item_buffer
+                                for w in _same_object(f, read.args[0], defs, callee)) \
                     and (owned or not _from_parameters(f, read.args[0], defs, callee)):  # (not a pair made here)
                 out.add(v)
     return out

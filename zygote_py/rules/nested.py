@@ -71,6 +71,8 @@ from zygote_py.rules import mutation, numpy_linalg, numpy_reductions, numpy_shap
 from . import registry
 from .registry import adjoint, nondifferentiable, pushforward
 
+from zygote_py.rules import nested  # noqa: E402  (the rules below name their helpers through it)
+
 nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel, runtime.changing_method,
                   runtime.position, mutation.write_into, runtime.Pullback.plan, runtime.adds_in_python,
                   tangent.fields)
@@ -531,7 +533,7 @@ def run_grad(f, argnums, has_aux, value, bound, args, kwargs):
     ``value_and_grad``) returned, in a function being differentiated: as
     :func:`value_and_gradient`, its gradients picked at ``argnums``; the
     cotangent of those goes back to them, ``f``'s to ``f``."""
-    _nested_grad_supported(has_aux, kwargs)
+    nested.nested_grad_supported(has_aux, kwargs)
     out, pullback = runtime.J_nested(runtime.gradient_function(f, args), *args)
     grads = runtime.user_gradient(args, out[1])
     picked = grads[argnums] if isinstance(argnums, int) else tuple(grads[i] for i in argnums)
@@ -550,7 +552,7 @@ def run_grad_push(y, f, argnums, has_aux, value, bound, args, kwargs, *, dargs):
     the gradient code emitted for ``f`` (``jacfwd(grad(f))`` is
     forward-over-reverse), picked at ``argnums``; keyword arguments and a
     partial's bound arguments are constants."""
-    _nested_grad_supported(has_aux, {})
+    nested.nested_grad_supported(has_aux, {})
     if registry.lookup(f) is not None:
         raise errors.NoDerivativeRule(
             f"forward mode: the derivative of the gradient of {registry.display_name(f)}, a function with a "
@@ -563,7 +565,7 @@ def run_grad_push(y, f, argnums, has_aux, value, bound, args, kwargs, *, dargs):
     return (dvalue, picked) if value else picked
 
 
-def _nested_grad_supported(has_aux, kwargs):
+def nested_grad_supported(has_aux, kwargs):
     """Refuse to differentiate a call of ``zpy.grad(f, has_aux=True)``'s
     function, or one with keyword arguments, again."""
     if has_aux or kwargs:
@@ -574,7 +576,7 @@ def _nested_grad_supported(has_aux, kwargs):
             "differentiate a function without aux again")
 
 
-nondifferentiable(_nested_grad_supported)
+nondifferentiable(nested_grad_supported)
 
 
 @adjoint(numpy_reductions.extremum_grad)
