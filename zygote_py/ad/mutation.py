@@ -1169,7 +1169,8 @@ def _held_items(f: IR, defs: dict, callee: Callable, arrays: set[Var], facts: Fa
     dict, ``self.w``), not known to be numbers, that an in-place operator
     changes: arrays or numbers, which a change of them stores back
     (``p[k] -= lr * g[k]``; see :func:`_part_of` and :func:`_part_aliases`).
-    Not, unless ``owned``, those of a parameter: a differentiated caller's
+    Not those of an (object, value) pair this pass made; not, unless
+    ``owned``, those of a parameter: a differentiated caller's
     pullbacks may hold its arrays; nor those of a gradient's buffer of
     items (``runtime.item_buffer``, in gradient code differentiated again),
     which add numbers up."""
@@ -1179,10 +1180,11 @@ def _held_items(f: IR, defs: dict, callee: Callable, arrays: set[Var], facts: Fa
         if isinstance(v, Var) and v in defs and v not in facts.scalars and v not in arrays:
             read = defs[v][1]
             if callee(read) in (operator.getitem, getattr) and read.args and isinstance(read.args[0], Var) \
-                    and read.args[0] not in arrays and not member(_made_by(read.args[0], defs, callee), _PAIRS) \
+                    and read.args[0] not in arrays \
+                    and not member(_made_by(read.args[0], defs, callee), _PAIRS) \
                     and not any(_made_by(w, defs, callee) is runtime.item_buffer
                                 for w in _same_object(f, read.args[0], defs, callee)) \
-                    and (owned or not _from_parameters(f, read.args[0], defs, callee)):  # (not a pair made here)
+                    and (owned or not _from_parameters(f, read.args[0], defs, callee)):
                 out.add(v)
     return out
 
@@ -1474,7 +1476,6 @@ def _held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statemen
     values the object may be (see :func:`_same_object`); ``aliases``: values made before the change that
     may be it too (see :func:`_part_aliases`), holders from the start."""
     held, items, before = _holders(f, same, root, block, change, defs, callee, facts, aliases)
-
     copied: set[Var] = set()  # (made from a copy: snapshot_reads gives one to a differentiated read of the object)
     grown = True
     while grown:
@@ -1755,23 +1756,18 @@ def _rewrite(f: IR, b: Block, s: Statement, op: Any, args: list, pair: bool) -> 
         substitute(f, {s.var: Const(None)})
         return new
     both, new = f.new_var(), f.new_var(name)
+    stmts = [Statement(both, Const(op), args, [], s.line),
+             Statement(new, Const(operator.getitem), [both, Const(0)], [], s.line)]
     positions = args[1].value if op is mut.call_changing else None
     if type(positions) is tuple:  # f(u, v) changing both: its value, and v as the call left it (a change of v)
         values = f.new_var()
-        b.stmts[at:at + 1] = [
-            Statement(both, Const(op), args, [], s.line),
-            Statement(new, Const(operator.getitem), [both, Const(0)], [], s.line),
-            Statement(values, Const(operator.getitem), [both, Const(1)], [], s.line),
-            Statement(s.var, Const(operator.getitem), [values, Const(0)], [], s.line),
-            *(Statement(f.new_var(), Const(mut.handed_back), [args[3 + p], values, Const(k)], [], s.line)
-              for k, p in enumerate(positions[1:], 1)),
-        ]
-        return new
-    b.stmts[at:at + 1] = [
-        Statement(both, Const(op), args, [], s.line),
-        Statement(new, Const(operator.getitem), [both, Const(0)], [], s.line),
-        Statement(s.var, Const(operator.getitem), [both, Const(1)], [], s.line),
-    ]
+        stmts += [Statement(values, Const(operator.getitem), [both, Const(1)], [], s.line),
+                  Statement(s.var, Const(operator.getitem), [values, Const(0)], [], s.line),
+                  *(Statement(f.new_var(), Const(mut.handed_back), [args[3 + p], values, Const(k)], [], s.line)
+                    for k, p in enumerate(positions[1:], 1))]
+    else:
+        stmts.append(Statement(s.var, Const(operator.getitem), [both, Const(1)], [], s.line))
+    b.stmts[at:at + 1] = stmts
     return new
 
 
