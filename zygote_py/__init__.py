@@ -1,23 +1,25 @@
 """zygote_py: reverse-mode automatic differentiation for Python by source
-transformation, after Zygote."""
-from . import rules  # noqa: F401  (registers the built-in rules)
+transformation, after Zygote.
+
+May import: the public API; the compiler and the rules load at the first
+gradient, not here (see ``tests/test_layers.py``).
+"""
 from .api import (
-    Differentiable, adjoint, differentiable, gradient, ir, jvp, pullback, pushforward, roundtrip,
+    Differentiable, adjoint, cache_dir, differentiable, gradient, ir, jvp, pullback, pushforward, roundtrip,
     value_and_gradient,
 )
-from .ad.diskcache import CacheError, cache_dir
 from .hooks import checkpoint, hook, non_differentiable, stop_gradient
 from .derivatives import hessian, hvp, jacobian
 from .transforms import grad, jacfwd, jacrev, value_and_grad, vjp
 from .runtime import nestlevel
 from .errors import (
-    BadTangent, NoDerivativeRule, NonScalarOutput, RecursionTooDeep, SourceNotFound, UnsupportedSyntax,
+    BadTangent, CacheError, NoDerivativeRule, NonScalarOutput, RecursionTooDeep, SourceNotFound, UnsupportedSyntax,
     WrongArguments, ZygoteError,
 )
 from .tangent import Tangent
 from . import tree
+from ._version import __version__  # noqa: F401
 
-__version__ = "0.1.0"
 
 __all__ = [
     "gradient", "pullback", "value_and_gradient", "jvp", "grad", "value_and_grad", "vjp", "jacfwd", "jacrev", "pushforward", "differentiable", "Differentiable", "adjoint",

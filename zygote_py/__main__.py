@@ -1,4 +1,7 @@
-"""``python -m zygote_py`` is ``zpy``."""
+"""``python -m zygote_py`` is ``zpy``.
+
+May import: :mod:`.cli`.
+"""
 import sys
 
 from .cli import main

@@ -1,9 +1,17 @@
 """The public API: gradient, pullback, value_and_gradient, differentiable,
-roundtrip, ir."""
+roundtrip, ir.
+
+May import: the compiler, the back end, the front end, the rules, the
+runtime and below. The compiler, the back end and the front end are read
+through :func:`lazy_module`, which imports them at their first use (the
+first gradient), so that ``import zygote_py`` loads none of them (see
+``tests/test_layers.py``).
+"""
 from __future__ import annotations
 
 import copy
 import functools
+import importlib.util
 import inspect
 import numbers
 import os
@@ -18,18 +26,56 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .ad import pipeline
-from .ad.analysis import NUMBER
-from .ad.pipeline import GONE
-from .backend.compile import CodeCache, compile_def, function_def, instantiate, source_of
-from . import runtime
-from .errors import BadTangent, RecursionTooDeep, UnsupportedSyntax, WrongArguments, ZygoteError
-from .frontend.source import get_source
-from .ir.core import IR
-from .rules import nested as nested_rules, registry
-from .rules.registry import adjoint, pushforward  # noqa: F401  (public: @zpy.adjoint, @zpy.pushforward)
+from typing import TYPE_CHECKING
 
-_ROUNDTRIPS = CodeCache()
+from . import registry, runtime
+from .errors import BadTangent, RecursionTooDeep, UnsupportedSyntax, WrongArguments, ZygoteError
+from .registry import adjoint, pushforward  # noqa: F401  (public: @zpy.adjoint, @zpy.pushforward)
+
+if TYPE_CHECKING:
+    from .ir.core import IR
+
+
+def lazy_module(name: str) -> types.ModuleType:
+    """The module ``name``, imported at the first use of one of its
+    attributes (``importlib.util.LazyLoader``) unless it is already: the
+    compiler and what it rests on, which ``import zygote_py`` does not load
+    (see :mod:`zygote_py.runtime.seam` for the way the runtime reaches it)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    parent, _, child = name.rpartition(".")
+    setattr(sys.modules[parent], child, module)
+    return module
+
+
+pipeline = lazy_module("zygote_py.ad.pipeline")
+analysis = lazy_module("zygote_py.ad.analysis")
+compilation = lazy_module("zygote_py.backend.compile")
+sources = lazy_module("zygote_py.frontend.source")
+diskcache = lazy_module("zygote_py.ad.diskcache")
+runtime.seam.set_loader(lambda: pipeline.compiled)  # (reading any of its attributes imports the compiler)
+registry.when_imported("zygote_py.api", "zygote_py.own_rules")  # (zpy.gradient inside differentiated code)
+
+
+
+def cache_dir(path: Any) -> Any:
+    """Keep compiled gradients in the directory ``path`` (created ``0700``
+    if needed, ``~`` expanded), shared with other processes that use it;
+    ``None`` turns the cache off. Returns the directory (a ``Path``).
+    Raises :class:`CacheError` when the directory or its key file is not
+    the user's alone (see :mod:`zygote_py.ad.diskcache`)."""
+    return diskcache.cache_dir(path)
+
+
+@functools.cache
+def _roundtrips() -> Any:
+    """The cache of :func:`roundtrip`'s compilations (made at its first use)."""
+    return compilation.CodeCache()
 
 
 def _target(f: Callable, args: tuple) -> tuple[types.FunctionType, tuple]:
@@ -47,7 +93,7 @@ def _target(f: Callable, args: tuple) -> tuple[types.FunctionType, tuple]:
     if type(f) is functools.partial:
         return _target(_called, (f, *args))
     if not isinstance(f, types.FunctionType):
-        src = get_source(f)  # raises SourceNotFound with advice
+        src = sources.get_source(f)  # raises SourceNotFound with advice
         return _target(src.function, args)
     return f, args
 
@@ -71,17 +117,17 @@ def roundtrip(f: Callable) -> Callable:
     ``__zpy_source__``; the compiled code is cached per code object."""
     if isinstance(f, (staticmethod, classmethod)):
         return type(f)(roundtrip(f.__func__))
-    src = get_source(f)
+    src = sources.get_source(f)
     fn = src.function
 
     def build():
-        fdef, constants = function_def(pipeline.primal_ir(fn), fn.__name__)
-        code = compile_def(fdef, constants, fn.__code__.co_freevars, fn.__code__.co_filename)
-        return code, constants, source_of(fdef)
+        fdef, constants = compilation.function_def(pipeline.primal_ir(fn), fn.__name__)
+        code = compilation.compile_def(fdef, constants, fn.__code__.co_freevars, fn.__code__.co_filename)
+        return code, constants, compilation.source_of(fdef)
 
-    code, constants, source = _ROUNDTRIPS.get(fn.__code__, build)
-    g = instantiate(code, constants, fn)
-    g.__zpy_source__ = source
+    code, constants, text = _roundtrips().get(fn.__code__, build)
+    g = compilation.instantiate(code, constants, fn)
+    g.__zpy_source__ = text
     if src.bound_self is not None and isinstance(f, types.MethodType):
         return types.MethodType(g, src.bound_self)
     return g
@@ -97,20 +143,11 @@ def _compiled(fn: types.FunctionType, args: tuple, kwargs: Optional[dict] = None
     kwargs = kwargs or {}
     active, numeric = pipeline.masks(fn, args, kwargs)
     if kwargs or positions is not None:
-        active = _restricted(fn, active, range(len(args)) if positions is None else positions)
+        active = runtime.restricted(fn, active, range(len(args)) if positions is None else positions)
     entry = pipeline.compiled(fn, active, numeric, False)
     if entry.changed_params:
         _check_unshared(fn, entry.signature, entry.changed_params, args)
     return entry
-
-
-def _restricted(fn: types.FunctionType, active: tuple, positions: Any) -> tuple:
-    """``active`` (one flag per parameter of ``fn``) with only the
-    parameters that take the positional arguments at ``positions`` left
-    differentiated (``*args`` takes those past the named ones)."""
-    named = fn.__code__.co_argcount
-    kept = {min(i, named) for i in positions}
-    return tuple(a and p in kept for p, a in enumerate(active))
 
 
 def _check_unshared(fn: types.FunctionType, sig: Any, changed: list[str], args: tuple) -> None:
@@ -192,7 +229,7 @@ def _pullback(f: Callable, args: tuple, kwargs: dict, wanted: Optional[tuple]) -
             b = state.pop("back", None)
             if b is None:  # stacks were consumed by the first call: record again
                 _, b = forward(*full, **kwargs)
-            grads = pipeline.call_grads(sig, len(full), list(kwargs), b(dy))
+            grads = runtime.call_grads(sig, len(full), list(kwargs), b(dy))
         except RecursionError as e:
             raise _too_deep(e, f) from None
         return _user_gradients(args, grads[skip:len(full)])
@@ -424,7 +461,7 @@ def _fast(f: Callable, args: tuple, cache: dict) -> Optional[tuple]:
         return None
     globs = hit[1]
     for k, v in hit[2]:
-        if globs.get(k, GONE) is not v:
+        if globs.get(k, pipeline.GONE) is not v:
             return None
     return hit
 
@@ -523,7 +560,7 @@ def gradient_call(f: Callable, args: tuple, kwargs: dict, wanted: Optional[tuple
         arrays = any(type(a) is np.ndarray for a in args) or None
         return y, (grads if arrays is None else _user_gradients(args, grads)), \
             (g, fn.__globals__, checks, entry.generation, arrays, entry, fn)
-    return y, _user_gradients(args, pipeline.call_grads(sig, len(full), list(kwargs), grads)[skip:len(full)]), None
+    return y, _user_gradients(args, runtime.call_grads(sig, len(full), list(kwargs), grads)[skip:len(full)]), None
 
 
 def _user_gradients(args: tuple, grads: list) -> tuple:
@@ -536,6 +573,10 @@ class Differentiable:
     """What ``@differentiable`` returns: the function, unchanged when
     called, with ``.gradient``, ``.pullback``, ``.jvp``, ``.ir``,
     ``.adjoint_ir``, ``.source`` and ``.jvp_source``."""
+
+    calls_wrapped = True
+    """Calling it only calls the function it wraps (see
+    :func:`zygote_py.runtime.calls_wrapped`)."""
 
     def __init__(self, f: Callable):
         functools.update_wrapper(self, f)
@@ -581,7 +622,7 @@ class Differentiable:
         if self._last is not None:
             return _compiled(fn, full)
         n = len(pipeline.primal_ir(fn).signature.names())
-        return pipeline.compiled(fn, (True,) * n, (NUMBER,) * n, False)
+        return pipeline.compiled(fn, (True,) * n, (analysis.NUMBER,) * n, False)
 
     @property
     def adjoint_ir(self) -> str:
@@ -602,12 +643,3 @@ def differentiable(f: Callable) -> Differentiable:
     ``.pullback``, ``.jvp``, ``.ir``, ``.adjoint_ir``, ``.source`` and
     ``.jvp_source``."""
     return Differentiable(f)
-
-
-with registry.builtin_layer():  # zpy.gradient inside a differentiated function (see rules/nested.py)
-    registry.adjoint(gradient)(nested_rules.gradient)
-    registry.adjoint(value_and_gradient)(nested_rules.value_and_gradient)
-    registry.pushforward(gradient)(nested_rules.gradient_push)
-    registry.pushforward(value_and_gradient)(nested_rules.value_and_gradient_push)
-    registry.adjoint(jvp)(nested_rules.forward_mode)
-    registry.adjoint(pullback)(nested_rules.pullback)

@@ -1,6 +1,8 @@
 """``zpy``: the command line.
 
 Exit codes: 0 ok, 1 check failed, 2 usage error, 3 cannot differentiate.
+
+May import: everything (it is the top of the package).
 """
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from . import __version__
+from ._version import __version__
 from .api import ir, roundtrip
 from .errors import ZygoteError
 
@@ -39,7 +41,7 @@ def _show(args: argparse.Namespace) -> int:
 
 def _show_in(args: argparse.Namespace, module, path: str, name: str) -> int:
     from .ad import pipeline
-    from .backend import module as emitter
+    from .writer import module as emitter
 
     owner = name.rpartition(".")[0]
     b = module.bindings.get(owner or name)
@@ -65,7 +67,7 @@ def _show_in(args: argparse.Namespace, module, path: str, name: str) -> int:
 def _emit(args: argparse.Namespace) -> int:
     import os
 
-    from .backend import module as emitter
+    from .writer import module as emitter
 
     path, target = args.module, ""
     if not path.endswith(".py") and ":" in path:
@@ -111,7 +113,7 @@ def _emit(args: argparse.Namespace) -> int:
 
 
 def _rules(args: argparse.Namespace) -> int:
-    from .rules.catalog import markdown
+    from .ad.catalog import markdown
 
     text = markdown()
     if args.output is None:

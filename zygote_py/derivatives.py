@@ -18,6 +18,9 @@ its leaves the input's (``hessian(f, {"w": w, "s": s})["w"]["s"]``); an
 object's place holds a ``Tangent``, as its gradient does. A leaf that is
 no float (an ``int``, a boolean mask, a string) has no derivative: its
 blocks are ``None``. Keyword arguments are constants.
+
+May import: the public API (:mod:`.api`), the runtime, :mod:`.tangent` and
+:mod:`.tree`.
 """
 from __future__ import annotations
 

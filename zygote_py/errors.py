@@ -1,5 +1,8 @@
 """zygote_py's exceptions. Every message names the user's function, file and
-line, and says what to do."""
+line, and says what to do.
+
+May import: nothing of zygote_py (every other part imports it).
+"""
 from __future__ import annotations
 
 from typing import Optional
@@ -71,3 +74,7 @@ class RecursionTooDeep(ZygoteError, RecursionError):
     """The differentiated function recursed past Python's recursion limit
     (a differentiated call uses a few Python frames where the plain call
     uses one)."""
+
+
+class CacheError(ZygoteError):
+    """The cache directory cannot be used safely."""

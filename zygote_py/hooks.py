@@ -6,6 +6,8 @@ Each of these is plain Python when called outside differentiation; what
 they do to the gradient comes from their entries in the rule registry
 (:mod:`zygote_py.rules.hooks`), which the compiler and the run-time ``J``
 consult as for any other function.
+
+May import: the rule table (:mod:`zygote_py.registry`).
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import copy
 
 from typing import Any, Callable, TypeVar
 
-from .rules import registry
+from . import registry
 
 F = TypeVar("F", bound=Callable)
 

@@ -10,6 +10,8 @@ get a gradient of their own kind instead.
 This module also owns the arithmetic of gradients of any of these shapes:
 :func:`add` (which gradient code calls as ``runtime.accum``) and
 :func:`leafwise`, on which ``Tangent``'s operators are built.
+
+May import: :mod:`.errors`.
 """
 from __future__ import annotations
 

@@ -17,23 +17,23 @@ call calls that directly: the emitted code plus its check. When the check
 fails (other kinds, a global rebound, a rule registered) or the call has
 keyword arguments, it takes :func:`run_grad`, the general path, which binds
 it again. Differentiated itself, the function reads as a call of
-:func:`run_grad` alone (its declared source, :data:`_DECLARED`), which has
-derivative rules (``rules/nested.py``): so ``jacfwd(grad(f))`` is a Hessian
+:func:`run_grad` alone (its declared source, :data:`DECLARED`), which has
+derivative rules (``rules/nested.py``, registered by :mod:`.own_rules`): so ``jacfwd(grad(f))`` is a Hessian
 (forward over reverse), and ``grad`` of a function that calls ``grad(f)`` a
 second derivative.
+
+May import: the public API (:mod:`.api`, :mod:`.derivatives`) and everything
+below it.
 """
 from __future__ import annotations
 
 import weakref
 from typing import Any, Callable, Optional
 
-import gast
-
-from . import api, derivatives, runtime
-from .backend.bound import STALE
+from . import api, derivatives, registry, runtime
 from .errors import NonScalarOutput, WrongArguments, ZygoteError
-from .frontend.source import register_emitted
-from .rules import nested as nested_rules, registry
+
+bound_functions = api.lazy_module("zygote_py.backend.bound")
 
 __all__ = ["grad", "value_and_grad", "vjp", "jacfwd", "jacrev"]
 
@@ -44,7 +44,7 @@ _ABSENT = object()  # (the first positional argument of a call without any: fail
 def _unbound(*args: Any) -> Any:
     """The bound gradient function of a function ``grad`` made, before its
     first call and after a rule changed."""
-    return STALE
+    return bound_functions.STALE
 
 
 _BINDINGS: "weakref.WeakKeyDictionary[Callable, list]" = weakref.WeakKeyDictionary()
@@ -88,12 +88,12 @@ def _transform(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, na
         fast = bound[0]
         try:  # (more arguments than the bound function takes would be a TypeError)
             g = fast(first) if not (rest or kwargs) else \
-                fast(first, *rest) if not kwargs and len(rest) < fast.__code__.co_argcount else STALE
+                fast(first, *rest) if not kwargs and len(rest) < fast.__code__.co_argcount else bound_functions.STALE
         except ZygoteError as e:
             raise api._located(e, f) from None
         except RecursionError as e:
             raise api._too_deep(e, f) from None
-        if g is not STALE:
+        if g is not bound_functions.STALE:
             return g
         return run_grad(f, argnums, has_aux, value, bound, (first, *rest), kwargs)
 
@@ -103,12 +103,13 @@ def _transform(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, na
     return transformed
 
 
-_DECLARED = gast.parse(
+DECLARED = (
     "def transformed(first=_ABSENT, /, *rest, **kwargs):\n"
-    "    return run_grad(f, argnums, has_aux, value, bound, (first, *rest), kwargs)\n").body[0]
+    "    return run_grad(f, argnums, has_aux, value, bound, (first, *rest), kwargs)\n")
 """What the compiler differentiates for a call of a function ``grad`` made
-(registered as the source of its code): its general path, whose
-:func:`run_grad` has derivative rules; the fast path computes the same."""
+(the source :mod:`zygote_py.own_rules` registers for its code): its general
+path, whose :func:`run_grad` has derivative rules; the fast path computes
+the same."""
 
 
 def _wanted(argnums: Any, n: Optional[int], name: str) -> tuple:
@@ -220,31 +221,3 @@ def jacrev(f: Callable, argnums: int | tuple = 0) -> Callable:
             raise api._located(e, f) from None
 
     return jacobian_reverse
-
-
-def grad_rule(f, argnums=0, has_aux=False):
-    """The rule of ``grad`` called in a function being differentiated: the
-    function it makes, whose gradient (a ``Tangent`` of the variables it
-    captures) gives ``f`` its own."""
-    def back(dg):
-        return (runtime.field(dg, "f"), None, None)
-    return transforms.grad(f, argnums, has_aux), back
-
-
-def value_and_grad_rule(f, argnums=0, has_aux=False):
-    """:func:`grad_rule` for ``value_and_grad``."""
-    def back(dg):
-        return (runtime.field(dg, "f"), None, None)
-    return transforms.value_and_grad(f, argnums, has_aux), back
-
-
-# (transformed's code object, shared by every function grad makes, is read as _DECLARED)
-register_emitted(next(c for c in _transform.__code__.co_consts if getattr(c, "co_name", None) == "transformed"),
-                 _DECLARED)
-with registry.builtin_layer():  # grad(f) called inside a differentiated function (see rules/nested.py)
-    registry.adjoint(run_grad)(nested_rules.run_grad)
-    registry.pushforward(run_grad)(nested_rules.run_grad_push)
-    registry.adjoint(grad)(grad_rule)
-    registry.adjoint(value_and_grad)(value_and_grad_rule)
-
-from zygote_py import transforms  # noqa: E402  (its rules name its functions through it)

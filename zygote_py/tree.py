@@ -19,6 +19,8 @@ which is then kept as it is. So one line is a step of gradient descent::
     params = zpy.tree.map(lambda p, g: p - lr * g, params, grads)
 
 This module imports nothing of the compiler: only :mod:`.tangent`.
+
+May import: :mod:`.tangent`.
 """
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ import pytest
 
 import zygote_py as zpy
 from zygote_py.errors import NoDerivativeRule, NonScalarOutput, SourceNotFound
-from zygote_py.rules import registry
+from zygote_py import registry
 
 from . import api_programs as P
 from .fdcheck import assert_gradient

@@ -109,7 +109,7 @@ def test_emitted_source_does_not_depend_on_what_ran_before():
     """A rule that serves several functions (``operator.pow``, ``np.power``)
     is inlined for the one called, whichever was lowered first (reading
     the rules table lowers them all)."""
-    first = sources_in_fresh_interpreter("0", "from zygote_py.rules import catalog; catalog.markdown()\n")
+    first = sources_in_fresh_interpreter("0", "from zygote_py.ad import catalog; catalog.markdown()\n")
     assert first == sources_in_fresh_interpreter("0")
 
 

@@ -520,7 +520,7 @@ def test_an_error_at_second_order_names_the_users_function():
 
 
 def test_a_numpy_method_is_named_as_a_user_writes_it():
-    from zygote_py.rules import registry
+    from zygote_py import registry
 
     assert registry.display_name(np.ndarray.sum) == "np.ndarray.sum"
     assert registry.display_name(dict.get) == "dict.get"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from zygote_py import runtime
-from zygote_py.backend import standalone
+from zygote_py.writer import standalone
 from zygote_py.ir import ops
 from zygote_py.rules import mutation
 

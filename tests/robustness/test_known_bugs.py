@@ -489,7 +489,7 @@ def test_jvp_computes_with_an_integer_arrays_tangent(f):
     an integer array's tangent was ``None`` at run time, which the
     product's pushforward and zip's computed with. It is now a float zero
     of its shape (``numpy_shapes.tangent_as``, ``runtime.tangent_of_items``),
-    as ``pushrules.zero_operand`` makes a rule's static zero."""
+    as ``runtime.zero_operand`` makes a rule's static zero."""
     assert_jvp(f, 0.37, -1.21, np.array([0.83, -0.4, 1.1]), 2)
 
 

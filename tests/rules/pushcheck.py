@@ -11,7 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from zygote_py.ad import pushrules
-from zygote_py.rules import registry
+from zygote_py import registry
 
 
 def _direction(value: Any, rng: np.random.Generator) -> Any:

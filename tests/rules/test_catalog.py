@@ -3,7 +3,7 @@ current."""
 from pathlib import Path
 
 from zygote_py import cli
-from zygote_py.rules.catalog import markdown
+from zygote_py.ad.catalog import markdown
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 

@@ -10,7 +10,7 @@ import pytest
 
 from zygote_py.ad import pushrules
 from zygote_py.rules import is_nondifferentiable, lookup, pycmath
-from zygote_py.rules.registry import lookup_pushforward
+from zygote_py.registry import lookup_pushforward
 
 from .pushcheck import check_pushforward
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from zygote_py.ad import pushrules
 from zygote_py.rules import is_nondifferentiable, lookup, pymath
-from zygote_py.rules.registry import lookup_pushforward
+from zygote_py.registry import lookup_pushforward
 
 from .gradcheck import assert_gradients, at
 

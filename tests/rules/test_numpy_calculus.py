@@ -9,7 +9,9 @@ order."""
 import numpy as np
 import pytest
 
-from zygote_py.rules import lookup, registry
+from zygote_py import registry
+
+from zygote_py.rules import lookup
 
 from .npcheck import check_rule
 from .ordercheck import check_orders

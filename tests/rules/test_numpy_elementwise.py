@@ -13,7 +13,8 @@ import zygote_py.rules as rules
 from zygote_py import runtime
 from zygote_py.ad import pushrules
 from zygote_py.ad.inline import rule_ir
-from zygote_py.rules import numpy_elementwise, registry
+from zygote_py import registry
+from zygote_py.rules import numpy_elementwise
 
 from .npcheck import bind, check_rule
 from .pushcheck import check_pushforward, rules_of

@@ -17,7 +17,8 @@ import zygote_py as zpy
 from zygote_py.ad import pushrules
 from zygote_py.ad.inline import rule_ir
 from zygote_py.errors import NoDerivativeRule
-from zygote_py.rules import is_nondifferentiable, lookup, numpy_fft, registry
+from zygote_py import registry
+from zygote_py.rules import is_nondifferentiable, lookup, numpy_fft
 
 from .npcheck import check_program
 from .pushcheck import rules_of

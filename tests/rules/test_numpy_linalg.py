@@ -23,7 +23,8 @@ import zygote_py as zpy
 from zygote_py.ad import pushrules
 from zygote_py.ad.inline import rule_ir
 from zygote_py.errors import NoDerivativeRule
-from zygote_py.rules import is_nondifferentiable, lookup, numpy_linalg, registry
+from zygote_py import registry
+from zygote_py.rules import is_nondifferentiable, lookup, numpy_linalg
 
 from .npcheck import check_rule
 from .pushcheck import check_pushforward, check_tangents_one_at_a_time, rules_of

@@ -14,7 +14,8 @@ import pytest
 import zygote_py as zpy
 from zygote_py.ad import pushrules
 from zygote_py.ad.inline import rule_ir
-from zygote_py.rules import lookup, numpy_linalg_general, registry
+from zygote_py import registry
+from zygote_py.rules import lookup, numpy_linalg_general
 
 from .npcheck import check_program, check_rule
 from .pushcheck import rules_of

@@ -13,7 +13,8 @@ from zygote_py import runtime
 from zygote_py.ad import pushrules
 from zygote_py.ad.inline import rule_ir
 from zygote_py.errors import NoDerivativeRule
-from zygote_py.rules import numpy_reductions, registry
+from zygote_py import registry
+from zygote_py.rules import numpy_reductions
 
 from .npcheck import bind, check_rule
 from .ordercheck import check_orders

@@ -12,7 +12,8 @@ from zygote_py.ad import pushrules
 from zygote_py.ad.inline import rule_ir
 from zygote_py.errors import NoDerivativeRule
 from zygote_py import runtime
-from zygote_py.rules import numpy_shapes, operators, registry
+from zygote_py import registry
+from zygote_py.rules import numpy_shapes, operators
 
 from .npcheck import check_rule
 from .pushcheck import check_pushforward, check_tangents_one_at_a_time, rules_of

@@ -16,7 +16,7 @@ from zygote_py.ad import pushrules
 from zygote_py.errors import NoDerivativeRule, UnsupportedSyntax
 from zygote_py.ir import ops
 from zygote_py.rules import is_nondifferentiable, lookup
-from zygote_py.rules.registry import lookup_pushforward
+from zygote_py.registry import lookup_pushforward
 
 from .gradcheck import assert_gradients
 from .npcheck import check_rule

@@ -121,7 +121,7 @@ def test_every_adjoint_rule_has_a_pushforward():
     pushforward rule, except where forward mode never meets the function or
     handles it itself."""
     from zygote_py import runtime
-    from zygote_py.rules import registry
+    from zygote_py import registry
 
     handled = runtime.ITERATORS  # evaluated eagerly by runtime.push, values and tangents together
     missing = []
@@ -154,7 +154,7 @@ def test_every_adjoint_rule_has_a_pushforward():
 
 
 def test_a_user_adjoint_hides_the_builtin_pushforward(user_entries):
-    from zygote_py.rules import registry
+    from zygote_py import registry
 
     assert registry.lookup_pushforward(math.sin) is not None
     user_entries.append(math.sin)
@@ -166,7 +166,7 @@ def test_a_rule_for_a_new_callable_object_keeps_compiled_gradients(user_entries)
     """Compiled code reached a callable object through the run-time ``J``,
     which reads the registry each call: a first rule for one need not drop
     every compiled gradient (as compiling a tensor expression would)."""
-    from zygote_py.rules import registry
+    from zygote_py import registry
 
     s = Scaler(3)
     user_entries.append(s)
@@ -189,7 +189,7 @@ def test_rule_modules_of_a_library_load_when_it_is_imported(monkeypatch):
     import sys
     import types
 
-    from zygote_py.rules import registry
+    from zygote_py import registry
 
     def library_function(x):
         return 2.0 * x
@@ -222,7 +222,7 @@ def test_a_function_implemented_by_a_formula_is_differentiated_through_it(user_e
     import numpy as np
 
     import zygote_py as zpy
-    from zygote_py.rules import registry
+    from zygote_py import registry
 
     class Library:
         def softplus(self, x, beta=1.0):  # (stands for a library's method: compiled code, say)

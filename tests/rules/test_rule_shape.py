@@ -14,8 +14,8 @@ import pytest
 from zygote_py import rules
 from zygote_py.errors import UnsupportedSyntax
 from zygote_py.rules import operators
-from zygote_py.rules import registry
-from zygote_py.rules.registry import _builtin, _special
+from zygote_py import registry
+from zygote_py.registry import _builtin, _special
 
 registry.load_lazy(everything=True)  # (the optional libraries' rules, where installed, have the same shape)
 ALL = sorted(

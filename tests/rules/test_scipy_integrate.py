@@ -9,7 +9,9 @@ integrate = pytest.importorskip("scipy.integrate")
 
 import zygote_py as zpy  # noqa: E402
 from zygote_py.errors import NoDerivativeRule  # noqa: E402
-from zygote_py.rules import catalog, lookup, registry  # noqa: E402
+from zygote_py import registry  # noqa: E402
+from zygote_py.ad import catalog  # noqa: E402
+from zygote_py.rules import lookup  # noqa: E402
 
 T = np.linspace(0.0, 1.0, 5)
 

@@ -10,7 +10,9 @@ scipy_linalg = pytest.importorskip("scipy.linalg")
 
 import zygote_py as zpy  # noqa: E402
 from zygote_py.errors import NoDerivativeRule  # noqa: E402
-from zygote_py.rules import catalog, lookup, registry  # noqa: E402
+from zygote_py import registry  # noqa: E402
+from zygote_py.ad import catalog  # noqa: E402
+from zygote_py.rules import lookup  # noqa: E402
 
 from .npcheck import check_rule  # noqa: E402
 from .ordercheck import check_orders  # noqa: E402

@@ -9,7 +9,8 @@ signal = pytest.importorskip("scipy.signal")
 
 import zygote_py as zpy  # noqa: E402
 from zygote_py.errors import NoDerivativeRule  # noqa: E402
-from zygote_py.rules import catalog, registry  # noqa: E402
+from zygote_py import registry  # noqa: E402
+from zygote_py.ad import catalog  # noqa: E402
 
 from .npcheck import check_rule  # noqa: E402
 from .ordercheck import check_orders  # noqa: E402

@@ -11,7 +11,8 @@ special = pytest.importorskip("scipy.special")
 
 import zygote_py as zpy  # noqa: E402
 from zygote_py.errors import NoDerivativeRule  # noqa: E402
-from zygote_py.rules import catalog, registry  # noqa: E402
+from zygote_py import registry  # noqa: E402
+from zygote_py.ad import catalog  # noqa: E402
 
 registry.load_lazy()  # (the rules join the built-in layer, as they would at the first look-up)
 from zygote_py.rules import scipy_special  # noqa: E402

@@ -13,7 +13,7 @@ import scipy.stats as st  # noqa: E402
 
 import zygote_py as zpy  # noqa: E402
 from zygote_py.errors import NoDerivativeRule  # noqa: E402
-from zygote_py.rules import registry  # noqa: E402
+from zygote_py import registry  # noqa: E402
 
 from .ordercheck import check_orders  # noqa: E402
 

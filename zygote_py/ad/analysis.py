@@ -21,12 +21,8 @@ from __future__ import annotations
 import builtins
 import functools
 import importlib
-import io
-import logging
 import math
-import numbers
 import operator
-import random
 import statistics
 import types
 import warnings
@@ -36,12 +32,13 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 
 from .. import runtime
-from ..errors import UnsupportedSyntax
+from ..runtime.values import is_number
 from ..frontend.lower import MAPPED
 from ..ir import ops
 from ..ir.core import IR, Const, Operand, Starred, Statement, Var
 from ..ir.passes import member
-from ..rules import mutation, registry
+from .. import registry
+from ..rules import mutation
 
 _MISSING = object()
 
@@ -297,79 +294,6 @@ def _is_math_number(fn: Any) -> bool:
         and getattr(fn, "__module__", None) == "math"
         and fn not in (math.frexp, math.modf)
     )
-
-
-def is_number(x: Any) -> bool:
-    """Whether a run-time value gets a numeric gradient (added with ``+``):
-    numbers, arrays, and objects of a number type written in C. An object
-    whose operators are Python methods is a structure: its operators are
-    differentiated through those methods, and its gradient is a
-    ``Tangent``."""
-    if isinstance(x, (bool, str, bytes, tuple, list, dict, set, frozenset)) or x is None:
-        return False
-    if isinstance(x, (np.ndarray, np.generic)) or runtime.number_type(type(x)):
-        return True
-    t = type(x)
-    return (
-        hasattr(t, "__add__") and hasattr(t, "__mul__") and not callable(x)
-        and runtime.python_method(t, "__add__") is None and runtime.python_method(t, "__mul__") is None
-    )
-
-
-def is_differentiable_value(x: Any) -> bool:
-    """Whether a run-time value can carry a gradient: real or complex
-    numbers other than int and bool, float arrays, and containers or objects
-    holding them; a function whose captured variables (a closure's) or
-    default values hold them."""
-    return _differentiable(x, set())
-
-
-def _differentiable(x: Any, seen: set[int]) -> bool:
-    if isinstance(x, (bool, int, str, bytes)) or x is None:
-        return False
-    if isinstance(x, np.ndarray):
-        return x.dtype.kind in "fc"
-    if isinstance(x, (np.integer, np.bool_)):
-        return False
-    if isinstance(x, (tuple, list)):
-        return any(_differentiable(v, seen) for v in x)
-    if isinstance(x, dict):
-        return any(_differentiable(v, seen) for v in x.values())
-    if isinstance(x, types.FunctionType):
-        if id(x) in seen:  # a recursive nested function captures itself
-            return False
-        seen.add(id(x))
-        return any(_differentiable(v, seen) for v in (*map(cell_value, x.__closure__ or ()),
-                                                      *(x.__defaults__ or ()), *(x.__kwdefaults__ or {}).values()))
-    if isinstance(x, (types.BuiltinFunctionType, type, types.ModuleType)) or isinstance(x, _STATE_WITHOUT_GRADIENT):
-        return False
-    return True
-
-
-_STATE_WITHOUT_GRADIENT = (
-    np.random.RandomState, np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, random.Random,
-    np.dtype, np.finfo, np.iinfo, range, slice, type(Ellipsis), io.IOBase, logging.Logger, logging.LoggerAdapter,
-    np.ufunc, type(np.sum),
-)
-"""Objects whose state carries no gradient however they are reached: random
-number generators (a closure capturing one is no differentiated closure;
-``rng.normal(size=x.shape)`` is no differentiated call), dtypes, ranges,
-files and loggers, NumPy's ufuncs and functions (``np.hypot``, ``np.sum``:
-a closure capturing one, ``lambda x: f(x, x)``, captures no array)."""
-
-
-def captures_differentiable(fn: types.FunctionType) -> bool:
-    """Whether a closure's captured variables hold values that carry a
-    gradient (its default values aside, which are its parameters')."""
-    return any(is_differentiable_value(cell_value(c)) for c in fn.__closure__ or ())
-
-
-def cell_value(cell: Any) -> Any:
-    """A closure cell's value; ``None`` while it is unbound."""
-    try:
-        return cell.cell_contents
-    except ValueError:
-        return None
 
 
 @dataclass

@@ -28,7 +28,7 @@ from ..ir import ops
 from ..ir.passes import optimize
 from ..ir.verify import checked
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
-from ..rules import registry
+from .. import registry
 
 LIMIT = 80
 """The most statements a function may have to be inlined."""

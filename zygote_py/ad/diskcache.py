@@ -71,11 +71,16 @@ from typing import Any, Callable, Optional, Union
 import gast
 import numpy as np
 
-from ..errors import ZygoteError
+from .. import registry
+from .._version import __version__
+from ..backend.references import importable, literal
+from ..errors import CacheError, ZygoteError
 from ..ir import ops
 from ..ir.core import IR, Signature
-from ..rules import registry
 from . import pipeline
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""zygote_py's folder, whose source files every compilation depends on."""
 
 ENV = "ZPY_CACHE_DIR"
 FORMAT = 2
@@ -89,10 +94,6 @@ stats: Counter = Counter()
 ``misses`` (no entry), ``rejected`` (a file whose MAC or format is wrong:
 never read further), ``stale`` (an entry whose guards or constants no
 longer hold), ``stored``, ``uncacheable`` and ``write_errors``."""
-
-
-class CacheError(ZygoteError):
-    """The cache directory cannot be used safely."""
 
 
 _Fingerprint = tuple
@@ -233,10 +234,8 @@ def _environment() -> str:
     """What every compilation depends on besides the function (computed
     once per process)."""
     if not _ENVIRONMENT:
-        import zygote_py
-
         _ENVIRONMENT.append(repr((
-            FORMAT, zygote_py.__version__, _source_files(os.path.dirname(zygote_py.__file__)), sys.version,
+            FORMAT, __version__, _source_files(_PACKAGE), sys.version,
             sys.implementation.cache_tag, np.__version__, getattr(gast, "__version__", None),
         )))
     return _ENVIRONMENT[0]
@@ -356,18 +355,16 @@ def _reference(value: Any) -> Optional[_Fingerprint]:
     float by its hex digits, a literal by its ``repr``, a zygote_py IR
     sentinel by name, an object by its import name (as ``zpy emit``
     finds it); the module's version or file in each. None: it has none."""
-    from ..backend.module import _importable, _literal  # (a heavy import, only needed to store)
-
     if type(value) is float:
         return ("float", value.hex())
-    if _literal(value):
+    if literal(value):
         return ("literal", repr(value))
     if isinstance(value, types.ModuleType):
         module, ref = value, ("module", value.__name__)
     elif isinstance(value, ops.Sentinel):
         module, ref = ops, ("object", ops.__name__, value.name)
     else:
-        where = _importable(value)
+        where = importable(value)
         if where is None:
             return None
         module, ref = sys.modules[where[0]], ("object", *where)

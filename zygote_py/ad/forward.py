@@ -8,7 +8,7 @@ variable. The transform keeps the primal's control flow as it is (no
 stacks, no transposed graph): a block argument whose value may carry a
 tangent gets a tangent argument next to it, and a jump that passes a
 value with a zero tangent passes a concrete zero
-(:func:`.pushrules.zero_operand`: a float zero for an integer array too).
+(:func:`.runtime.zero_operand`: a float zero for an integer array too).
 
 - **Calls.** A call with a pushforward rule gets the rule inlined, its zero
   tangents dropped (:mod:`.pushrules`). A call of another Python function,
@@ -57,7 +57,6 @@ import operator
 import types
 from typing import Any, Optional
 
-import gast
 import numpy as np
 
 from .. import runtime
@@ -68,7 +67,8 @@ from ..ir import ops
 from ..ir.cfg import reverse_postorder
 from ..ir.passes import member, substitute
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
-from ..rules import mutation as mutation_rules, operators, registry
+from .. import registry
+from ..rules import mutation as mutation_rules, operators
 from . import analysis, callees, cells, idioms, mutation, pushrules
 from .analysis import Facts
 from .pushrules import ZERO, is_zero
@@ -483,7 +483,7 @@ class _Forward:
     def concrete(self, out: list[Statement], op: Operand, line: Optional[int],
                  zero: Any = runtime.zero_tangent) -> Operand:
         """The tangent of ``op`` as a value: a zero made for a zero tangent
-        (by ``zero``: :func:`.pushrules.zero_operand` where code computes
+        (by ``zero``: :func:`.runtime.zero_operand` where code computes
         with it whatever ``op`` is)."""
         t = self.tangent(op)
         if not is_zero(t):
@@ -520,7 +520,7 @@ class _Forward:
         target = self.p.blocks[j.target]
         args = [self.sub(a) for a in j.args]
         # (an active block argument's tangent is computed with: an integer array passed gets a float zero)
-        args += [self.concrete(out, a, None, pushrules.zero_operand) for p, a in zip(target.args, j.args)
+        args += [self.concrete(out, a, None, runtime.zero_operand) for p, a in zip(target.args, j.args)
                  if p in self.facts.active]
         return Jump(self.ids[j.target], args)
 
@@ -803,13 +803,13 @@ class _Forward:
             self.t[s.var] = self._split(s, copy, pair, out)
             return
         if is_zero(dx):  # an object without a tangent yet, changed by an active value
-            dx = self.emit(out, pushrules.zero_operand, self.sub(x), line=line)
+            dx = self.emit(out, runtime.zero_operand, self.sub(x), line=line)
         term = None
         if fn is operator.imul and not is_zero(dv):
             term = self.emit(out, operator.mul, self.sub(x), dv, line=line)  # before x changes
         operand = self.sub(v)
         if fn not in (operator.iadd, operator.isub) and not self._scalar(v):  # (x *= x: v as it was)
-            operand = self.emit(out, mutation_rules.unshared, operand, self.sub(x), line=line)
+            operand = self.emit(out, runtime.unshared, operand, self.sub(x), line=line)
         out.append(copy)
         if fn in (operator.iadd, operator.isub):
             if is_zero(dv) and x not in self.facts.arrays:  # (a list grows by the zeros of its new items)

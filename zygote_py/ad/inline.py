@@ -1,6 +1,6 @@
 """Derivative rules as IR, ready to be inlined.
 
-A rule (:mod:`zygote_py.rules.registry`) is ordinary Python::
+A rule (:mod:`zygote_py.registry`) is ordinary Python::
 
     def mul(a, b):
         def back(dy):

@@ -53,7 +53,8 @@ from ..ir import ops
 from ..ir.cfg import natural_loops, predecessors, reverse_postorder
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
 from ..ir.passes import member, remove_trivial_args, substitute, use_counts
-from ..rules import mutation as mut, numpy_arrays, numpy_ufuncs, registry
+from .. import registry
+from ..rules import mutation as mut, numpy_arrays, numpy_ufuncs
 
 _ITEM_CHANGES = {operator.setitem: mut.store_item, operator.delitem: mut.delete_item, setattr: mut.store_attr,
                  ops.merge_dict: mut.update, mut.part_changed: mut.write_back,

@@ -28,18 +28,20 @@ import numpy as np
 
 from ..backend.bound import bound_def
 from ..backend.compile import compile_def, function_def, instantiate, source_of
-from ..errors import NoDerivativeRule, UnsupportedSyntax, ZygoteError
+from ..errors import NoDerivativeRule, UnsupportedSyntax
 from ..frontend.lower import lower
 from ..frontend.source import get_source, register_emitted
 from ..ir import ops
 from ..ir.core import IR, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
 from ..ir.passes import eliminate_dead_code, fold_constants, merge_blocks, optimize, substitute, use_counts
 from ..ir.verify import checked
-from .. import runtime, tangent
-from ..rules import registry
+from .. import registry, runtime, tangent
 from ..tangent import Tangent
-from . import reverse
-from .analysis import Facts, captures_differentiable, cell_value, is_differentiable_value, is_float, kind, static_values
+from ..rules import nested as nested_rules
+from . import mutation, pushrules, reverse
+from ..runtime.arguments import call_cotangent, defaulted, raw_cotangent
+from ..runtime.values import captures_differentiable, cell_value, is_differentiable_value
+from .analysis import Facts, is_float, kind, static_values
 
 
 def _without_gc(build: Callable) -> Callable:
@@ -658,7 +660,7 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
     ``vargs`` are ``args``, or with ``method``, ``runtime.bound_object(f)``
     (whose gradient is ``f``'s own) then ``args``; otherwise ``V``'s own
     gradient is ``f``'s. ``V`` is ``None`` for a call whose pullback reads
-    no values (:func:`reads_no_values`). The answer depends on the kinds of
+    no values (:func:`.rules.nested.reads_no_values`). The answer depends on the kinds of
     ``args``, not on their values: it has no derivative.
     ``None``: the pullback gives no gradients. Keyword arguments are
     ``V``'s too, and their gradients follow the positional ones, as in
@@ -680,7 +682,7 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
             "a reflected one (b.__radd__(a)), is not supported: a second derivative through gradient code that "
             "calls it at run time, or a third derivative",
             hint="call the class's method by name")
-    if reads_no_values(f):
+    if nested_rules.reads_no_values(f):
         return None, None, False
     if type(f) is functools._lru_cache_wrapper:  # (J calls its function)
         return vjp_plan(f.__wrapped__, args, kwargs, param_out, cells_out)
@@ -738,71 +740,10 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
         hint="call a plain function instead")
 
 
-def reads_no_values(f: Any) -> bool:
-    """Whether the pullback of a call of ``f`` reads none of its arguments'
-    differentiated values: ``f`` has a rule and is among :func:`_linear`,
-    or it is a namedtuple's or plain dataclass's constructor (each field's
-    gradient goes to its argument)."""
-    if type(f) in (types.FunctionType, types.BuiltinFunctionType, type) and f in _linear():
-        return registry.lookup(f) is not None
-    return isinstance(f, type) and runtime.field_constructor(f) is not None
-
-
-@functools.cache
-def _linear() -> frozenset:
-    """The calls whose pullbacks read none of their arguments'
-    differentiated values (they move them about, or are linear in them):
-    the derivative of such a pullback is the call's pushforward of the
-    cotangent, and gives the arguments nothing. The changes in place are
-    among them, as a list's stack is in gradient code."""
-    from ..rules import mutation as m
-
-    return frozenset({
-        operator.getitem, operator.add, operator.sub, operator.neg, operator.pos, float,
-        ops.build_tuple, ops.build_list, ops.build_dict, ops.unpack, ops.unpack_starred,
-        runtime.accum, runtime.spread_positional, runtime.field, runtime.sequence_gradient, runtime.like_iterable,
-        runtime.repeated, runtime.item_buffer, runtime.item_gradient, runtime.user_gradient,
-        runtime.attribute_gradient, runtime.scatter, runtime.scatters, runtime.gather, runtime.unbroadcast,
-        runtime.add_to, runtime.add_at,
-        m.append, m.extend, m.insert, m.pop, m.clear, m.delete_item, m.setdefault, m.store_item, m.store_attr,
-        m.update, m.add_at, m.snapshot, m.snapshot_holder,
-    })
-
-
 def _calls_itself(fn: types.FunctionType) -> bool:
     """Whether the nested function ``fn`` captures itself (see
     :func:`closure_gradient`)."""
     return any(cell_value(c) is fn for c in fn.__closure__ or ())
-
-
-def raw_cotangent(fn: types.FunctionType, self_active: bool, sig: Signature, nargs: int, keywords: list[str],
-                  w: tuple) -> tuple:
-    """The adjoint of :func:`call_cotangent`: a cotangent of a call of
-    ``fn``'s gradients in ``J``'s convention (the callee's, then one per
-    argument) to one of the gradients its emitted pullback returns (one per
-    parameter, after the closure's by name)."""
-    positional = sig.posonly + sig.args
-    by_name = dict(zip(positional, w[1:1 + nargs]))
-    if sig.vararg:
-        by_name[sig.vararg] = tuple(w[1 + len(positional):1 + nargs])
-    extra = {}
-    for k, c in zip(keywords, w[1 + nargs:]):
-        if k in positional or k in sig.kwonly:
-            by_name[k] = c
-        else:
-            extra[k] = c
-    if sig.kwarg:
-        by_name[sig.kwarg] = extra
-    captured = {} if w[0] is None else tangent.entries(w[0])
-    for p in defaulted(fn, sig, nargs, keywords):  # (a default value's gradient is the function's own)
-        by_name[p] = captured.pop(p, None)
-    raw = tuple(by_name.get(n) for n in sig.names())
-    if self_active:
-        if not set(captured) <= set(fn.__code__.co_freevars):
-            raise ZygoteError(f"a gradient for {fn.__qualname__} names no variable it captures: {w[0]!r}",
-                              hint="this is a bug in zygote_py: please report it")
-        raw = (dict(captured), *raw)
-    return raw
 
 
 def construct(cls: type, args: tuple, kwargs: dict) -> tuple[Any, Callable]:
@@ -818,67 +759,6 @@ def construct(cls: type, args: tuple, kwargs: dict) -> tuple[Any, Callable]:
     def pullback(dy):
         return (None, *back((None, dy))[2:])  # no gradient for the class, nor for the empty object
     return y[1], pullback
-
-
-def call_cotangent(fn: types.FunctionType, self_active: bool, sig: Signature, nargs: int, keywords: list[str],
-                   raw: tuple) -> tuple:
-    """The gradients the emitted pullback of a call of ``fn`` returns
-    (``raw``: the closure's by name when ``self_active``, then one per
-    parameter) in ``J``'s convention: the callee's, then one per argument.
-    The callee's holds those of its captured variables and of the default
-    values the call left its parameters (``lambda t, k=a: t * k``), by name."""
-    dself = None
-    if self_active:
-        dself, raw = closure_gradient(fn, raw[0]), raw[1:]
-    if fn.__defaults__ or fn.__kwdefaults__:
-        by_name = dict(zip(sig.names(), raw))
-        left = {p: by_name[p] for p in defaulted(fn, sig, nargs, keywords) if by_name[p] is not None}
-        if left:
-            dself = Tangent(tangent.fields(fn), **({} if dself is None else tangent.entries(dself)), **left)
-    return (dself, *call_grads(sig, nargs, keywords, raw))
-
-
-def defaulted(fn: types.FunctionType, sig: Signature, nargs: int, keywords: list[str]) -> list[str]:
-    """The parameters that a call of ``fn`` with ``nargs`` positional
-    arguments and ``keywords`` leaves to their default values."""
-    positional = sig.posonly + sig.args
-    first = max(nargs, len(positional) - len(fn.__defaults__ or ()))
-    kwdefaults = fn.__kwdefaults__ or {}
-    return [p for p in positional[first:] if p not in keywords] + \
-        [p for p in sig.kwonly if p in kwdefaults and p not in keywords]
-
-
-def closure_gradient(fn: types.FunctionType, grads: dict[str, Any]) -> Tangent:
-    """The gradient of the closure ``fn`` from its captured variables'
-    gradients, by name. A nested function that calls itself captures
-    itself: the gradient of that capture is the function's own, added in
-    (its captured variables are the same cells)."""
-    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
-        if grads.get(name) is not None and cell_value(cell) is fn:
-            grads = runtime.accum(grads, dict(tangent.values(grads.pop(name))))
-    return Tangent(tangent.fields(fn), **grads)
-
-
-def call_grads(sig: Signature, nargs: int, keywords: list[str], grads: tuple) -> list[Any]:
-    """Parameter gradients → one per positional argument of the call, then
-    one per keyword argument, in call order."""
-    names = sig.names()
-    by_name = dict(zip(names, grads))
-    positional = sig.posonly + sig.args
-    out = []
-    for i in range(nargs):
-        if i < len(positional):
-            out.append(by_name[positional[i]])
-        else:
-            rest = by_name.get(sig.vararg)
-            out.append(None if rest is None else rest[i - len(positional)])
-    for k in keywords:
-        if k in by_name and k != sig.vararg and k != sig.kwarg:
-            out.append(by_name[k])
-        else:
-            extra = by_name.get(sig.kwarg) if sig.kwarg else None
-            out.append(None if extra is None else extra.get(k))
-    return out
 
 
 # --------------------------------------------------------------------------
@@ -1036,3 +916,12 @@ def jvp_entry(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple,
                    for v, t in zip(values, tangents))
     entry = compiled_jvp(fn, active, tuple(0 if v is _GONE else kind(v) for v in values), cells)
     return entry, values, [t for t, on in zip(tangents, active) if on]
+
+
+runtime.seam.install(types.SimpleNamespace(
+    call_forward=call_forward, call_jvp=call_jvp, call_jvp_closure=call_jvp_closure,
+    call_jvp_with_cells=call_jvp_with_cells, construct=construct, vjp_plan=vjp_plan, masks=masks,
+    compiled=compiled, never_library=never_library, changed_positions=mutation.changed_positions,
+    push_rule=pushrules.call,
+))
+"""The compiler that the runtime calls (see :mod:`zygote_py.runtime.seam`)."""

@@ -1,6 +1,6 @@
 """Pushforward rules as IR, inlined with their zero tangents dropped.
 
-A pushforward rule (:func:`zygote_py.rules.registry.pushforward`) is a
+A pushforward rule (:func:`zygote_py.registry.pushforward`) is a
 plain function of the output ``y``, the call's arguments and, keyword-only,
 their tangents ``d<name>``, written as if every tangent were there::
 
@@ -262,17 +262,8 @@ def _concrete(target: IR, out: list[Statement], t: Operand, primal: Operand, lin
     if not is_zero(t):
         return t
     z = target.new_var()
-    out.append(Statement(z, Const(zero_operand), [primal], [], line, pure=True))
+    out.append(Statement(z, Const(runtime.zero_operand), [primal], [], line, pure=True))
     return z
-
-
-def zero_operand(x: Any) -> Any:
-    """The zero tangent of a rule's argument ``x``, which the rule computes
-    with: :func:`runtime.zero_tangent`, but for an integer or boolean array
-    (which carries no tangent, ``None``) a float zero of its shape
-    (``np.where(c, dx, dy)`` with an integer ``y``)."""
-    z = runtime.zero_tangent(x)
-    return np.zeros(x.shape) if z is None and isinstance(x, np.ndarray) else z
 
 
 # --------------------------------------------------------------------------

@@ -39,7 +39,6 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-import gast
 
 from .. import runtime
 from ..backend.naming import clean, live_sets
@@ -48,10 +47,12 @@ from ..ir import ops
 from ..ir import passes
 from ..ir.cfg import natural_loops, predecessors, reverse_postorder
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
-from ..rules import higher_order, registry
+from .. import registry
+from ..rules import higher_order
 from ..rules import mutation as mutation_rules
 from . import analysis, callees, cells, idioms, mutation
 from .analysis import Facts
+from .nones import propagate_none
 from .inline import Inliner, RuleIR, bind_arguments, rule_ir
 
 NONE = Const(None)
@@ -1200,7 +1201,7 @@ class _Reverse:
         while True:
             before = passes.size(a)
             passes.remove_trivial_args(a)
-            passes.propagate_none(a, self.linear)
+            propagate_none(a, self.linear)
             if passes.size(a) == before and not self._drop_unseeded_rules():
                 break
         for b in a.blocks.values():
@@ -1476,7 +1477,7 @@ class _Reverse:
 
     def _invoke(self, block: Block, pb: Operand, dy: Operand, line: Optional[int]) -> Var:
         """``pb(dy)``: pure, so that a ``dy`` later found to be ``None``
-        makes it ``None`` (see :func:`passes.propagate_none`)."""
+        makes it ``None`` (see :func:`nones.propagate_none`)."""
         v = self.a.new_var()
         block.stmts.append(Statement(v, pb, [dy], [], line, pure=True))
         self.invoked.add(id(block.stmts[-1]))
@@ -1665,7 +1666,7 @@ gradient is that gradient, of its kind)."""
 def _helper(fn: Any) -> bool:
     """A function of zygote_py's rules or run time that pullbacks call."""
     module = getattr(fn, "__module__", None) or ""
-    return isinstance(fn, types.FunctionType) and (module.startswith("zygote_py.rules") or module == runtime.__name__)
+    return isinstance(fn, types.FunctionType) and module.startswith(("zygote_py.rules", "zygote_py.runtime"))
 
 
 def _drop_needless_zero_guards(a: IR, rule_constants: set[int], invoked: set[int]) -> bool:

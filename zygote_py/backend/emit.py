@@ -24,16 +24,16 @@ from __future__ import annotations
 import copy
 import math
 import operator
-import sys
 import types
 from collections import Counter
 from typing import Any, Optional
 
 import gast
 
+from .. import registry
 from ..ir import ops
 from ..ir.cfg import reverse_postorder
-from ..ir.core import IR, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
+from ..ir.core import IR, Branch, Const, Jump, Operand, Return, Starred, Statement, Var
 from ..ir.passes import member, same_operands
 from . import naming
 
@@ -84,21 +84,6 @@ def _callee(s: Statement) -> Any:
 
 def name(id_: str, ctx=None) -> gast.Name:
     return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
-
-
-def _home_module(value: Any) -> Optional[Any]:
-    """The module a function or class is read from by its name (``math``
-    for ``math.sin``), when that names it; builtins are not."""
-    mod = getattr(value, "__module__", None)
-    qual = getattr(value, "__qualname__", None)
-    if not mod or mod == "builtins" or not qual or "." in qual or not callable(value):
-        return None
-    if mod.startswith("_"):  # math.sin says it lives in 'math'; operator.add in '_operator'
-        mod = mod[1:]
-    module = sys.modules.get(mod)
-    if module is None or getattr(module, qual, None) is not value:
-        return None
-    return module
 
 
 def _free_names(node: gast.AST) -> set[str]:
@@ -522,11 +507,11 @@ class FunctionEmitter:
             return gast.Constant(value=value, kind=None)
         if isinstance(value, tuple) and all(isinstance(v, _LITERALS) for v in value):
             return gast.Tuple(elts=[self.const(v) for v in value], ctx=gast.Load())
-        home = _home_module(value)
+        home = registry.home_module(value)
         if home is not None:
             return gast.Attribute(value=name(self._bind(home)), attr=value.__name__, ctx=gast.Load())
         owner = getattr(value, "__objclass__", None)  # a method read off its class: np.ndarray.reshape
-        if isinstance(value, types.MethodDescriptorType) and _home_module(owner) is not None:
+        if isinstance(value, types.MethodDescriptorType) and registry.home_module(owner) is not None:
             return gast.Attribute(value=self.const(owner), attr=value.__name__, ctx=gast.Load())
         return name(self._bind(value))
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import functools
 import inspect
 import linecache
 import types
@@ -34,6 +33,7 @@ from typing import Any, Optional, Union
 
 import gast
 
+from zygote_py import runtime
 from zygote_py.errors import SourceNotFound, UnsupportedSyntax
 
 _HINT_DEFINE = "define it in a .py file, or register a rule with @zpy.adjoint"
@@ -137,7 +137,7 @@ def get_source(obj: Any) -> FunctionSource:
 
 def _unwrap(obj: Any) -> tuple[Any, Optional[Any]]:
     """Peel bound methods, method descriptors and the wrappers of
-    :func:`_calls_wrapped`.
+    :func:`zygote_py.runtime.calls_wrapped`.
 
     A bound method cannot have ``None`` as its ``__self__``, so ``None``
     unambiguously means "not bound". The innermost binding wins: it is the
@@ -149,21 +149,10 @@ def _unwrap(obj: Any) -> tuple[Any, Optional[Any]]:
             bound_self, obj = obj.__self__, obj.__func__
         elif isinstance(obj, (staticmethod, classmethod)):
             obj = obj.__func__
-        elif _calls_wrapped(obj):
+        elif runtime.calls_wrapped(obj):
             obj = obj.__wrapped__
         else:
             return obj, bound_self
-
-
-def _calls_wrapped(obj: Any) -> bool:
-    """Whether calling ``obj`` only calls its ``__wrapped__`` with the same
-    arguments: ``@zpy.differentiable`` and ``functools.lru_cache``. Anything
-    else with a ``__wrapped__`` (a ``functools.wraps`` wrapper, an object
-    given one by ``functools.update_wrapper``) runs code of its own around
-    the call, so the function it wraps is not what it computes."""
-    from zygote_py.api import Differentiable
-
-    return isinstance(obj, (Differentiable, functools._lru_cache_wrapper))
 
 
 def _find_def(function: types.FunctionType) -> gast.FunctionDef:

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
 
 from . import ops
 from .cfg import predecessors, reverse_postorder
 from .verify import checked
-from .core import IR, Branch, Const, Jump, Operand, Raise, Return, Starred, Var
+from .core import IR, Branch, Const, Jump, Operand, Starred, Statement, Var
 
 PURE: set[Callable] = {ops.build_tuple, slice, ops.make_function}
 """Callees whose unused results may be dropped (given no starred argument:
@@ -198,104 +198,6 @@ def fold_constants(ir: IR) -> None:
             b.term = t.then if t.cond.value else t.orelse
         elif isinstance(t, Branch) and t.then.target == t.orelse.target and same_operands(t.then.args, t.orelse.args):
             b.term = t.then  # both ways lead to the same place with the same values
-
-
-_LINEAR = {
-    operator.add, operator.sub, operator.mul, operator.truediv, operator.neg,
-    operator.pos, operator.matmul, operator.mod, operator.pow,
-}
-
-
-def propagate_none(ir: IR, linear: frozenset = frozenset()) -> None:
-    """``None`` is the zero gradient. In compiler-made (``pure``) code,
-    an accumulation with ``None`` is its other operand, and rule arithmetic
-    with a ``None`` operand is ``None``: rules are linear in the incoming
-    gradient, so every term of theirs carries it. So is any statement whose
-    ``id`` is in ``linear`` (of a pullback whose gradient is ``None``), and
-    a block argument that only ever receives ``None``, around loops too (a
-    loop-carried gradient that nothing seeds)."""
-    from ..runtime import accum, attribute_gradient, call_pullback, scatter, unbroadcast
-
-    # run-time helpers linear in one argument, the gradient: its position
-    # (np.full_like(a, dy): a sum's gradient, broadcast back to its input)
-    linear_in = {unbroadcast: 0, scatter: 2, attribute_gradient: 2, np.full_like: 1}
-
-    def outcome(s, is_none) -> Optional[Union[str, int]]:
-        """``"none"`` when ``s`` gives ``None`` given which operands are
-        (``is_none``), the position of the operand it passes on (an
-        accumulation with ``None``), else ``None``."""
-        if not s.pure:
-            return None
-        nones = [is_none(a) for a in s.args]
-        if isinstance(s.callee, Var):  # (a method of no gradient, g.reshape, is None too)
-            nones.append(is_none(s.callee))
-        if not any(nones):
-            return None
-        fn = s.callee.value if isinstance(s.callee, Const) else None
-        if fn is accum:
-            return "none" if all(nones) else (1 if nones[0] else 0)
-        if (
-            member(fn, _LINEAR) or getattr(fn, "__module__", None) == "math"
-            or isinstance(s.callee, Var)  # a pullback: no gradient in, none out
-            or fn is call_pullback
-            or member(fn, linear_in) and nones[linear_in[fn]]
-            or fn is operator.getitem and nones[0]  # an item of no gradients
-            or id(s) in linear
-        ):
-            return "none"
-        return None
-
-    env: dict[Var, Operand] = {v: Const(None) for v in _none_around_loops(ir, outcome)}
-    for b in ir.blocks.values():
-        kept = []
-        for s in b.stmts:
-            if s.var in env:
-                continue
-            args = [env.get(a, a) if isinstance(a, Var) else a for a in s.args]
-            out = outcome(s, lambda a: isinstance(a, Const) and a.value is None
-                          or isinstance(env.get(a), Const) and env[a].value is None)
-            if out == "none":
-                env[s.var] = Const(None)
-            elif out is not None:
-                env[s.var] = args[out]
-            else:
-                kept.append(s)
-        b.stmts = kept
-    substitute(ir, env)
-
-
-def _none_around_loops(ir: IR, outcome: Callable) -> set[Var]:
-    """The block arguments that receive only ``None``, and the statements
-    that give ``None`` from them: the greatest fixed point, so that a
-    gradient carried around a loop, which nothing outside it seeds, is
-    ``None``."""
-    incoming: dict[Var, list[Operand]] = {}
-    for b in ir.blocks.values():
-        for j, handler in [(j, False) for j in b.jumps()] + ([(b.handler, True)] if b.handler else []):
-            params = ir.blocks[j.target].args[1:] if handler else ir.blocks[j.target].args
-            for p, v in zip(params, j.args):
-                incoming.setdefault(p, []).append(v)
-    if not incoming:
-        return set()
-    stmts = [s for b in ir.blocks.values() for s in b.stmts if s.pure]
-    none = set(incoming) | {s.var for s in stmts}
-
-    def is_none(a) -> bool:
-        return isinstance(a, Const) and a.value is None or a in none
-
-    changed = True
-    while changed:
-        changed = False
-        for p in [p for p in incoming if p in none and not all(is_none(v) for v in incoming[p])]:
-            none.discard(p)
-            changed = True
-        for s in stmts:
-            if s.var in none:
-                out = outcome(s, is_none)
-                if out is None or out != "none" and not is_none(s.args[out]):
-                    none.discard(s.var)
-                    changed = True
-    return none
 
 
 def same_operands(xs: list, ys: list) -> bool:

@@ -1,13 +1,16 @@
-"""Derivative rules: Python's operators, builtins, :mod:`math` and
-:mod:`cmath`, and the registry that holds them (see :mod:`.registry` for
-the rule contract).
+"""Derivative rules: Python's operators, builtins, :mod:`math`,
+:mod:`cmath`, NumPy and (when the user imports it) SciPy, registered in the
+rule table :mod:`zygote_py.registry` (see it for the rule contract).
 
 Importing this package registers the built-in rules; rules registered
 afterwards, through :func:`adjoint` and :func:`nondifferentiable`, are the
 user's and override the built-in ones until :func:`remove`\\ d.
+
+May import: the rule table, the runtime, the IR's ops, the public hooks
+(:mod:`zygote_py.hooks`); never the compiler (:mod:`zygote_py.ad`).
 """
-from . import registry
-from .registry import (
+from .. import registry
+from ..registry import (
     adjoint,
     builtin_layer,
     is_nondifferentiable,

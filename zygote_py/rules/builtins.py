@@ -68,7 +68,7 @@ from zygote_py import runtime, tangent
 from zygote_py.ir import ops
 
 from . import higher_order, operators
-from .registry import adjoint, array, nondifferentiable, pushforward, scalar
+from ..registry import adjoint, array, nondifferentiable, pushforward, scalar
 
 nondifferentiable(
     int, round, len, range, isinstance, issubclass, print, bool, str, repr,

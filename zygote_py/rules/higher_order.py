@@ -50,7 +50,7 @@ import numpy as np
 
 from zygote_py import errors, runtime
 
-from .registry import adjoint, nondifferentiable, pushforward
+from ..registry import adjoint, implemented_by, nondifferentiable, pushforward
 
 ITERATORS = (map, filter, zip, enumerate, reversed)
 """The functions whose rules return an iterator (see above)."""
@@ -216,6 +216,7 @@ def partial_(func, /, *args, **keywords):
     return y, back
 
 
+@implemented_by(np.vectorize.__call__)
 def vectorized(vf, *args):
     """``vf(*args)`` for an ``np.vectorize`` object ``vf``, as plain code
     that zygote_py differentiates (``runtime.J`` and ``runtime.push`` call

@@ -16,7 +16,7 @@
 """
 from zygote_py import hooks, runtime
 
-from .registry import adjoint, nondifferentiable, pushforward
+from ..registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(hooks.stop_gradient)
 

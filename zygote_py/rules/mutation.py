@@ -67,8 +67,8 @@ import numpy as np
 
 from zygote_py import errors, runtime
 
-from .registry import adjoint, array, pushforward
-from . import registry
+from ..registry import adjoint, array, pushforward
+from .. import registry
 
 
 def dense_or_none(d: Any) -> Any:
@@ -834,20 +834,11 @@ def update_in_place(a: np.ndarray, b: Any, op: Any) -> np.ndarray:
     return op(a, b)
 
 
-def unshared(b: Any, a: Any) -> Any:
-    """``b``, or a copy of it if it is an array that may share memory with
-    the array ``a`` (``x *= x``, ``x += x[::-1]``): the operand as it was,
-    for a derivative that reads it after ``a`` changes."""
-    if isinstance(b, np.ndarray) and isinstance(a, np.ndarray) and np.may_share_memory(a, b):
-        return b.copy()
-    return b
-
-
-@adjoint(unshared)
+@adjoint(runtime.unshared)
 def unshared_(b, a):
     def back(dy):
         return (dy, None)
-    return mutation.unshared(b, a), back
+    return runtime.unshared(b, a), back
 
 
 def write_into(a: np.ndarray, y: Any) -> None:
@@ -871,7 +862,7 @@ def update_in_place_(a, b, op):
             f"in-place arithmetic on a {type(a).__name__} that was taken for an array where the code was compiled "
             "(arithmetic on a 0-d array gives a NumPy scalar, which += replaces instead of changing)",
             hint="write y = y + v instead, or make the value an array with at least one dimension")
-    y, plain_back = registry.lookup(mutation.PLAIN[op])(a.copy(), mutation.unshared(b, a))  # the old values, kept
+    y, plain_back = registry.lookup(mutation.PLAIN[op])(a.copy(), runtime.unshared(b, a))  # the old values, kept
     mutation.write_into(a, y)
 
     def back(dy):

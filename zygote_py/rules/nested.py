@@ -46,7 +46,7 @@ the functions.
   reads, made of calls with rules: ``Pullback.plan`` (``vjp_plan``) only
   decides how (it has no derivative), ``runtime.copied``, ``dense``, ``bound_object`` and
   ``shares_cells`` pass their cotangents through,
-  ``pipeline.raw_cotangent`` and ``call_cotangent`` rearrange them (each
+  ``runtime.raw_cotangent`` and ``call_cotangent`` rearrange them (each
   the other's adjoint), a ``Pullback``'s gradient is a ``Tangent`` of its
   fields ``f`` and ``args`` (``runtime.pullback_gradient``), and
   ``runtime.push``, forward mode through a call whose pullback reads none
@@ -61,15 +61,19 @@ and ``zpy.hessian``, forward-over-reverse), apply each helper to the
 tangents of the gradients it takes: it is linear in them.
 """
 import collections.abc
+import functools
+import operator
+import types
+from typing import Any
 
 import numpy as np
 
 from zygote_py import errors, runtime, tangent
-from zygote_py.ad import pipeline
+from zygote_py.ir import ops
 from zygote_py.rules import mutation, numpy_linalg, numpy_reductions, numpy_shapes
 
-from . import registry
-from .registry import adjoint, nondifferentiable, pushforward
+from .. import registry
+from ..registry import adjoint, nondifferentiable, pushforward
 
 from zygote_py.rules import nested  # noqa: E402  (the rules below name their helpers through it)
 
@@ -376,20 +380,20 @@ def forward_with_cells(f, shared, written, values, args):
     return (y, pullback), back
 
 
-@adjoint(pipeline.raw_cotangent)
+@adjoint(runtime.raw_cotangent)
 def raw_cotangent(fn, self_active, sig, nargs, keywords, w):
     """Linear in ``w``, which it rearranges: its cotangent goes back
-    through :func:`pipeline.call_cotangent`, which rearranges it back."""
+    through :func:`runtime.call_cotangent`, which rearranges it back."""
     def back(c):
-        return (None, None, None, None, None, pipeline.call_cotangent(fn, self_active, sig, nargs, keywords, c))
-    return pipeline.raw_cotangent(fn, self_active, sig, nargs, keywords, w), back
+        return (None, None, None, None, None, runtime.call_cotangent(fn, self_active, sig, nargs, keywords, c))
+    return runtime.raw_cotangent(fn, self_active, sig, nargs, keywords, w), back
 
 
-@adjoint(pipeline.call_cotangent)
+@adjoint(runtime.call_cotangent)
 def call_cotangent(fn, self_active, sig, nargs, keywords, raw):
     def back(c):
-        return (None, None, None, None, None, pipeline.raw_cotangent(fn, self_active, sig, nargs, keywords, c))
-    return pipeline.call_cotangent(fn, self_active, sig, nargs, keywords, raw), back
+        return (None, None, None, None, None, runtime.raw_cotangent(fn, self_active, sig, nargs, keywords, c))
+    return runtime.call_cotangent(fn, self_active, sig, nargs, keywords, raw), back
 
 
 @adjoint(runtime.call_pullback)
@@ -443,7 +447,7 @@ def push(f, args, kwargs, dargs, dkwargs):
     in ``dargs`` and independent of ``args``, so the tangent's cotangent
     goes back to ``dargs`` through the call's pullback, as the value's goes
     to ``args``."""
-    if not pipeline.reads_no_values(f):
+    if not nested.reads_no_values(f):
         raise errors.NoDerivativeRule(
             f"reverse mode over forward mode through a call of {registry.display_name(f)} is not supported",
             hint="differentiate in reverse mode throughout: zpy.gradient of zpy.gradient instead of zpy.hvp or zpy.jvp")
@@ -615,14 +619,14 @@ def pullback_gradient_push(y, df, dargs, dkwargs=None, *, ddf, ddargs, ddkwargs)
     return runtime.pullback_gradient(ddf, ddargs, ddkwargs)
 
 
-@pushforward(pipeline.raw_cotangent)
+@pushforward(runtime.raw_cotangent)
 def raw_cotangent_push(y, fn, self_active, sig, nargs, keywords, w, *, dw):
-    return pipeline.raw_cotangent(fn, self_active, sig, nargs, keywords, dw)
+    return runtime.raw_cotangent(fn, self_active, sig, nargs, keywords, dw)
 
 
-@pushforward(pipeline.call_cotangent)
+@pushforward(runtime.call_cotangent)
 def call_cotangent_push(y, fn, self_active, sig, nargs, keywords, raw, *, draw):
-    return pipeline.call_cotangent(fn, self_active, sig, nargs, keywords, draw)
+    return runtime.call_cotangent(fn, self_active, sig, nargs, keywords, draw)
 
 
 @pushforward(runtime.accum)
@@ -719,3 +723,33 @@ def add_at_push(y, g, x, key, dy, *, dg, ddy):
 @pushforward(numpy_reductions.extremum_grad)
 def extremum_grad_push(y, dy, a, m, axis, keepdims, *, ddy):
     return numpy_reductions.extremum_grad(ddy, a, m, axis, keepdims)
+
+
+def reads_no_values(f: Any) -> bool:
+    """Whether the pullback of a call of ``f`` reads none of its arguments'
+    differentiated values: ``f`` has a rule and is among :func:`_linear`,
+    or it is a namedtuple's or plain dataclass's constructor (each field's
+    gradient goes to its argument)."""
+    if type(f) in (types.FunctionType, types.BuiltinFunctionType, type) and f in _linear():
+        return registry.lookup(f) is not None
+    return isinstance(f, type) and runtime.field_constructor(f) is not None
+
+
+@functools.cache
+def _linear() -> frozenset:
+    """The calls whose pullbacks read none of their arguments'
+    differentiated values (they move them about, or are linear in them):
+    the derivative of such a pullback is the call's pushforward of the
+    cotangent, and gives the arguments nothing. The changes in place are
+    among them, as a list's stack is in gradient code."""
+    return frozenset({
+        operator.getitem, operator.add, operator.sub, operator.neg, operator.pos, float,
+        ops.build_tuple, ops.build_list, ops.build_dict, ops.unpack, ops.unpack_starred,
+        runtime.accum, runtime.spread_positional, runtime.field, runtime.sequence_gradient, runtime.like_iterable,
+        runtime.repeated, runtime.item_buffer, runtime.item_gradient, runtime.user_gradient,
+        runtime.attribute_gradient, runtime.scatter, runtime.scatters, runtime.gather, runtime.unbroadcast,
+        runtime.add_to, runtime.add_at,
+        mutation.append, mutation.extend, mutation.insert, mutation.pop, mutation.clear, mutation.delete_item, mutation.setdefault,
+        mutation.store_item, mutation.store_attr,
+        mutation.update, mutation.add_at, mutation.snapshot, mutation.snapshot_holder,
+    })

@@ -42,7 +42,7 @@ import numpy as np
 from zygote_py import errors, runtime
 from zygote_py.rules import numpy_arrays, numpy_shapes
 
-from .registry import adjoint, implemented_by, nondifferentiable, pushforward
+from ..registry import adjoint, implemented_by, nondifferentiable, pushforward
 
 nondifferentiable(
     np.searchsorted, np.digitize, np.argpartition, np.lexsort, np.ndarray.searchsorted, np.ndarray.argpartition,

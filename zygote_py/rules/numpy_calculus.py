@@ -45,7 +45,7 @@ import numpy as np
 from zygote_py import errors, runtime
 from zygote_py.rules import numpy_calculus, numpy_shapes
 
-from .registry import adjoint, implemented_by, pushforward
+from ..registry import adjoint, implemented_by, pushforward
 
 # -- helpers ------------------------------------------------------------------
 

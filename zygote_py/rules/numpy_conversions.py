@@ -21,7 +21,7 @@ import numpy as np
 from zygote_py import runtime
 from zygote_py.rules import numpy_conversions, numpy_shapes
 
-from .registry import adjoint, nondifferentiable, pushforward
+from ..registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(
     np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_,

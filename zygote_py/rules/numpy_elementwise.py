@@ -122,7 +122,7 @@ import numpy as np
 from zygote_py import runtime
 from zygote_py.rules import numpy_elementwise
 
-from .registry import adjoint, nondifferentiable, pushforward
+from ..registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(
     np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix,

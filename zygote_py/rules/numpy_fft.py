@@ -49,7 +49,7 @@ from zygote_py import errors
 # that the compiler can inline the rules.
 from zygote_py.rules import numpy_fft, numpy_linalg
 
-from .registry import adjoint, nondifferentiable, pushforward
+from ..registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(np.fft.fftfreq, np.fft.rfftfreq)
 

@@ -91,7 +91,7 @@ from zygote_py import errors, runtime
 # they call np.dot, so that the compiler can inline them.
 from zygote_py.rules import numpy_linalg
 
-from .registry import adjoint, nondifferentiable, pushforward
+from ..registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(np.linalg.matrix_rank)
 

@@ -56,7 +56,7 @@ import numpy as np
 # compiler can inline the rules.
 from zygote_py.rules import numpy_linalg, numpy_linalg_general, numpy_reductions
 
-from .registry import adjoint, pushforward
+from ..registry import adjoint, pushforward
 
 # --------------------------------------------------------------------------
 # Helpers

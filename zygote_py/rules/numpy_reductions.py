@@ -117,7 +117,7 @@ from zygote_py import errors, runtime
 # that the compiler can inline the rules.
 from zygote_py.rules import numpy_elementwise, numpy_reductions
 
-from .registry import adjoint, nondifferentiable, pushforward
+from ..registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(
     np.argmax, np.argmin, np.nanargmax, np.nanargmin, np.argsort, np.count_nonzero, np.any, np.all,

@@ -83,7 +83,7 @@ from zygote_py.errors import NoDerivativeRule
 # np.reshape, so that the compiler can inline them.
 from zygote_py.rules import numpy_shapes
 
-from .registry import adjoint, nondifferentiable, pushforward
+from ..registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(
     np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.arange,
@@ -268,7 +268,7 @@ def tangent_as(t, y, copy=False):
     new array when ``copy``; a float zero of its shape when ``y`` has an
     integer or boolean dtype, whose values carry no tangent but which a
     rule may compute with (``u * np.full(3, k)``, ``k`` an int on one
-    path only; see ``pushrules.zero_operand``)."""
+    path only; see ``runtime.zero_operand``)."""
     if y.dtype.kind not in "fc":
         return np.zeros(y.shape)
     t = np.asarray(t)

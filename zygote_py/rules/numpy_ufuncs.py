@@ -37,7 +37,7 @@ import numpy as np
 from zygote_py import errors, runtime
 from zygote_py.rules import numpy_reductions, numpy_shapes, numpy_ufuncs
 
-from .registry import adjoint, pushforward
+from ..registry import adjoint, pushforward
 
 # -- helpers ------------------------------------------------------------------
 

@@ -68,7 +68,7 @@ from zygote_py import errors, runtime
 from zygote_py.ir import ops
 from zygote_py.rules import numpy_elementwise, numpy_linalg
 
-from .registry import SEQUENCE, adjoint, array, nondifferentiable, pushforward, scalar, specialised
+from ..registry import SEQUENCE, adjoint, array, nondifferentiable, pushforward, scalar, specialised
 
 nondifferentiable(
     operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge,

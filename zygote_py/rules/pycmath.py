@@ -48,7 +48,7 @@ import math
 
 from zygote_py import runtime
 
-from .registry import adjoint, nondifferentiable, pushforward
+from ..registry import adjoint, nondifferentiable, pushforward
 
 SKIPPED: dict[str, str] = {}
 

@@ -51,7 +51,7 @@ import math
 from zygote_py import runtime
 from zygote_py.rules import pymath
 
-from .registry import adjoint, nondifferentiable, pushforward
+from ..registry import adjoint, nondifferentiable, pushforward
 
 SKIPPED: dict[str, str] = {}
 

@@ -64,7 +64,7 @@ import scipy.special
 from zygote_py import runtime
 from zygote_py.rules import scipy_gamma
 
-from .registry import adjoint, implemented_by, nondifferentiable, pushforward
+from ..registry import adjoint, implemented_by, nondifferentiable, pushforward
 
 # --------------------------------------------------------------------------
 # Helpers

@@ -57,7 +57,7 @@ from zygote_py import errors, runtime, tangent
 # The rules call this module's helpers by their qualified names.
 from zygote_py.rules import scipy_integrate
 
-from .registry import adjoint, pushforward
+from ..registry import adjoint, pushforward
 
 # --------------------------------------------------------------------------
 # Gradients as vectors: the parameters' gradients (a closure's Tangent, the

@@ -1,5 +1,5 @@
 """Rules for :mod:`scipy.linalg`, imported (into the built-in layer) once
-the user has imported ``scipy.linalg`` (see :func:`.registry.when_imported`).
+the user has imported ``scipy.linalg`` (see :func:`zygote_py.registry.when_imported`).
 
 Covered: ``solve_triangular``, ``solve_banded``, ``cholesky``, ``cho_factor``,
 ``cho_solve``, ``lu_factor``, ``lu_solve``, ``solve``, ``inv``, ``det``,
@@ -67,7 +67,7 @@ from zygote_py import errors
 # their qualified names, so that the compiler can inline them.
 from zygote_py.rules import numpy_linalg, scipy_linalg
 
-from .registry import adjoint, array_valued, nondifferentiable, pushforward
+from ..registry import adjoint, array_valued, nondifferentiable, pushforward
 
 # --------------------------------------------------------------------------
 # Helpers

@@ -1,5 +1,5 @@
 """Rules for :mod:`scipy.signal`, imported (into the built-in layer) once
-the user has imported ``scipy.signal`` (see :func:`.registry.when_imported`).
+the user has imported ``scipy.signal`` (see :func:`zygote_py.registry.when_imported`).
 
 Covered: ``convolve`` and ``correlate``, of arrays of any (equal) number of
 dimensions, with ``mode`` ``'full'``, ``'valid'`` or ``'same'``; each with
@@ -29,7 +29,7 @@ import scipy.signal
 # the compiler can inline them.
 from zygote_py.rules import numpy_shapes, scipy_signal
 
-from .registry import adjoint, array_valued, pushforward
+from ..registry import adjoint, array_valued, pushforward
 
 # --------------------------------------------------------------------------
 # Helpers

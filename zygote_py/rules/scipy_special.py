@@ -7,7 +7,7 @@ Covered: ``logsumexp softmax log_softmax expit logit xlogy xlog1py entr
 rel_entr i0 i1 i0e i1e iv ive jv (jn) yv j0 j1 y0 y1 yn zeta exprel``, as
 ``scipy.special.<name>``.
 This module is imported (into the built-in layer) once the user has
-imported :mod:`scipy.special` (:func:`.registry.when_imported`).
+imported :mod:`scipy.special` (:func:`zygote_py.registry.when_imported`).
 
 Each rule's pullback and pushforward use only functions that have rules
 themselves (the Bessel functions' derivatives are Bessel functions of the
@@ -73,7 +73,7 @@ from zygote_py import runtime
 # that the compiler can inline the rules.
 from zygote_py.rules import scipy_special
 
-from .registry import adjoint, array_valued, pushforward
+from ..registry import adjoint, array_valued, pushforward
 
 # -- log-sum-exp and softmax -----------------------------------------------------
 

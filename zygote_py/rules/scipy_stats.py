@@ -73,7 +73,7 @@ import scipy.special
 import scipy.stats
 from scipy.stats import _multivariate
 
-from .registry import implemented_by, nondifferentiable
+from ..registry import implemented_by, nondifferentiable
 
 # --------------------------------------------------------------------------
 # Helpers: SciPy's treatment of parameters and support

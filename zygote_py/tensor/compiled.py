@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from zygote_py.rules import registry
+from zygote_py import registry
 from zygote_py.tensor import syntax as S
 from zygote_py.tensor.cost import Cost, cost
 from zygote_py.tensor.derive import AdjointProgram, adjoint, forward, tangent_name, unpack

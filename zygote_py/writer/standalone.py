@@ -5,7 +5,7 @@ Each function here stands in for the :mod:`zygote_py.runtime` helper of the
 same name (see ``REPLACES``) on what a gradient module is emitted for: real
 numbers and real arrays. They are written with NumPy and builtins only, and
 the module emitter copies their source into the module that calls them
-(:func:`zygote_py.backend.module.emit_module`), so keep them free of other
+(:func:`zygote_py.writer.module.emit_module`), so keep them free of other
 names. The runtime's versions keep some gradients sparse (``Scatter``,
 ``Items``); these make every gradient a dense array at once: the same
 values, and O(size of the array) per item added instead of O(1).

@@ -50,7 +50,6 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
-import importlib
 import inspect
 import re
 import textwrap
@@ -63,12 +62,14 @@ from typing import Any, Optional
 import gast
 import numpy as np
 
-from .. import __version__, runtime
+from .. import registry, runtime
+from .._version import __version__
 from ..ad import pipeline
 from ..ad.analysis import ARRAY, FLOAT, NUMBER
 from ..errors import ZygoteError
 from ..frontend import static
 from ..ir import ops
+from ..backend.references import importable, literal
 from . import standalone
 
 HEADER_LINE = "# generated — regenerate with zpy emit"
@@ -660,7 +661,7 @@ class _Writer:
         try:
             c.expr = self._name_of(c.constant, c.hint)
         except _NotCopyable:
-            what = f"{c.constant.__module__}.{getattr(c.constant, '__qualname__', c.hint)}"
+            what = f"{_origin(c.constant)}.{getattr(c.constant, '__qualname__', c.hint)}"
             raise CannotEmit(f"its gradient would call {what} when it runs ({_summary(c.constant)}), and a "
                              "gradient module runs without zygote_py", filename=str(self.module.path),
                              line=c.line, hint="annotate the parameters (float, np.ndarray, int) so that the "
@@ -692,14 +693,14 @@ class _Writer:
             self._claim(name, value)
             self.imports.append(_import(value.__name__, name))
             return name
-        if _literal(value) or type(value) is float:
+        if literal(value) or type(value) is float:
             if type(value) is float and hint == "const":
                 hint = "nan" if value != value else "inf"
             name = self._free(hint)
             self._claim(name, value)
             self.literals.append(f"{name} = {_float(value) if type(value) is float else repr(value)}")
             return name
-        where = _importable(value)
+        where = importable(value)
         if where is None:
             raise CannotEmit(f"the gradient reads a {type(value).__name__} ({value!r:.60}) that cannot be "
                              "written into a module", filename=str(self.module.path),
@@ -727,7 +728,7 @@ class _Writer:
             raise _NotCopyable(fn)
         for _, v, _ in _references(fn, self._source(fn)):
             if v is not _BUILTIN and not _sentinel(v) and \
-                    not (isinstance(v, types.ModuleType) and not _ours(v) or _literal(v)):
+                    not (isinstance(v, types.ModuleType) and not _ours(v) or literal(v)):
                 self._check_copyable(v, seen)
 
     def _copy(self, value: Any) -> str:
@@ -743,8 +744,15 @@ class _Writer:
                 ref.id = self._name_of(v, hint)
         node = _Flatten().visit(node)
         node.name = name
-        self.helpers.append(f"# {value.__module__}.{value.__qualname__}\n" + ast.unparse(node))
+        self.helpers.append(f"# {_origin(value)}.{value.__qualname__}\n" + ast.unparse(node))
         return name
+
+
+def _origin(value: Any) -> str:
+    """The module a zygote_py helper is read from (``zygote_py.runtime``
+    for a run-time helper, as emitted code names it)."""
+    home = registry.home_module(value)
+    return value.__module__ if home is None else home.__name__
 
 
 _BUILTIN = object()
@@ -843,34 +851,9 @@ def _import(module: str, name: str) -> str:
     return f"import {module} as {name}"
 
 
-def _literal(value: Any) -> bool:
-    try:
-        return type(value) in (int, float, complex, str, bytes, bool, tuple, type(None)) and \
-            ast.literal_eval(repr(value)) == value
-    except (ValueError, SyntaxError):
-        return False
-
-
 def _float(x: float) -> str:
     """A float as a Python expression (``float('inf')`` for infinity)."""
     return repr(x) if x == x and abs(x) != float("inf") else f"float({str(x)!r})"
-
-
-def _importable(value: Any) -> Optional[tuple[str, str]]:
-    """``(module, name)`` such that ``from module import name`` is
-    ``value``, if there is one."""
-    module, name = getattr(value, "__module__", None), getattr(value, "__qualname__", None) or \
-        getattr(value, "__name__", None)
-    candidates = [module] if isinstance(module, str) else []
-    candidates += ["numpy", "math", "operator", "cmath", "functools", "builtins"]
-    for m in candidates:
-        try:
-            owner = importlib.import_module(m)
-        except ImportError:
-            continue
-        if isinstance(name, str) and "." not in name and getattr(owner, name, None) is value:
-            return m, name
-    return None
 
 
 # --------------------------------------------------------------------------

@@ -28,6 +28,9 @@ classes, bound methods — ``obj.f == obj.f`` holds and hashes alike, so a rule
 registered for one bound method object is found for the next one read off
 the same ``obj``). An unhashable callable is keyed by identity; its entry
 keeps it alive so that its ``id`` cannot be reused by another object.
+
+May import: nothing of zygote_py (the runtime, the rules and the compiler
+all read it).
 """
 from __future__ import annotations
 
@@ -389,9 +392,7 @@ def display_name(fn: Any) -> str:
         special = sys.modules.get("scipy.special")  # (its ufuncs have no module)
         return f"scipy.special.{qual}" if getattr(special, qual, None) is fn else qual
     if module.startswith("zygote_py"):
-        import zygote_py
-
-        public = getattr(zygote_py, getattr(fn, "__name__", ""), None) is fn
+        public = getattr(sys.modules.get("zygote_py"), getattr(fn, "__name__", ""), None) is fn
         return f"zpy.{qual}" if public else f"(internal) {qual}"
     if module == "__main__":
         return qual
@@ -400,6 +401,26 @@ def display_name(fn: Any) -> str:
         if held is not None:
             return f"{held}.{fn.__name__}"
     return _public_name(module, fn) or f"{module.lstrip('_')}.{qual}"
+
+
+def home_module(obj: Any) -> Optional[types.ModuleType]:
+    """The module that code reads ``obj`` from by its name: the outermost
+    package along ``obj.__module__`` that holds it under that name
+    (``zygote_py.runtime`` for ``zygote_py.runtime.dispatch.J``, which the
+    package re-exports; ``math`` for ``math.sin``, which says it lives in
+    ``math``; ``operator`` for ``operator.add``, which says ``_operator``).
+    ``None`` for builtins and for what no module holds by its name."""
+    module, name = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if not module or module == "builtins" or not name or "." in name or not callable(obj):
+        return None
+    if module.startswith("_"):
+        module = module[1:]
+    parts = module.split(".")
+    for i in range(1, len(parts) + 1):
+        candidate = sys.modules.get(".".join(parts[:i]))
+        if candidate is not None and getattr(candidate, name, None) is obj:
+            return candidate
+    return None
 
 
 def _public_name(module: str, obj: Any) -> Optional[str]:

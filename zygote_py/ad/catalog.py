@@ -15,8 +15,10 @@ from __future__ import annotations
 import inspect
 from typing import Any, Optional
 
+from .. import registry, runtime
 from ..ir.core import Const, Return
-from . import registry
+from .inline import rule_ir
+from .pushrules import push_ir
 
 
 def _names(prefix: str, text: str) -> frozenset[str]:
@@ -89,8 +91,6 @@ def _peers(name: str, how: str) -> str:
 def _treatment(rule: Any, fn: Any) -> tuple[str, str]:
     """The parameters (those with a gradient in bold) and how the rule is
     used."""
-    from ..ad.inline import rule_ir
-
     try:
         params = list(inspect.signature(rule).parameters.values())
     except (TypeError, ValueError):
@@ -118,9 +118,6 @@ def _parameters(fn: Any) -> str:
 
 def _forward(entry: Any, fn: Any) -> str:
     """How forward mode differentiates ``fn``."""
-    from .. import runtime
-    from ..ad.pushrules import push_ir
-
     if entry is registry.NONDIFFERENTIABLE:
         return "no tangent"
     if getattr(entry, "__module__", "") == "zygote_py.rules.mutation" or fn is runtime.call_with_cells:
@@ -183,7 +180,7 @@ def markdown() -> str:
         "called at \"run time\", or \"from the adjoint\" (one pullback per output element: slow)",
         "where the function has no pushforward rule; \"—\": made by the reverse transform only.",
         "\"also in\": whether autograd and JAX have a gradient of the same NumPy function too (as",
-        "their sources read in November 2026; see `AUTOGRAD` and `JAX` in `zygote_py/rules/catalog.py`).",
+        "their sources read in November 2026; see `AUTOGRAD` and `JAX` in `zygote_py/ad/catalog.py`).",
         "Conventions (kinks, ties, complex numbers) are in each rule module's docstring:",
         "`zygote_py/rules/`.",
         "",

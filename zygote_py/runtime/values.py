@@ -1,0 +1,111 @@
+"""What kind of value a run-time value is, to differentiation: a number
+(added with ``+``), a value that can carry a gradient, state that carries
+none, an object that only calls what it wraps; and a copy of an operand
+that shares memory with an array changed in place.
+
+May import: NumPy, :mod:`.operators`.
+"""
+from __future__ import annotations
+
+import functools
+import io
+import logging
+import random
+import types
+from typing import Any
+
+import numpy as np
+from .operators import number_type, python_method
+
+
+
+def is_number(x: Any) -> bool:
+    """Whether a run-time value gets a numeric gradient (added with ``+``):
+    numbers, arrays, and objects of a number type written in C. An object
+    whose operators are Python methods is a structure: its operators are
+    differentiated through those methods, and its gradient is a
+    ``Tangent``."""
+    if isinstance(x, (bool, str, bytes, tuple, list, dict, set, frozenset)) or x is None:
+        return False
+    if isinstance(x, (np.ndarray, np.generic)) or number_type(type(x)):
+        return True
+    t = type(x)
+    return (
+        hasattr(t, "__add__") and hasattr(t, "__mul__") and not callable(x)
+        and python_method(t, "__add__") is None and python_method(t, "__mul__") is None
+    )
+
+
+def is_differentiable_value(x: Any) -> bool:
+    """Whether a run-time value can carry a gradient: real or complex
+    numbers other than int and bool, float arrays, and containers or objects
+    holding them; a function whose captured variables (a closure's) or
+    default values hold them."""
+    return _differentiable(x, set())
+
+
+def _differentiable(x: Any, seen: set[int]) -> bool:
+    if isinstance(x, (bool, int, str, bytes)) or x is None:
+        return False
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "fc"
+    if isinstance(x, (np.integer, np.bool_)):
+        return False
+    if isinstance(x, (tuple, list)):
+        return any(_differentiable(v, seen) for v in x)
+    if isinstance(x, dict):
+        return any(_differentiable(v, seen) for v in x.values())
+    if isinstance(x, types.FunctionType):
+        if id(x) in seen:  # a recursive nested function captures itself
+            return False
+        seen.add(id(x))
+        return any(_differentiable(v, seen) for v in (*map(cell_value, x.__closure__ or ()),
+                                                      *(x.__defaults__ or ()), *(x.__kwdefaults__ or {}).values()))
+    if isinstance(x, (types.BuiltinFunctionType, type, types.ModuleType)) or isinstance(x, _STATE_WITHOUT_GRADIENT):
+        return False
+    return True
+
+
+_STATE_WITHOUT_GRADIENT = (
+    np.random.RandomState, np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, random.Random,
+    np.dtype, np.finfo, np.iinfo, range, slice, type(Ellipsis), io.IOBase, logging.Logger, logging.LoggerAdapter,
+    np.ufunc, type(np.sum),
+)
+"""Objects whose state carries no gradient however they are reached: random
+number generators (a closure capturing one is no differentiated closure;
+``rng.normal(size=x.shape)`` is no differentiated call), dtypes, ranges,
+files and loggers, NumPy's ufuncs and functions (``np.hypot``, ``np.sum``:
+a closure capturing one, ``lambda x: f(x, x)``, captures no array)."""
+
+
+def captures_differentiable(fn: types.FunctionType) -> bool:
+    """Whether a closure's captured variables hold values that carry a
+    gradient (its default values aside, which are its parameters')."""
+    return any(is_differentiable_value(cell_value(c)) for c in fn.__closure__ or ())
+
+
+def cell_value(cell: Any) -> Any:
+    """A closure cell's value; ``None`` while it is unbound."""
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return None
+
+
+def unshared(b: Any, a: Any) -> Any:
+    """``b``, or a copy of it if it is an array that may share memory with
+    the array ``a`` (``x *= x``, ``x += x[::-1]``): the operand as it was,
+    for a derivative that reads it after ``a`` changes."""
+    if isinstance(b, np.ndarray) and isinstance(a, np.ndarray) and np.may_share_memory(a, b):
+        return b.copy()
+    return b
+
+
+def calls_wrapped(obj: Any) -> bool:
+    """Whether calling ``obj`` only calls its ``__wrapped__`` with the same
+    arguments: a ``functools.lru_cache`` object, and an object whose class
+    says so with a true ``calls_wrapped`` attribute (``@zpy.differentiable``).
+    Anything else with a ``__wrapped__`` (a ``functools.wraps`` wrapper, an
+    object given one by ``functools.update_wrapper``) runs code of its own
+    around the call, so the function it wraps is not what it computes."""
+    return type(obj) is functools._lru_cache_wrapper or getattr(type(obj), "calls_wrapped", False) is True
