@@ -23,7 +23,7 @@ import zygote_py as zpy
 from zygote_py.ad import pushrules
 from zygote_py.ad.inline import rule_ir
 from zygote_py.errors import NoDerivativeRule
-from zygote_py.rules import is_nondifferentiable, lookup, numpy_linalg, registry
+from zygote_py.rules import is_nondifferentiable, lookup, numpy_decompositions, numpy_linalg, registry
 
 from .npcheck import check_rule
 from .pushcheck import check_pushforward, check_tangents_one_at_a_time, rules_of
@@ -134,22 +134,25 @@ def check_float32(fn, *args, kwargs=None):
 # Registration
 
 
-COVERED = [
+PRODUCTS = [
     np.dot, np.matmul, np.inner, np.outer, np.vdot, np.vecdot, np.tensordot, np.einsum,
     np.trace, np.diag, np.diagonal, np.kron, np.cross,
     np.ndarray.dot, np.ndarray.trace, np.ndarray.diagonal,
+    np.linalg.matmul, np.linalg.vecdot, np.linalg.tensordot, np.linalg.outer, np.linalg.cross,
+    np.linalg.trace, np.linalg.diagonal,
+]
+DECOMPOSITIONS = [
     np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.slogdet, np.linalg.cholesky,
     np.linalg.qr, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.svd, np.linalg.svdvals,
-    np.linalg.pinv, np.linalg.matrix_power, np.linalg.matmul, np.linalg.vecdot,
-    np.linalg.tensordot, np.linalg.outer, np.linalg.cross, np.linalg.trace,
-    np.linalg.diagonal,
+    np.linalg.pinv, np.linalg.matrix_power,
 ]
 
 
-@pytest.mark.parametrize("fn", COVERED, ids=lambda fn: fn.__qualname__)
+@pytest.mark.parametrize("fn", PRODUCTS + DECOMPOSITIONS, ids=lambda fn: fn.__qualname__)
 def test_covered_functions_have_rules_the_compiler_inlines(fn):
     rule = lookup(fn)
-    assert rule is not None and rule.__module__ == numpy_linalg.__name__
+    module = numpy_linalg if fn in PRODUCTS else numpy_decompositions
+    assert rule is not None and rule.__module__ == module.__name__
     if fn is np.einsum:  # takes *operands: called at run time
         assert rule_ir(rule, fn) is None
     else:
@@ -165,7 +168,7 @@ def test_nondifferentiable_functions_are_registered():
     assert is_nondifferentiable(np.linalg.matrix_rank)
 
 
-@pytest.mark.parametrize("fn", rules_of(numpy_linalg), ids=registry.display_name)
+@pytest.mark.parametrize("fn", rules_of(numpy_linalg) + rules_of(numpy_decompositions), ids=registry.display_name)
 def test_pushforward_inlinable(fn):
     """Straight-line, but for einsum's (a loop over its operands)."""
     push = registry.lookup_pushforward(fn)
