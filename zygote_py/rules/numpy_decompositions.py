@@ -19,13 +19,22 @@ Conventions:
   piecewise constant for real ``a`` (its cotangent is ignored) and a phase
   for complex ``a`` (its cotangent counts). At a singular ``a`` the entries
   are ``inf`` or ``nan``.
-- ``cholesky``, ``eigh``, ``eigvalsh``, and ``svd``/``pinv`` with
-  ``hermitian=True`` read one triangle of ``a`` and assume ``a`` is
-  symmetric (Hermitian): the gradient is symmetrized,
-  ``(g + g^H) / 2``, the gradient with respect to symmetric perturbations,
-  not one on the triangle NumPy reads. Cholesky's is Murray's (2016)
-  ``L^-H Phi(L^H Lbar) L^-1``, ``Phi`` taking the lower triangle with its
-  diagonal halved.
+- The triangle convention: ``cholesky``, ``eigh``, ``eigvalsh``, and
+  ``svd``/``pinv`` with ``hermitian=True`` read one triangle of ``a``
+  (``cholesky``'s lower one, its upper one for ``upper=True``; the one
+  ``UPLO`` names; the lower one for ``hermitian=True``) and the real part
+  of its diagonal, as LAPACK does, and stand for the Hermitian matrix
+  built from them (:func:`from_triangle`). The gradient is with respect
+  to the entries read: ``G + G^H`` on the strict triangle read, ``Re``
+  of ``G``'s diagonal on the diagonal, zeros on the other triangle, for
+  the gradient ``G`` with respect to that Hermitian matrix
+  (:func:`to_triangle`). So it is exact for any ``a``, symmetric or not;
+  for a symmetric perturbation it gives the same directional derivative
+  as the symmetrized gradient ``(G + G^H) / 2`` (which this is not), and
+  a tangent in the other triangle (or the imaginary part of the diagonal)
+  has no effect in forward mode. As JAX and autograd do. Cholesky's ``G``
+  is Murray's (2016) ``L^-H Phi(L^H Lbar) L^-1``, ``Phi`` taking the
+  lower triangle with its diagonal halved.
 - ``eigh``, ``svd``: the eigenvectors' and singular vectors' gradients
   assume distinct eigenvalues (singular values), and, for ``svd``'s
   vectors, nonzero singular values; where that fails the gradient has
@@ -46,7 +55,7 @@ Conventions:
 
 Each rule has a pushforward (forward-mode) counterpart ``<name>_push``, the
 transpose of its pullback under the conventions above: the symmetric-input
-functions push ``sym(da)``, and the vectors of ``svd``/``qr`` the same
+functions push ``from_triangle(da)``, and the vectors of ``svd``/``qr`` the same
 gauges; the trailing vectors that ``svd(full_matrices=True)`` and
 ``qr(mode='complete')`` of a non-square matrix add, which have no gradient,
 get the tangent that turns them with the others and not among themselves.
@@ -61,7 +70,7 @@ from zygote_py import errors
 # np.linalg.solve, so that the compiler can inline them.
 from zygote_py.rules import numpy_decompositions, numpy_linalg
 
-from .numpy_linalg import conj, diagonal_matrix, diagonal_view, fit, float_dtype, mH, mT, sum_to, sym
+from .numpy_linalg import conj, diagonal_matrix, diagonal_view, fit, float_dtype, mH, mT, sum_to
 from .registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(np.linalg.matrix_rank)
@@ -139,26 +148,63 @@ def as_columns(x, b):
     return x[..., None] if np.ndim(b) == 1 else x
 
 
+def from_triangle(a, lower, conjugate=True):
+    """The Hermitian matrix that LAPACK's Hermitian routines read in
+    ``a``: its lower (``lower``) or upper triangle, mirrored with the
+    conjugate, and the real part of its diagonal; the complex symmetric
+    one, mirrored without the conjugate and with the whole diagonal, for
+    ``conjugate=False`` (SciPy's ``assume_a='sym'``). Linear in ``a``: for
+    a tangent of ``a``, the tangent of that matrix."""
+    t = np.tril(a, -1) if lower else np.triu(a, 1)
+    if conjugate:
+        return t + mH(t) + diagonal_matrix(np.real(diagonal_view(a)))
+    return t + mT(t) + diagonal_matrix(diagonal_view(a))
+
+
+def to_triangle(g, lower, conjugate=True):
+    """The transpose of :func:`from_triangle`: for the gradient ``g`` of
+    the matrix read, the gradient of the entries of ``a`` read. The strict
+    triangle read gets ``g + g^H`` (``g + g^T``), the diagonal ``g``'s
+    (its real part), the other triangle zeros."""
+    h = g + (mH(g) if conjugate else mT(g))
+    t = np.tril(h, -1) if lower else np.triu(h, 1)
+    d = diagonal_view(g)
+    return t + diagonal_matrix(np.real(d) if conjugate else d)
+
+
+def reads_lower(UPLO):
+    """Whether ``eigh``/``eigvalsh`` read the lower triangle (NumPy takes
+    ``UPLO`` in either case)."""
+    return UPLO.upper() == "L"
+
+
+nondifferentiable(reads_lower)
+
+
 def cholesky_grad(dy, a, y, upper):
-    """The gradient of ``np.linalg.cholesky`` (after Murray 2016),
-    symmetrized: ``a = L L^H`` gives ``L^-1 da L^-H = X + X^H`` with
+    """The gradient of ``np.linalg.cholesky`` (after Murray 2016), on
+    the triangle read (the lower one, the upper one for ``upper``):
+    ``a = L L^H`` gives ``L^-1 da L^-H = X + X^H`` with
     ``X = L^-1 dL`` lower triangular, so ``dL = L Phi(L^-1 da L^-H)``, where
     ``Phi`` takes the lower triangle and halves the diagonal, and the
-    gradient for a cotangent ``Lbar`` is ``L^-H Phi(L^H Lbar) L^-1``."""
+    gradient for a cotangent ``Lbar`` is ``L^-H Phi(L^H Lbar) L^-1`` for the
+    Hermitian matrix read (:func:`to_triangle` then takes it to ``a``)."""
     L = mH(y) if upper else y
     # L^H is upper triangular, so the lower triangle of L^H Lbar reads only
     # Lbar's lower triangle: a cotangent on the zeros of L has no effect.
     p = np.tril(mH(L) @ (mH(dy) if upper else dy))
     p = p - 0.5 * diagonal_matrix(diagonal_view(p))
     x = np.linalg.solve(mH(L), p)  # L^-H P
-    return fit(sym(mH(np.linalg.solve(mH(L), mH(x)))), a)  # (L^-H P) L^-1
+    return fit(to_triangle(mH(np.linalg.solve(mH(L), mH(x))), not upper), a)  # (L^-H P) L^-1
 
 
 def cholesky_tangent(da, y, upper):
-    """The tangent of ``np.linalg.cholesky`` along ``sym(da)``:
-    ``dL = L Phi(L^-1 sym(da) L^-H)`` (see :func:`cholesky_grad`)."""
+    """The tangent of ``np.linalg.cholesky``: ``dL = L Phi(L^-1 S L^-H)``
+    for the tangent ``S`` of the Hermitian matrix read (see
+    :func:`cholesky_grad`); ``da`` in the other triangle has no effect."""
     L = mH(y) if upper else y
-    p = np.tril(np.linalg.solve(L, mH(np.linalg.solve(L, sym(da)))))  # L^-1 S L^-H, S Hermitian
+    s = from_triangle(da, not upper)
+    p = np.tril(np.linalg.solve(L, mH(np.linalg.solve(L, s))))  # L^-1 S L^-H
     p = p - 0.5 * diagonal_matrix(diagonal_view(p))
     dL = L @ p
     return mH(dL) if upper else dL
@@ -263,24 +309,31 @@ def inverse_gaps(w):
         return np.where(off, 1 / np.where(off, w[..., None, :] - w[..., :, None], 1), 0)
 
 
-def eigh_grad(dy, a, y):
-    """The gradient of ``np.linalg.eigh`` (Giles 2008), symmetrized:
-    ``v (diag(wbar) + F * (v^H vbar)) v^H`` with ``F`` from
-    :func:`inverse_gaps`; ``None`` when neither output has a cotangent."""
+def eigh_grad(dy, a, y, lower):
+    """The gradient of ``np.linalg.eigh`` (Giles 2008) on the triangle
+    read (:func:`to_triangle`): ``v (diag(wbar) + F * (v^H vbar)) v^H``
+    with ``F`` from :func:`inverse_gaps`; ``None`` when neither output has
+    a cotangent."""
     (dw, dv), (w, v) = dy, y
     if dv is None:
         if dw is None:
             return None
-        return fit((v * dw[..., None, :]) @ mH(v), a)
+        return fit(to_triangle((v * dw[..., None, :]) @ mH(v), lower), a)
     inner = inverse_gaps(w) * (mH(v) @ dv)
     if dw is not None:  # (F's diagonal is 0: inner's holds dw alone)
         inner = inner + diagonal_matrix(dw)
-    return fit(sym(v @ inner @ mH(v)), a)
+    return fit(to_triangle(v @ inner @ mH(v), lower), a)
 
 
 def svd_values_grad(ds, u, vh):
     """The gradient through singular values alone: ``u diag(ds) vh``."""
     return (u * ds[..., None, :]) @ vh
+
+
+def hermitian_grad(g, a, hermitian):
+    """``g`` as the gradient of ``a``, on its lower triangle when
+    ``hermitian`` (``svd`` and ``pinv`` read that one then)."""
+    return fit(to_triangle(g, True) if hermitian else g, a)
 
 
 def svd_grad(dy, a, y, full_matrices, compute_uv, hermitian):
@@ -293,10 +346,11 @@ def svd_grad(dy, a, y, full_matrices, compute_uv, hermitian):
     with ``F[i, j] = 1 / (s[j]^2 - s[i]^2)``, plus, for complex ``a``,
     ``U diag(i Im(diag(U^H Ubar)) / s) V^H`` (the phases of the singular
     vectors are arbitrary; this is the gauge where ``V``'s stay put).
-    ``Vbar`` is ``dVh^H``."""
+    ``Vbar`` is ``dVh^H``. With ``hermitian``, NumPy factors the lower
+    triangle of ``a`` (through ``eigh``): the gradient is on that triangle."""
     if not compute_uv:
         u, _, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
-        return fit(svd_values_grad(dy, u, vh), a)
+        return hermitian_grad(svd_values_grad(dy, u, vh), a, hermitian)
     (du, ds, dvh), (u, s, vh) = dy, y
     m, n = np.shape(a)[-2:]
     k = s.shape[-1]
@@ -313,7 +367,7 @@ def svd_grad(dy, a, y, full_matrices, compute_uv, hermitian):
     if du is None and dvh is None:
         if ds is None:
             return None
-        return fit(svd_values_grad(ds, u, vh), a)
+        return hermitian_grad(svd_values_grad(ds, u, vh), a, hermitian)
     f = inverse_gaps(s * s)
     core = np.zeros(f.shape, dtype=np.result_type(u, f))
     if ds is not None:
@@ -332,19 +386,19 @@ def svd_grad(dy, a, y, full_matrices, compute_uv, hermitian):
         if n > k:
             g = g + (u / s[..., None, :]) @ (dvh - (dvh @ mH(vh)) @ vh)
     g = (u @ core) @ vh + g
-    return fit(sym(g) if hermitian else g, a)
+    return hermitian_grad(g, a, hermitian)
 
 
 def svd_tangent(da, a, y, full_matrices, compute_uv, hermitian):
-    """The tangent of ``np.linalg.svd`` (along ``sym(da)`` when
-    ``hermitian``), in :func:`svd_grad`'s gauge. With ``P = U^H da V`` and
+    """The tangent of ``np.linalg.svd`` (along ``from_triangle(da)``
+    when ``hermitian``), in :func:`svd_grad`'s gauge. With ``P = U^H da V`` and
     ``F`` as there: ``ds = Re(diag(P))``,
     ``dU = U [F * (P S + S P^H) + diag(i Im(diag(P)) / s)] + (I - U U^H) da V S^-1``,
     ``dV = V [F * (S P + P^H S)] + (I - V V^H) da^H U S^-1``. The vectors
     beyond the first ``min(m, n)`` (``full_matrices``), which are not
     unique, turn with the others and not among themselves:
     ``dU2 = -U dU^H U2``."""
-    d = sym(da) if hermitian else da
+    d = from_triangle(da, True) if hermitian else da
     if not compute_uv:
         u, _, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
         return np.real(np.einsum("...ji,...jk,...ik->...i", conj(u), d, conj(vh)))
@@ -377,19 +431,25 @@ def svd_tangent(da, a, y, full_matrices, compute_uv, hermitian):
 
 def pinv_grad(dy, a, y, hermitian):
     """The gradient of ``x = np.linalg.pinv(a)`` of full rank:
-    ``-x^H xbar x^H + (I - a x) xbar^H x x^H + x^H x xbar^H (I - x a)``."""
-    A, xh = np.asarray(a), mH(y)
+    ``-x^H xbar x^H + (I - a x) xbar^H x x^H + x^H x xbar^H (I - x a)``,
+    with ``a`` the Hermitian matrix read when ``hermitian`` (its lower
+    triangle), the gradient on that triangle."""
+    A, xh = from_triangle(a, True) if hermitian else np.asarray(a), mH(y)
     t = mH(dy) @ (y @ xh)
     u = (xh @ y) @ mH(dy)
     g = -(xh @ dy @ xh) + (t - A @ (y @ t)) + (u - (u @ y) @ A)
-    return fit(sym(g) if hermitian else g, a)
+    return hermitian_grad(g, a, hermitian)
 
 
 def pinv_tangent(da, a, y, hermitian):
-    """The tangent of ``x = np.linalg.pinv(a)`` of full rank (along
-    ``sym(da)`` when ``hermitian``):
+    """The tangent of ``x = np.linalg.pinv(a)`` of full rank (of the
+    Hermitian matrix read, along ``from_triangle(da)``, when
+    ``hermitian``):
     ``-x da x + x x^H da^H (I - a x) + (I - x a) da^H x^H x``."""
-    A, d = np.asarray(a), sym(da) if hermitian else da
+    if hermitian:
+        A, d = from_triangle(a, True), from_triangle(da, True)
+    else:
+        A, d = np.asarray(a), da
     t = (y @ mH(y)) @ mH(d)
     u = mH(d) @ (mH(y) @ y)
     return -(y @ d @ y) + (t - (t @ A) @ y) + (u - y @ (A @ u))
@@ -535,16 +595,18 @@ def eigh(a, UPLO="L"):
     y = np.linalg.eigh(a, UPLO)
 
     def back(dy):
-        return (numpy_decompositions.eigh_grad(dy, a, y), None)
+        return (numpy_decompositions.eigh_grad(dy, a, y, numpy_decompositions.reads_lower(UPLO)), None)
     return y, back
 
 
 @pushforward(np.linalg.eigh)
 def eigh_push(y, a, UPLO="L", *, da):
-    """With ``m = v^H sym(da) v``: ``Re(diag(m))`` for the eigenvalues,
+    """With ``m = v^H S v``, ``S`` the tangent of the Hermitian matrix
+    read (:func:`from_triangle`): ``Re(diag(m))`` for the eigenvalues,
     ``v (F * m)`` for the eigenvectors, ``F`` from :func:`inverse_gaps`."""
     w, v = y
-    m = numpy_linalg.mH(v) @ numpy_linalg.sym(da) @ v
+    s = numpy_decompositions.from_triangle(da, numpy_decompositions.reads_lower(UPLO))
+    m = numpy_linalg.mH(v) @ s @ v
     return (np.real(np.diagonal(m, 0, -2, -1)), v @ (numpy_decompositions.inverse_gaps(w) * m))
 
 
@@ -554,15 +616,19 @@ def eigvalsh(a, UPLO="L"):
 
     def back(dy):
         v = np.linalg.eigh(a, UPLO).eigenvectors
-        return (numpy_linalg.fit((v * dy[..., None, :]) @ numpy_linalg.mH(v), a), None)
+        g = numpy_decompositions.to_triangle((v * dy[..., None, :]) @ numpy_linalg.mH(v),
+                                             numpy_decompositions.reads_lower(UPLO))
+        return (numpy_linalg.fit(g, a), None)
     return y, back
 
 
 @pushforward(np.linalg.eigvalsh)
 def eigvalsh_push(y, a, UPLO="L", *, da):
-    """``Re(diag(v^H da v))``."""
+    """``Re(diag(v^H S v))``, ``S`` the tangent of the Hermitian matrix
+    read."""
     v = np.linalg.eigh(a, UPLO).eigenvectors
-    return np.real(np.einsum("...ji,...jk,...ki->...i", numpy_linalg.conj(v), da, v))
+    s = numpy_decompositions.from_triangle(da, numpy_decompositions.reads_lower(UPLO))
+    return np.real(np.einsum("...ji,...jk,...ki->...i", numpy_linalg.conj(v), s, v))
 
 
 @adjoint(np.linalg.svd)

@@ -24,12 +24,18 @@ Conventions (complex matrices follow :mod:`.numpy_decompositions`'s):
   structure) or ``'general'``/``'banded'``, every entry counts: a
   perturbation of a structured matrix's zeros makes SciPy solve the
   general system, whose derivative this is.
-- Symmetric (Hermitian) inputs, as in :mod:`.numpy_decompositions`: ``cholesky``,
-  ``cho_factor``, ``eigh`` and ``solve``/``inv`` with ``assume_a`` ``'sym'``,
-  ``'her'`` or ``'pos'`` read one triangle of a matrix taken to be
-  symmetric; the gradient is symmetrized, ``(g + g^H) / 2`` (``(g + g^T)
-  / 2`` for ``'sym'``, complex symmetric), the gradient with respect to
-  symmetric perturbations, computed at the symmetric matrix SciPy reads.
+- Symmetric (Hermitian) inputs, with :mod:`.numpy_decompositions`'
+  triangle convention: ``cholesky``, ``cho_factor``, ``eigh`` and
+  ``solve``/``inv`` with ``assume_a`` ``'sym'``, ``'her'`` or ``'pos'``
+  read one triangle of ``a`` (the lower one for ``lower=True``; ``eigh``'s
+  default) and stand for the symmetric (Hermitian) matrix built from it,
+  at which they are computed. The gradient is with respect to the entries
+  read: ``G + G^H`` on the strict triangle, ``G``'s diagonal (its real
+  part: the Hermitian routines ignore the imaginary part of the diagonal)
+  on the diagonal, zeros on the other triangle (``G + G^T`` and the whole
+  diagonal for ``'sym'``, complex symmetric), ``G`` the gradient with
+  respect to the matrix read; a tangent in the other triangle has no
+  effect.
 - ``solve_banded((l, u), ab, b)``: ``ab`` and ``b``; ``ab`` holds the band
   of the matrix ``A`` as SciPy stores it (``ab[u + i - j, j] == A[i,
   j]``), and its corners, which SciPy does not read, get 0. The gradient
@@ -106,23 +112,28 @@ conjugate-transposed (Hermitian) halves."""
 
 def read_matrix(a, assume_a, lower):
     """The matrix SciPy's ``solve`` and ``inv`` use for ``a`` under
-    ``assume_a``: a symmetric one built from the triangle ``lower`` says,
-    a triangle, a diagonal or a band; ``a`` itself for a general one."""
+    ``assume_a``: a symmetric (Hermitian) one built from the triangle
+    ``lower`` says, a triangle, a diagonal or a band; ``a`` itself for a
+    general one. Linear: for a tangent of ``a``, the tangent of that
+    matrix."""
     if assume_a in scipy_linalg.SYMMETRIC:
-        t = scipy_linalg.triangle(a, lower)
-        strict = t - numpy_linalg.diagonal_matrix(numpy_linalg.diagonal_view(t))
-        if scipy_linalg.SYMMETRIC[assume_a] == "T":
-            return t + numpy_linalg.mT(strict)
-        return t + numpy_linalg.mH(strict)
+        return numpy_decompositions.from_triangle(a, lower, scipy_linalg.SYMMETRIC[assume_a] == "H")
     return scipy_linalg.project(a, assume_a)
 
 
+def read_grad(g, assume_a, lower):
+    """The transpose of :func:`read_matrix`: the gradient with respect to
+    the entries of ``a`` read, for the gradient ``g`` of the matrix they
+    stand for."""
+    if assume_a in scipy_linalg.SYMMETRIC:
+        return numpy_decompositions.to_triangle(g, lower, scipy_linalg.SYMMETRIC[assume_a] == "H")
+    return scipy_linalg.project(g, assume_a)
+
+
 def project(g, assume_a):
-    """The gradient with respect to a matrix read under ``assume_a`` for
-    the gradient ``g`` of the matrix it stands for (and the tangent of that
-    matrix for a tangent ``g`` of ``a``): the entries read, or, for the
-    symmetric structures, the symmetric part (see the module's
-    docstring)."""
+    """``g`` on the entries that a matrix of the non-symmetric structure
+    ``assume_a`` has (its own transpose: for a gradient and for a
+    tangent); ``g`` itself for a general one."""
     if assume_a == "diagonal":
         return numpy_linalg.diagonal_matrix(np.diagonal(g, 0, -2, -1))
     if assume_a == "tridiagonal":
@@ -131,10 +142,6 @@ def project(g, assume_a):
         return np.triu(g)
     if assume_a == "lower triangular":
         return np.tril(g)
-    if assume_a in scipy_linalg.SYMMETRIC:
-        if scipy_linalg.SYMMETRIC[assume_a] == "T":
-            return (g + numpy_linalg.mT(g)) / 2
-        return numpy_linalg.sym(g)
     return g
 
 
@@ -327,10 +334,11 @@ def lu_product(dlu, lu, piv):
 def solve_grads(dy, a, b, x, lower, assume_a, transposed):
     """The gradients of ``scipy.linalg.solve``: those of
     ``np.linalg.solve`` for the matrix SciPy reads (transposed when
-    ``transposed``), projected back onto ``a`` (see :func:`project`)."""
+    ``transposed``), taken back to the entries of ``a`` read (see
+    :func:`read_grad`)."""
     m = scipy_linalg.read_matrix(a, assume_a, lower)
     ga, gb = numpy_decompositions.solve_grads(dy, scipy_linalg.op(m, int(transposed)), b, x)
-    ga = scipy_linalg.project(scipy_linalg.op(ga, int(transposed)), assume_a)
+    ga = scipy_linalg.read_grad(scipy_linalg.op(ga, int(transposed)), assume_a, lower)
     return numpy_linalg.fit(ga, a), gb
 
 
@@ -519,8 +527,8 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
 def solve_push(y, a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True, assume_a=None,
                transposed=False, *, da, db):
     """``dx = M^-1 (db - dM x)`` for the matrix ``M`` SciPy reads, ``dM``
-    the projection of ``da`` (transposed when ``transposed``)."""
-    dm = scipy_linalg.op(scipy_linalg.project(da, assume_a), int(transposed))
+    its tangent (transposed when ``transposed``)."""
+    dm = scipy_linalg.op(scipy_linalg.read_matrix(da, assume_a, lower), int(transposed))
     r = numpy_decompositions.as_columns(db, b) - dm @ numpy_decompositions.as_columns(y, b)
     dx = scipy.linalg.solve(a, r, lower, False, False, check_finite, assume_a, transposed)
     return np.reshape(dx, np.shape(y))
@@ -532,14 +540,14 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
 
     def back(dy):
         yh = numpy_linalg.mH(y)
-        g = scipy_linalg.project(-(yh @ dy @ yh), scipy_linalg.inverse_structure(assume_a))
+        g = scipy_linalg.read_grad(-(yh @ dy @ yh), scipy_linalg.inverse_structure(assume_a), lower)
         return (numpy_linalg.fit(g, a), None, None, None, None)
     return y, back
 
 
 @pushforward(scipy.linalg.inv)
 def inv_push(y, a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False, da):
-    return -(y @ scipy_linalg.project(da, scipy_linalg.inverse_structure(assume_a)) @ y)
+    return -(y @ scipy_linalg.read_matrix(da, scipy_linalg.inverse_structure(assume_a), lower) @ y)
 
 
 @adjoint(scipy.linalg.det)
@@ -566,19 +574,21 @@ def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwr
         uplo = scipy_linalg.eigh_standard(lower, b, type, subset_by_index, subset_by_value)
         if eigvals_only:
             v = scipy.linalg.eigh(a, lower=uplo)[1]
-            return (numpy_linalg.fit((v * dy[..., None, :]) @ numpy_linalg.mH(v), a),
-                    None, None, None, None, None, None, None, None, None, None)
-        return (numpy_decompositions.eigh_grad(dy, a, y), None, None, None, None, None, None, None, None, None, None)
+            g = numpy_decompositions.to_triangle((v * dy[..., None, :]) @ numpy_linalg.mH(v), uplo)
+            return (numpy_linalg.fit(g, a), None, None, None, None, None, None, None, None, None, None)
+        return (numpy_decompositions.eigh_grad(dy, a, y, uplo), None, None, None, None, None, None, None, None, None,
+                None)
     return y, back
 
 
 @pushforward(scipy.linalg.eigh)
 def eigh_push(y, a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
               check_finite=True, subset_by_index=None, subset_by_value=None, driver=None, da):
-    """As ``np.linalg.eigh``'s: with ``m = v^H sym(da) v``, ``Re(diag(m))``
-    and ``v (F * m)``."""
-    w, v = scipy.linalg.eigh(a, lower=scipy_linalg.eigh_standard(lower, b, type, subset_by_index, subset_by_value))
-    m = numpy_linalg.mH(v) @ numpy_linalg.sym(da) @ v
+    """As ``np.linalg.eigh``'s: with ``m = v^H S v``, ``S`` the tangent of
+    the Hermitian matrix read, ``Re(diag(m))`` and ``v (F * m)``."""
+    uplo = scipy_linalg.eigh_standard(lower, b, type, subset_by_index, subset_by_value)
+    w, v = scipy.linalg.eigh(a, lower=uplo)
+    m = numpy_linalg.mH(v) @ numpy_decompositions.from_triangle(da, uplo) @ v
     dw = np.real(np.diagonal(m, 0, -2, -1))
     if eigvals_only:
         return dw
