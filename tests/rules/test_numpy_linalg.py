@@ -6,9 +6,10 @@ outputs (``slogdet``, ``qr``, ``eigh``, ``svd``) and functions that read one
 triangle of a symmetric input go through :func:`check_loss` below: the
 rule's gradient for the cotangent of a scalar loss of the outputs, against
 central differences of that loss — for eigenvectors and singular vectors a
-loss blind to their arbitrary signs (phases), and for symmetric inputs a
-loss of ``fn(sym(a))``, whose gradient at a symmetric ``a`` is the
-symmetrized one the rules return.
+loss blind to their arbitrary signs (phases). Functions that read one
+triangle are checked at a NON-symmetric input (:func:`lopsided`), whose
+single entries are perturbed: the gradient is on the entries read, zero on
+the triangle not read (the triangle convention).
 """
 import inspect
 import warnings
@@ -24,9 +25,10 @@ from zygote_py.ad import pushrules
 from zygote_py.ad.inline import rule_ir
 from zygote_py.errors import NoDerivativeRule
 from zygote_py import registry
-from zygote_py.rules import is_nondifferentiable, lookup, numpy_linalg
+from zygote_py.rules import is_nondifferentiable, lookup, numpy_decompositions, numpy_linalg
 
 from .npcheck import check_rule
+from .ordercheck import check_orders
 from .pushcheck import check_pushforward, check_tangents_one_at_a_time, rules_of
 
 SETTINGS = settings(derandomize=True, max_examples=20, deadline=None)
@@ -56,6 +58,17 @@ def spd(shape, seed=0, dtype=np.float64):
 
 def sym(a):
     return (a + np.conj(np.swapaxes(a, -1, -2))) / 2
+
+
+def lopsided(a, lower=True, seed=3):
+    """``a`` with noise on the triangle not read (the upper one when
+    ``lower``) and, for complex ``a``, on the imaginary part of its
+    diagonal: what LAPACK's symmetric routines ignore."""
+    noise = rand(a.shape, seed, a.dtype)
+    unread = np.triu(noise, 1) if lower else np.tril(noise, -1)
+    if np.iscomplexobj(a):
+        unread = unread + 1j * np.imag(noise) * np.eye(a.shape[-1])
+    return a + unread
 
 
 def numeric_gradient(loss, x, h=1e-6):
@@ -135,22 +148,25 @@ def check_float32(fn, *args, kwargs=None):
 # Registration
 
 
-COVERED = [
+PRODUCTS = [
     np.dot, np.matmul, np.inner, np.outer, np.vdot, np.vecdot, np.tensordot, np.einsum,
     np.trace, np.diag, np.diagonal, np.kron, np.cross,
     np.ndarray.dot, np.ndarray.trace, np.ndarray.diagonal,
+    np.linalg.matmul, np.linalg.vecdot, np.linalg.tensordot, np.linalg.outer, np.linalg.cross,
+    np.linalg.trace, np.linalg.diagonal,
+]
+DECOMPOSITIONS = [
     np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.slogdet, np.linalg.cholesky,
     np.linalg.qr, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.svd, np.linalg.svdvals,
-    np.linalg.pinv, np.linalg.matrix_power, np.linalg.matmul, np.linalg.vecdot,
-    np.linalg.tensordot, np.linalg.outer, np.linalg.cross, np.linalg.trace,
-    np.linalg.diagonal,
+    np.linalg.pinv, np.linalg.matrix_power,
 ]
 
 
-@pytest.mark.parametrize("fn", COVERED, ids=lambda fn: fn.__qualname__)
+@pytest.mark.parametrize("fn", PRODUCTS + DECOMPOSITIONS, ids=lambda fn: fn.__qualname__)
 def test_covered_functions_have_rules_the_compiler_inlines(fn):
     rule = lookup(fn)
-    assert rule is not None and rule.__module__ == numpy_linalg.__name__
+    module = numpy_linalg if fn in PRODUCTS else numpy_decompositions
+    assert rule is not None and rule.__module__ == module.__name__
     if fn is np.einsum:  # takes *operands: called at run time
         assert rule_ir(rule, fn) is None
     else:
@@ -166,7 +182,7 @@ def test_nondifferentiable_functions_are_registered():
     assert is_nondifferentiable(np.linalg.matrix_rank)
 
 
-@pytest.mark.parametrize("fn", rules_of(numpy_linalg), ids=registry.display_name)
+@pytest.mark.parametrize("fn", rules_of(numpy_linalg) + rules_of(numpy_decompositions), ids=registry.display_name)
 def test_pushforward_inlinable(fn):
     """Straight-line, but for einsum's (a loop over its operands)."""
     push = registry.lookup_pushforward(fn)
@@ -597,12 +613,17 @@ def test_slogdet_complex_sign_and_singular():
 @pytest.mark.parametrize("shape", [(1, 1), (3, 3), (2, 3, 3)])
 def test_cholesky(shape, upper):
     loss, cot = linear(rand(shape, 7))  # weights on both triangles: the zero one has no effect
-    check_loss(np.linalg.cholesky, spd(shape), kwargs=dict(upper=upper), loss=loss, cotangent=cot, pre=sym)
+    grads = check_loss(np.linalg.cholesky, lopsided(spd(shape), not upper), kwargs=dict(upper=upper), loss=loss,
+                       cotangent=cot)
+    unread = np.tril(np.ones(shape), -1) if upper else np.triu(np.ones(shape), 1)
+    assert np.all(grads[0][unread == 1] == 0)
 
 
 def test_cholesky_complex_and_float32():
     loss, cot = linear(rand((3, 3), 7, complex))
-    check_loss(np.linalg.cholesky, spd((3, 3), 1, complex), loss=loss, cotangent=cot, pre=sym)
+    check_loss(np.linalg.cholesky, lopsided(spd((3, 3), 1, complex)), loss=loss, cotangent=cot)
+    check_loss(np.linalg.cholesky, lopsided(spd((3, 3), 1, complex), False), kwargs=dict(upper=True), loss=loss,
+               cotangent=cot)
     _, back = lookup(np.linalg.cholesky)(spd((3, 3)).astype(np.float32))
     assert back(rand((3, 3)).astype(np.float32))[0].dtype == np.float32
 
@@ -696,22 +717,24 @@ def test_eigh(shape, which):
     cw = rand(shape[:-1], 5) if "w" in which else None
     cv = rand(shape, 6) if "v" in which else None
     loss, cot = sign_blind(cw, cv)
-    check_loss(np.linalg.eigh, spd(shape), loss=loss, cotangent=cot, pre=sym)
+    check_loss(np.linalg.eigh, lopsided(spd(shape)), loss=loss, cotangent=cot)
 
 
 def test_eigh_upper_complex_and_none():
     loss, cot = sign_blind(rand((3,), 5), rand((3, 3), 6))
-    check_loss(np.linalg.eigh, spd((3, 3)), kwargs=dict(UPLO="U"), loss=loss, cotangent=cot, pre=sym)
-    check_loss(np.linalg.eigh, spd((3, 3), 1, complex), loss=loss, cotangent=cot, pre=sym)
+    check_loss(np.linalg.eigh, lopsided(spd((3, 3)), False), kwargs=dict(UPLO="U"), loss=loss, cotangent=cot)
+    check_loss(np.linalg.eigh, lopsided(spd((3, 3)), False), kwargs=dict(UPLO="u"), loss=loss, cotangent=cot)
+    check_loss(np.linalg.eigh, lopsided(spd((3, 3), 1, complex)), loss=loss, cotangent=cot)
     assert lookup(np.linalg.eigh)(spd((3, 3)))[1]((None, None)) == (None, None)
 
 
 @pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
 def test_eigvalsh(shape):
     loss, cot = linear(rand(shape[:-1], 5))
-    check_loss(np.linalg.eigvalsh, spd(shape), loss=loss, cotangent=cot, pre=sym)
-    check_loss(np.linalg.eigvalsh, spd(shape), kwargs=dict(UPLO="U"), loss=loss, cotangent=cot, pre=sym)
-    check_loss(np.linalg.eigvalsh, spd(shape, 1, complex), loss=loss, cotangent=cot, pre=sym)
+    check_loss(np.linalg.eigvalsh, lopsided(spd(shape)), loss=loss, cotangent=cot)
+    check_loss(np.linalg.eigvalsh, lopsided(spd(shape), False), kwargs=dict(UPLO="U"), loss=loss, cotangent=cot)
+    check_loss(np.linalg.eigvalsh, lopsided(spd(shape, 1, complex), False), kwargs=dict(UPLO="U"), loss=loss,
+               cotangent=cot)
 
 
 def svd_blind(cu, cs, cvh):
@@ -761,7 +784,10 @@ def test_svd_values_and_full_matrices():
 
 def test_svd_hermitian_complex_and_float32():
     loss, cot = svd_blind(rand((3, 3), 4), rand((3,), 5), rand((3, 3), 6))
-    check_loss(np.linalg.svd, spd((3, 3)), kwargs=dict(hermitian=True), loss=loss, cotangent=cot, pre=sym)
+    check_loss(np.linalg.svd, lopsided(spd((3, 3))), kwargs=dict(hermitian=True), loss=loss, cotangent=cot)
+    loss, cot = linear(rand((3,), 5))
+    check_loss(np.linalg.svd, lopsided(spd((3, 3))), kwargs=dict(hermitian=True, compute_uv=False), loss=loss,
+               cotangent=cot)
     loss, cot = svd_blind(rand((4, 3), 4), rand((3,), 5), rand((3, 3), 6))
     check_loss(np.linalg.svd, rand((4, 3), 1, complex), kwargs=dict(full_matrices=False), loss=loss, cotangent=cot)
     check_float32(np.linalg.svd, rand((4, 3)), kwargs=dict(compute_uv=False))
@@ -794,7 +820,56 @@ def test_pinv(shape):
 
 def test_pinv_hermitian():
     loss, cot = linear(rand((3, 3), 4))
-    check_loss(np.linalg.pinv, spd((3, 3)), kwargs=dict(hermitian=True), loss=loss, cotangent=cot, pre=sym)
+    check_loss(np.linalg.pinv, lopsided(spd((3, 3))), kwargs=dict(hermitian=True), loss=loss, cotangent=cot)
+
+
+# The functions that read one triangle, through the compiler, with losses
+# that are not symmetric in their outputs' entries: each single entry of a
+# non-symmetric input perturbed, in reverse mode, forward mode and at second
+# order (hvp and the gradient of a gradient).
+TRIANGLE_LOSSES = {
+    "cholesky": lambda a: np.sum(np.sin(np.linalg.cholesky(a)) * rand((3, 3), 7)),
+    "cholesky_upper": lambda a: np.sum(np.sin(np.linalg.cholesky(a, upper=True)) * rand((3, 3), 7)),
+    "eigh": lambda a: np.sum(np.linalg.eigh(a)[0] ** 3) + np.sum(np.linalg.eigh(a)[1] ** 2 * rand((3, 3), 6)),
+    "eigh_upper": lambda a: np.sum(np.cos(np.linalg.eigh(a, "U")[0])) + np.sum(np.linalg.eigh(a, "U")[1][:, 1] ** 2),
+    "eigvalsh": lambda a: np.sum(np.linalg.eigvalsh(a) ** 3 * np.array([1.0, -2.0, 0.5])),
+    "svd_hermitian": lambda a: np.sum(np.linalg.svd(a, hermitian=True)[1] ** 2 * np.array([1.0, 0.3, -1.0])),
+    "pinv_hermitian": lambda a: np.sum(np.sin(np.linalg.pinv(a, hermitian=True)) * rand((3, 3), 4)),
+}
+UPPER = {"cholesky_upper", "eigh_upper"}
+
+
+@pytest.mark.parametrize("name", list(TRIANGLE_LOSSES))
+def test_triangle_convention_in_both_modes_and_at_second_order(name):
+    a = lopsided(spd((3, 3), 2), name not in UPPER)
+    check_orders(TRIANGLE_LOSSES[name], a, rtol=1e-5, atol=1e-6)
+    g = zpy.gradient(TRIANGLE_LOSSES[name], a)[0]
+    unread = np.tril(np.ones((3, 3)), -1) if name in UPPER else np.triu(np.ones((3, 3)), 1)
+    assert np.all(g[unread == 1] == 0) and np.any(g[unread == 0] != 0)
+
+
+@pytest.mark.parametrize("fn, kwargs, lower, call", [
+    (np.linalg.cholesky, {}, True, lambda m: np.linalg.cholesky(m)),
+    (np.linalg.cholesky, dict(upper=True), False, lambda m: np.linalg.cholesky(m, upper=True)),
+    (np.linalg.eigh, {}, True, lambda m: np.linalg.eigh(m)),
+    (np.linalg.eigh, dict(UPLO="U"), False, lambda m: np.linalg.eigh(m, UPLO="U")),
+    (np.linalg.eigvalsh, {}, True, lambda m: np.linalg.eigvalsh(m)),
+    (np.linalg.eigvalsh, dict(UPLO="U"), False, lambda m: np.linalg.eigvalsh(m, UPLO="U")),
+    (np.linalg.svd, dict(hermitian=True), True, lambda m: np.linalg.svd(m, hermitian=True)),
+    (np.linalg.pinv, dict(hermitian=True), True, lambda m: np.linalg.pinv(m, hermitian=True)),
+], ids=lambda x: getattr(x, "__name__", ""))
+def test_a_tangent_on_the_triangle_not_read_has_no_effect(fn, kwargs, lower, call):
+    """By the pushforward rule, and through the compiler (``zpy.jvp``)."""
+    a = lopsided(spd((3, 3), 1, complex), lower)
+    noise = rand((3, 3), 8, complex)
+    unread = (np.triu(noise, 1) if lower else np.tril(noise, -1)) + 1j * np.diag(np.imag(np.diag(noise)))
+    y = fn(a, **kwargs)
+    t = pushrules.call(registry.lookup_pushforward(fn), y, (a,), kwargs, (unread,), {})
+    for part in parts(t):
+        np.testing.assert_allclose(part, 0, atol=1e-12)
+    _, t = zpy.jvp(call, (a,), (unread,))
+    for part in parts(t):
+        np.testing.assert_allclose(part, 0, atol=1e-12)
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 5, -1, -3])
@@ -862,7 +937,6 @@ def spectral(s):
 
 
 def test_structured_outputs_through_compiled_code():
-    s = spd((3, 3), 4)
+    s = lopsided(spd((3, 3), 4)) / 2  # (eigh reads the lower triangle; the others all of s)
     (g,) = zpy.gradient(spectral, s)
-    want = numeric_gradient(lambda x: spectral(sym(x)), s)
-    np.testing.assert_allclose(sym(g), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g, numeric_gradient(spectral, s), rtol=1e-5, atol=1e-6)

@@ -1,8 +1,10 @@
 """The rules for :mod:`scipy.linalg`, against central finite differences:
-each rule alone (:func:`npcheck.check_rule`, or :func:`check_loss` where
-the input is read as symmetric, with the loss of ``fn(sym(a))``), its
+each rule alone (:func:`npcheck.check_rule`, or :func:`check_loss`), its
 pushforward against its pullback, and whole programs at first and second
-order in both modes (:func:`ordercheck.check_orders`)."""
+order in both modes (:func:`ordercheck.check_orders`). Functions that read
+one triangle of a symmetric matrix are checked at NON-symmetric inputs
+(:func:`lopsided`: noise on the triangle not read), each entry perturbed:
+the gradient is on the entries read (the triangle convention)."""
 import numpy as np
 import pytest
 
@@ -17,7 +19,7 @@ from zygote_py.rules import lookup  # noqa: E402
 from .npcheck import check_rule  # noqa: E402
 from .ordercheck import check_orders  # noqa: E402
 from .pushcheck import check_pushforward  # noqa: E402
-from .test_numpy_linalg import check_loss, linear, numeric_gradient, rand, spd, sym, well_conditioned  # noqa: E402
+from .test_numpy_linalg import check_loss, linear, lopsided, numeric_gradient, rand, spd, well_conditioned  # noqa: E402
 
 sl = scipy_linalg
 
@@ -114,21 +116,23 @@ def test_lu_of_a_batch_is_refused():
 def test_cholesky(lower):
     w = rand((3, 3), 12)
     lossf, cotangent = linear(w)
-    check_loss(sl.cholesky, S, kwargs=dict(lower=lower), loss=lossf, cotangent=cotangent, pre=sym)
+    grads = check_loss(sl.cholesky, lopsided(S, lower), kwargs=dict(lower=lower), loss=lossf, cotangent=cotangent)
+    assert not np.any((np.triu if lower else np.tril)(grads[0], 1 if lower else -1))
 
 
 @pytest.mark.parametrize("lower", [False, True])
 def test_cho_factor_differentiates_the_factor_triangle(lower):
     w = rand((3, 3), 13)
     tri = np.tril if lower else np.triu
-    y, back = lookup(sl.cho_factor)(S, lower)
+    x = lopsided(S, lower)
+    y, back = lookup(sl.cho_factor)(x, lower)
     grads = back((tri(w), None))
     assert grads[1:] == (None, None, None)
-    np.testing.assert_allclose(grads[0], numeric_gradient(lambda a: np.sum(tri(w) * sl.cho_factor(sym(a), lower)[0]), S),
+    np.testing.assert_allclose(grads[0], numeric_gradient(lambda a: np.sum(tri(w) * sl.cho_factor(a, lower)[0]), x),
                                rtol=1e-6, atol=1e-8)
     # forward mode: the factor's tangent, nan where the values are unspecified
     v = rand((3, 3), 14)
-    dc, dlower = registry.lookup_pushforward(sl.cho_factor)(y, S, lower, da=v)
+    dc, dlower = registry.lookup_pushforward(sl.cho_factor)(y, x, lower, da=v)
     assert dlower is None and np.all(np.isnan(dc[tri(np.ones((3, 3))) == 0]))
     np.testing.assert_allclose(np.sum(tri(w) * tri(dc)), np.sum(grads[0] * v), rtol=1e-10)
 
@@ -156,11 +160,12 @@ def cho_pair(a, b):
 
 
 def test_cho_factor_and_cho_solve_together_are_solve_pos():
-    got = zpy.gradient(cho_pair, S, B)
-    want = zpy.gradient(lambda a, b: loss(sl.solve(a, b, assume_a="pos")), S, B)
+    x = lopsided(S, False)  # (both read the upper triangle)
+    got = zpy.gradient(cho_pair, x, B)
+    want = zpy.gradient(lambda a, b: loss(sl.solve(a, b, assume_a="pos")), x, B)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(sym(got[0]), numeric_gradient(lambda a: cho_pair(sym(a), B), S), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got[0], numeric_gradient(lambda a: cho_pair(a, B), x), rtol=1e-6, atol=1e-8)
 
 
 # ---------------------------------------------------------------------------
@@ -186,23 +191,43 @@ def test_solve_vector_and_batches():
 def test_solve_and_inv_symmetric(assume_a, lower):
     w = rand((3, 2), 15)
     lossf, cotangent = linear(w)
-    grads = check_loss(sl.solve, S, B, kwargs=dict(assume_a=assume_a, lower=lower), loss=lossf, cotangent=cotangent,
-                       pre=sym)
-    np.testing.assert_allclose(grads[1], numeric_gradient(lambda b: lossf(sl.solve(S, b, assume_a=assume_a)), B),
-                               rtol=1e-6)
+    x = lopsided(S, lower)
+    grads = check_loss(sl.solve, x, B, kwargs=dict(assume_a=assume_a, lower=lower), loss=lossf, cotangent=cotangent,
+                       argnums=(0, 1))
+    assert not np.any((np.triu if lower else np.tril)(grads[0], 1 if lower else -1))
     w = rand((3, 3), 16)
     lossf, cotangent = linear(w)
-    check_loss(sl.inv, S, kwargs=dict(assume_a=assume_a, lower=lower), loss=lossf, cotangent=cotangent, pre=sym)
+    check_loss(sl.inv, x, kwargs=dict(assume_a=assume_a, lower=lower), loss=lossf, cotangent=cotangent)
+
+
+@pytest.mark.parametrize("assume_a", ["sym", "her", "pos"])
+@pytest.mark.parametrize("lower", [False, True])
+def test_solve_and_inv_symmetric_complex(assume_a, lower):
+    """Hermitian: the imaginary part of the diagonal is not read either;
+    complex symmetric (``'sym'``): the whole diagonal is."""
+    if assume_a == "sym":
+        z = rand((3, 3), 31, complex)
+        x = z + z.T + 6 * np.eye(3)
+        x = x + ((np.triu if lower else np.tril)(rand((3, 3), 32, complex), 1 if lower else -1))
+    else:
+        x = lopsided(spd((3, 3), 31, complex), lower)
+    b, w = rand((3, 2), 33, complex), rand((3, 2), 34, complex)
+    lossf, cotangent = linear(w)
+    check_loss(sl.solve, x, b, kwargs=dict(assume_a=assume_a, lower=lower), loss=lossf, cotangent=cotangent,
+               argnums=(0, 1))
+    lossf, cotangent = linear(rand((3, 3), 35, complex))
+    check_loss(sl.inv, x, kwargs=dict(assume_a=assume_a, lower=lower), loss=lossf, cotangent=cotangent)
 
 
 def test_symmetric_solve_of_a_matrix_with_another_lower_triangle():
     """SciPy reads the upper triangle: the gradient is the one at the
-    symmetric matrix built from it."""
+    symmetric matrix built from it, on that triangle (``G + G^T`` off the
+    diagonal)."""
     a = np.triu(S) + np.tril(rand((3, 3), 17), -1)
     g = zpy.gradient(lambda a, b: loss(sl.solve(a, b, assume_a="pos")), a, B)
     up = np.triu(S) + np.triu(S, 1).T
     want = zpy.gradient(lambda a, b: loss(np.linalg.solve(a, b)), up, B)
-    np.testing.assert_allclose(g[0], sym(want[0]), rtol=1e-10)
+    np.testing.assert_allclose(g[0], np.triu(want[0] + want[0].T, 1) + np.diag(np.diag(want[0])), rtol=1e-10)
     np.testing.assert_allclose(g[1], want[1], rtol=1e-10)
 
 
@@ -247,9 +272,10 @@ def test_eigh(lower):
         w, v = y
         return np.sum(ww * w) + np.sum(wv * v * v)
 
-    check_loss(sl.eigh, S, kwargs=dict(lower=lower), loss=lossf, cotangent=lambda y: (ww, 2 * wv * y[1]), pre=sym)
+    x = lopsided(S, lower)
+    check_loss(sl.eigh, x, kwargs=dict(lower=lower), loss=lossf, cotangent=lambda y: (ww, 2 * wv * y[1]))
     lossf, cotangent = linear(ww)
-    check_loss(sl.eigh, S, kwargs=dict(lower=lower, eigvals_only=True), loss=lossf, cotangent=cotangent, pre=sym)
+    check_loss(sl.eigh, x, kwargs=dict(lower=lower, eigvals_only=True), loss=lossf, cotangent=cotangent)
 
 
 def generalized(a):
@@ -309,11 +335,11 @@ def tri_transposed_unit(a, b):
 
 
 def chol(a):
-    return loss(sl.cholesky(sym(a)))
+    return loss(sl.cholesky(a))
 
 
-def cho_sym(a, b):
-    return cho_pair(sym(a), b)
+def chol_lower(a):
+    return loss(sl.cholesky(a, lower=True))
 
 
 def expm3(a):
@@ -329,7 +355,11 @@ def inv_(a):
 
 
 def inv_pos(a):
-    return loss(sl.inv(sym(a), assume_a="pos"))
+    return loss(sl.inv(a, assume_a="pos"))
+
+
+def solve_sym_lower(a, b):
+    return loss(sl.solve(a, b, assume_a="sym", lower=True))
 
 
 def det_(a):
@@ -353,11 +383,11 @@ def lu_transposed(a, b):
 
 
 def eigh_values(a):
-    return loss(sl.eigh(sym(a))[0])
+    return loss(sl.eigh(a)[0])
 
 
-def eigh_vectors(a):
-    w, v = sl.eigh(sym(a))
+def eigh_vectors_upper(a):
+    w, v = sl.eigh(a, lower=False)
     return loss(v * v) + loss(w)
 
 
@@ -366,13 +396,15 @@ def sylvester(a, b, q):
 
 
 A2, B2, S2 = well_conditioned((2, 2), 28), rand((2,), 29), spd((2, 2), 30)
+UPPER_READ, LOWER_READ, UPPER_READ2 = lopsided(S, False) / 2, lopsided(S, True) / 2, lopsided(S2, False) / 2
 
 
 @pytest.mark.parametrize("f, args", [
-    (tri_lower, (A, B2 @ A[:2])), (tri_transposed_unit, (A2, B2)), (chol, (S,)), (cho_sym, (S2, B2)), (expm3, (A,)),
-    (sqrtm_, (S,)), (inv_, (A,)), (inv_pos, (S,)), (det_, (A,)), (solve_, (A2, B2)), (solve_lower_transposed, (A2, B2)),
-    (lu_, (A, B2 @ A[:2])), (lu_transposed, (A2, B2)), (eigh_values, (S,)), (eigh_vectors, (S,)),
-    (sylvester, (A, A2, B)),
+    (tri_lower, (A, B2 @ A[:2])), (tri_transposed_unit, (A2, B2)), (chol, (UPPER_READ,)), (chol_lower, (LOWER_READ,)),
+    (cho_pair, (UPPER_READ2, B2)), (expm3, (A,)), (sqrtm_, (S,)), (inv_, (A,)), (inv_pos, (UPPER_READ,)),
+    (solve_sym_lower, (LOWER_READ, B)), (det_, (A,)), (solve_, (A2, B2)), (solve_lower_transposed, (A2, B2)),
+    (lu_, (A, B2 @ A[:2])), (lu_transposed, (A2, B2)), (eigh_values, (LOWER_READ,)),
+    (eigh_vectors_upper, (UPPER_READ,)), (sylvester, (A, A2, B)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_first_and_second_order(f, args):
     check_orders(f, *args)

@@ -248,13 +248,32 @@ def test_multivariate_normal_derivatives():
     check_orders(loss, x, mean, a)
 
 
-def test_multivariate_normal_cov_gradient_is_symmetric():
+def on_lower_triangle(g):
+    """The gradient with respect to the lower triangle of a symmetric
+    matrix whose symmetric gradient is ``g``."""
+    return np.tril(2 * g, -1) + np.diag(np.diag(g))
+
+
+def test_multivariate_normal_cov_gradient_is_on_the_lower_triangle():
+    """SciPy reads ``cov``'s lower triangle: so does the gradient, checked
+    at a non-symmetric ``cov`` entry by entry against SciPy's own values."""
     rng = np.random.default_rng(5)
     x, cov = rng.standard_normal(3), spd(rng, 3)
     (g,) = zpy.gradient(lambda c: st.multivariate_normal.logpdf(x, None, c), cov)
-    np.testing.assert_allclose(g, g.T, rtol=1e-14)
     inv = np.linalg.inv(cov)
-    np.testing.assert_allclose(g, 0.5 * (inv @ np.outer(x, x) @ inv - inv), rtol=1e-12)  # the analytic gradient
+    np.testing.assert_allclose(g, on_lower_triangle(0.5 * (inv @ np.outer(x, x) @ inv - inv)), rtol=1e-12)
+    lopsided = cov + np.triu(rng.standard_normal((3, 3)), 1)
+    assert st.multivariate_normal.logpdf(x, None, lopsided) == pytest.approx(st.multivariate_normal.logpdf(x, None, cov))
+    (g2,) = zpy.gradient(lambda c: st.multivariate_normal.logpdf(x, None, c), lopsided)
+    np.testing.assert_allclose(g2, g, rtol=1e-12)
+    want = np.zeros((3, 3))
+    for i, j in np.ndindex(3, 3):
+        e = np.zeros((3, 3))
+        e[i, j] = 1e-6
+        want[i, j] = (st.multivariate_normal.logpdf(x, None, lopsided + e)
+                      - st.multivariate_normal.logpdf(x, None, lopsided - e)) / 2e-6
+    np.testing.assert_allclose(g2, want, rtol=1e-6, atol=1e-8)
+    check_orders(lambda c: st.multivariate_normal.logpdf(x, None, c) ** 2, lopsided)
 
 
 def singular_cov():
@@ -311,7 +330,7 @@ def test_multivariate_normal_entropy():
         assert ours == pytest.approx(st.multivariate_normal.entropy(mean, cov), rel=1e-11)
     s = spd(rng, 3)
     (g,) = zpy.gradient(lambda c: st.multivariate_normal.entropy(cov=c), s)
-    np.testing.assert_allclose(g, 0.5 * np.linalg.inv(s), rtol=1e-12)  # symmetric, the analytic gradient
+    np.testing.assert_allclose(g, on_lower_triangle(0.5 * np.linalg.inv(s)), rtol=1e-12)  # the analytic gradient
     check_orders(lambda a: st.multivariate_normal.entropy(np.zeros(3), a @ a.T + np.eye(3)) ** 2, a)
 
 

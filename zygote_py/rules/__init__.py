@@ -21,7 +21,7 @@ from ..registry import (
 
 with builtin_layer():
     from . import builtins, higher_order, operators, pycmath, pymath
-    from . import numpy_conversions, numpy_elementwise, numpy_fft, numpy_linalg, numpy_linalg_general
+    from . import numpy_conversions, numpy_elementwise, numpy_fft, numpy_linalg, numpy_decompositions, numpy_linalg_general
     from . import numpy_reductions, numpy_shapes
     from . import numpy_arrays, numpy_calculus, numpy_ufuncs
     from . import hooks, mutation, nested
@@ -48,6 +48,7 @@ __all__ = [
     "numpy_conversions",
     "numpy_elementwise",
     "numpy_fft",
+    "numpy_decompositions",
     "numpy_linalg",
     "numpy_linalg_general",
     "numpy_reductions",

@@ -6,8 +6,9 @@ Covered: ``np.linalg``'s ``eig``, ``eigvals``, ``lstsq``, ``tensorsolve``,
 ``tensorinv``, ``multi_dot`` and ``cond``. (``matrix_norm`` and
 ``vector_norm`` are with ``norm`` in :mod:`.numpy_reductions`,
 ``matrix_transpose`` in :mod:`.numpy_shapes`, and the symmetric
-decompositions, ``solve``, ``inv``, ``pinv`` and the products in
-:mod:`.numpy_linalg`, whose conventions and helpers these rules share.)
+decompositions, ``solve``, ``inv`` and ``pinv`` in
+:mod:`.numpy_decompositions` and the products in :mod:`.numpy_linalg`,
+whose conventions and helpers these rules share.)
 
 Conventions:
 
@@ -28,7 +29,7 @@ Conventions:
   ``eig`` and matched to the eigenvalues ``eigvals`` returned (LAPACK need
   not order them alike with and without eigenvectors).
 - ``lstsq(a, b, rcond)``: the solution ``x = pinv(a) b``, differentiated
-  through ``pinv``'s full-rank formula (see :mod:`.numpy_linalg`): exact
+  through ``pinv``'s full-rank formula (see :mod:`.numpy_decompositions`): exact
   where ``a`` has full rank, and along changes that keep its rank
   otherwise. The residuals (for a tall ``a`` of full rank) are minima, so
   their gradient holds ``x`` fixed: ``2 r`` for ``b``, ``-2 r x^H`` for
@@ -54,7 +55,7 @@ import numpy as np
 
 # The rules below call the helpers by their qualified names, so that the
 # compiler can inline the rules.
-from zygote_py.rules import numpy_linalg, numpy_linalg_general, numpy_reductions
+from zygote_py.rules import numpy_decompositions, numpy_linalg, numpy_linalg_general, numpy_reductions
 
 from ..registry import adjoint, pushforward
 
@@ -73,7 +74,7 @@ def eig_grad(dy, a, y):
     if dv is not None:
         g = vh @ dv
         d = np.real(np.diagonal(g, 0, -2, -1))
-        p = numpy_linalg.conj(numpy_linalg.inverse_gaps(w)) * (g - (vh @ v) * d[..., None, :])
+        p = numpy_linalg.conj(numpy_decompositions.inverse_gaps(w)) * (g - (vh @ v) * d[..., None, :])
     if dw is not None:
         p = p + np.eye(w.shape[-1]) * dw[..., None, :]
     return numpy_linalg.fit(np.linalg.solve(vh, p @ vh), a)
@@ -83,7 +84,7 @@ def eig_tangent(da, y):
     """The tangent of ``np.linalg.eig`` at ``y = (w, v)`` along ``da``."""
     w, v = y
     p = np.linalg.solve(v, da @ v)
-    x = numpy_linalg.inverse_gaps(w) * p
+    x = numpy_decompositions.inverse_gaps(w) * p
     c = -np.real(np.diagonal(numpy_linalg.mH(v) @ v @ x, 0, -2, -1))
     return np.diagonal(p, 0, -2, -1), v @ x + v * c[..., None, :]
 
@@ -105,18 +106,18 @@ def lstsq_grads(dy, a, b, y):
     ga = gb = None
     if dx is not None:
         p = np.linalg.pinv(A)
-        ga = numpy_linalg.pinv_grad(numpy_linalg.as_columns(dx, B) @ numpy_linalg.mH(numpy_linalg.as_columns(B, B)),
+        ga = numpy_decompositions.pinv_grad(numpy_decompositions.as_columns(dx, B) @ numpy_linalg.mH(numpy_decompositions.as_columns(B, B)),
                                     A, p, False)
         gb = numpy_linalg.mH(p) @ dx
     if dres is not None and np.size(res):
-        r = numpy_linalg.as_columns(B - A @ x, B) * (2 * np.asarray(dres))
-        ra = -(r @ numpy_linalg.mH(numpy_linalg.as_columns(x, B)))
+        r = numpy_decompositions.as_columns(B - A @ x, B) * (2 * np.asarray(dres))
+        ra = -(r @ numpy_linalg.mH(numpy_decompositions.as_columns(x, B)))
         rb = np.reshape(r, B.shape)
         ga = ra if ga is None else ga + ra
         gb = rb if gb is None else gb + rb
     if ds is not None:
         u, _, vh = np.linalg.svd(A, full_matrices=False)
-        sa = numpy_linalg.svd_values_grad(ds, u, vh)
+        sa = numpy_decompositions.svd_values_grad(ds, u, vh)
         ga = sa if ga is None else ga + sa
     return (None if ga is None else numpy_linalg.fit(ga, a), None if gb is None else numpy_linalg.fit(gb, b))
 
@@ -126,10 +127,10 @@ def lstsq_tangent(da, db, a, b, y):
     x, res, _, s = y
     A, B = np.asarray(a), np.asarray(b)
     p = np.linalg.pinv(A)
-    dx = numpy_linalg.pinv_tangent(da, A, p, False) @ B + p @ db
+    dx = numpy_decompositions.pinv_tangent(da, A, p, False) @ B + p @ db
     if np.size(res):
         r = B - A @ x
-        dres = 2 * np.real(np.sum(numpy_linalg.as_columns(numpy_linalg.conj(r) * (db - da @ x), B), 0))
+        dres = 2 * np.real(np.sum(numpy_decompositions.as_columns(numpy_linalg.conj(r) * (db - da @ x), B), 0))
     else:
         dres = np.zeros_like(res)
     u, _, vh = np.linalg.svd(A, full_matrices=False)
@@ -215,7 +216,7 @@ def cond_grad(dy, x, p, y):
         k = np.arange(s.shape[-1])
         top, bottom = s[..., hi:hi + 1 or None], s[..., lo:lo + 1 or None]
         ds = (k == k[hi]) / bottom - (k == k[lo]) * (top / (bottom * bottom))
-        return numpy_linalg.fit(numpy_linalg.svd_values_grad(ds * np.asarray(dy)[..., None], u, vh), x)
+        return numpy_linalg.fit(numpy_decompositions.svd_values_grad(ds * np.asarray(dy)[..., None], u, vh), x)
     xi = np.linalg.inv(X)
     n1 = np.linalg.norm(X, p, (-2, -1))
     n2 = np.linalg.norm(xi, p, (-2, -1))

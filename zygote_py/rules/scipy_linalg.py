@@ -7,10 +7,10 @@ Covered: ``solve_triangular``, ``solve_banded``, ``cholesky``, ``cho_factor``,
 derivatives solve), each with a pushforward. Every pullback is written
 with functions that have rules themselves (SciPy's among them), so
 second derivatives come from the same rules. Where NumPy's rules already
-hold the derivative (:mod:`.numpy_linalg`: Cholesky, ``det``, ``eigh``,
+hold the derivative (:mod:`.numpy_decompositions`: Cholesky, ``det``, ``eigh``,
 ``solve``) they are reused.
 
-Conventions (complex matrices follow :mod:`.numpy_linalg`'s):
+Conventions (complex matrices follow :mod:`.numpy_decompositions`'s):
 
 - Only the arrays get gradients; flags (``lower``, ``trans``,
   ``assume_a``...) never do. ``overwrite_a``/``overwrite_b`` are ignored
@@ -24,12 +24,18 @@ Conventions (complex matrices follow :mod:`.numpy_linalg`'s):
   structure) or ``'general'``/``'banded'``, every entry counts: a
   perturbation of a structured matrix's zeros makes SciPy solve the
   general system, whose derivative this is.
-- Symmetric (Hermitian) inputs, as in :mod:`.numpy_linalg`: ``cholesky``,
-  ``cho_factor``, ``eigh`` and ``solve``/``inv`` with ``assume_a`` ``'sym'``,
-  ``'her'`` or ``'pos'`` read one triangle of a matrix taken to be
-  symmetric; the gradient is symmetrized, ``(g + g^H) / 2`` (``(g + g^T)
-  / 2`` for ``'sym'``, complex symmetric), the gradient with respect to
-  symmetric perturbations, computed at the symmetric matrix SciPy reads.
+- Symmetric (Hermitian) inputs, with :mod:`.numpy_decompositions`'
+  triangle convention: ``cholesky``, ``cho_factor``, ``eigh`` and
+  ``solve``/``inv`` with ``assume_a`` ``'sym'``, ``'her'`` or ``'pos'``
+  read one triangle of ``a`` (the lower one for ``lower=True``; ``eigh``'s
+  default) and stand for the symmetric (Hermitian) matrix built from it,
+  at which they are computed. The gradient is with respect to the entries
+  read: ``G + G^H`` on the strict triangle, ``G``'s diagonal (its real
+  part: the Hermitian routines ignore the imaginary part of the diagonal)
+  on the diagonal, zeros on the other triangle (``G + G^T`` and the whole
+  diagonal for ``'sym'``, complex symmetric), ``G`` the gradient with
+  respect to the matrix read; a tangent in the other triangle has no
+  effect.
 - ``solve_banded((l, u), ab, b)``: ``ab`` and ``b``; ``ab`` holds the band
   of the matrix ``A`` as SciPy stores it (``ab[u + i - j, j] == A[i,
   j]``), and its corners, which SciPy does not read, get 0. The gradient
@@ -65,7 +71,7 @@ from zygote_py import errors
 
 # The rules call this module's helpers, and NumPy's rules' helpers, by
 # their qualified names, so that the compiler can inline them.
-from zygote_py.rules import numpy_linalg, scipy_linalg
+from zygote_py.rules import numpy_decompositions, numpy_linalg, scipy_linalg
 
 from ..registry import adjoint, array_valued, nondifferentiable, pushforward
 
@@ -106,23 +112,28 @@ conjugate-transposed (Hermitian) halves."""
 
 def read_matrix(a, assume_a, lower):
     """The matrix SciPy's ``solve`` and ``inv`` use for ``a`` under
-    ``assume_a``: a symmetric one built from the triangle ``lower`` says,
-    a triangle, a diagonal or a band; ``a`` itself for a general one."""
+    ``assume_a``: a symmetric (Hermitian) one built from the triangle
+    ``lower`` says, a triangle, a diagonal or a band; ``a`` itself for a
+    general one. Linear: for a tangent of ``a``, the tangent of that
+    matrix."""
     if assume_a in scipy_linalg.SYMMETRIC:
-        t = scipy_linalg.triangle(a, lower)
-        strict = t - numpy_linalg.diagonal_matrix(numpy_linalg.diagonal_view(t))
-        if scipy_linalg.SYMMETRIC[assume_a] == "T":
-            return t + numpy_linalg.mT(strict)
-        return t + numpy_linalg.mH(strict)
+        return numpy_decompositions.from_triangle(a, lower, scipy_linalg.SYMMETRIC[assume_a] == "H")
     return scipy_linalg.project(a, assume_a)
 
 
+def read_grad(g, assume_a, lower):
+    """The transpose of :func:`read_matrix`: the gradient with respect to
+    the entries of ``a`` read, for the gradient ``g`` of the matrix they
+    stand for."""
+    if assume_a in scipy_linalg.SYMMETRIC:
+        return numpy_decompositions.to_triangle(g, lower, scipy_linalg.SYMMETRIC[assume_a] == "H")
+    return scipy_linalg.project(g, assume_a)
+
+
 def project(g, assume_a):
-    """The gradient with respect to a matrix read under ``assume_a`` for
-    the gradient ``g`` of the matrix it stands for (and the tangent of that
-    matrix for a tangent ``g`` of ``a``): the entries read, or, for the
-    symmetric structures, the symmetric part (see the module's
-    docstring)."""
+    """``g`` on the entries that a matrix of the non-symmetric structure
+    ``assume_a`` has (its own transpose: for a gradient and for a
+    tangent); ``g`` itself for a general one."""
     if assume_a == "diagonal":
         return numpy_linalg.diagonal_matrix(np.diagonal(g, 0, -2, -1))
     if assume_a == "tridiagonal":
@@ -131,10 +142,6 @@ def project(g, assume_a):
         return np.triu(g)
     if assume_a == "lower triangular":
         return np.tril(g)
-    if assume_a in scipy_linalg.SYMMETRIC:
-        if scipy_linalg.SYMMETRIC[assume_a] == "T":
-            return (g + numpy_linalg.mT(g)) / 2
-        return numpy_linalg.sym(g)
     return g
 
 
@@ -147,7 +154,7 @@ def solve_triangular_grads(dy, a, b, x, trans, lower, unit_diagonal):
         db = numpy_linalg.conj(scipy.linalg.solve_triangular(a, numpy_linalg.conj(dy), 0, lower, unit_diagonal))
     else:
         db = scipy.linalg.solve_triangular(a, dy, 2 - code, lower, unit_diagonal)
-    gm = -(numpy_linalg.as_columns(db, b) @ numpy_linalg.mH(numpy_linalg.as_columns(x, b)))
+    gm = -(numpy_decompositions.as_columns(db, b) @ numpy_linalg.mH(numpy_decompositions.as_columns(x, b)))
     da = scipy_linalg.triangle(scipy_linalg.op(gm, code), lower, unit_diagonal)
     return (numpy_linalg.fit(numpy_linalg.sum_to(da, np.shape(a)), a),
             numpy_linalg.fit(numpy_linalg.sum_to(db, np.shape(b)), b))
@@ -181,7 +188,7 @@ def solve_banded_grads(dy, l_and_u, ab, b, x):
     the diagonal ``u - r``, ``A[j - u + r, j]`` at column ``j``)."""
     lower, upper = l_and_u
     db = scipy.linalg.solve_banded((upper, lower), np.conj(scipy_linalg.transposed_band(l_and_u, ab)), dy)
-    dcols, xcols = numpy_linalg.as_columns(db, b), np.conj(numpy_linalg.as_columns(x, b))
+    dcols, xcols = numpy_decompositions.as_columns(db, b), np.conj(numpy_decompositions.as_columns(x, b))
     rows = [-np.sum(scipy_linalg.shift(dcols, upper - r) * xcols, axis=-1) for r in range(lower + upper + 1)]
     return numpy_linalg.fit(np.stack(rows), ab), numpy_linalg.fit(db, b)
 
@@ -190,7 +197,7 @@ def banded_product(l_and_u, ab, x, b):
     """``A x`` for the band matrix ``A`` stored in ``ab`` (a column of
     ``x`` per column of ``b``)."""
     lower, upper = l_and_u
-    cols = numpy_linalg.as_columns(x, b)
+    cols = numpy_decompositions.as_columns(x, b)
     total = 0.0
     for r in range(lower + upper + 1):
         total = total + scipy_linalg.shift(ab[r][:, None] * cols, r - upper)
@@ -212,14 +219,14 @@ def cho_factor_grad(dy, a, y):
             "or np.triu(c), or use scipy.linalg.cholesky",
         )
     factor = scipy_linalg.triangle(c, lower)
-    return numpy_linalg.cholesky_grad(scipy_linalg.triangle(dc, lower), a, factor, not lower)
+    return numpy_decompositions.cholesky_grad(scipy_linalg.triangle(dc, lower), a, factor, not lower)
 
 
 def cho_factor_tangent(da, y):
     """The tangent of ``c`` from ``cho_factor``: the factor's, and ``nan``
     in the triangle of unspecified values."""
     c, lower = y
-    dl = numpy_linalg.cholesky_tangent(da, scipy_linalg.triangle(c, lower), not lower)
+    dl = numpy_decompositions.cholesky_tangent(da, scipy_linalg.triangle(c, lower), not lower)
     unspecified = scipy_linalg.triangle(np.ones(np.shape(c), bool), not lower, True)
     return np.where(unspecified, np.nan, dl)
 
@@ -239,7 +246,7 @@ def cho_solve_grads(dy, c_and_lower, b, x):
     ``(Abar + Abar^H) L`` (``U (Abar + Abar^H)``) on its triangle."""
     c, lower = c_and_lower
     db = scipy.linalg.cho_solve(c_and_lower, dy)
-    ga = -(numpy_linalg.as_columns(db, b) @ numpy_linalg.mH(numpy_linalg.as_columns(x, b)))
+    ga = -(numpy_decompositions.as_columns(db, b) @ numpy_linalg.mH(numpy_decompositions.as_columns(x, b)))
     s = ga + numpy_linalg.mH(ga)
     f = scipy_linalg.triangle(c, lower)
     dc = scipy_linalg.triangle(s @ f if lower else f @ s, lower)
@@ -308,7 +315,7 @@ def lu_solve_grads(dy, lu_and_piv, b, x, trans):
         db = numpy_linalg.conj(scipy.linalg.lu_solve(lu_and_piv, numpy_linalg.conj(dy), 0))
     else:
         db = scipy.linalg.lu_solve(lu_and_piv, dy, 2 - code)
-    gm = -(numpy_linalg.as_columns(db, b) @ numpy_linalg.mH(numpy_linalg.as_columns(x, b)))
+    gm = -(numpy_decompositions.as_columns(db, b) @ numpy_linalg.mH(numpy_decompositions.as_columns(x, b)))
     perm, inverse = scipy_linalg.lu_rows(piv)
     low, up = scipy_linalg.lu_factors(lu)
     g = scipy_linalg.op(gm, code)[perm]
@@ -327,10 +334,11 @@ def lu_product(dlu, lu, piv):
 def solve_grads(dy, a, b, x, lower, assume_a, transposed):
     """The gradients of ``scipy.linalg.solve``: those of
     ``np.linalg.solve`` for the matrix SciPy reads (transposed when
-    ``transposed``), projected back onto ``a`` (see :func:`project`)."""
+    ``transposed``), taken back to the entries of ``a`` read (see
+    :func:`read_grad`)."""
     m = scipy_linalg.read_matrix(a, assume_a, lower)
-    ga, gb = numpy_linalg.solve_grads(dy, scipy_linalg.op(m, int(transposed)), b, x)
-    ga = scipy_linalg.project(scipy_linalg.op(ga, int(transposed)), assume_a)
+    ga, gb = numpy_decompositions.solve_grads(dy, scipy_linalg.op(m, int(transposed)), b, x)
+    ga = scipy_linalg.read_grad(scipy_linalg.op(ga, int(transposed)), assume_a, lower)
     return numpy_linalg.fit(ga, a), gb
 
 
@@ -397,7 +405,7 @@ def solve_triangular_push(y, a, b, trans=0, lower=False, unit_diagonal=False, ov
                           check_finite=True, *, da, db):
     """``dx = op(T)^-1 (db - op(dT) x)``, ``dT`` on the triangle read."""
     dm = scipy_linalg.op(scipy_linalg.triangle(da, lower, unit_diagonal), trans)
-    r = numpy_linalg.as_columns(db, b) - dm @ numpy_linalg.as_columns(y, b)
+    r = numpy_decompositions.as_columns(db, b) - dm @ numpy_decompositions.as_columns(y, b)
     return np.reshape(scipy.linalg.solve_triangular(a, r, trans, lower, unit_diagonal), np.shape(y))
 
 
@@ -423,13 +431,13 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     y = scipy.linalg.cholesky(a, lower, False, check_finite)
 
     def back(dy):
-        return (numpy_linalg.cholesky_grad(dy, a, y, not lower), None, None, None)
+        return (numpy_decompositions.cholesky_grad(dy, a, y, not lower), None, None, None)
     return y, back
 
 
 @pushforward(scipy.linalg.cholesky)
 def cholesky_push(y, a, lower=False, overwrite_a=False, check_finite=True, *, da):
-    return numpy_linalg.cholesky_tangent(da, y, not lower)
+    return numpy_decompositions.cholesky_tangent(da, y, not lower)
 
 
 @adjoint(scipy.linalg.cho_factor)
@@ -460,7 +468,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
 def cho_solve_push(y, c_and_lower, b, overwrite_b=False, check_finite=True, *, dc_and_lower, db):
     """``dx = A^-1 (db - dA x)``, ``dA`` from the factor's tangent."""
     da = scipy_linalg.cholesky_product(dc_and_lower[0], c_and_lower[0], c_and_lower[1])
-    r = numpy_linalg.as_columns(db, b) - da @ numpy_linalg.as_columns(y, b)
+    r = numpy_decompositions.as_columns(db, b) - da @ numpy_decompositions.as_columns(y, b)
     return np.reshape(scipy.linalg.cho_solve(c_and_lower, r), np.shape(y))
 
 
@@ -496,7 +504,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
 def lu_solve_push(y, lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, *, dlu_and_piv, db):
     """``dx = op(A)^-1 (db - op(dA) x)``."""
     da = scipy_linalg.lu_product(dlu_and_piv[0], lu_and_piv[0], lu_and_piv[1])
-    r = numpy_linalg.as_columns(db, b) - scipy_linalg.op(da, trans) @ numpy_linalg.as_columns(y, b)
+    r = numpy_decompositions.as_columns(db, b) - scipy_linalg.op(da, trans) @ numpy_decompositions.as_columns(y, b)
     return np.reshape(scipy.linalg.lu_solve(lu_and_piv, r, trans), np.shape(y))
 
 
@@ -519,9 +527,9 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
 def solve_push(y, a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True, assume_a=None,
                transposed=False, *, da, db):
     """``dx = M^-1 (db - dM x)`` for the matrix ``M`` SciPy reads, ``dM``
-    the projection of ``da`` (transposed when ``transposed``)."""
-    dm = scipy_linalg.op(scipy_linalg.project(da, assume_a), int(transposed))
-    r = numpy_linalg.as_columns(db, b) - dm @ numpy_linalg.as_columns(y, b)
+    its tangent (transposed when ``transposed``)."""
+    dm = scipy_linalg.op(scipy_linalg.read_matrix(da, assume_a, lower), int(transposed))
+    r = numpy_decompositions.as_columns(db, b) - dm @ numpy_decompositions.as_columns(y, b)
     dx = scipy.linalg.solve(a, r, lower, False, False, check_finite, assume_a, transposed)
     return np.reshape(dx, np.shape(y))
 
@@ -532,14 +540,14 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
 
     def back(dy):
         yh = numpy_linalg.mH(y)
-        g = scipy_linalg.project(-(yh @ dy @ yh), scipy_linalg.inverse_structure(assume_a))
+        g = scipy_linalg.read_grad(-(yh @ dy @ yh), scipy_linalg.inverse_structure(assume_a), lower)
         return (numpy_linalg.fit(g, a), None, None, None, None)
     return y, back
 
 
 @pushforward(scipy.linalg.inv)
 def inv_push(y, a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False, da):
-    return -(y @ scipy_linalg.project(da, scipy_linalg.inverse_structure(assume_a)) @ y)
+    return -(y @ scipy_linalg.read_matrix(da, scipy_linalg.inverse_structure(assume_a), lower) @ y)
 
 
 @adjoint(scipy.linalg.det)
@@ -547,13 +555,13 @@ def det(a, overwrite_a=False, check_finite=True):
     y = scipy.linalg.det(a, False, check_finite)
 
     def back(dy):
-        return (numpy_linalg.det_grad(dy, a, y), None, None)
+        return (numpy_decompositions.det_grad(dy, a, y), None, None)
     return y, back
 
 
 @pushforward(scipy.linalg.det)
 def det_push(y, a, overwrite_a=False, check_finite=True, *, da):
-    return np.sum(numpy_linalg.cofactor(a, y) * da, axis=(-2, -1))
+    return np.sum(numpy_decompositions.cofactor(a, y) * da, axis=(-2, -1))
 
 
 @adjoint(scipy.linalg.eigh)
@@ -566,23 +574,25 @@ def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwr
         uplo = scipy_linalg.eigh_standard(lower, b, type, subset_by_index, subset_by_value)
         if eigvals_only:
             v = scipy.linalg.eigh(a, lower=uplo)[1]
-            return (numpy_linalg.fit((v * dy[..., None, :]) @ numpy_linalg.mH(v), a),
-                    None, None, None, None, None, None, None, None, None, None)
-        return (numpy_linalg.eigh_grad(dy, a, y), None, None, None, None, None, None, None, None, None, None)
+            g = numpy_decompositions.to_triangle((v * dy[..., None, :]) @ numpy_linalg.mH(v), uplo)
+            return (numpy_linalg.fit(g, a), None, None, None, None, None, None, None, None, None, None)
+        return (numpy_decompositions.eigh_grad(dy, a, y, uplo), None, None, None, None, None, None, None, None, None,
+                None)
     return y, back
 
 
 @pushforward(scipy.linalg.eigh)
 def eigh_push(y, a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
               check_finite=True, subset_by_index=None, subset_by_value=None, driver=None, da):
-    """As ``np.linalg.eigh``'s: with ``m = v^H sym(da) v``, ``Re(diag(m))``
-    and ``v (F * m)``."""
-    w, v = scipy.linalg.eigh(a, lower=scipy_linalg.eigh_standard(lower, b, type, subset_by_index, subset_by_value))
-    m = numpy_linalg.mH(v) @ numpy_linalg.sym(da) @ v
+    """As ``np.linalg.eigh``'s: with ``m = v^H S v``, ``S`` the tangent of
+    the Hermitian matrix read, ``Re(diag(m))`` and ``v (F * m)``."""
+    uplo = scipy_linalg.eigh_standard(lower, b, type, subset_by_index, subset_by_value)
+    w, v = scipy.linalg.eigh(a, lower=uplo)
+    m = numpy_linalg.mH(v) @ numpy_decompositions.from_triangle(da, uplo) @ v
     dw = np.real(np.diagonal(m, 0, -2, -1))
     if eigvals_only:
         return dw
-    return (dw, v @ (numpy_linalg.inverse_gaps(w) * m))
+    return (dw, v @ (numpy_decompositions.inverse_gaps(w) * m))
 
 
 # --------------------------------------------------------------------------

@@ -42,9 +42,15 @@ Which arguments get a gradient, and conventions:
   ``rel_entr(x, y) == x log(x / y)``: ``x`` gets ``1 + log(x / y)``,
   ``-inf`` at ``x == 0``; ``y`` gets ``-x / y``, 0 where ``x == 0`` (also
   at ``y == 0``).
-- ``i0 i1 i0e i1e iv ive jv yv j0 j1 y0 y1 yn``: ``x`` only; the order
-  ``v`` of ``iv ive jv yv`` (``n`` of ``yn``; ``jn`` is ``jv``) gets none (``None``, whatever its type: the derivative in the
-  order is no special function SciPy has). The recurrences
+- ``i0 i1 i0e i1e iv ive jv yv j0 j1 y0 y1 yn``: ``x`` only. The
+  derivative in the order ``v`` of ``iv ive jv yv`` (``n`` of ``yn``;
+  ``jn`` is ``jv``) is no special function SciPy has, and never a silent
+  zero: in forward mode a nonzero tangent of the order raises
+  :class:`~zygote_py.errors.NoDerivativeRule` naming it
+  (:func:`order_tangent`); in reverse mode a float order's gradient is
+  ``nan`` (:func:`order_gradient`: the reverse transform cannot tell a
+  constant order from a differentiated one everywhere, so it marks the
+  gradient instead of refusing). An integer order gets ``None``. The recurrences
   ``iv' = (iv(v-1) + iv(v+1)) / 2``, ``jv' = (jv(v-1) - jv(v+1)) / 2``
   (the same for ``yv``), ``i0' = i1``, ``i1' = (i0 + iv(2)) / 2``; the
   exponentially scaled ``i0e i1e ive`` (``f(x) exp(-|x|)``) subtract
@@ -67,13 +73,13 @@ the transpose of its pullback with the same conventions.
 import numpy as np
 import scipy.special
 
-from zygote_py import runtime
+from zygote_py import errors, runtime
 
 # The rules below call this module's helpers by their qualified names, so
 # that the compiler can inline the rules.
 from zygote_py.rules import scipy_special
 
-from ..registry import adjoint, array_valued, pushforward
+from ..registry import adjoint, array_valued, nondifferentiable, pushforward
 
 # -- log-sum-exp and softmax -----------------------------------------------------
 
@@ -314,17 +320,57 @@ def i1e_push(y, x, *, dx):
     return dx * ((scipy.special.i0e(x) + scipy.special.ive(2, x)) / 2 - np.sign(x) * y)
 
 
+def order_gradient(v):
+    """The gradient of a Bessel function with respect to its order ``v``:
+    ``None`` for an integer order, which is never differentiated; ``nan``
+    (of ``v``'s shape) for a float one, since there is none to give. Not
+    a refusal: the reverse transform keeps this gradient wherever the order
+    could depend on a differentiated value (a float captured by a closure
+    differentiated again, a call dispatched at run time), so raising here
+    would refuse constant orders; a ``nan`` reaches only a gradient that
+    truly depends on the order."""
+    if isinstance(v, (bool, int, np.integer)) or np.asarray(v).dtype.kind in "biu":
+        return None
+    return np.full(np.shape(v), np.nan)[()]
+
+
+def order_tangent(dv, name, order):
+    """The term of the Bessel function ``name``'s tangent from the tangent
+    ``dv`` of its order (the argument named ``order``): 0 where ``dv`` is
+    zero; otherwise there is none to give, so this raises. The forward
+    transform drops the call where ``dv`` is known to be zero (the order is
+    not differentiated), and a zero tangent is checked when it runs."""
+    if not np.any(dv):
+        return 0.0
+    scipy_special.order_refused(name, order)
+
+
+def order_refused(name, order):
+    """Raise: ``name`` has no derivative in its order, which is
+    differentiated."""
+    raise errors.NoDerivativeRule(
+        f"{name} has no derivative with respect to its order {order!r}, and {order!r} is differentiated here",
+        hint=f"keep {order!r} constant (a number, or an array that does not depend on the differentiated inputs): "
+        f"the derivative in x is computed; for the derivative in {order!r}, take finite differences of {name} or "
+        f"register a rule with @zpy.adjoint({name})",
+    )
+
+
+nondifferentiable(order_gradient, order_tangent, order_refused)
+
+
 @adjoint(scipy.special.iv)
 def iv(v, x):
     def back(dy):
         slope = (scipy.special.iv(v - 1, x) + scipy.special.iv(v + 1, x)) / 2
-        return (None, runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(v), runtime.unbroadcast(dy * slope, x))
     return scipy.special.iv(v, x), back
 
 
 @pushforward(scipy.special.iv)
-def iv_push(y, v, x, *, dx):
-    return runtime.shaped(dx * ((scipy.special.iv(v - 1, x) + scipy.special.iv(v + 1, x)) / 2), y)
+def iv_push(y, v, x, *, dv, dx):
+    slope = (scipy.special.iv(v - 1, x) + scipy.special.iv(v + 1, x)) / 2
+    return runtime.shaped(dx * slope, y) + scipy_special.order_tangent(dv, "scipy.special.iv", "v")
 
 
 @adjoint(scipy.special.ive)
@@ -333,40 +379,42 @@ def ive(v, x):
 
     def back(dy):
         slope = (scipy.special.ive(v - 1, x) + scipy.special.ive(v + 1, x)) / 2 - np.sign(x) * y
-        return (None, runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(v), runtime.unbroadcast(dy * slope, x))
     return y, back
 
 
 @pushforward(scipy.special.ive)
-def ive_push(y, v, x, *, dx):
+def ive_push(y, v, x, *, dv, dx):
     slope = (scipy.special.ive(v - 1, x) + scipy.special.ive(v + 1, x)) / 2 - np.sign(x) * y
-    return runtime.shaped(dx * slope, y)
+    return runtime.shaped(dx * slope, y) + scipy_special.order_tangent(dv, "scipy.special.ive", "v")
 
 
 @adjoint(scipy.special.jv)
 def jv(v, x):
     def back(dy):
         slope = (scipy.special.jv(v - 1, x) - scipy.special.jv(v + 1, x)) / 2
-        return (None, runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(v), runtime.unbroadcast(dy * slope, x))
     return scipy.special.jv(v, x), back
 
 
 @pushforward(scipy.special.jv)
-def jv_push(y, v, x, *, dx):
-    return runtime.shaped(dx * ((scipy.special.jv(v - 1, x) - scipy.special.jv(v + 1, x)) / 2), y)
+def jv_push(y, v, x, *, dv, dx):
+    slope = (scipy.special.jv(v - 1, x) - scipy.special.jv(v + 1, x)) / 2
+    return runtime.shaped(dx * slope, y) + scipy_special.order_tangent(dv, "scipy.special.jv", "v")
 
 
 @adjoint(scipy.special.yv)
 def yv(v, x):
     def back(dy):
         slope = (scipy.special.yv(v - 1, x) - scipy.special.yv(v + 1, x)) / 2
-        return (None, runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(v), runtime.unbroadcast(dy * slope, x))
     return scipy.special.yv(v, x), back
 
 
 @pushforward(scipy.special.yv)
-def yv_push(y, v, x, *, dx):
-    return runtime.shaped(dx * ((scipy.special.yv(v - 1, x) - scipy.special.yv(v + 1, x)) / 2), y)
+def yv_push(y, v, x, *, dv, dx):
+    slope = (scipy.special.yv(v - 1, x) - scipy.special.yv(v + 1, x)) / 2
+    return runtime.shaped(dx * slope, y) + scipy_special.order_tangent(dv, "scipy.special.yv", "v")
 
 
 @adjoint(scipy.special.j0)
@@ -421,13 +469,14 @@ def y1_push(y, x, *, dx):
 def yn(n, x):
     def back(dy):
         slope = (scipy.special.yn(n - 1, x) - scipy.special.yn(n + 1, x)) / 2
-        return (None, runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(n), runtime.unbroadcast(dy * slope, x))
     return scipy.special.yn(n, x), back
 
 
 @pushforward(scipy.special.yn)
-def yn_push(y, n, x, *, dx):
-    return runtime.shaped(dx * ((scipy.special.yn(n - 1, x) - scipy.special.yn(n + 1, x)) / 2), y)
+def yn_push(y, n, x, *, dn, dx):
+    slope = (scipy.special.yn(n - 1, x) - scipy.special.yn(n + 1, x)) / 2
+    return runtime.shaped(dx * slope, y) + scipy_special.order_tangent(dn, "scipy.special.yn", "n")
 
 
 # -- exprel ---------------------------------------------------------------------

@@ -47,9 +47,12 @@ Conventions:
   infinite.
 - ``multivariate_normal``: ``cov`` a matrix, a vector (its diagonal) or a
   number (times the identity), ``mean`` ``None`` (zeros), ``x`` of shape
-  ``(d,)`` or ``(..., d)``. The density is formed from the Cholesky
-  factor of ``cov``; ``cov``'s gradient is symmetric, as
-  ``np.linalg.cholesky``'s. A singular ``cov`` (by SciPy's test) raises
+  ``(d,)`` or ``(..., d)``. SciPy reads the lower triangle of a matrix
+  ``cov`` (through ``scipy.linalg.eigh``), and so do these formulas:
+  ``cov``'s gradient is on that triangle, zeros above, as
+  ``np.linalg.cholesky``'s (the triangle convention of
+  :mod:`.numpy_decompositions`). The density is formed from the Cholesky
+  factor of ``cov``. A singular ``cov`` (by SciPy's test) raises
   SciPy's ``LinAlgError`` unless ``allow_singular=True`` (always, for ``entropy``): then the
   density is SciPy's degenerate one, on the range of ``cov`` (found as
   SciPy finds it, from its eigenvalues, without a derivative), formed
@@ -630,13 +633,14 @@ nondifferentiable(mvn_dim, mvn_range, mvn_outside)
 
 
 def mvn_matrix(d, cov):
-    """``cov`` as a ``d`` by ``d`` matrix (from a number or a diagonal)."""
+    """``cov`` as a ``d`` by ``d`` matrix (from a number or a diagonal);
+    a matrix as SciPy reads it, symmetric from its lower triangle."""
     cov = np.asarray(cov)
     if np.ndim(cov) == 0:
         return cov * np.eye(d)
     if np.ndim(cov) == 1:
         return np.diag(cov)
-    return cov
+    return np.tril(cov) + np.transpose(np.tril(cov, -1))
 
 
 def mvn_log_det_and_whitened(cov, dev, basis):
