@@ -50,6 +50,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import dataclasses
 import importlib
 import inspect
 import re
@@ -65,7 +66,7 @@ import numpy as np
 
 from .. import __version__, runtime
 from ..ad import pipeline
-from ..ad.analysis import ARRAY, FLOAT, NUMBER
+from ..ad.analysis import ARRAY, FLOAT, NUMBER, fields_kind
 from ..errors import ZygoteError
 from ..frontend import static
 from ..ir import ops
@@ -109,7 +110,8 @@ def plan(module: static.StaticModule, name: str) -> list[Parameter]:
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     out = [_parameter(module, a, d) for a, d in zip(positional, defaults)]
     if "." in name and out:
-        out[0] = Parameter(out[0].name, True, 0, "the object, differentiated, nothing assumed")
+        out[0] = _object(module, out[0].name, ast.Name(id=name.rpartition(".")[0])) or \
+            Parameter(out[0].name, True, 0, "the object, differentiated, nothing assumed")
     if args.vararg:
         out.append(Parameter(args.vararg.arg, True, 0, "differentiated, nothing assumed"))
     out += [_parameter(module, a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
@@ -137,10 +139,39 @@ def _parameter(module: static.StaticModule, a: ast.arg, default: Optional[ast.ex
     if isinstance(ann, ast.Name) and ann.id in _NOT_DIFFERENTIATED:
         return Parameter(a.arg, False, _NOT_DIFFERENTIATED[ann.id], f"not differentiated ({ann.id})")
     base = ann.value if isinstance(ann, ast.Subscript) else ann
-    obj = _dotted(module.namespace, base)
-    if obj is np.ndarray or typing.get_origin(obj) is np.ndarray:
+    if _array_type(_dotted(module.namespace, base)):
         return Parameter(a.arg, True, ARRAY, "a real array")
-    return Parameter(a.arg, True, 0, "differentiated, nothing assumed")
+    return _object(module, a.arg, base) or Parameter(a.arg, True, 0, "differentiated, nothing assumed")
+
+
+def _array_type(t: Any) -> bool:
+    return t is np.ndarray or typing.get_origin(t) is np.ndarray
+
+
+def _object(module: static.StaticModule, name: str, annotation: ast.expr) -> Optional[Parameter]:
+    """A parameter annotated with a dataclass (the module's own, built for
+    this, or an imported one) whose fields are annotated ``float`` or
+    ``np.ndarray`` (or ``NDArray``): each field read is differentiated as a
+    parameter of that kind would be, and the gradient is a namespace of the
+    fields' gradients (see ``analysis.fields_kind``)."""
+    if isinstance(annotation, ast.Name) and annotation.id not in module.namespace:
+        module.resolve(annotation.id)  # (a class statement is run only when needed)
+    cls = _dotted(module.namespace, annotation)
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+        return None
+    try:
+        hints = typing.get_type_hints(cls, globalns=module.namespace if cls.__module__ == module.namespace.get(
+            "__name__") else None)
+    except Exception:  # (an annotation naming what the module does not define: nothing known)
+        return None
+    kinds = {}
+    for f in dataclasses.fields(cls):
+        t = hints.get(f.name)
+        if t is not float and not _array_type(t):
+            return None
+        kinds[f.name] = FLOAT if t is float else ARRAY
+    described = ", ".join(f"{f} ({'a real number' if k == FLOAT else 'a real array'})" for f, k in kinds.items())
+    return Parameter(name, True, fields_kind(kinds), f"a {cls.__name__} of real fields: {described}")
 
 
 def _dotted(namespace: dict, node: ast.expr) -> Any:
@@ -348,13 +379,20 @@ def _gradient_defs(module: static.StaticModule, name: str, params: list[Paramete
 
 def _check_kinds(fdef: ast.FunctionDef, params: list[Parameter]) -> None:
     """Begin ``fdef`` with a check that each differentiated real number or
-    array parameter holds one: code emitted for a number gives a wrong
-    gradient for an array, where ``zpy.gradient`` would compile another."""
+    array parameter (or field of a dataclass parameter) holds one: code
+    emitted for a number gives a wrong gradient for an array, where
+    ``zpy.gradient`` would compile another."""
+    values = []  # (kind, keyword, the value's expression)
+    for p in params:
+        if p.active and isinstance(p.kind, tuple):
+            values += [(k, f"{p.name}_{f}", ast.Attribute(value=ast.Name(id=p.name, ctx=ast.Load()), attr=f,
+                                                        ctx=ast.Load())) for f, k in p.kind[1]]
+        elif p.active:
+            values.append((p.kind, p.name, ast.Name(id=p.name, ctx=ast.Load())))
     for kind, check in ((FLOAT, standalone.real_numbers), (ARRAY, standalone.real_arrays)):
-        names = [p.name for p in params if p.active and p.kind == kind]
-        if names:
-            call = ast.Call(func=_constant(check, check.__name__), args=[], keywords=[
-                ast.keyword(arg=n, value=ast.Name(id=n, ctx=ast.Load())) for n in names])
+        keywords = [ast.keyword(arg=n, value=e) for k, n, e in values if k == kind]
+        if keywords:
+            call = ast.Call(func=_constant(check, check.__name__), args=[], keywords=keywords)
             fdef.body.insert(0, ast.Expr(value=call))
     ast.fix_missing_locations(fdef)
 
