@@ -21,8 +21,12 @@ annotations, since there are no arguments to look at (:func:`plan`):
 ``int``, ``bool``, ``str`` and ``bytes`` are not, nor an unannotated
 parameter with such a default (``steps=40``); ``float``, or no
 annotation, is a real number; ``np.ndarray`` (or ``numpy.typing.NDArray``)
-is a real array; anything else is differentiated with nothing assumed
-(which makes the compiler call zygote_py's run-time ``J`` more often).
+is a real array; a dataclass whose fields are all annotated ``float`` or
+``np.ndarray`` (also a method's ``self``) has each field read
+differentiated as such a parameter would be, its gradient a
+``types.SimpleNamespace`` of the fields' (``analysis.fields_kind``);
+anything else is differentiated with nothing assumed (which makes the
+compiler call zygote_py's run-time ``J`` more often).
 
 **Standalone.** The emitted code reads zygote_py helpers (``runtime.seed``,
 ``runtime.unbroadcast``, NumPy rules' helpers...). Each is copied into the
@@ -96,6 +100,7 @@ class Parameter:
     active: bool
     kind: int
     described: str  # "a real number", "not differentiated (int)"...
+    reads: Optional[str] = None  # the module's class whose fields' annotations gave the kind (a dependency)
 
 
 def plan(module: static.StaticModule, name: str) -> list[Parameter]:
@@ -171,7 +176,8 @@ def _object(module: static.StaticModule, name: str, annotation: ast.expr) -> Opt
             return None
         kinds[f.name] = FLOAT if t is float else ARRAY
     described = ", ".join(f"{f} ({'a real number' if k == FLOAT else 'a real array'})" for f, k in kinds.items())
-    return Parameter(name, True, fields_kind(kinds), f"a {cls.__name__} of real fields: {described}")
+    own = annotation.id if isinstance(annotation, ast.Name) and annotation.id in module.bindings else None
+    return Parameter(name, True, fields_kind(kinds), f"a {cls.__name__} of real fields: {described}", own)
 
 
 def _dotted(namespace: dict, node: ast.expr) -> Any:
@@ -257,7 +263,8 @@ def _emit_module(path: Path, functions: Optional[list[str]], shown: str, command
         except Exception as e:
             skipped[name] = _reason(module, name, e)
     body = writer.texts()
-    deps = module.dependencies([name for name, _, _ in chosen])
+    deps = module.dependencies([name for name, _, _ in chosen] + [p.reads for _, params, _ in chosen for p in params
+                                                                  if p.reads is not None])
     digests = {d: module.digest(d) for d in deps}
     text = _header(shown, digests, skipped, idle, command or f"zpy emit {shown}") + writer.preamble()
     for (name, params, _), defs in zip(chosen, body):
@@ -323,10 +330,12 @@ def _header(shown: str, digests: dict[str, str], skipped: dict[str, tuple[int, s
         "# NAME_forward(*args) returns (y, pullback) and pullback(dy) the gradients",
         "# (it may be called again); NAME_gradient(*args) returns the gradients;",
         "# a method Class.name gives Class_name_forward(self, ...) and",
-        "# Class_name_gradient(self, ...), self's gradient a Tangent of its fields.",
+        "# Class_name_gradient(self, ...).",
         "# Parameters annotated int, bool, str or bytes, or with such a default,",
         "# are not differentiated; float or no annotation means a real number,",
-        "# np.ndarray a real array.",
+        "# np.ndarray a real array; a dataclass whose fields are annotated so",
+        "# (or a method's self of one) gets a types.SimpleNamespace of its",
+        "# fields' gradients (the attributes of zpy.gradient's Tangent).",
     ]
     if idle:
         lines += ["#", "# Not differentiable:"] + [f"#   {k}: {v}" for k, v in idle.items()]
