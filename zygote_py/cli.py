@@ -89,7 +89,7 @@ def _emit(args: argparse.Namespace) -> int:
     for name, why in emitted.not_differentiable.items():
         print(f"zpy: not differentiable: {name}: {why}", file=sys.stderr)
     for name, (line, why) in emitted.skipped.items():
-        print(f"zpy: {shown}:{line}: cannot emit {name}: {why}", file=sys.stderr)
+        print(f"zpy: {path}:{line}: cannot emit {name}: {why}", file=sys.stderr)  # (as typed: the header's is -o's)
     if emitted.skipped and not args.skip_failing:
         print(f"zpy: {len(emitted.skipped)} function{'s' if len(emitted.skipped) > 1 else ''} cannot be emitted; "
               "--skip-failing writes the module without them (listed in its header)", file=sys.stderr)

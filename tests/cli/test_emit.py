@@ -273,3 +273,52 @@ def test_unresolved_name_is_an_error_with_file_and_line(tmp_path, capsys):
     assert "def fine_gradient" in text and "#   uses_last (line 20): uses_last reads 'LAST'" in text
     # FACTOR = math.pi / 2, not a literal, is read from the source module by name
     assert "def uses_factor_gradient" in text and "from unresolved import FACTOR" in text
+
+
+DATACLASS_MODULE = '''import dataclasses
+
+import numpy as np
+
+
+@dataclasses.dataclass
+class Params:
+    w: np.ndarray
+    b: {b}
+
+
+def loss(p: Params, x: np.ndarray):
+    r = x @ p.w + p.b
+    return np.sum(r * r) / x.shape[0]
+'''
+
+
+def test_a_dataclass_parameter_is_differentiated_by_its_fields_annotations(tmp_path, capsys):
+    """Its gradient is a namespace of the fields', equal to zpy.gradient's
+    Tangent; the class is a dependency (--check names it when a field's
+    annotation changes); a field of another kind leaves the parameter to
+    run time, which a gradient module cannot do: refused, at its line."""
+    source = tmp_path / "params.py"
+    source.write_text(DATACLASS_MODULE.format(b="float"))
+    out = emit(source, tmp_path / "params_grad.py")
+    text = out.read_text()
+    assert "import zygote_py" not in text and "real_numbers(p_b=p.b)" in text and "#   Params " in text
+    sys.path.insert(0, str(tmp_path))
+    try:
+        model, grad = importlib.import_module("params"), importlib.import_module("params_grad")
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("params", None), sys.modules.pop("params_grad", None)
+    p, x = model.Params(rng.normal(size=3), 0.4), rng.normal(size=(5, 3))
+    got, want = grad.loss_gradient(p, x), zpy.gradient(model.loss, p, x)
+    np.testing.assert_allclose(got[0].w, want[0].w, rtol=1e-12)
+    assert got[0].b == pytest.approx(want[0].b, rel=1e-12)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+    h = 1e-6
+    fd = (model.loss(model.Params(p.w, p.b + h), x) - model.loss(model.Params(p.w, p.b - h), x)) / (2 * h)
+    assert got[0].b == pytest.approx(fd, rel=1e-6)
+    source.write_text(DATACLASS_MODULE.format(b="np.ndarray"))
+    assert main(["emit", "--check", str(source), "-o", str(out)]) == 1
+    assert "Params changed" in capsys.readouterr().err
+    source.write_text(DATACLASS_MODULE.format(b="int"))
+    assert main(["emit", str(source), "-o", str(tmp_path / "other.py")]) == 3
+    assert "params.py:13: cannot emit loss: its gradient would call zygote_py.runtime.J" in capsys.readouterr().err

@@ -1,5 +1,8 @@
 """The helpers copied into gradient modules (backend/standalone.py) agree
 with the runtime's on real numbers and arrays."""
+import dataclasses
+import types
+
 import numpy as np
 import pytest
 
@@ -84,6 +87,28 @@ def test_accum(a, b):
     want, got = runtime.accum(a, b), standalone.accum(a, b)
     assert type(got) is type(want)
     assert repr(got) == repr(want)
+
+
+@dataclasses.dataclass
+class Point:
+    w: np.ndarray
+    b: float
+
+
+def test_field_gradients_are_the_runtime_tangents_fields():
+    """A namespace with the attributes of the runtime's Tangent, and the
+    sum of two of them (accum) the sum of the Tangents, field by field."""
+    p = Point(A3, 0.5)
+    pairs = [(f(p, "w", A3), f(p, "b", 2.0)) for f in (runtime.field_gradient, standalone.field_gradient)]
+    for (want_w, want_b), (got_w, got_b) in [pairs]:
+        for want, got in ((want_w, got_w), (want_b, got_b), (runtime.accum(want_w, want_b), standalone.accum(got_w, got_b)),
+                          (runtime.accum(want_w, want_w), standalone.accum(got_w, got_w))):
+            assert type(got) is types.SimpleNamespace and list(vars(got)) == ["w", "b"]
+            for name in ("w", "b"):
+                if getattr(want, name) is None:
+                    assert getattr(got, name) is None
+                else:
+                    np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
 
 
 @pytest.mark.parametrize("x,g", [(A3, 0), (A3, 0.0), (A3, A3), (2.0, 0.0), (2.0, None)])

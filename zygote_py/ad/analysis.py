@@ -54,7 +54,28 @@ NUMBER, SEQUENCE, FLOAT, ARRAY, VECTOR, COMPLEX_ARRAY = 1, 2, 3, 4, 5, 6
 """Kinds of argument in a numeric mask (0: none of these): a number (a
 Python float is one whose gradients' zero is ``0.0``), a tuple or list of
 numbers, a real array, a one-dimensional real array (whose items are
-numbers), a complex array."""
+numbers), a complex array. An object whose fields' kinds are known (a
+dataclass parameter of an emitted gradient, see :func:`fields_kind`) has
+the kind ``("fields", ((name, kind), ...))``."""
+
+
+def fields_kind(kinds: dict[str, int]) -> tuple:
+    """The kind of an object whose field ``name`` holds a value of kind
+    ``kinds[name]``: ``zpy emit`` knows it from a dataclass annotation
+    (``p: Params``), and each ``p.name`` is then differentiated as an
+    argument of that kind would be (never at run time)."""
+    return ("fields", tuple(sorted(kinds.items())))
+
+
+def field_reads(ir: IR, numeric_args: list) -> dict[Var, int]:
+    """``obj.name`` of an argument of a :func:`fields_kind` → the kind of
+    that field."""
+    objects = {a: dict(k[1]) for a, k in zip(ir.entry.args, numeric_args) if isinstance(k, tuple)}
+    if not objects:
+        return {}
+    return {s.var: objects[s.args[0]][s.args[1].value] for b in ir.blocks.values() for s in b.stmts
+            if _callee_fn(s) is getattr and len(s.args) == 2 and s.args[0] in objects and not s.kwargs
+            and isinstance(s.args[1], Const) and s.args[1].value in objects[s.args[0]]}
 
 
 def kind(x: Any) -> int:
@@ -312,6 +333,7 @@ class Facts:
     constants: set[Var] = field(default_factory=set)  # globals and free variables holding numbers, arrays or tuples of numbers
     python_numbers: set[Var] = field(default_factory=set)  # Python ints and floats: such constants, items of such tuples
     metadata: set[Var] = field(default_factory=set)  # x.shape, x.dtype... of a known array: never active
+    fields: dict[Var, int] = field(default_factory=dict)  # obj.name of an object whose fields' kinds are known
 
     def callee(self, s: Statement) -> Any:
         """The statement's callee if known at compile time, else _MISSING."""
@@ -576,11 +598,13 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     num = facts.numeric
     seqs = facts.sequences
     entry = ir.entry
-    num.update(a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, ARRAY, VECTOR, COMPLEX_ARRAY))
-    facts.arrays.update(a for a, k in zip(entry.args, numeric_args) if k in (ARRAY, VECTOR, COMPLEX_ARRAY))
-    vectors = {a for a, k in zip(entry.args, numeric_args) if k == VECTOR}
+    facts.fields = field_reads(ir, numeric_args)
+    given = [*zip(entry.args, numeric_args), *facts.fields.items()]  # (a known field is read as an argument)
+    num.update(a for a, k in given if k in (NUMBER, FLOAT, ARRAY, VECTOR, COMPLEX_ARRAY))
+    facts.arrays.update(a for a, k in given if k in (ARRAY, VECTOR, COMPLEX_ARRAY))
+    vectors = {a for a, k in given if k == VECTOR}
     facts.vectors.update(vectors)
-    seqs.update(a for a, k in zip(entry.args, numeric_args) if k == SEQUENCE)
+    seqs.update(a for a, k in given if k == SEQUENCE)
     incoming: dict[Var, list] = {}
     for p, v in edge_values(ir):  # (an unassigned variable is read only through check_bound, which raises)
         incoming.setdefault(p, []).extend([] if isinstance(v, Const) and v.value is ops.UNBOUND else [v])
@@ -611,11 +635,15 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
 
     defs = {s.var: s for s in stmts}
     counters = {s.var for s in stmts if facts.callee(s) is ops.iternext and _integer(s.var, facts, defs)}
-    matrices = {a for a, k in zip(entry.args, numeric_args) if k == ARRAY}
+    matrices = {a for a, k in given if k == ARRAY}
     matrices |= {v for v in facts.constants if kind(facts.static[v]) == ARRAY}
     rows = {s.var for s in stmts if s.args and s.args[0] in matrices and (
         facts.callee(s) is operator.getitem and len(s.args) == 2 and _integer(s.args[1], facts, defs))}
     _arrays(ir, facts, incoming, stmts, rows)
+    shapes = {s.var for s in stmts if facts.callee(s) is getattr and len(s.args) == 2 and s.args[0] in facts.arrays
+              and isinstance(s.args[1], Const) and s.args[1].value == "shape"}
+    tuples |= shapes  # (x.shape of an array: a tuple of ints, as immutable as a constant's)
+    seqs |= shapes
 
     def item_of_array(s: Statement) -> bool:
         """An item, slice or linear view (``x.T``) of an array."""
@@ -657,7 +685,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     while changed:
         changed = False
         for s in stmts:
-            if s.var in num and s.var not in facts.arrays and s.var not in facts.constants and (
+            if s.var in num and s.var not in facts.arrays and s.var not in facts.constants and s.var not in facts.fields and (
                 facts.callee(s) is not len  # (an int, whatever it measures)
             ) and (
                 not item_of_sequence(s) and not _array_valued(facts.callee(s)) and not item_of_array(s)
@@ -680,10 +708,10 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     items.update(s.var for s in stmts if s.args and s.args[0] in vectors and item_of_array(s)
                  and _integer(s.args[1], facts, defs))
     number_constants = [v for v in facts.constants if kind(facts.static[v]) in (NUMBER, FLOAT)]
-    _scalars(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE)]
+    _scalars(ir, [a for a, k in given if k in (NUMBER, FLOAT, SEQUENCE)]
              + number_constants + sorted(tuples, key=lambda v: v.id), items | loop_items, facts, incoming, stmts)
     real_constants = [v for v in facts.constants if kind(facts.static[v]) in (NUMBER, FLOAT, ARRAY, VECTOR)]
-    _real(ir, [a for a, k in zip(entry.args, numeric_args) if k in (NUMBER, FLOAT, SEQUENCE, ARRAY, VECTOR)]
+    _real(ir, [a for a, k in given if k in (NUMBER, FLOAT, SEQUENCE, ARRAY, VECTOR)]
           + real_constants + sorted(tuples | loop_items, key=lambda v: v.id), facts, incoming, stmts)
 
 

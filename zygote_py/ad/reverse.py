@@ -849,6 +849,12 @@ class _Reverse:
                 if fn in (ops.store_deref, ops.store_global):  # the gradient flows through the promoted reads
                     out.append(s)
                     continue
+                if s.var in self.facts.fields:  # obj.name of a known field: its gradient is obj's, that field's
+                    self.adj[s.var] = ("field", s.args[0], s.args[1].value)
+                    self.f.names.setdefault(s.var, s.args[1].value)  # (w = p.w, not t = p.w)
+                    self.needs[b.id].append(s.args[0])
+                    out.append(s)
+                    continue
                 if fn is ops.make_function:
                     free = analysis.free_names(s.args[0].value)
                     captured = {c: v for c, v in {**self.captured_values.get(s.var, {}),
@@ -1419,6 +1425,12 @@ class _Reverse:
         kind = info[0]
         if kind == "self":
             _call(a, cur, runtime.accum_item, self.dself, Const(info[1]), dy)
+            return cur
+        if kind == "field":
+            obj = info[1]
+            g = _call(a, cur, runtime.field_gradient, self._alpha(obj, popped), Const(info[2]), dy, pure=True)
+            self.maybe_adj.add(g)  # (added by accum, not +: a gradient module's stands in for Tangent without its +)
+            grads[obj] = self._accum(cur, obj, grads.get(obj, NONE), g)
             return cur
         if kind == "closure":  # a closure's gradient: its captured variables' and default values'
             for name, v in info[1].items():

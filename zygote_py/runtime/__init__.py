@@ -34,7 +34,7 @@ from .operators import (  # noqa: F401
     adds_in_python, number_type, overload, overloaded_call, OVERLOADS, python_method,
 )
 from .gradients import (  # noqa: F401
-    accum, accum_item, add_into, call_pullback, cells_gradient, changing_zero, field, gather, is_number_zero,
+    accum, accum_item, add_into, call_pullback, cells_gradient, changing_zero, field, field_gradient, gather, is_number_zero,
     is_zero_tangent, may_change, NO_GRADS, no_pullback, real_if_real, repeated, seed, sequence_gradient, shaped,
     unbroadcast, user_gradient, without_field, zero_operand, zero_tangent,
 )

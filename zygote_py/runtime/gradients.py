@@ -157,6 +157,12 @@ def field(grad: Any, name: str) -> Any:
     return getattr(grad, name, None)
 
 
+def field_gradient(obj: Any, name: str, dy: Any) -> Tangent:
+    """The gradient of ``obj`` for a gradient ``dy`` of its field ``name``
+    (a read the compiler knows to be one: see ``analysis.fields_kind``)."""
+    return Tangent(tangent.fields(obj), **{name: dy})
+
+
 def cells_gradient(dclosure: Any, names: tuple) -> tuple[Any, tuple]:
     """A closure's gradient from a call of it that shares the cells
     ``names`` with its caller (see :func:`call_with_cells`), split in two:

@@ -21,8 +21,12 @@ annotations, since there are no arguments to look at (:func:`plan`):
 ``int``, ``bool``, ``str`` and ``bytes`` are not, nor an unannotated
 parameter with such a default (``steps=40``); ``float``, or no
 annotation, is a real number; ``np.ndarray`` (or ``numpy.typing.NDArray``)
-is a real array; anything else is differentiated with nothing assumed
-(which makes the compiler call zygote_py's run-time ``J`` more often).
+is a real array; a dataclass whose fields are all annotated ``float`` or
+``np.ndarray`` (also a method's ``self``) has each field read
+differentiated as such a parameter would be, its gradient a
+``types.SimpleNamespace`` of the fields' (``analysis.fields_kind``);
+anything else is differentiated with nothing assumed (which makes the
+compiler call zygote_py's run-time ``J`` more often).
 
 **Standalone.** The emitted code reads zygote_py helpers (``runtime.seed``,
 ``runtime.unbroadcast``, NumPy rules' helpers...). Each is copied into the
@@ -50,6 +54,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import dataclasses
 import inspect
 import re
 import textwrap
@@ -65,7 +70,7 @@ import numpy as np
 from .. import registry, runtime
 from .._version import __version__
 from ..ad import pipeline
-from ..ad.analysis import ARRAY, FLOAT, NUMBER
+from ..ad.analysis import ARRAY, FLOAT, NUMBER, fields_kind
 from ..errors import ZygoteError
 from ..frontend import static
 from ..ir import ops
@@ -96,6 +101,7 @@ class Parameter:
     active: bool
     kind: int
     described: str  # "a real number", "not differentiated (int)"...
+    reads: Optional[str] = None  # the module's class whose fields' annotations gave the kind (a dependency)
 
 
 def plan(module: static.StaticModule, name: str) -> list[Parameter]:
@@ -110,7 +116,8 @@ def plan(module: static.StaticModule, name: str) -> list[Parameter]:
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     out = [_parameter(module, a, d) for a, d in zip(positional, defaults)]
     if "." in name and out:
-        out[0] = Parameter(out[0].name, True, 0, "the object, differentiated, nothing assumed")
+        out[0] = _object(module, out[0].name, ast.Name(id=name.rpartition(".")[0])) or \
+            Parameter(out[0].name, True, 0, "the object, differentiated, nothing assumed")
     if args.vararg:
         out.append(Parameter(args.vararg.arg, True, 0, "differentiated, nothing assumed"))
     out += [_parameter(module, a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
@@ -138,10 +145,40 @@ def _parameter(module: static.StaticModule, a: ast.arg, default: Optional[ast.ex
     if isinstance(ann, ast.Name) and ann.id in _NOT_DIFFERENTIATED:
         return Parameter(a.arg, False, _NOT_DIFFERENTIATED[ann.id], f"not differentiated ({ann.id})")
     base = ann.value if isinstance(ann, ast.Subscript) else ann
-    obj = _dotted(module.namespace, base)
-    if obj is np.ndarray or typing.get_origin(obj) is np.ndarray:
+    if _array_type(_dotted(module.namespace, base)):
         return Parameter(a.arg, True, ARRAY, "a real array")
-    return Parameter(a.arg, True, 0, "differentiated, nothing assumed")
+    return _object(module, a.arg, base) or Parameter(a.arg, True, 0, "differentiated, nothing assumed")
+
+
+def _array_type(t: Any) -> bool:
+    return t is np.ndarray or typing.get_origin(t) is np.ndarray
+
+
+def _object(module: static.StaticModule, name: str, annotation: ast.expr) -> Optional[Parameter]:
+    """A parameter annotated with a dataclass (the module's own, built for
+    this, or an imported one) whose fields are annotated ``float`` or
+    ``np.ndarray`` (or ``NDArray``): each field read is differentiated as a
+    parameter of that kind would be, and the gradient is a namespace of the
+    fields' gradients (see ``analysis.fields_kind``)."""
+    if isinstance(annotation, ast.Name) and annotation.id not in module.namespace:
+        module.resolve(annotation.id)  # (a class statement is run only when needed)
+    cls = _dotted(module.namespace, annotation)
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+        return None
+    try:
+        hints = typing.get_type_hints(cls, globalns=module.namespace if cls.__module__ == module.namespace.get(
+            "__name__") else None)
+    except Exception:  # (an annotation naming what the module does not define: nothing known)
+        return None
+    kinds = {}
+    for f in dataclasses.fields(cls):
+        t = hints.get(f.name)
+        if t is not float and not _array_type(t):
+            return None
+        kinds[f.name] = FLOAT if t is float else ARRAY
+    described = ", ".join(f"{f} ({'a real number' if k == FLOAT else 'a real array'})" for f, k in kinds.items())
+    own = annotation.id if isinstance(annotation, ast.Name) and annotation.id in module.bindings else None
+    return Parameter(name, True, fields_kind(kinds), f"a {cls.__name__} of real fields: {described}", own)
 
 
 def _dotted(namespace: dict, node: ast.expr) -> Any:
@@ -227,7 +264,8 @@ def _emit_module(path: Path, functions: Optional[list[str]], shown: str, command
         except Exception as e:
             skipped[name] = _reason(module, name, e)
     body = writer.texts()
-    deps = module.dependencies([name for name, _, _ in chosen])
+    deps = module.dependencies([name for name, _, _ in chosen] + [p.reads for _, params, _ in chosen for p in params
+                                                                  if p.reads is not None])
     digests = {d: module.digest(d) for d in deps}
     text = _header(shown, digests, skipped, idle, command or f"zpy emit {shown}") + writer.preamble()
     for (name, params, _), defs in zip(chosen, body):
@@ -293,10 +331,12 @@ def _header(shown: str, digests: dict[str, str], skipped: dict[str, tuple[int, s
         "# NAME_forward(*args) returns (y, pullback) and pullback(dy) the gradients",
         "# (it may be called again); NAME_gradient(*args) returns the gradients;",
         "# a method Class.name gives Class_name_forward(self, ...) and",
-        "# Class_name_gradient(self, ...), self's gradient a Tangent of its fields.",
+        "# Class_name_gradient(self, ...).",
         "# Parameters annotated int, bool, str or bytes, or with such a default,",
         "# are not differentiated; float or no annotation means a real number,",
-        "# np.ndarray a real array.",
+        "# np.ndarray a real array; a dataclass whose fields are annotated so",
+        "# (or a method's self of one) gets a types.SimpleNamespace of its",
+        "# fields' gradients (the attributes of zpy.gradient's Tangent).",
     ]
     if idle:
         lines += ["#", "# Not differentiable:"] + [f"#   {k}: {v}" for k, v in idle.items()]
@@ -349,13 +389,20 @@ def _gradient_defs(module: static.StaticModule, name: str, params: list[Paramete
 
 def _check_kinds(fdef: ast.FunctionDef, params: list[Parameter]) -> None:
     """Begin ``fdef`` with a check that each differentiated real number or
-    array parameter holds one: code emitted for a number gives a wrong
-    gradient for an array, where ``zpy.gradient`` would compile another."""
+    array parameter (or field of a dataclass parameter) holds one: code
+    emitted for a number gives a wrong gradient for an array, where
+    ``zpy.gradient`` would compile another."""
+    values = []  # (kind, keyword, the value's expression)
+    for p in params:
+        if p.active and isinstance(p.kind, tuple):
+            values += [(k, f"{p.name}_{f}", ast.Attribute(value=ast.Name(id=p.name, ctx=ast.Load()), attr=f,
+                                                        ctx=ast.Load())) for f, k in p.kind[1]]
+        elif p.active:
+            values.append((p.kind, p.name, ast.Name(id=p.name, ctx=ast.Load())))
     for kind, check in ((FLOAT, standalone.real_numbers), (ARRAY, standalone.real_arrays)):
-        names = [p.name for p in params if p.active and p.kind == kind]
-        if names:
-            call = ast.Call(func=_constant(check, check.__name__), args=[], keywords=[
-                ast.keyword(arg=n, value=ast.Name(id=n, ctx=ast.Load())) for n in names])
+        keywords = [ast.keyword(arg=n, value=e) for k, n, e in values if k == kind]
+        if keywords:
+            call = ast.Call(func=_constant(check, check.__name__), args=[], keywords=keywords)
             fdef.body.insert(0, ast.Expr(value=call))
     ast.fix_missing_locations(fdef)
 

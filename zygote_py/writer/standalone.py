@@ -11,7 +11,9 @@ names. The runtime's versions keep some gradients sparse (``Scatter``,
 values, and O(size of the array) per item added instead of O(1).
 ``tests/cli/test_standalone.py`` checks each against the runtime's.
 """
+import dataclasses
 import numbers
+import types
 
 import numpy as np
 
@@ -101,13 +103,23 @@ def add_to(g, x, key, dy):
     return g + scatter(x, key, dy)
 
 
+def field_gradient(obj, name, dy):
+    """The gradient of the dataclass instance ``obj`` for a gradient ``dy``
+    of its field ``name``: a namespace of its fields' gradients, ``None``
+    for the others (zygote_py's ``Tangent`` has the same attributes)."""
+    return types.SimpleNamespace(**{f.name: dy if f.name == name else None for f in dataclasses.fields(obj)})
+
+
 def accum(a, b):
     """The sum of two gradients of the same value, ``None`` being zero;
-    tuples, lists and dicts add item by item."""
+    tuples, lists, dicts and the namespaces of :func:`field_gradient` add
+    item by item."""
     if a is None:
         return b
     if b is None:
         return a
+    if isinstance(a, types.SimpleNamespace):
+        return types.SimpleNamespace(**{k: accum(v, getattr(b, k)) for k, v in vars(a).items()})
     if isinstance(a, (tuple, list)):
         items = [accum(u, v) for u, v in zip(a, b)]
         return items if isinstance(a, list) else tuple(items)
@@ -191,6 +203,7 @@ REPLACES = {
     runtime.add_at: add_at,
     runtime.add_to: add_to,
     runtime.accum: accum,
+    runtime.field_gradient: field_gradient,
     runtime.user_gradient: user_gradient,
     runtime.dense: dense,
     mutation.store_item: store_item,

@@ -9,10 +9,12 @@
 # NAME_forward(*args) returns (y, pullback) and pullback(dy) the gradients
 # (it may be called again); NAME_gradient(*args) returns the gradients;
 # a method Class.name gives Class_name_forward(self, ...) and
-# Class_name_gradient(self, ...), self's gradient a Tangent of its fields.
+# Class_name_gradient(self, ...).
 # Parameters annotated int, bool, str or bytes, or with such a default,
 # are not differentiated; float or no annotation means a real number,
-# np.ndarray a real array.
+# np.ndarray a real array; a dataclass whose fields are annotated so
+# (or a method's self of one) gets a types.SimpleNamespace of its
+# fields' gradients (the attributes of zpy.gradient's Tangent).
 #
 # Not differentiable:
 #   main: main has no differentiated parameter (annotate one float or np.ndarray, or leave it unannotated)

@@ -8,10 +8,12 @@
 # NAME_forward(*args) returns (y, pullback) and pullback(dy) the gradients
 # (it may be called again); NAME_gradient(*args) returns the gradients;
 # a method Class.name gives Class_name_forward(self, ...) and
-# Class_name_gradient(self, ...), self's gradient a Tangent of its fields.
+# Class_name_gradient(self, ...).
 # Parameters annotated int, bool, str or bytes, or with such a default,
 # are not differentiated; float or no annotation means a real number,
-# np.ndarray a real array.
+# np.ndarray a real array; a dataclass whose fields are annotated so
+# (or a method's self of one) gets a types.SimpleNamespace of its
+# fields' gradients (the attributes of zpy.gradient's Tangent).
 #
 # Not emitted (zpy emit --skip-failing):
 #   logistic_loss (line 32): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
