@@ -754,10 +754,17 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             and (isinstance(s.args[1], Const) and type(s.args[1].value) is int or s.args[1] in facts.indices)
         )
 
+    def least_or_greatest(s: Statement) -> bool:
+        """``min(a, b, ...)`` or ``max(...)`` of numbers: one of them (an
+        adaptive step ``dt = min(dt, T - t)`` stays a number)."""
+        return (facts.callee(s) is min or facts.callee(s) is max) and len(s.args) >= 2 and not s.kwargs and all(
+            is_num(v) for v in s.args)
+
     for s in stmts:  # optimistic start
         fn = facts.callee(s)
         if (
             member(fn, NUMERIC_CALLEES) or _is_math_number(fn) or item_of_sequence(s) or _array_valued(fn)
+            or fn is min or fn is max
             or item_of_array(s) or s.var in facts.arrays or fn is len
         ):
             num.add(s.var)
@@ -782,6 +789,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
                 and not any(is_num(v) for v in _operands(s))
                 or not item_of_sequence(s) and any(v in seqs for v in _operands(s))  # (x, 1.0) * 2 repeats a tuple
                 or overloadable(s)
+                or (facts.callee(s) is min or facts.callee(s) is max) and not least_or_greatest(s)
             ):
                 num.discard(s.var)
                 changed = True
