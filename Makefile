@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/tensor_costs.py
 	$(PY) benchmarks/disk_cache.py
 	$(PY) benchmarks/emit_time.py
+	$(PY) benchmarks/realistic.py
 
 # differential fuzzing: 10,000 random programs against finite differences, both modes
 fuzz: $(STAMP)

@@ -282,6 +282,40 @@ out["rebound"] = [g.tolist() for g in zpy.gradient(model.loss, W, b)]
     assert_loss_gradient(write_model(folder, activation="sin"), rebound["rebound"])
 
 
+CLOSURE = """
+import numpy as np
+
+
+def make(W, b):
+    def loss(x):
+        return np.sum(np.tanh(x @ W + b) ** 2)
+    return loss
+"""
+
+CLOSURE_GRADIENT = """
+x = np.array([0.5, -1.0, 2.0])
+loss = model.make(W{scale}, b)
+out["g"] = zpy.gradient(loss, x)[0].tolist()
+"""
+
+
+@pytest.mark.parametrize("scale, kept", [("", True), (" * 3.0", True), (".astype(np.float32)", False)])
+def test_a_closure_capturing_arrays_is_cached_by_their_kind(folder, cache, scale, kept):
+    """A closure's compilation rests on the kinds of the arrays it
+    captures: another process's closure around other weights of the same
+    kind loads it; one around weights of another dtype is compiled again."""
+    (folder / "model.py").write_text(CLOSURE)
+    first = run(cache, folder, CLOSURE_GRADIENT.format(scale=""))
+    assert first["stats"] == {"misses": 1, "stored": 1}
+    second = run(cache, folder, CLOSURE_GRADIENT.format(scale=scale))
+    assert second["stats"] == ({"hits": 1} if kept else {"stale": 1, "stored": 1})
+    x = np.array([0.5, -1.0, 2.0])
+    W = eval("W0" + scale)
+    loss = load_model(folder / "model.py").make(W, B0)
+    fd = [(loss(x + h) - loss(x - h)) / 2e-6 for h in np.eye(3) * 1e-6]
+    np.testing.assert_allclose(second["g"], fd, rtol=1e-5, atol=1e-8)
+
+
 def test_another_zygote_py_version_does_not_read_the_entry(folder, cache):
     path = write_model(folder)
     run(cache, folder)

@@ -99,6 +99,48 @@ def kind(x: Any) -> int:
     return 0
 
 
+def _type_name(t: type) -> str:
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+def value_kind(x: Any) -> tuple:
+    """What a compilation may depend on in a captured constant (a number,
+    an array, a tuple of numbers: ``Facts.constants``), as plain strings
+    and numbers (a disk-cache fingerprint too): its exact type; an array's
+    dtype and number of dimensions as well (as for arguments: see
+    ``api._kind``); a tuple's items' types."""
+    t = type(x)
+    if t is np.ndarray:
+        return ("ndarray", x.dtype.str, x.ndim)
+    if t is tuple:
+        return ("tuple", *(_type_name(type(v)) for v in x))
+    return (_type_name(t),)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A guard's expected value for a closure cell holding a constant: the
+    compiled code reads the cell when it runs and rests only on the kind
+    of what it holds (:func:`value_kind`), so that a new array of the same
+    kind (a model factory's closure rebuilt with new weights) reuses it."""
+
+    key: tuple
+
+    def holds(self, value: Any) -> bool:
+        return value_kind(value) == self.key
+
+
+def guard(facts: "Facts", v: Var) -> Optional[tuple]:
+    """The guard a compilation reading ``v`` rests on: ``v``'s origin
+    (``("global", name, value)`` or ``("cell", cell, value)``, held to the
+    same object), but for a cell holding a constant, held to its
+    :class:`Kind`; None if ``v`` is no global or cell read."""
+    origin = facts.origin.get(v)
+    if origin is not None and origin[0] == "cell" and v in facts.constants:
+        return ("cell", origin[1], Kind(value_kind(origin[2])))
+    return origin
+
+
 ARRAY_VALUED = {
     np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin, np.var, np.std,
     np.cumsum, np.cumprod, np.nansum, np.nanmean, np.linalg.norm,
@@ -664,10 +706,17 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             and (isinstance(s.args[1], Const) and type(s.args[1].value) is int or s.args[1] in facts.indices)
         )
 
+    def least_or_greatest(s: Statement) -> bool:
+        """``min(a, b, ...)`` or ``max(...)`` of numbers: one of them (an
+        adaptive step ``dt = min(dt, T - t)`` stays a number)."""
+        return (facts.callee(s) is min or facts.callee(s) is max) and len(s.args) >= 2 and not s.kwargs and all(
+            is_num(v) for v in s.args)
+
     for s in stmts:  # optimistic start
         fn = facts.callee(s)
         if (
             member(fn, NUMERIC_CALLEES) or _is_math_number(fn) or item_of_sequence(s) or _array_valued(fn)
+            or fn is min or fn is max
             or item_of_array(s) or s.var in facts.arrays or fn is len
         ):
             num.add(s.var)
@@ -692,6 +741,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
                 and not any(is_num(v) for v in _operands(s))
                 or not item_of_sequence(s) and any(v in seqs for v in _operands(s))  # (x, 1.0) * 2 repeats a tuple
                 or overloadable(s)
+                or (facts.callee(s) is min or facts.callee(s) is max) and not least_or_greatest(s)
             ):
                 num.discard(s.var)
                 changed = True

@@ -19,7 +19,8 @@ checks that every constant still resolves, in the modules it has already
 imported, to an object of the same module version or file, and that every
 global and captured value still has the fingerprint; then it guards on
 their current values as a fresh compilation does (rebinding one, or
-registering a rule, compiles again). Otherwise the entry is stale: it is
+registering a rule, compiles again; a captured number, array or tuple of
+numbers is held to its kind, as in a fresh compilation). Otherwise the entry is stale: it is
 compiled again and overwritten.
 
 **The key** is the sha256 of: this format's version; zygote_py's version
@@ -77,7 +78,7 @@ from ..backend.references import importable, literal
 from ..errors import CacheError, ZygoteError
 from ..ir import ops
 from ..ir.core import IR, Signature
-from . import pipeline
+from . import analysis, pipeline
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 """zygote_py's folder, whose source files every compilation depends on."""
@@ -340,11 +341,14 @@ def _function_fingerprint(fn: types.FunctionType, home: dict) -> Optional[_Finge
 def _fingerprint(value: Any, home: dict) -> Optional[_Fingerprint]:
     """What a compilation may have specialised on in a global or captured
     ``value`` (``home``: the globals of the function compiled): a Python
-    function's code (:func:`_function_fingerprint`), an array's dtype and
-    number of dimensions (its *kind*), or else the value itself by
-    :func:`_reference`. None: no fingerprint."""
+    function's code (:func:`_function_fingerprint`), the kind a captured
+    constant's guard holds it to (an :class:`~.analysis.Kind`), an array's
+    dtype and number of dimensions (its *kind*), or else the value itself
+    by :func:`_reference`. None: no fingerprint."""
     if isinstance(value, types.FunctionType):
         return _function_fingerprint(value, home)
+    if type(value) is analysis.Kind:
+        return ("kind", *value.key)
     if type(value) is np.ndarray:
         return ("array", value.dtype.str, value.ndim)
     return _reference(value)
@@ -425,6 +429,8 @@ def _holds(value: Any, fp: _Fingerprint, home: dict) -> bool:
         )
     if kind == "array":
         return type(value) is np.ndarray and (value.dtype.str, value.ndim) == fp[1:]
+    if kind == "kind":
+        return analysis.value_kind(value) == fp[1:]
     try:
         expected = _resolve(fp)
     except _Stale:
@@ -521,7 +527,7 @@ def _load(directory: _Directory, key: str, path: Path, fn: types.FunctionType,
         else:
             cell = cells.get(name)
             value = _GONE if cell is None else _cell_value(cell)
-            held_cells.append((name, cell, value))
+            held_cells.append((name, cell, analysis.Kind(fp[1:]) if fp[0] == "kind" else value))
         if value is _GONE or not _holds(value, fp, home):
             stats["stale"] += 1
             return None

@@ -154,7 +154,7 @@ class _Forward:
             self._analyse(active, numeric)
         if mutation.index_changed_loops(primal, self.facts):
             self._analyse(active, numeric)
-        self.guards += list(self.facts.origin.values())  # the globals and cells it reads
+        self.guards += [analysis.guard(self.facts, v) for v in self.facts.origin]  # the globals and cells it reads
         self.defs = {s.var: s for b in primal.blocks.values() for s in b.stmts}
         self.materialise = self._changed_objects(active)
         self.active_params = active

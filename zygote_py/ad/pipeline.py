@@ -41,7 +41,7 @@ from ..rules import nested as nested_rules
 from . import mutation, pushrules, reverse
 from ..runtime.arguments import call_cotangent, defaulted, raw_cotangent
 from ..runtime.values import captures_differentiable, cell_value, is_differentiable_value
-from .analysis import Facts, is_float, kind, static_values
+from .analysis import Facts, Kind, is_float, kind, static_values
 
 
 def _without_gc(build: Callable) -> Callable:
@@ -415,7 +415,8 @@ def _cells_of(fn: types.FunctionType, cells: list[tuple[Optional[str], Any, Any]
 def _guards_hold(fn: types.FunctionType, generation: int, globals_: list[tuple], cells: list[tuple]) -> bool:
     """Whether a compilation of ``fn`` is still valid: no rule registered
     or removed since, and every global and cell it specialised on still
-    holding the same object (a global may also be a builtin)."""
+    holding the same object (a global may also be a builtin), or, for a
+    cell holding a constant, one of the same :class:`~.analysis.Kind`."""
     if registry.generation() != generation:
         return False
     g = fn.__globals__
@@ -424,9 +425,10 @@ def _guards_hold(fn: types.FunctionType, generation: int, globals_: list[tuple],
             return False
     for cell, v in cells:
         try:
-            if cell.cell_contents is not v:
-                return False
+            now = cell.cell_contents
         except ValueError:
+            return False
+        if now is not v and not (type(v) is Kind and v.holds(now)):
             return False
     return True
 
@@ -521,20 +523,42 @@ def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active:
     its caller's, differentiated as returning their values too (see
     :mod:`.cells`)."""
     key = (active, numeric, self_active, param_out, cells_out)
-    table = _FORWARDS.get(fn.__code__)
-    entry = table.get(key) if table is not None else None
-    if entry is not None and entry.valid(fn):
+    entry = _valid_entry(_FORWARDS, fn, key)
+    if entry is not None:
         return entry
     with _LOCK:
-        table = _FORWARDS.setdefault(fn.__code__, {})
-        entry = table.get(key)
-        if entry is None or not entry.valid(fn):
+        entry = _valid_entry(_FORWARDS, fn, key)
+        if entry is None:
             from . import diskcache  # (it builds on this module)
 
             entry = diskcache.compiled(fn, key, lambda f: _compile(
                 f, list(active), list(numeric), self_active, param_out, cells_out))
-            table[key] = entry
+            _keep(_FORWARDS, fn, key, entry)
     return entry
+
+
+_KEPT = 8
+"""Compilations kept per function code and key: one per kind of the
+constants its closures capture (a float now, an array later), so that
+alternating between them compiles each once."""
+
+
+def _valid_entry(caches: weakref.WeakKeyDictionary, fn: types.FunctionType, key: tuple) -> Any:
+    """The first compilation kept for ``fn``'s code and ``key`` (newest
+    first) whose guards hold for ``fn``; None if none."""
+    table = caches.get(fn.__code__)
+    for entry in table.get(key, ()) if table is not None else ():
+        if entry.valid(fn):
+            return entry
+    return None
+
+
+def _keep(caches: weakref.WeakKeyDictionary, fn: types.FunctionType, key: tuple, entry: Any) -> None:
+    """Keep ``entry`` first among ``fn``'s compilations for ``key``, with at
+    most :data:`_KEPT` others that rest on the current rules."""
+    table = caches.setdefault(fn.__code__, {})
+    others = [e for e in table.get(key, ()) if e.generation == entry.generation]
+    table[key] = [entry, *others][:_KEPT]
 
 
 @_without_gc
@@ -828,13 +852,12 @@ def compiled_jvp(fn: types.FunctionType, active: tuple, numeric: tuple, cells: t
     ``active``, for parameters of the kinds ``numeric`` (and ``cells``, see
     :class:`CompiledJvp`; compiled once, cached per code object)."""
     key = (active, numeric, cells)
-    table = _JVPS.get(fn.__code__)
-    entry = table.get(key) if table is not None else None
-    if entry is not None and entry.valid(fn):
+    entry = _valid_entry(_JVPS, fn, key)
+    if entry is not None:
         return entry
     with _LOCK:
         entry = CompiledJvp(fn, active, numeric, cells)
-        _JVPS.setdefault(fn.__code__, {})[key] = entry
+        _keep(_JVPS, fn, key, entry)
     return entry
 
 

@@ -913,7 +913,7 @@ class _Reverse:
         return isinstance(base, types.ModuleType)
 
     def _guard(self, callee: Operand) -> None:
-        origin = self.facts.origin.get(callee) if isinstance(callee, Var) else None
+        origin = analysis.guard(self.facts, callee) if isinstance(callee, Var) else None
         if origin is not None:
             self.guards[(origin[0], origin[1] if origin[0] == "global" else id(origin[1]))] = origin
 

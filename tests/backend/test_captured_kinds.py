@@ -1,0 +1,179 @@
+"""The compiled-gradient cache and what closures capture: a compilation
+rests on the *kind* of a captured number, array or tuple of numbers (its
+type; an array's dtype and number of dimensions), not on the object, so a
+closure rebuilt around new values of the same kind reuses it (a model
+factory's closure in a training loop), and one of another kind is compiled
+again, never run with code specialised for the old kind. A class whose
+method is replaced is differentiated anew.
+
+Each case counts compilations (``pipeline._compile``) and checks every
+gradient against central differences in reverse mode, forward mode and at
+second order (``npcheck.check_program``); a stale compilation gives the
+wrong gradient (the scalar code of ``x * c`` skips the sum a broadcast
+array needs), or the wrong count."""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import pytest
+
+import zygote_py as zpy
+from zygote_py.ad import pipeline
+from tests.rules.npcheck import check_program, difference_gradient
+
+
+@pytest.fixture
+def compilations(monkeypatch):
+    """The code objects of the reverse-mode compilations made in the test
+    (the compilations of earlier tests forgotten)."""
+    made = []
+    compile_ = pipeline._compile
+
+    def counting(fn, *args, **kwargs):
+        made.append(fn.__code__)
+        return compile_(fn, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_compile", counting)
+    monkeypatch.setattr(pipeline, "_FORWARDS", weakref.WeakKeyDictionary())
+    return made
+
+
+def scaled_by(c):
+    def loss(x):
+        return np.sum(np.sin(x * c) * x)
+    return loss
+
+
+def make(W):
+    def predict(x):
+        return np.tanh(x @ W)
+    return predict
+
+
+def training_loss(W, x):
+    predict = make(W)  # rebuilt around each step's weights
+    return np.sum(predict(x) ** 2)
+
+
+X = np.array([0.3, -0.7, 1.1])
+
+
+def test_new_arrays_of_one_kind_share_a_compilation(compilations):
+    """A model factory's closure rebuilt at each step of a training loop
+    (differentiated through ``runtime.J``), and a closure differentiated
+    itself: one compilation of each, whatever the values."""
+    rng = np.random.default_rng(1)
+    W = rng.standard_normal((3, 2))
+    for step in range(4):
+        g = zpy.gradient(training_loss, W, X)
+        for i in (0, 1):
+            np.testing.assert_allclose(g[i], difference_gradient(training_loss, (W, X), i), rtol=1e-6, atol=1e-9)
+        W = W - 0.1 * g[0]
+        loss = scaled_by(W[:, 0])
+        np.testing.assert_allclose(zpy.gradient(loss, X)[0], difference_gradient(loss, (X,), 0),
+                                   rtol=1e-6, atol=1e-9)
+    assert len(compilations) == 4  # training_loss, make, predict and loss, once each
+
+
+@pytest.mark.parametrize("first, then", [
+    (np.array([[0.5, -1.0, 2.0], [0.25, 1.5, -0.5]]), np.array([0.5, -1.0, 2.0])),  # 2-d, then 1-d
+    (np.array([0.5, -1.0, 2.0]), np.array([[0.5, -1.0, 2.0], [1.0, 0.5, -0.25]])),  # 1-d, then 2-d
+    (np.array([0.5, -1.0, 2.0]), np.array([0.5, -1.0, 2.0], dtype=np.float32)),  # another dtype
+    (np.array([1, -2, 3]), np.array([0.5, -1.0, 2.0])),  # integers, then floats
+    (0.75, np.array([[0.5, -1.0, 2.0], [1.0, 0.5, -0.25]])),  # a float, then an array it broadcasts to
+    (np.array([0.5, -1.0, 2.0]), 0.75),  # an array, then a float
+    (2, 0.75),  # an int, then a float
+])
+def test_a_captured_value_of_another_kind_is_compiled_again(compilations, first, then):
+    """``x * c`` where ``c`` is captured: a compilation for a Python
+    number adds ``dx`` as it is (``x``'s shape); for a ``c`` that ``x``
+    broadcasts to it must sum. Each kind is compiled once: going back to
+    the first kind reuses its compilation."""
+    for c in (first, then, first, then):
+        loss = scaled_by(c)
+        check_program(loss, X) if np.shape(c) in ((), (3,)) else _check_broadcast(loss)
+    assert compilations.count(loss.__code__) == 2
+
+
+def _check_broadcast(loss):
+    """``loss`` whose ``x * c`` broadcasts to a matrix (no second order:
+    ``check_program``'s Hessian is fine too, but one check is the point)."""
+    np.testing.assert_allclose(zpy.gradient(loss, X)[0], difference_gradient(loss, (X,), 0),
+                               rtol=1e-6, atol=1e-9)
+    _, t = zpy.jvp(loss, (X,), (np.ones(3),))
+    np.testing.assert_allclose(t, np.sum(difference_gradient(loss, (X,), 0)), rtol=1e-6)
+
+
+def test_a_captured_float_rebound_to_an_array_in_the_same_closure(compilations):
+    """The same closure object, its cell rebound (``nonlocal``)."""
+    c = 0.75
+
+    def loss(x):
+        return np.sum(x * c * x)
+
+    def rebind(v):
+        nonlocal c
+        c = v
+
+    check_program(loss, X)
+    rebind(np.array([[1.0, 2.0, -1.0], [0.5, 0.0, 3.0]]))
+    np.testing.assert_allclose(zpy.gradient(loss, X)[0], 2 * X * np.sum(c, axis=0), rtol=1e-12)
+    rebind(0.25)
+    check_program(loss, X)
+    assert compilations.count(loss.__code__) == 2
+
+
+def test_a_captured_real_array_rebound_to_a_complex_one():
+    def scaled(c):
+        def loss(x):
+            return np.sum(np.abs(x * c) ** 2)
+        return loss
+
+    for c in (np.array([0.5, -1.0, 2.0]), np.array([0.5 + 1j, -1.0, 2.0j])):
+        loss = scaled(c)
+        np.testing.assert_allclose(zpy.gradient(loss, X)[0], 2 * X * np.abs(c) ** 2, rtol=1e-12)
+        np.testing.assert_allclose(zpy.gradient(loss, X)[0], difference_gradient(loss, (X,), 0), rtol=1e-6)
+
+
+class Spring:
+    def __init__(self, k):
+        self.k = k
+
+    def energy(self, x):
+        return 0.5 * self.k * x * x
+
+
+def stiff_energy(self, x):
+    return self.k * x ** 4
+
+
+@pytest.fixture
+def spring_method():
+    yield
+    Spring.energy = _ENERGY
+
+
+_ENERGY = Spring.energy
+
+
+def test_a_class_whose_method_is_replaced(spring_method):
+    """The method is looked up on the class at each call: replacing it
+    changes the gradient (an argument object, and one a closure captured)."""
+    def total(s, x):
+        return s.energy(x) + x
+
+    spring = Spring(3.0)
+
+    def captured(x):
+        return spring.energy(x) * 2.0
+
+    x = 1.25
+    for expected_total, expected_captured in ((3.0 * x + 1.0, 6.0 * x), (12.0 * x ** 3 + 1.0, 24.0 * x ** 3)):
+        assert zpy.gradient(total, spring, x)[1] == pytest.approx(expected_total, rel=1e-12)
+        assert zpy.gradient(captured, x)[0] == pytest.approx(expected_captured, rel=1e-12)
+        h = 1e-6
+        fd = (captured(x + h) - captured(x - h)) / (2 * h)
+        assert zpy.gradient(captured, x)[0] == pytest.approx(fd, rel=1e-6)
+        assert zpy.jvp(captured, (x,), (1.0,))[1] == pytest.approx(fd, rel=1e-6)
+        Spring.energy = stiff_energy
