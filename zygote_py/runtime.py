@@ -22,7 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import tangent
+from . import arrays, tangent
 from .errors import NoDerivativeRule, NonScalarOutput, UnsupportedSyntax
 from .ir import ops
 from .rules import registry
@@ -48,7 +48,7 @@ def seed(y: Any) -> Any:
     if isinstance(y, (Fraction, Decimal)):
         return type(y)(1)
     if isinstance(y, (bool, complex, np.complexfloating)) or not (
-        isinstance(y, (numbers.Real, np.generic, np.ndarray)) or number_type(type(y))
+        isinstance(y, (numbers.Real, np.generic)) or arrays.is_array(y) or number_type(type(y))
     ):
         if isinstance(y, (complex, np.complexfloating)):
             raise NonScalarOutput(
@@ -61,7 +61,7 @@ def seed(y: Any) -> Any:
             f"gradient needs a real scalar output, not a {type(y).__name__} value",
             hint="use zpy.pullback(f, *args) and call back(dy) with a cotangent shaped like the output",
         )
-    if isinstance(y, np.ndarray):
+    if arrays.is_array(y):
         if y.ndim != 0 or y.dtype.kind not in "fiu":
             raise NonScalarOutput(
                 f"gradient needs a real scalar output, not an array of shape {y.shape}",
@@ -218,7 +218,7 @@ def differentiable_callable(fn: Any) -> bool:
     ``complex`` made from a number (see :func:`number_subclass`); not the operations the compiler lowers
     Python's syntax to (:mod:`zygote_py.ir.ops`), which are differentiated
     by their rules or not at all."""
-    if isinstance(fn, types.MethodType):
+    if python_bound_method(fn):
         fn = fn.__func__
     if isinstance(fn, types.FunctionType):
         return fn.__module__ != "zygote_py.ir.ops"
@@ -766,14 +766,14 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
     rule = rule_for(f, args)
     if rule is not None:
         y, back = _apply(rule, f, args, kwargs)
-        return y, _rule_pullback(rule, back, len(args), kwargs, isinstance(y, np.ndarray))
+        return y, _rule_pullback(rule, back, len(args), kwargs, arrays.is_array(y))
     if registry.is_nondifferentiable(f):
         return f(*args, **kwargs), _no_pullback
     implementation = registry.implementation(f)
     if implementation is not None:  # (scipy.stats.norm.logpdf: its formula)
         y, back = J(implementation, *args, **kwargs)
         return y, lambda dy: (None, *back(dy)[1:])
-    if isinstance(f, types.MethodType):
+    if python_bound_method(f):
         if isinstance(f.__func__, types.FunctionType):
             pipeline.never_library(f.__func__, f)
         y, back = J(f.__func__, f.__self__, *args, **kwargs)
@@ -788,7 +788,7 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
         rule = registry.lookup(method)
         if rule is not None:
             y, back = _apply(rule, method, (f.__self__, *args), kwargs)
-            pb = _rule_pullback(rule, back, len(args) + 1, kwargs, isinstance(y, np.ndarray))
+            pb = _rule_pullback(rule, back, len(args) + 1, kwargs, arrays.is_array(y))
             return y, lambda dy: pb(dy)[1:]  # (the method's gradient: x's, then its arguments')
     if isinstance(f, types.FunctionType):
         return pipeline.call_forward(f, args, kwargs)
@@ -885,7 +885,11 @@ def builtin_method(f: Any) -> Any:
     method written in C (a subclass's inherited one is its base's), or for a NumPy
     scalar's, the NumPy function called the same way (``m.clip(0, 1)`` is
     ``np.clip(m, 0, 1)``), whose rule :func:`J` applies; ``None`` for
-    anything else."""
+    anything else. Another library's array's method (a Dask array's
+    ``x.sum``, in Python; a CuPy array's, in C) is ``np.ndarray``'s of
+    the same name, as their methods follow NumPy's."""
+    if isinstance(f, (types.MethodType, types.BuiltinMethodType)) and arrays.is_foreign(f.__self__):
+        return getattr(np.ndarray, f.__name__, None)
     if not isinstance(f, types.BuiltinMethodType):
         return None
     if isinstance(f.__self__, np.generic):
@@ -906,6 +910,13 @@ def builtin_method(f: Any) -> Any:
 _SCALAR_METHODS = {"conjugate", "conj", "clip", "sum", "mean", "prod", "max", "min", "round", "std", "var"}
 """A NumPy scalar's methods that take their arguments as the NumPy functions
 of the same names do after the array."""
+
+
+def python_bound_method(f: Any) -> bool:
+    """Whether ``f`` is a Python function bound to its object, which
+    :func:`J` differentiates with the object as its first argument; not a
+    method of another library's array (see :func:`builtin_method`)."""
+    return isinstance(f, types.MethodType) and not arrays.is_foreign(f.__self__)
 
 
 @functools.lru_cache(maxsize=None)
@@ -932,9 +943,11 @@ def python_method(cls: type, name: str) -> Optional[types.FunctionType]:
     """``cls``'s method ``name`` when it is a Python function that
     :func:`J` differentiates by its source: not a number type's (see
     :func:`number_type`), which have rules, nor a lazy gradient's (an
-    array to the rules, in gradient code differentiated again)."""
+    array to the rules, in gradient code differentiated again), nor another
+    library's array's (a Dask array's operators get the rules of NumPy's)."""
     method = getattr(cls, name, None)
-    if isinstance(method, types.FunctionType) and not number_type(cls) and not issubclass(cls, _Lazy):
+    if isinstance(method, types.FunctionType) and not number_type(cls) and not issubclass(cls, _Lazy) \
+            and not arrays.foreign_type(cls):
         return method
     return None
 
@@ -1165,13 +1178,15 @@ def unbroadcast(dy: Any, x: Any) -> Any:
         dy = np.full(shape, dy)
     elif dshape != shape:
         extra = len(dshape) - len(shape)
+        # (np.sum for another library's array: Dask's has no ufunc's reduce)
+        total = np.add.reduce if isinstance(dy, np.ndarray) else np.sum
         if extra:  # the leading axes, summed away (a bias's gradient: one reduction)
-            dy = np.add.reduce(dy, axis=0 if extra == 1 else tuple(range(extra)))
+            dy = total(dy, axis=0 if extra == 1 else tuple(range(extra)))
             if not shape:
-                dy = np.asarray(dy)  # (a 0-d array's gradient is one)
+                dy = arrays.asarray(dy)  # (a 0-d array's gradient is one)
         ones = tuple(i for i, n in enumerate(shape) if n == 1 and dshape[i + extra] != 1)
         if ones:
-            dy = np.add.reduce(dy, axis=ones, keepdims=True)
+            dy = total(dy, axis=ones, keepdims=True)
         if np.shape(dy) != shape:
             dy = np.broadcast_to(dy, shape)  # a cotangent of size 1 for a broadcast input
     if isinstance(x, np.generic) and isinstance(dy, np.ndarray):
@@ -1179,8 +1194,21 @@ def unbroadcast(dy: Any, x: Any) -> Any:
     dtype = getattr(x, "dtype", None)
     if dtype is not None and dtype.kind in "fc" and (not hasattr(dy, "dtype") or dy.dtype != dtype):  # (complex)
         dy = real_if_real(dy, x)
-        dy = np.asarray(dy).astype(dtype, copy=False) if x.ndim or isinstance(dy, np.ndarray) else dtype.type(dy)
+        dy = arrays.asarray(dy).astype(dtype, copy=False) if x.ndim or arrays.is_array(dy) else dtype.type(dy)
     return dy
+
+
+def spread(dy: Any, a: Any) -> Any:
+    """``dy`` broadcast to the shape of ``a``, with ``a``'s dtype, as a new
+    array (the transpose of :func:`unbroadcast`: the gradient of ``a`` for
+    a sum of it whose gradient is ``dy``, summed axes kept as 1):
+    ``np.full_like`` for NumPy arrays; for another library's (Dask's
+    ``full_like`` takes no array to fill with, NumPy's would gather a Dask
+    one), a zero of ``a``'s library plus ``dy``, which stays in it."""
+    if arrays.is_foreign(a) or arrays.is_foreign(dy):
+        zero = np.zeros_like(a)
+        return (zero + dy).astype(zero.dtype, copy=False)
+    return np.full_like(a, dy)
 
 
 def real_if_real(g: Any, x: Any) -> Any:
@@ -1285,6 +1313,7 @@ def _basic_part(k: Any) -> bool:
     return isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis
 
 
+@arrays.own
 class _Lazy:
     """A cotangent kept in a cheaper form than a dense array, made dense
     (:meth:`dense`) by any use other than accumulation: arithmetic, a NumPy
@@ -2003,7 +2032,8 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
     call = python_method(type(f), "__call__")
     if call is not None:  # an object whose class defines __call__: its tangent is the object's
         return push(call, (f, *args), kwargs, (df, *dargs), dkwargs)
-    if isinstance(f, types.BuiltinMethodType) and f.__self__ is not None and not isinstance(f.__self__, types.ModuleType):
+    if isinstance(f, types.BuiltinMethodType) and f.__self__ is not None and not isinstance(f.__self__, types.ModuleType) \
+            or isinstance(f, types.MethodType) and arrays.is_foreign(f.__self__):
         return push_method(f, f.__self__, f.__name__, df, args, dargs, kwargs, dkwargs)  # (df: the object's, see attribute_tangent)
     if not is_zero_tangent(df):
         if not (isinstance(f, types.FunctionType) and isinstance(df, Tangent)):
@@ -2013,7 +2043,7 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
                 hint="pass the differentiated values it holds to it as arguments, or use reverse mode "
                 "(zpy.gradient, zpy.jacobian)")
         return pipeline.call_jvp_closure(f, df, args, kwargs, dargs, dkwargs)
-    if isinstance(f, types.MethodType):
+    if python_bound_method(f):
         if isinstance(f.__func__, types.FunctionType):
             pipeline.never_library(f.__func__, f)
         return push(f.__func__, (f.__self__, *args), kwargs, (None, *dargs), dkwargs)

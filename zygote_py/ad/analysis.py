@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
-from .. import runtime
+from .. import arrays, runtime
 from ..errors import UnsupportedSyntax
 from ..frontend.lower import MAPPED
 from ..ir import ops
@@ -66,7 +66,7 @@ def kind(x: Any) -> int:
         return FLOAT
     if isinstance(x, (complex, np.complexfloating)):
         return 0  # not a number for the rules of numbers, which do not conjugate
-    if type(x) is np.ndarray:  # (not a subclass, whose methods may differ)
+    if type(x) is np.ndarray or arrays.is_foreign(x):  # (not a subclass, whose methods may differ)
         if x.dtype.kind == "c":
             return COMPLEX_ARRAY
         if x.dtype.kind in "biuf":
