@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 
 from .. import runtime
+from ..runtime import arrays
 from ..runtime.values import is_number
 from ..frontend.lower import MAPPED
 from ..ir import ops
@@ -84,7 +85,7 @@ def kind(x: Any) -> int:
         return FLOAT
     if isinstance(x, (complex, np.complexfloating)):
         return 0  # not a number for the rules of numbers, which do not conjugate
-    if type(x) is np.ndarray:  # (not a subclass, whose methods may differ)
+    if type(x) is np.ndarray or arrays.is_foreign(x):  # (not a subclass, whose methods may differ)
         if x.dtype.kind == "c":
             return COMPLEX_ARRAY
         if x.dtype.kind in "biuf":

@@ -721,7 +721,7 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
     implementation = registry.implementation(f)
     if implementation is not None:  # (J differentiates it, giving f no gradient)
         return vjp_plan(implementation, args, kwargs)
-    if isinstance(f, types.MethodType):
+    if runtime.python_bound_method(f):
         plan = vjp_plan(f.__func__, (f.__self__, *args), kwargs)
         if plan is None:
             return None

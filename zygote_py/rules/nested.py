@@ -129,6 +129,13 @@ def unbroadcast(dy, x):
     return runtime.unbroadcast(dy, x), back
 
 
+@adjoint(runtime.spread)
+def spread(dy, a):
+    def back(g):
+        return (runtime.unbroadcast(g, dy), None)
+    return runtime.spread(dy, a), back
+
+
 @adjoint(runtime.scatter)
 def scatter(x, key, dy):
     def back(g):
@@ -642,6 +649,11 @@ def add_into_push(y, g, v, *, dg, dv):
 @pushforward(runtime.unbroadcast)
 def unbroadcast_push(y, dy, x, *, ddy):
     return runtime.unbroadcast(ddy, x)
+
+
+@pushforward(runtime.spread)
+def spread_push(y, dy, a, *, ddy):
+    return runtime.spread(ddy, a)
 
 
 @pushforward(numpy_shapes.unsort)

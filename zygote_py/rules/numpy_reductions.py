@@ -109,6 +109,8 @@ reduced axes, the slopes being the pullback's gradient for a cotangent of
 ones (its real part for a real output of complex ``a``), so that ties,
 zeros and NaN are treated alike in both directions.
 """
+import math
+
 import numpy as np
 
 from zygote_py import errors, runtime
@@ -134,8 +136,8 @@ def dtype_of(a):
 def sum_(a, axis=None, dtype=None, out=None, keepdims=False):
     def back(dy):
         if axis is None or keepdims:
-            return (np.full_like(a, dy), None, None, None, None)
-        return (np.full_like(a, np.expand_dims(dy, axis)), None, None, None, None)
+            return (runtime.spread(dy, a), None, None, None, None)
+        return (runtime.spread(np.expand_dims(dy, axis), a), None, None, None, None)
     return np.sum(a, axis, dtype, out, keepdims), back
 
 
@@ -150,11 +152,11 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
 
     def back(dy):
         if axis is None:  # (no read of y: a gradient that is not asked for the mean does not compute it)
-            return (np.full_like(a, dy / max(np.size(a), 1)), None, None, None, None)
-        share = dy * (y.size / max(np.size(a), 1))
+            return (runtime.spread(dy / max(math.prod(np.shape(a)), 1), a), None, None, None, None)
+        share = dy * (y.size / max(math.prod(np.shape(a)), 1))
         if keepdims:
-            return (np.full_like(a, share), None, None, None, None)
-        return (np.full_like(a, np.expand_dims(share, axis)), None, None, None, None)
+            return (runtime.spread(share, a), None, None, None, None)
+        return (runtime.spread(np.expand_dims(share, axis), a), None, None, None, None)
     return y, back
 
 
@@ -247,7 +249,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     y = np.var(a, axis, dtype, out, ddof, keepdims)
 
     def back(dy):
-        n = np.size(a) / max(y.size, 1)
+        n = math.prod(np.shape(a)) / max(y.size, 1)
         scale = 2 / (n - ddof) if n > ddof else np.nan
         if axis is None or keepdims:
             dvar = dy * scale
@@ -271,7 +273,7 @@ def dof(a, y, ddof):
     """The degrees of freedom ``n - ddof`` of ``y = np.var(a, ..., ddof)``
     (or ``std``) over slices of ``n`` elements; ``nan`` where there are
     none, as the gradients are then."""
-    n = np.size(a) / max(np.size(y), 1)
+    n = math.prod(np.shape(a)) / max(math.prod(np.shape(y)), 1)
     return n - ddof if n > ddof else np.nan
 
 
@@ -280,7 +282,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     y = np.std(a, axis, dtype, out, ddof, keepdims)
 
     def back(dy):
-        n = np.size(a) / max(y.size, 1)
+        n = math.prod(np.shape(a)) / max(y.size, 1)
         scale = 1 / (n - ddof) if n > ddof else np.nan
         dvar = dy * scale / np.where(y == 0, 1, y)  # a constant slice: centred is 0 there
         if axis is not None and not keepdims:

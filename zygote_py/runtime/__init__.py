@@ -4,6 +4,7 @@ that the compiler could not resolve.
 This package is the runtime's face: emitted code and rules read every
 helper as ``runtime.name``. Its modules, from the bottom up:
 
+- :mod:`.arrays`: which values are arrays, NumPy's and other libraries' (Dask, CuPy);
 - :mod:`.values`: what kind of value a run-time value is to differentiation;
 - :mod:`.sparse`: sparse cotangents (``Scatter``, ``Items``);
 - :mod:`.operators`: operators that user classes define in Python;
@@ -22,7 +23,7 @@ May import: NumPy, the standard library, :mod:`zygote_py.errors`,
 :mod:`zygote_py.ir.ops`; never the compiler (:mod:`zygote_py.ad`), the rules
 or the public API.
 """
-from . import seam  # noqa: F401
+from . import arrays, seam  # noqa: F401
 from .values import (  # noqa: F401
     calls_wrapped, captures_differentiable, cell_value, is_differentiable_value, is_number, unshared,
 )
@@ -31,12 +32,12 @@ from .sparse import (  # noqa: F401
     UNSHARED,
 )
 from .operators import (  # noqa: F401
-    adds_in_python, number_type, overload, overloaded_call, OVERLOADS, python_method,
+    adds_in_python, number_type, overload, overloaded_call, OVERLOADS, python_bound_method, python_method,
 )
 from .gradients import (  # noqa: F401
-    accum, accum_item, add_into, call_pullback, cells_gradient, changing_zero, field, field_gradient, gather, is_number_zero,
-    is_zero_tangent, may_change, NO_GRADS, no_pullback, real_if_real, repeated, seed, sequence_gradient, shaped,
-    unbroadcast, user_gradient, without_field, zero_operand, zero_tangent,
+    accum, accum_item, add_into, call_pullback, cells_gradient, changing_zero, field, field_gradient, gather,
+    is_number_zero, is_zero_tangent, may_change, NO_GRADS, no_pullback, real_if_real, repeated, seed,
+    sequence_gradient, shaped, spread, unbroadcast, user_gradient, without_field, zero_operand, zero_tangent,
 )
 from .objects import (  # noqa: F401
     attribute_gradient, builtin_method, cached_value, class_attribute, construct_fields, construct_vjp, generated,

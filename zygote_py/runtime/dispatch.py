@@ -22,7 +22,7 @@ import numpy as np
 from .. import registry
 from ..errors import NoDerivativeRule, UnsupportedSyntax
 from ..tangent import Tangent
-from . import seam
+from . import arrays, seam
 from .cells import forward_with_cells, lent_cells
 from .gradients import call_pullback, field, is_number_zero, NO_GRADS, no_pullback
 from .iterators import EagerIterator
@@ -30,7 +30,7 @@ from .objects import (
     builtin_method, cached_value, class_attribute, construct_fields, generated, getter_of, MISSING,
     number_subclass, owner_of, python_init, to_default,
 )
-from .operators import overload, overloaded_call, python_method
+from .operators import overload, overloaded_call, python_bound_method, python_method
 from .values import is_differentiable_value
 
 
@@ -42,7 +42,7 @@ def differentiable_callable(fn: Any) -> bool:
     ``complex`` made from a number (see :func:`number_subclass`); not the operations the compiler lowers
     Python's syntax to (:mod:`zygote_py.ir.ops`), which are differentiated
     by their rules or not at all."""
-    if isinstance(fn, types.MethodType):
+    if python_bound_method(fn):
         fn = fn.__func__
     if isinstance(fn, types.FunctionType):
         return fn.__module__ != "zygote_py.ir.ops"
@@ -260,14 +260,14 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
     rule = rule_for(f, args)
     if rule is not None:
         y, back = apply_rule(rule, f, args, kwargs)
-        return y, rule_pullback(rule, back, len(args), kwargs, isinstance(y, np.ndarray))
+        return y, rule_pullback(rule, back, len(args), kwargs, arrays.is_array(y))
     if registry.is_nondifferentiable(f):
         return f(*args, **kwargs), no_pullback
     implementation = registry.implementation(f)
     if implementation is not None:  # (scipy.stats.norm.logpdf: its formula)
         y, back = J(implementation, *args, **kwargs)
         return y, lambda dy: (None, *back(dy)[1:])
-    if isinstance(f, types.MethodType):
+    if python_bound_method(f):
         if isinstance(f.__func__, types.FunctionType):
             seam.compiler().never_library(f.__func__, f)
         y, back = J(f.__func__, f.__self__, *args, **kwargs)
@@ -282,7 +282,7 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
         rule = registry.lookup(method)
         if rule is not None:
             y, back = apply_rule(rule, method, (f.__self__, *args), kwargs)
-            pb = rule_pullback(rule, back, len(args) + 1, kwargs, isinstance(y, np.ndarray))
+            pb = rule_pullback(rule, back, len(args) + 1, kwargs, arrays.is_array(y))
             return y, lambda dy: pb(dy)[1:]  # (the method's gradient: x's, then its arguments')
     if isinstance(f, types.FunctionType):
         return seam.compiler().call_forward(f, args, kwargs)

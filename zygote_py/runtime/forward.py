@@ -18,7 +18,7 @@ import numpy as np
 from .. import registry, tangent
 from ..errors import NoDerivativeRule
 from ..tangent import Tangent
-from . import seam
+from . import arrays, seam
 from .cells import call_with_cells, push_with_cells
 from .dispatch import apply_rule, field_constructor, float_operands, J, joins_sequences, rule_pullback, vectorized
 from .gradients import call_pullback, changing_zero, field, is_zero_tangent, may_change, zero_operand, zero_tangent
@@ -28,7 +28,7 @@ from .objects import (
     builtin_method, cached_value, class_attribute, getter_of, LINEAR_ATTRIBUTES, MISSING, number_subclass,
     python_init, setter,
 )
-from .operators import overload, overloaded_call, python_method
+from .operators import overload, overloaded_call, python_bound_method, python_method
 from .sparse import dense
 from .values import unshared
 
@@ -91,7 +91,8 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
     call = python_method(type(f), "__call__")
     if call is not None:  # an object whose class defines __call__: its tangent is the object's
         return push(call, (f, *args), kwargs, (df, *dargs), dkwargs)
-    if isinstance(f, types.BuiltinMethodType) and f.__self__ is not None and not isinstance(f.__self__, types.ModuleType):
+    if isinstance(f, types.BuiltinMethodType) and f.__self__ is not None and not isinstance(f.__self__, types.ModuleType) \
+            or isinstance(f, types.MethodType) and arrays.is_foreign(f.__self__):
         return push_method(f, f.__self__, f.__name__, df, args, dargs, kwargs, dkwargs)  # (df: the object's, see attribute_tangent)
     if not is_zero_tangent(df):
         if not (isinstance(f, types.FunctionType) and isinstance(df, Tangent)):
@@ -101,7 +102,7 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
                 hint="pass the differentiated values it holds to it as arguments, or use reverse mode "
                 "(zpy.gradient, zpy.jacobian)")
         return seam.compiler().call_jvp_closure(f, df, args, kwargs, dargs, dkwargs)
-    if isinstance(f, types.MethodType):
+    if python_bound_method(f):
         if isinstance(f.__func__, types.FunctionType):
             seam.compiler().never_library(f.__func__, f)
         return push(f.__func__, (f.__self__, *args), kwargs, (None, *dargs), dkwargs)

@@ -20,6 +20,7 @@ import numpy as np
 from .. import tangent
 from ..errors import NoDerivativeRule, NonScalarOutput
 from ..tangent import Tangent
+from . import arrays
 from .operators import number_type
 from .sparse import dense, Lazy
 from .values import is_differentiable_value
@@ -44,7 +45,7 @@ def seed(y: Any) -> Any:
     if isinstance(y, (Fraction, Decimal)):
         return type(y)(1)
     if isinstance(y, (bool, complex, np.complexfloating)) or not (
-        isinstance(y, (numbers.Real, np.generic, np.ndarray)) or number_type(type(y))
+        isinstance(y, (numbers.Real, np.generic)) or arrays.is_array(y) or number_type(type(y))
     ):
         if isinstance(y, (complex, np.complexfloating)):
             raise NonScalarOutput(
@@ -57,7 +58,7 @@ def seed(y: Any) -> Any:
             f"gradient needs a real scalar output, not a {type(y).__name__} value",
             hint="use zpy.pullback(f, *args) and call back(dy) with a cotangent shaped like the output",
         )
-    if isinstance(y, np.ndarray):
+    if arrays.is_array(y):
         if y.ndim != 0 or y.dtype.kind not in "fiu":
             raise NonScalarOutput(
                 f"gradient needs a real scalar output, not an array of shape {y.shape}",
@@ -254,13 +255,15 @@ def unbroadcast(dy: Any, x: Any) -> Any:
         dy = np.full(shape, dy)
     elif dshape != shape:
         extra = len(dshape) - len(shape)
+        # (np.sum for another library's array: Dask's has no ufunc's reduce)
+        total = np.add.reduce if isinstance(dy, np.ndarray) else np.sum
         if extra:  # the leading axes, summed away (a bias's gradient: one reduction)
-            dy = np.add.reduce(dy, axis=0 if extra == 1 else tuple(range(extra)))
+            dy = total(dy, axis=0 if extra == 1 else tuple(range(extra)))
             if not shape:
-                dy = np.asarray(dy)  # (a 0-d array's gradient is one)
+                dy = arrays.asarray(dy)  # (a 0-d array's gradient is one)
         ones = tuple(i for i, n in enumerate(shape) if n == 1 and dshape[i + extra] != 1)
         if ones:
-            dy = np.add.reduce(dy, axis=ones, keepdims=True)
+            dy = total(dy, axis=ones, keepdims=True)
         if np.shape(dy) != shape:
             dy = np.broadcast_to(dy, shape)  # a cotangent of size 1 for a broadcast input
     if isinstance(x, np.generic) and isinstance(dy, np.ndarray):
@@ -268,8 +271,21 @@ def unbroadcast(dy: Any, x: Any) -> Any:
     dtype = getattr(x, "dtype", None)
     if dtype is not None and dtype.kind in "fc" and (not hasattr(dy, "dtype") or dy.dtype != dtype):  # (complex)
         dy = real_if_real(dy, x)
-        dy = np.asarray(dy).astype(dtype, copy=False) if x.ndim or isinstance(dy, np.ndarray) else dtype.type(dy)
+        dy = arrays.asarray(dy).astype(dtype, copy=False) if x.ndim or arrays.is_array(dy) else dtype.type(dy)
     return dy
+
+
+def spread(dy: Any, a: Any) -> Any:
+    """``dy`` broadcast to the shape of ``a``, with ``a``'s dtype, as a new
+    array (the transpose of :func:`unbroadcast`: the gradient of ``a`` for
+    a sum of it whose gradient is ``dy``, summed axes kept as 1):
+    ``np.full_like`` for NumPy arrays; for another library's (Dask's
+    ``full_like`` takes no array to fill with, NumPy's would gather a Dask
+    one), a zero of ``a``'s library plus ``dy``, which stays in it."""
+    if arrays.is_foreign(a) or arrays.is_foreign(dy):
+        zero = np.zeros_like(a)
+        return (zero + dy).astype(zero.dtype, copy=False)
+    return np.full_like(a, dy)
 
 
 def real_if_real(g: Any, x: Any) -> Any:

@@ -19,6 +19,7 @@ import numpy as np
 from .. import tangent
 from ..errors import NoDerivativeRule
 from ..tangent import Tangent
+from . import arrays
 from .gradients import field
 from .operators import python_method
 
@@ -105,7 +106,11 @@ def builtin_method(f: Any) -> Any:
     method written in C (a subclass's inherited one is its base's), or for a NumPy
     scalar's, the NumPy function called the same way (``m.clip(0, 1)`` is
     ``np.clip(m, 0, 1)``), whose rule :func:`J` applies; ``None`` for
-    anything else."""
+    anything else. Another library's array's method (a Dask array's
+    ``x.sum``, in Python; a CuPy array's, in C) is ``np.ndarray``'s of
+    the same name, as their methods follow NumPy's."""
+    if isinstance(f, (types.MethodType, types.BuiltinMethodType)) and arrays.is_foreign(f.__self__):
+        return getattr(np.ndarray, f.__name__, None)
     if not isinstance(f, types.BuiltinMethodType):
         return None
     if isinstance(f.__self__, np.generic):

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator, Optional
 import numbers
 from decimal import Decimal
 
+from . import arrays
 from .sparse import Lazy
 
 
@@ -42,9 +43,11 @@ def python_method(cls: type, name: str) -> Optional[types.FunctionType]:
     """``cls``'s method ``name`` when it is a Python function that
     :func:`J` differentiates by its source: not a number type's (see
     :func:`number_type`), which have rules, nor a lazy gradient's (an
-    array to the rules, in gradient code differentiated again)."""
+    array to the rules, in gradient code differentiated again), nor another
+    library's array's (a Dask array's operators get the rules of NumPy's)."""
     method = getattr(cls, name, None)
-    if isinstance(method, types.FunctionType) and not number_type(cls) and not issubclass(cls, Lazy):
+    if isinstance(method, types.FunctionType) and not number_type(cls) and not issubclass(cls, Lazy) \
+            and not arrays.foreign_type(cls):
         return method
     return None
 
@@ -163,3 +166,10 @@ def overload(f: Any) -> Optional[Callable]:
     """``f``'s methods in :data:`OVERLOADS`, or ``None`` (``f``'s type is
     checked first: any other callable may be unhashable)."""
     return OVERLOADS.get(f) if type(f) is types.BuiltinFunctionType or f is float else None
+
+
+def python_bound_method(f: Any) -> bool:
+    """Whether ``f`` is a Python function bound to its object, which
+    :func:`J` differentiates with the object as its first argument; not a
+    method of another library's array (see ``objects.builtin_method``)."""
+    return isinstance(f, types.MethodType) and not arrays.is_foreign(f.__self__)

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import tangent
 from ..tangent import Tangent
+from . import arrays
 
 
 def scatter(x: Any, key: Any, dy: Any) -> Any:
@@ -90,6 +91,7 @@ def _basic_part(k: Any) -> bool:
     return isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis
 
 
+@arrays.own
 class Lazy:
     """A cotangent kept in a cheaper form than a dense array, made dense
     (:meth:`dense`) by any use other than accumulation: arithmetic, a NumPy

@@ -23,10 +23,11 @@ from ..rules import mutation
 
 
 def seed(y):
-    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type."""
+    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type
+    (of its library for an array: NumPy's, Dask's, CuPy's)."""
     if type(y) is float:
         return 1.0
-    if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "fiu":
+    if hasattr(type(y), "__array_function__") and y.ndim == 0 and y.dtype.kind in "fiu":
         return np.ones_like(y) if y.dtype.kind == "f" else 1
     if isinstance(y, np.floating):
         return y.dtype.type(1)
@@ -55,15 +56,22 @@ def unbroadcast(dy, x):
             dy = np.reshape(dy, shape)
         elif np.shape(dy) != shape:
             dy = np.broadcast_to(dy, shape)  # a cotangent of size 1 for a broadcast input
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, np.generic) or hasattr(type(x), "__array_function__"):  # (an array of any library)
         if x.dtype.kind in "fc" and np.result_type(dy) != x.dtype:
             if np.iscomplexobj(dy) and x.dtype.kind != "c":
                 dy = np.real(dy)
-            dy = np.asarray(dy).astype(x.dtype)
+            dy = (dy if hasattr(type(dy), "__array_function__") else np.asarray(dy)).astype(x.dtype)
         return dy[()] if isinstance(x, np.generic) and isinstance(dy, np.ndarray) else dy
     if isinstance(dy, (np.ndarray, np.generic)) and isinstance(x, (int, float)):
         dy = dy.item()
     return dy.real if isinstance(dy, complex) and not isinstance(x, complex) else dy
+
+
+def spread(dy, a):
+    """``dy`` broadcast to the shape of the array ``a``, with its dtype, as
+    a new array of ``a``'s library (the gradient of ``a`` for a sum of it)."""
+    zero = np.zeros_like(a)
+    return (zero + dy).astype(zero.dtype, copy=False)
 
 
 def real_if_real(g, x):
@@ -170,10 +178,13 @@ def real_numbers(**values):
 
 
 def real_arrays(**values):
-    """Raise ``TypeError`` unless each value is a NumPy array, the kind that
-    a parameter annotated ``np.ndarray`` was emitted for."""
+    """Raise ``TypeError`` unless each value is an array, the kind that a
+    parameter annotated ``np.ndarray`` was emitted for: NumPy's, or another
+    library's that NumPy's functions dispatch to (Dask's, CuPy's)."""
     for name, value in values.items():
-        if not isinstance(value, np.ndarray):
+        if not isinstance(value, np.ndarray) and not any(
+                getattr(type(value), p, None) is not None
+                for p in ("__array_function__", "__array_ufunc__", "__array_namespace__")):
             raise TypeError(f"{name} is a {type(value).__name__}, but this gradient was emitted for an array "
                             "(a parameter annotated np.ndarray): pass np.asarray of it")
 
@@ -197,6 +208,7 @@ REPLACES = {
     ops.exhausted: exhausted,
     runtime.seed: seed,
     runtime.unbroadcast: unbroadcast,
+    runtime.spread: spread,
     runtime.real_if_real: real_if_real,
     runtime.scatter: scatter,
     runtime.scatters: scatters,

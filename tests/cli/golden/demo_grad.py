@@ -41,10 +41,11 @@ def real_numbers(**values):
 
 # zygote_py.backend.standalone.real_arrays
 def real_arrays(**values):
-    """Raise ``TypeError`` unless each value is a NumPy array, the kind that
-    a parameter annotated ``np.ndarray`` was emitted for."""
+    """Raise ``TypeError`` unless each value is an array, the kind that a
+    parameter annotated ``np.ndarray`` was emitted for: NumPy's, or another
+    library's that NumPy's functions dispatch to (Dask's, CuPy's)."""
     for name, value in values.items():
-        if not isinstance(value, np.ndarray):
+        if not isinstance(value, np.ndarray) and (not any((getattr(type(value), p, None) is not None for p in ('__array_function__', '__array_ufunc__', '__array_namespace__')))):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
 
 
@@ -67,11 +68,11 @@ def unbroadcast(dy, x):
             dy = np.reshape(dy, shape)
         elif np.shape(dy) != shape:
             dy = np.broadcast_to(dy, shape)
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, np.generic) or hasattr(type(x), '__array_function__'):
         if x.dtype.kind in 'fc' and np.result_type(dy) != x.dtype:
             if np.iscomplexobj(dy) and x.dtype.kind != 'c':
                 dy = np.real(dy)
-            dy = np.asarray(dy).astype(x.dtype)
+            dy = (dy if hasattr(type(dy), '__array_function__') else np.asarray(dy)).astype(x.dtype)
         return dy[()] if isinstance(x, np.generic) and isinstance(dy, np.ndarray) else dy
     if isinstance(dy, (np.ndarray, np.generic)) and isinstance(x, (int, float)):
         dy = dy.item()
@@ -86,6 +87,14 @@ def user_gradient(x, g):
     if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and (g == 0):
         return np.zeros_like(x)
     return g
+
+
+# zygote_py.runtime.spread
+def spread(dy, a):
+    """``dy`` broadcast to the shape of the array ``a``, with its dtype, as
+    a new array of ``a``'s library (the gradient of ``a`` for a sum of it)."""
+    zero = np.zeros_like(a)
+    return (zero + dy).astype(zero.dtype, copy=False)
 
 
 # zygote_py.rules.numpy_linalg.real_matrices
@@ -143,7 +152,7 @@ def matmul_grad(dy, x1, x2, wrt):
         if wrt == 0:
             return dy[:, None] * x2 if x1.ndim == 2 else x2 @ dy
         return x1[:, None] * dy if x2.ndim == 2 else dy @ x1
-    a, b, g = (np.asarray(x1), np.asarray(x2), np.asarray(dy))
+    a, b, g = (v if hasattr(type(v), '__array_function__') else np.asarray(v) for v in (x1, x2, dy))
     if a.ndim == 1 and b.ndim == 1:
         return fit(g * conj(b), x1) if wrt == 0 else fit(g * conj(a), x2)
     a2 = a[None, :] if a.ndim == 1 else a
@@ -234,7 +243,7 @@ def layer_forward(W, b):
     t_3 = t_2 ** 2
 
     def layer_pullback(dy):
-        t_4 = np.full_like(t_3, dy) * (2.0 * t_2) * (1.0 - t_2 * t_2)
+        t_4 = spread(dy, t_3) * (2.0 * t_2) * (1.0 - t_2 * t_2)
         db = unbroadcast(t_4, b)
         return (user_gradient(W, matmul_grad(unbroadcast(t_4, t_1), W, t, 0)), user_gradient(b, db))
     return (t_3.sum(), layer_pullback)
@@ -246,6 +255,6 @@ def layer_gradient(W, b):
     t_1 = W @ t
     t_2 = np.tanh(t_1 + b)
     t_3 = t_2 ** 2
-    t_4 = np.full_like(t_3, 1.0) * (2.0 * t_2) * (1.0 - t_2 * t_2)
+    t_4 = spread(1.0, t_3) * (2.0 * t_2) * (1.0 - t_2 * t_2)
     db = unbroadcast(t_4, b)
     return (user_gradient(W, matmul_grad(unbroadcast(t_4, t_1), W, t, 0)), user_gradient(b, db))

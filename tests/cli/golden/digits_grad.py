@@ -26,10 +26,11 @@ import numpy as np
 
 # zygote_py.backend.standalone.real_arrays
 def real_arrays(**values):
-    """Raise ``TypeError`` unless each value is a NumPy array, the kind that
-    a parameter annotated ``np.ndarray`` was emitted for."""
+    """Raise ``TypeError`` unless each value is an array, the kind that a
+    parameter annotated ``np.ndarray`` was emitted for: NumPy's, or another
+    library's that NumPy's functions dispatch to (Dask's, CuPy's)."""
     for name, value in values.items():
-        if not isinstance(value, np.ndarray):
+        if not isinstance(value, np.ndarray) and (not any((getattr(type(value), p, None) is not None for p in ('__array_function__', '__array_ufunc__', '__array_namespace__')))):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
 
 
@@ -52,11 +53,11 @@ def unbroadcast(dy, x):
             dy = np.reshape(dy, shape)
         elif np.shape(dy) != shape:
             dy = np.broadcast_to(dy, shape)
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, np.generic) or hasattr(type(x), '__array_function__'):
         if x.dtype.kind in 'fc' and np.result_type(dy) != x.dtype:
             if np.iscomplexobj(dy) and x.dtype.kind != 'c':
                 dy = np.real(dy)
-            dy = np.asarray(dy).astype(x.dtype)
+            dy = (dy if hasattr(type(dy), '__array_function__') else np.asarray(dy)).astype(x.dtype)
         return dy[()] if isinstance(x, np.generic) and isinstance(dy, np.ndarray) else dy
     if isinstance(dy, (np.ndarray, np.generic)) and isinstance(x, (int, float)):
         dy = dy.item()
@@ -73,12 +74,21 @@ def user_gradient(x, g):
     return g
 
 
+# zygote_py.runtime.spread
+def spread(dy, a):
+    """``dy`` broadcast to the shape of the array ``a``, with its dtype, as
+    a new array of ``a``'s library (the gradient of ``a`` for a sum of it)."""
+    zero = np.zeros_like(a)
+    return (zero + dy).astype(zero.dtype, copy=False)
+
+
 # zygote_py.runtime.seed
 def seed(y):
-    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type."""
+    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type
+    (of its library for an array: NumPy's, Dask's, CuPy's)."""
     if type(y) is float:
         return 1.0
-    if isinstance(y, np.ndarray) and y.ndim == 0 and (y.dtype.kind in 'fiu'):
+    if hasattr(type(y), '__array_function__') and y.ndim == 0 and (y.dtype.kind in 'fiu'):
         return np.ones_like(y) if y.dtype.kind == 'f' else 1
     if isinstance(y, np.floating):
         return y.dtype.type(1)
@@ -98,7 +108,7 @@ def log_softmax_forward(z):
 
     def log_softmax_pullback(dy):
         dz = unbroadcast(dy, z_1)
-        dz = dz + t_1 * (-unbroadcast(dy, t_3) / t_2)
+        dz = dz + spread(-unbroadcast(dy, t_3) / t_2, t_1) * t_1
         dz = unbroadcast(dz, z)
         return (user_gradient(z, dz),)
     return (z_1 - t_3, log_softmax_pullback)
@@ -114,7 +124,7 @@ def log_softmax_gradient(z):
     t_4 = z_1 - t_3
     dy = seed(t_4)
     dz = unbroadcast(dy, z_1)
-    dz = dz + t_1 * (-unbroadcast(dy, t_3) / t_2)
+    dz = dz + spread(-unbroadcast(dy, t_3) / t_2, t_1) * t_1
     dz = unbroadcast(dz, z)
     return (user_gradient(z, dz),)
 
@@ -134,11 +144,11 @@ def cross_entropy_forward(logits, onehot):
     t_8 = t_6 / t_7
 
     def cross_entropy_pullback(dy):
-        t_9 = np.full_like(t_5, -unbroadcast(dy / t_7, t_6))
+        t_9 = spread(-unbroadcast(dy / t_7, t_6), t_5)
         donehot = unbroadcast(t_9 * t_4, onehot)
         t_9 = unbroadcast(t_9 * onehot, t_4)
         dz = unbroadcast(t_9, z)
-        dz = dz + t_1 * (-unbroadcast(t_9, t_3) / t_2)
+        dz = dz + spread(-unbroadcast(t_9, t_3) / t_2, t_1) * t_1
         dlogits = unbroadcast(dz, logits)
         return (user_gradient(logits, dlogits), user_gradient(onehot, donehot))
     return (t_8, cross_entropy_pullback)
@@ -157,10 +167,10 @@ def cross_entropy_gradient(logits, onehot):
     t_7 = len(logits)
     t_8 = t_6 / t_7
     dy = seed(t_8)
-    t_9 = np.full_like(t_5, -unbroadcast(dy / t_7, t_6))
+    t_9 = spread(-unbroadcast(dy / t_7, t_6), t_5)
     donehot = unbroadcast(t_9 * t_4, onehot)
     t_9 = unbroadcast(t_9 * onehot, t_4)
     dz = unbroadcast(t_9, z)
-    dz = dz + t_1 * (-unbroadcast(t_9, t_3) / t_2)
+    dz = dz + spread(-unbroadcast(t_9, t_3) / t_2, t_1) * t_1
     dlogits = unbroadcast(dz, logits)
     return (user_gradient(logits, dlogits), user_gradient(onehot, donehot))

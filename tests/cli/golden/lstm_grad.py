@@ -28,10 +28,11 @@ import numpy as np
 
 # zygote_py.backend.standalone.real_arrays
 def real_arrays(**values):
-    """Raise ``TypeError`` unless each value is a NumPy array, the kind that
-    a parameter annotated ``np.ndarray`` was emitted for."""
+    """Raise ``TypeError`` unless each value is an array, the kind that a
+    parameter annotated ``np.ndarray`` was emitted for: NumPy's, or another
+    library's that NumPy's functions dispatch to (Dask's, CuPy's)."""
     for name, value in values.items():
-        if not isinstance(value, np.ndarray):
+        if not isinstance(value, np.ndarray) and (not any((getattr(type(value), p, None) is not None for p in ('__array_function__', '__array_ufunc__', '__array_namespace__')))):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
 
 
@@ -47,10 +48,11 @@ def user_gradient(x, g):
 
 # zygote_py.runtime.seed
 def seed(y):
-    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type."""
+    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type
+    (of its library for an array: NumPy's, Dask's, CuPy's)."""
     if type(y) is float:
         return 1.0
-    if isinstance(y, np.ndarray) and y.ndim == 0 and (y.dtype.kind in 'fiu'):
+    if hasattr(type(y), '__array_function__') and y.ndim == 0 and (y.dtype.kind in 'fiu'):
         return np.ones_like(y) if y.dtype.kind == 'f' else 1
     if isinstance(y, np.floating):
         return y.dtype.type(1)

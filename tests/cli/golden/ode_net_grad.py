@@ -29,10 +29,11 @@ import numpy as np
 
 # zygote_py.backend.standalone.real_arrays
 def real_arrays(**values):
-    """Raise ``TypeError`` unless each value is a NumPy array, the kind that
-    a parameter annotated ``np.ndarray`` was emitted for."""
+    """Raise ``TypeError`` unless each value is an array, the kind that a
+    parameter annotated ``np.ndarray`` was emitted for: NumPy's, or another
+    library's that NumPy's functions dispatch to (Dask's, CuPy's)."""
     for name, value in values.items():
-        if not isinstance(value, np.ndarray):
+        if not isinstance(value, np.ndarray) and (not any((getattr(type(value), p, None) is not None for p in ('__array_function__', '__array_ufunc__', '__array_namespace__')))):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
 
 
@@ -73,11 +74,11 @@ def unbroadcast(dy, x):
             dy = np.reshape(dy, shape)
         elif np.shape(dy) != shape:
             dy = np.broadcast_to(dy, shape)
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, np.generic) or hasattr(type(x), '__array_function__'):
         if x.dtype.kind in 'fc' and np.result_type(dy) != x.dtype:
             if np.iscomplexobj(dy) and x.dtype.kind != 'c':
                 dy = np.real(dy)
-            dy = np.asarray(dy).astype(x.dtype)
+            dy = (dy if hasattr(type(dy), '__array_function__') else np.asarray(dy)).astype(x.dtype)
         return dy[()] if isinstance(x, np.generic) and isinstance(dy, np.ndarray) else dy
     if isinstance(dy, (np.ndarray, np.generic)) and isinstance(x, (int, float)):
         dy = dy.item()
@@ -141,7 +142,7 @@ def matmul_grad(dy, x1, x2, wrt):
         if wrt == 0:
             return dy[:, None] * x2 if x1.ndim == 2 else x2 @ dy
         return x1[:, None] * dy if x2.ndim == 2 else dy @ x1
-    a, b, g = (np.asarray(x1), np.asarray(x2), np.asarray(dy))
+    a, b, g = (v if hasattr(type(v), '__array_function__') else np.asarray(v) for v in (x1, x2, dy))
     if a.ndim == 1 and b.ndim == 1:
         return fit(g * conj(b), x1) if wrt == 0 else fit(g * conj(a), x2)
     a2 = a[None, :] if a.ndim == 1 else a
@@ -161,10 +162,11 @@ def matmul_grad(dy, x1, x2, wrt):
 
 # zygote_py.runtime.seed
 def seed_1(y):
-    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type."""
+    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type
+    (of its library for an array: NumPy's, Dask's, CuPy's)."""
     if type(y) is float:
         return 1.0
-    if isinstance(y, np.ndarray) and y.ndim == 0 and (y.dtype.kind in 'fiu'):
+    if hasattr(type(y), '__array_function__') and y.ndim == 0 and (y.dtype.kind in 'fiu'):
         return np.ones_like(y) if y.dtype.kind == 'f' else 1
     if isinstance(y, np.floating):
         return y.dtype.type(1)

@@ -55,10 +55,11 @@ def exhausted(value):
 
 # zygote_py.runtime.seed
 def seed(y):
-    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type."""
+    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type
+    (of its library for an array: NumPy's, Dask's, CuPy's)."""
     if type(y) is float:
         return 1.0
-    if isinstance(y, np.ndarray) and y.ndim == 0 and (y.dtype.kind in 'fiu'):
+    if hasattr(type(y), '__array_function__') and y.ndim == 0 and (y.dtype.kind in 'fiu'):
         return np.ones_like(y) if y.dtype.kind == 'f' else 1
     if isinstance(y, np.floating):
         return y.dtype.type(1)

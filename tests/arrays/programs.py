@@ -1,0 +1,28 @@
+"""Plain NumPy functions of arrays, differentiated on other libraries' arrays
+by :mod:`tests.arrays.test_other_libraries` and emitted by ``zpy emit``."""
+import numpy as np
+
+
+def logistic(w: np.ndarray, X: np.ndarray, y: np.ndarray):
+    p = 1 / (1 + np.exp(-(X @ w)))
+    return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
+
+
+def broadcast(X: np.ndarray, b: np.ndarray):
+    return np.sum(np.tanh(X * b + 0.5) ** 2)
+
+
+def columns(X: np.ndarray):
+    return np.sum(np.mean(X, axis=0) ** 2) + (X.sum(axis=1) ** 2).sum()
+
+
+def gram(X: np.ndarray, W: np.ndarray):
+    return np.sum((X.T @ X) * W) + np.sum(np.reshape(X, (-1,)) ** 3)
+
+
+def piecewise(X: np.ndarray):
+    return np.sum(np.maximum(X, 0.1) * X + np.where(X > 0.5, X, -X))
+
+
+def sliced(X: np.ndarray):
+    return np.sum(X[1:, :2] ** 2) + np.sum(np.sqrt(X ** 2 + 1) / (2 + X))

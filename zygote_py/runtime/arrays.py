@@ -1,0 +1,67 @@
+"""Which run-time values are arrays: NumPy's own, and other libraries'.
+
+User code is plain NumPy, and NumPy hands its functions and ufuncs on to
+the arrays of other libraries (Dask, CuPy...) through their
+``__array_function__`` and ``__array_ufunc__``; the array API standard's
+``__array_namespace__`` marks one too. Such an object is an array to the
+analysis, the rules and the run-time helpers: its operators and methods
+get the rules of ``np.ndarray``'s, never the library's own Python source
+differentiated, and the helpers that make or combine gradients keep its
+library (``np.zeros_like``, dispatching functions), so that a Dask array's
+gradient stays lazy and chunked and a CuPy array's stays on its device.
+
+``np.ndarray`` and its subclasses are not *foreign*: the rules' fast paths
+test for them directly (``type(x) is np.ndarray``) and stay.
+
+May import: NumPy.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+_PROTOCOLS = ("__array_function__", "__array_ufunc__", "__array_namespace__")
+
+_OWN: set[type] = set()
+"""zygote_py's own classes that implement the protocols to look like
+arrays to NumPy (a sparse gradient), which the run time handles itself."""
+
+
+def own(cls: type) -> type:
+    """Marks ``cls``, a class of zygote_py's run time that implements the
+    protocols, as none of another library's arrays (a class decorator)."""
+    _OWN.add(cls)
+    foreign_type.cache_clear()
+    return cls
+
+
+@functools.lru_cache(maxsize=None)
+def foreign_type(cls: type) -> bool:
+    """Whether instances of ``cls`` are arrays of a library other than
+    NumPy: it implements one of the protocols (a class that sets
+    ``__array_ufunc__ = None`` opts out of NumPy's ufuncs, as a
+    ``Tangent`` does, and is no array), and is neither an ``np.ndarray``
+    nor a NumPy scalar."""
+    if issubclass(cls, (np.ndarray, np.generic)) or cls in _OWN or isinstance(cls, type) and issubclass(cls, type):
+        return False
+    return any(getattr(cls, name, None) is not None for name in _PROTOCOLS)
+
+
+def is_foreign(x: Any) -> bool:
+    """Whether ``x`` is an array of another library (see :func:`foreign_type`)."""
+    return foreign_type(type(x))
+
+
+def is_array(x: Any) -> bool:
+    """Whether ``x`` is an array: an ``np.ndarray`` (or subclass), or
+    another library's (see :func:`foreign_type`)."""
+    return isinstance(x, np.ndarray) or foreign_type(type(x))
+
+
+def asarray(x: Any) -> Any:
+    """``np.asarray(x)`` for a number or a sequence; an array, of NumPy or
+    of another library, as it is (``np.asarray`` would compute a Dask
+    array into one process, and refuses a CuPy one)."""
+    return x if is_array(x) else np.asarray(x)
