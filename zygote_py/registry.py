@@ -309,6 +309,42 @@ def is_array_valued(fn: Any) -> bool:
         return False
 
 
+_reads_no_values: set = set()
+_changes_first: set = set()
+
+
+def reads_no_values(*fns: Any) -> None:
+    """Register functions whose pullbacks read none of their arguments'
+    differentiated values (they move them about, or are linear in them):
+    the derivative of such a pullback is the call's pushforward of the
+    cotangent, and gives the arguments nothing (see
+    ``rules.nested.reads_no_values``)."""
+    _reads_no_values.update(key(fn) for fn in fns)
+
+
+def is_read_no_values(fn: Any) -> bool:
+    """Whether ``fn`` is registered with :func:`reads_no_values`."""
+    try:
+        return key(fn) in _reads_no_values
+    except TypeError:
+        return False
+
+
+def changes_first_argument(*fns: Any) -> None:
+    """Register functions that may change their first argument in place,
+    whatever its kind (the operations the mutation pass makes): a pullback
+    that makes the call again copies it whole first."""
+    _changes_first.update(key(fn) for fn in fns)
+
+
+def is_changing_first_argument(fn: Any) -> bool:
+    """Whether ``fn`` is registered with :func:`changes_first_argument`."""
+    try:
+        return key(fn) in _changes_first
+    except TypeError:
+        return False
+
+
 class _Implementation:
     """The registry entry of a function differentiated through a Python
     function that computes the same thing (see :func:`implemented_by`)."""

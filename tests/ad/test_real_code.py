@@ -468,7 +468,7 @@ def test_a_loop_changing_what_it_goes_over_reads_it_as_python_does():
 
 
 def test_keys_of_refuses_what_is_no_dict():
-    from zygote_py.rules import mutation
+    from zygote_py.ad import mutation
 
     assert mutation.keys_of({"a": 1, "b": 2}) == ["a", "b"]
     with pytest.raises(zpy.errors.UnsupportedSyntax):

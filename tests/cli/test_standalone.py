@@ -9,7 +9,7 @@ import pytest
 from zygote_py import runtime
 from zygote_py.writer import standalone
 from zygote_py.ir import ops
-from zygote_py.rules import mutation
+from zygote_py.ad import mutation
 
 rng = np.random.default_rng(0)
 A23, A13, A3, A1 = rng.normal(size=(2, 3)), rng.normal(size=(1, 3)), rng.normal(size=3), rng.normal(size=1)

@@ -39,7 +39,7 @@ from ..ir import ops
 from ..ir.core import IR, Const, Operand, Starred, Statement, Var
 from ..ir.passes import member
 from .. import registry
-from ..rules import mutation
+from . import mutation
 
 _MISSING = object()
 

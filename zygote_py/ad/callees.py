@@ -43,7 +43,7 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
     :data:`DEPTH` levels. Returns the guards the result rests on (the
     globals naming the functions inlined)."""
     from .analysis import Facts, static_values
-    from .mutation import changed_positions
+    from .mutation.versions import changed_positions
     from .pipeline import primal_ir  # (pipeline builds on this module)
 
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))

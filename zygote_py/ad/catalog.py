@@ -120,7 +120,7 @@ def _forward(entry: Any, fn: Any) -> str:
     """How forward mode differentiates ``fn``."""
     if entry is registry.NONDIFFERENTIABLE:
         return "no tangent"
-    if getattr(entry, "__module__", "") == "zygote_py.rules.mutation" or fn is runtime.call_with_cells:
+    if getattr(entry, "__module__", "") == "zygote_py.ad.mutation.operations" or fn is runtime.call_with_cells:
         return "—"  # made by the reverse transform's passes only
     rule = registry.lookup_pushforward(fn)
     if rule is None:

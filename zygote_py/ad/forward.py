@@ -68,8 +68,9 @@ from ..ir.cfg import reverse_postorder
 from ..ir.passes import member, substitute
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
 from .. import registry
-from ..rules import mutation as mutation_rules, operators
-from . import analysis, callees, cells, idioms, mutation, pushrules
+from ..rules import operators
+from . import analysis, callees, cells, idioms, pushrules
+from .mutation import loops as mutation_loops, versions as mutation_pass
 from .analysis import Facts
 from .pushrules import ZERO, is_zero
 from .reverse import _call_array_methods, _uses
@@ -150,9 +151,9 @@ class _Forward:
         self.shared = self._share_cells(active, numeric)
         while _call_array_methods(primal, self.facts):  # x.sum(0).mean(): one link at a time
             self._analyse(active, numeric)
-        if mutation.in_place_as_stores(primal, self.facts):
+        if mutation_pass.in_place_as_stores(primal, self.facts):
             self._analyse(active, numeric)
-        if mutation.index_changed_loops(primal, self.facts):
+        if mutation_loops.index_changed_loops(primal, self.facts):
             self._analyse(active, numeric)
         self.guards += [analysis.guard(self.facts, v) for v in self.facts.origin]  # the globals and cells it reads
         self.defs = {s.var: s for b in primal.blocks.values() for s in b.stmts}
@@ -306,7 +307,7 @@ class _Forward:
                 targets.append((out, s))
             if isinstance(fn, types.FunctionType) and registry.lookup_pushforward(fn) is None \
                     and registry.lookup(fn) is None:  # a Python function changing its argument
-                definite, in_place = mutation.changed_positions(fn)
+                definite, in_place = mutation_pass.changed_positions(fn)
                 for i in (*definite, *in_place):
                     if i < len(s.args) and isinstance(s.args[i], Var) and not self._scalar(s.args[i]):
                         targets.append((s.args[i], s))
@@ -399,7 +400,7 @@ class _Forward:
         """A call of ``np.add.at``, known statically or read off ``np.add``
         where it is called."""
         method = self._method(s)
-        return mutation.is_add_at(self.facts.callee(s)) or method is not None and method[1] == "at" \
+        return mutation_pass.is_add_at(self.facts.callee(s)) or method is not None and method[1] == "at" \
             and isinstance(method[0], Var) and self.facts.static.get(method[0]) is np.add
 
     def _method(self, s: Statement) -> Optional[tuple[Operand, str]]:

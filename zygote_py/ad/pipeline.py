@@ -38,7 +38,8 @@ from ..ir.verify import checked
 from .. import registry, runtime, tangent
 from ..tangent import Tangent
 from ..rules import nested as nested_rules
-from . import mutation, pushrules, reverse
+from . import pushrules, reverse
+from .mutation import versions as mutation_pass
 from ..runtime.arguments import call_cotangent, defaulted, raw_cotangent
 from ..runtime.values import captures_differentiable, cell_value, is_differentiable_value
 from .analysis import Facts, Kind, is_float, kind, static_values
@@ -944,7 +945,7 @@ def jvp_entry(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple,
 runtime.seam.install(types.SimpleNamespace(
     call_forward=call_forward, call_jvp=call_jvp, call_jvp_closure=call_jvp_closure,
     call_jvp_with_cells=call_jvp_with_cells, construct=construct, vjp_plan=vjp_plan, masks=masks,
-    compiled=compiled, never_library=never_library, changed_positions=mutation.changed_positions,
+    compiled=compiled, never_library=never_library, changed_positions=mutation_pass.changed_positions,
     push_rule=pushrules.call,
 ))
 """The compiler that the runtime calls (see :mod:`zygote_py.runtime.seam`)."""

@@ -49,8 +49,8 @@ from ..ir.cfg import natural_loops, predecessors, reverse_postorder
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
 from .. import registry
 from ..rules import higher_order
-from ..rules import mutation as mutation_rules
 from . import analysis, callees, cells, idioms, mutation
+from .mutation import loops as mutation_loops, versions as mutation_pass
 from .analysis import Facts
 from .nones import propagate_none
 from .inline import Inliner, RuleIR, bind_arguments, rule_ir
@@ -293,23 +293,23 @@ class _Reverse:
         def refuse(message: str, line: Optional[int], hint: str) -> UnsupportedSyntax:
             return UnsupportedSyntax(message, function=self.f.name, filename=self.f.filename, line=line, hint=hint)
 
-        updates = mutation.item_updates(self.f)
+        updates = mutation_pass.item_updates(self.f)
         if updates:  # (which of them change parts of arrays or numbers)
             analysis.numeric(self.f, numeric, self.facts)
-            mutation.plain_item_updates(updates, self.facts)
+            mutation_pass.plain_item_updates(updates, self.facts)
         while True:
             analysis.numeric(self.f, numeric, self.facts)
-            if mutation.in_place_as_stores(self.f, self.facts):
+            if mutation_pass.in_place_as_stores(self.f, self.facts):
                 self._analyse(active)
                 continue
-            got = mutation.version_mutation(self.f, self.facts, frontend, made, refuse, passed,
+            got = mutation_pass.version_mutation(self.f, self.facts, frontend, made, refuse, passed,
                                             owned=self.param_out is None and not self.cells_out)
             if got is None:
                 break
             changed |= got
             self._analyse(active)
         if made:
-            mutation.snapshot_reads(self.f, self.facts, self.shared)
+            mutation_pass.snapshot_reads(self.f, self.facts, self.shared)
             self._analyse(active)
         return [self.f.names[p] for p in self.f.entry.args if p in changed]
 
@@ -444,7 +444,7 @@ class _Reverse:
                 items = f.new_var()
                 pre.stmts.insert(pre.stmts.index(maker), Statement(items, Const(read), [xs], [], maker.line))
                 xs = items
-            k = mutation.index_loop(f, h, pre, maker, [xs], xs)
+            k = mutation_loops.index_loop(f, h, pre, maker, [xs], xs)
             self.indices.add(k)
             if iterator is not None:  # Python's iterator reads the item now, the list was read before the loop
                 tuples: list[Statement] = []
@@ -1678,7 +1678,7 @@ gradient is that gradient, of its kind)."""
 def _helper(fn: Any) -> bool:
     """A function of zygote_py's rules or run time that pullbacks call."""
     module = getattr(fn, "__module__", None) or ""
-    return isinstance(fn, types.FunctionType) and module.startswith(("zygote_py.rules", "zygote_py.runtime"))
+    return isinstance(fn, types.FunctionType) and module.startswith(("zygote_py.rules", "zygote_py.runtime", "zygote_py.ad.mutation.operations"))
 
 
 def _drop_needless_zero_guards(a: IR, rule_constants: set[int], invoked: set[int]) -> bool:
@@ -1918,7 +1918,7 @@ def _item_buffers(a: IR, item_adds: set[int]) -> bool:
     return changed
 
 
-_IN_PLACE_FORMS = {runtime.add_at: runtime.add_to, mutation_rules.take_item: mutation_rules.take_item_owned}
+_IN_PLACE_FORMS = {runtime.add_at: runtime.add_to, mutation.take_item: mutation.take_item_owned}
 """Gradient updates and the forms of them that may change their first
 argument in place (checking at run time that nothing else refers to it)."""
 
@@ -2106,5 +2106,5 @@ def _source_versions(f: IR, maker: Statement, pre: Block, loop: Block, defs: dic
             versions.append(f.new_var())
             tuples.append(Statement(versions[-1], Const(runtime.source_versions), inner, [], maker.line))
         else:
-            versions.append(entry[a] if a in entry and mutation.changed_in_place(f, entry[a], a) else a)
+            versions.append(entry[a] if a in entry and mutation_pass.changed_in_place(f, entry[a], a) else a)
     return versions

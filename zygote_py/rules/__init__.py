@@ -24,7 +24,7 @@ with builtin_layer():
     from . import numpy_conversions, numpy_elementwise, numpy_fft, numpy_linalg, numpy_decompositions, numpy_linalg_general
     from . import numpy_reductions, numpy_shapes
     from . import numpy_arrays, numpy_calculus, numpy_ufuncs
-    from . import hooks, mutation, nested
+    from . import hooks, nested
 
 registry.when_imported("scipy.special", "zygote_py.rules.scipy_special")
 registry.when_imported("scipy.special", "zygote_py.rules.scipy_gamma")
@@ -40,7 +40,6 @@ __all__ = [
     "hooks",
     "is_nondifferentiable",
     "lookup",
-    "mutation",
     "nested",
     "nondifferentiable",
     "numpy_arrays",

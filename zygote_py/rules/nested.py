@@ -61,7 +61,6 @@ and ``zpy.hessian``, forward-over-reverse), apply each helper to the
 tangents of the gradients it takes: it is linear in them.
 """
 import collections.abc
-import functools
 import operator
 import types
 from typing import Any
@@ -70,7 +69,7 @@ import numpy as np
 
 from zygote_py import errors, runtime, tangent
 from zygote_py.ir import ops
-from zygote_py.rules import mutation, numpy_linalg, numpy_reductions, numpy_shapes
+from zygote_py.rules import numpy_linalg, numpy_reductions, numpy_shapes
 
 from .. import registry
 from ..registry import adjoint, nondifferentiable, pushforward
@@ -78,7 +77,7 @@ from ..registry import adjoint, nondifferentiable, pushforward
 from zygote_py.rules import nested  # noqa: E402  (the rules below name their helpers through it)
 
 nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel, runtime.changing_method,
-                  runtime.position, mutation.write_into, runtime.Pullback.plan, runtime.adds_in_python,
+                  runtime.position, runtime.Pullback.plan, runtime.adds_in_python,
                   tangent.fields)
 
 
@@ -280,18 +279,6 @@ def unsort(dy, a, idx, axis):
     return numpy_shapes.unsort(dy, a, idx, axis), back
 
 
-@adjoint(mutation.take_item_owned)
-def take_item_owned(d, key, value, dtype):
-    """``take_item_owned`` (which may zero ``d``'s items in place) in
-    gradient code being differentiated: differentiated as ``take_item``,
-    which copies."""
-    y, pullback = runtime.J(mutation.take_item, d, key, value, dtype)
-
-    def back(dy):
-        return runtime.call_pullback(pullback, dy)[1:]
-    return y, back
-
-
 @adjoint(runtime.J)
 @adjoint(runtime.J_nested)
 def J(f, /, *args, **kwargs):
@@ -300,7 +287,7 @@ def J(f, /, *args, **kwargs):
     its pullback becomes a :class:`runtime.Pullback`, whose gradient (the
     inputs' through it, from the rule of ``call_pullback``) adds to those
     through the value."""
-    changed = mutation.changed_position(f, args)
+    changed = runtime.changed_position(f, args)
     kept = runtime.copied(args, changed)  # (the call, or the code after it, may change them in place)
     y, raw = runtime.J(f, *args, **kwargs)
     pullback = runtime.Pullback(raw, f, kept, kwargs, changed=changed)
@@ -459,7 +446,7 @@ def push(f, args, kwargs, dargs, dkwargs):
             f"reverse mode over forward mode through a call of {registry.display_name(f)} is not supported",
             hint="differentiate in reverse mode throughout: zpy.gradient of zpy.gradient instead of zpy.hvp or zpy.jvp")
     n = len(args)
-    changed = mutation.changed_position(f, args)
+    changed = runtime.changed_position(f, args)
     kept = runtime.copied(args, changed)  # (as J's rule keeps them: the call may change them in place)
 
     def back(c):
@@ -661,11 +648,6 @@ def unsort_push(y, dy, a, idx, axis, *, ddy):
     return numpy_shapes.unsort(ddy, a, idx, axis)
 
 
-@pushforward(mutation.take_item_owned)
-def take_item_owned_push(y, d, key, value, dtype, *, dd):
-    return mutation.take_item(dd, key, value, dtype)
-
-
 @pushforward(runtime.scatter)
 def scatter_push(y, x, key, dy, *, ddy):
     return runtime.scatter(x, key, ddy)
@@ -739,29 +721,21 @@ def extremum_grad_push(y, dy, a, m, axis, keepdims, *, ddy):
 
 def reads_no_values(f: Any) -> bool:
     """Whether the pullback of a call of ``f`` reads none of its arguments'
-    differentiated values: ``f`` has a rule and is among :func:`_linear`,
-    or it is a namedtuple's or plain dataclass's constructor (each field's
-    gradient goes to its argument)."""
-    if type(f) in (types.FunctionType, types.BuiltinFunctionType, type) and f in _linear():
+    differentiated values: ``f`` has a rule and is registered with
+    ``registry.reads_no_values`` (below, and the changes in place, whose
+    pullbacks move gradients about as a list's stack does in gradient code:
+    see ``ad.mutation.operations``), or it is a namedtuple's or plain
+    dataclass's constructor (each field's gradient goes to its argument)."""
+    if type(f) in (types.FunctionType, types.BuiltinFunctionType, type) and registry.is_read_no_values(f):
         return registry.lookup(f) is not None
     return isinstance(f, type) and runtime.field_constructor(f) is not None
 
 
-@functools.cache
-def _linear() -> frozenset:
-    """The calls whose pullbacks read none of their arguments'
-    differentiated values (they move them about, or are linear in them):
-    the derivative of such a pullback is the call's pushforward of the
-    cotangent, and gives the arguments nothing. The changes in place are
-    among them, as a list's stack is in gradient code."""
-    return frozenset({
-        operator.getitem, operator.add, operator.sub, operator.neg, operator.pos, float,
-        ops.build_tuple, ops.build_list, ops.build_dict, ops.unpack, ops.unpack_starred,
-        runtime.accum, runtime.spread_positional, runtime.field, runtime.sequence_gradient, runtime.like_iterable,
-        runtime.repeated, runtime.item_buffer, runtime.item_gradient, runtime.user_gradient,
-        runtime.attribute_gradient, runtime.scatter, runtime.scatters, runtime.gather, runtime.unbroadcast,
-        runtime.add_to, runtime.add_at,
-        mutation.append, mutation.extend, mutation.insert, mutation.pop, mutation.clear, mutation.delete_item, mutation.setdefault,
-        mutation.store_item, mutation.store_attr,
-        mutation.update, mutation.add_at, mutation.snapshot, mutation.snapshot_holder,
-    })
+registry.reads_no_values(
+    operator.getitem, operator.add, operator.sub, operator.neg, operator.pos, float,
+    ops.build_tuple, ops.build_list, ops.build_dict, ops.unpack, ops.unpack_starred,
+    runtime.accum, runtime.spread_positional, runtime.field, runtime.sequence_gradient, runtime.like_iterable,
+    runtime.repeated, runtime.item_buffer, runtime.item_gradient, runtime.user_gradient,
+    runtime.attribute_gradient, runtime.scatter, runtime.scatters, runtime.gather, runtime.unbroadcast,
+    runtime.add_to, runtime.add_at,
+)

@@ -321,6 +321,18 @@ def store_tangent(dtarget: Any, store: Callable, key: Any, dvalue: Any, value: A
         store(dtarget, key, dvalue)
 
 
+def changed_position(f: Any, args: tuple) -> Optional[int]:
+    """The position of the argument that a call of ``f`` may change in
+    place, copied whole for a pullback that makes the call again (see
+    ``rules.nested``): the object of a function registered with
+    ``registry.changes_first_argument`` (the operations the mutation pass
+    makes), or the tuple of arguments of :func:`push` (of ``list.append``,
+    say, whose list a copy one level deep would share)."""
+    if args and registry.is_changing_first_argument(f):
+        return 0
+    return 1 if f is push else None
+
+
 def push_by_adjoint(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tuple[Any, Any]:
     """``(f(...), J v)`` from ``f``'s adjoint rule, for a function without a
     pushforward: one pullback per real component of the output, the

@@ -18,8 +18,8 @@ import types
 import numpy as np
 
 from .. import runtime
+from ..ad import mutation
 from ..ir import ops
-from ..rules import mutation
 
 
 def seed(y):

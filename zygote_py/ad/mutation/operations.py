@@ -1,6 +1,6 @@
 """Changes made in place, as operations that return the changed object.
 
-The pass :mod:`zygote_py.ad.mutation` rewrites ``y[k] = v`` into
+The mutation pass (:mod:`.versions`) rewrites ``y[k] = v`` into
 ``y_1 = mutation.store_item(y, k, v)``: the same change, made in place on
 the same object, which the reverse transform can then treat as a function
 from the old value to the new one. Each operation's rule says how the
@@ -53,6 +53,10 @@ Forward mode changes an object's tangent in place alongside the object
 (see :mod:`zygote_py.ad.forward`), so the pushforwards at the end of this
 module are those of the methods themselves (``list.append``...): each
 makes the same change to the tangent, after the object's.
+
+May import: the runtime, the rule table, the rules; nothing of the compiler
+(emitted code calls these operations, and their rules are inlined like any
+other).
 """
 from __future__ import annotations
 
@@ -61,14 +65,14 @@ import inspect
 import numbers
 import operator
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
 from zygote_py import errors, runtime
 
-from ..registry import adjoint, array, pushforward
-from .. import registry
+from ...registry import adjoint, array, pushforward
+from ... import registry
 
 
 def dense_or_none(d: Any) -> Any:
@@ -161,7 +165,7 @@ def keys_of(obj: Any) -> list:
 registry.nondifferentiable(keys_of)
 
 
-from zygote_py.rules import mutation  # noqa: E402  (the rules below name their helpers through it)
+from zygote_py.ad.mutation import operations as mutation  # noqa: E402  (the rules below name their helpers through it)
 
 
 @adjoint(snapshot)
@@ -899,17 +903,14 @@ mutation pass makes of them."""
 CHANGE_THEIR_FIRST = (call_changing, call_method, init_object, store_attr)
 """Of the calls the mutation pass makes, those whose first argument may be
 an object of any kind that they change in place."""
+registry.changes_first_argument(*CHANGE_THEIR_FIRST)
 
-
-def changed_position(f: Any, args: tuple) -> Optional[int]:
-    """The position of the argument that a call of ``f`` may change in
-    place, copied whole for a pullback that makes the call again (see
-    ``rules.nested``): the object of one of :data:`CHANGE_THEIR_FIRST`, or
-    the tuple of arguments of ``runtime.push`` (of ``list.append``, say,
-    whose list a copy one level deep would share)."""
-    if f in CHANGE_THEIR_FIRST and args:
-        return 0
-    return 1 if f is runtime.push else None
+# (the changes' pullbacks move gradients about, as a list's stack does in gradient code)
+registry.reads_no_values(
+    append, extend, insert, pop, clear, delete_item, setdefault, store_item, store_attr, update, add_at, snapshot,
+    snapshot_holder,
+)
+registry.nondifferentiable(write_into)
 
 
 # --------------------------------------------------------------------------
@@ -982,3 +983,24 @@ def store_item_push(y, obj, key, value, *, dobj, dvalue):
         dobj = runtime.changing_zero(obj)
     runtime.store_tangent(dobj, operator.setitem, key, dvalue, value, obj)
     return dobj
+
+
+# --------------------------------------------------------------------------
+# Gradient code differentiated again
+# --------------------------------------------------------------------------
+
+@adjoint(mutation.take_item_owned)
+def take_item_owned_(d, key, value, dtype):
+    """``take_item_owned`` (which may zero ``d``'s items in place) in
+    gradient code being differentiated: differentiated as ``take_item``,
+    which copies."""
+    y, pullback = runtime.J(mutation.take_item, d, key, value, dtype)
+
+    def back(dy):
+        return runtime.call_pullback(pullback, dy)[1:]
+    return y, back
+
+
+@pushforward(mutation.take_item_owned)
+def take_item_owned_push(y, d, key, value, dtype, *, dd):
+    return mutation.take_item(dd, key, value, dtype)
