@@ -161,3 +161,75 @@ def test_reduction_of_a_list_stays_a_function_call():
     d = zpy.differentiable(sum_of_list)
     d.gradient(1.5)
     assert "np.sum(" in d.source, d.source
+
+
+# -- unpacking arrays ---------------------------------------------------------------
+
+
+def rates(y, p):
+    a, b, c, d = p
+    prey, predator = y
+    return np.array([a * prey - b * prey * predator, c * prey * predator - d * predator])
+
+
+def euler(p):
+    y = np.array([1.0, 0.5])
+    for _ in range(6):
+        y = y + 0.1 * rates(y, p)
+    return np.sum(y * y)
+
+
+def rows(m):
+    top, bottom = m
+    return np.sum(np.sin(top) * bottom)
+
+
+def _fd_direction(f, x, v, h=1e-6):
+    return (f(x + h * v) - f(x - h * v)) / (2 * h)
+
+
+def test_unpacked_vector_and_built_vector_are_numbers_inlined():
+    p = np.array([1.1, 0.4, 0.4, 0.9])
+    check(euler, p)
+    v = RNG.standard_normal(4)
+    y, dy = zpy.jvp(euler, (p,), (v,))
+    assert y == euler(p)
+    np.testing.assert_allclose(dy, _fd_direction(euler, p, v), rtol=1e-6)
+    hv = zpy.hvp(euler, (p,), (v,))[0]  # second order: the gradient's derivative along v
+    np.testing.assert_allclose(hv, _fd_direction(lambda x: zpy.gradient(euler, x)[0], p, v), rtol=1e-5, atol=1e-7)
+    d = zpy.differentiable(euler)
+    d.gradient(p)
+    assert "ops.check_count(p, 4)" in d.source and "p[3]" in d.source, d.source
+    assert "runtime.J(operator" not in d.source and "runtime.J(ops.unpack" not in d.source, d.source
+
+
+def test_unpacked_parameters_of_another_kind_compile_again():
+    p = np.array([1.1, 0.4, 0.4, 0.9])
+    g = zpy.gradient(euler, p)[0]
+    f = lambda a: euler(tuple(a))  # noqa: E731  (a tuple of numbers: unpacked as a tuple)
+    np.testing.assert_allclose(zpy.gradient(f, p)[0], g, rtol=1e-13)
+    np.testing.assert_allclose(zpy.gradient(euler, [1.1, 0.4, 0.4, 0.9])[0], g, rtol=1e-13)
+
+
+def test_unpacked_matrix_rows():
+    m = RNG.standard_normal((2, 3))
+    check(rows, m)
+    v = RNG.standard_normal((2, 3))
+    np.testing.assert_allclose(zpy.jvp(rows, (m,), (v,))[1], _fd_direction(rows, m, v), rtol=1e-6)
+
+
+@pytest.mark.parametrize("x, error, message", [
+    (np.array([1.0, 2.0, 3.0]), ValueError, "too many values to unpack (expected 2)"),
+    (np.array([1.0]), ValueError, "not enough values to unpack (expected 2, got 1)"),
+    (np.array(1.0), TypeError, ""),
+])
+def test_unpacking_an_array_of_another_length_raises_as_python(x, error, message):
+    def f(v):
+        a, b = v
+        return a * b
+
+    with pytest.raises(error) as plain:
+        f(x)
+    with pytest.raises(error) as got:
+        zpy.gradient(f, x)
+    assert message in str(got.value) and message in str(plain.value)

@@ -242,6 +242,67 @@ def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Stateme
         params -= wrong
 
 
+def _vector_candidates(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Statement],
+                       defs: dict[Var, Statement]) -> dict[Var, Optional[tuple[list[Operand], list[Operand]]]]:
+    """The arrays that may be one-dimensional real arrays the function
+    makes (see :func:`_drop_vectors`), each with the operands that must
+    be vectors or numbers (at least one a vector) and those that must be
+    numbers; ``None`` for a block argument (what reaches it must be a
+    vector)."""
+    made: dict[Var, Optional[tuple[list[Operand], list[Operand]]]] = {}
+    for s in stmts:
+        if s.var in facts.vectors or s.var not in facts.arrays or s.kwargs \
+                or any(isinstance(a, Starred) for a in s.args):
+            continue
+        fn = facts.callee(s)
+        built = defs.get(s.args[0]) if len(s.args) == 1 and isinstance(s.args[0], Var) else None
+        if member(fn, _VECTOR_BUILDERS) and built is not None and facts.callee(built) in (ops.build_list, ops.build_tuple) \
+                and built.args and not built.kwargs and not any(isinstance(a, Starred) for a in built.args):
+            made[s.var] = ([], list(built.args))
+        elif (member(fn, _ARITHMETIC) or isinstance(fn, np.ufunc) and fn.nout == 1 and fn.nin == len(s.args)) \
+                and 1 <= len(s.args) <= 2:
+            made[s.var] = (list(s.args), [])
+        elif fn is operator.getitem and len(s.args) == 2 and isinstance(s.args[1], Const) \
+                and type(s.args[1].value) is slice:
+            made[s.var] = ([s.args[0]], [])
+    made.update((p, None) for p in incoming if p not in ir.entry.args and p in facts.arrays and p not in facts.vectors)
+    return made
+
+
+def _drop_vectors(made: dict, facts: Facts, incoming: dict[Var, list]) -> bool:
+    """Drop from ``made`` (see :func:`_vector_candidates`) what is not a
+    one-dimensional real array given ``facts.vectors`` and
+    ``facts.scalars``: ``np.array([a, b])`` of real numbers that are not
+    arrays, arithmetic and ufuncs of such arrays and numbers, slices
+    ``x[i:j]`` of them, block arguments only they reach (the greatest
+    fixed point: a loop-carried state vector stays one). Whether any was
+    dropped."""
+    def vector(op: Operand) -> bool:
+        return isinstance(op, Var) and (op in facts.vectors or op in made)
+
+    def number(op: Operand) -> bool:
+        return type(op.value) in (int, float) if isinstance(op, Const) else op in facts.scalars
+
+    dropped, changed = False, True
+    while changed:
+        changed = False
+        for v, need in list(made.items()):
+            if need is None:
+                ok = all(vector(x) or x == v for x in incoming[v])
+            else:
+                operands, numbers = need
+                ok = all(number(x) for x in numbers) and (not operands or any(vector(x) for x in operands)) \
+                    and all(vector(x) or number(x) for x in operands)
+            if not ok:
+                del made[v]
+                dropped = changed = True
+    return dropped
+
+
+_VECTOR_BUILDERS = {np.array, np.asarray}
+"""NumPy functions that make a one-dimensional array of a list of numbers."""
+
+
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.pos,
                operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ipow}
 """Operators whose value is an array when an operand is one and the others
@@ -756,11 +817,17 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
                 changed = True
     _arrays(ir, facts, incoming, stmts, rows)  # again, now that more operands are known numbers (u *= math.cos(x))
     items = facts.vector_items
-    items.update(s.var for s in stmts if s.args and s.args[0] in vectors and item_of_array(s)
-                 and _integer(s.args[1], facts, defs))
     number_constants = [v for v in facts.constants if kind(facts.static[v]) in (NUMBER, FLOAT)]
-    _scalars(ir, [a for a, k in given if k in (NUMBER, FLOAT, SEQUENCE)]
-             + number_constants + sorted(tuples, key=lambda v: v.id), items | loop_items, facts, incoming, stmts)
+    made = _vector_candidates(ir, facts, incoming, stmts, defs)
+    while True:  # (items of vectors are numbers, and arrays built of numbers are vectors: one greatest fixed point)
+        items.clear()
+        items.update(s.var for s in stmts if s.args and (s.args[0] in facts.vectors or s.args[0] in made)
+                     and item_of_array(s) and _integer(s.args[1], facts, defs))
+        _scalars(ir, [a for a, k in given if k in (NUMBER, FLOAT, SEQUENCE)]
+                 + number_constants + sorted(tuples, key=lambda v: v.id), items | loop_items, facts, incoming, stmts)
+        if not _drop_vectors(made, facts, incoming):
+            break
+    facts.vectors.update(made)
     real_constants = [v for v in facts.constants if kind(facts.static[v]) in (NUMBER, FLOAT, ARRAY, VECTOR)]
     _real(ir, [a for a, k in given if k in (NUMBER, FLOAT, SEQUENCE, ARRAY, VECTOR)]
           + real_constants + sorted(tuples | loop_items, key=lambda v: v.id), facts, incoming, stmts)

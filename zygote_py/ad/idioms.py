@@ -15,6 +15,11 @@
   ``a.sum(axis=1)``, which skips NumPy's function dispatch (about 1 µs a
   call). The emitted forward calls reductions of known arrays, and the
   array methods that the transform read as functions, as methods.
+- **Unpacking an array.** ``a, b, c = p`` of an array reads ``p[0]``,
+  ``p[1]``, ``p[2]`` (after checking ``len(p)``): for a one-dimensional
+  real array, numbers, whose rules are inlined and whose gradients go back
+  into ``p``'s item by item, instead of a tuple that only the run-time
+  ``J`` differentiates.
 """
 from __future__ import annotations
 
@@ -24,7 +29,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ..ir import passes
+from ..ir import ops, passes
 from ..ir.core import IR, Const, Operand, Starred, Statement, Var
 from . import analysis
 from .analysis import Facts
@@ -167,3 +172,32 @@ def as_methods(ir: IR, arrays: set[Var], callee: Callable[[Statement], Any]) -> 
             out.append(s)
         b.stmts = out
 
+
+
+def index_unpacked_vectors(ir: IR, facts: Facts) -> bool:
+    """``t = unpack(p, n)`` of an array ``p`` read only as ``t[i]`` (with
+    constant ``i``) becomes ``check_count(p, n)``, and each ``t[i]``
+    becomes ``p[i]`` (see the module docstring). Whether anything
+    changed."""
+    defs = {s.var: s for b in ir.blocks.values() for s in b.stmts}
+    unpacked = {v for v, s in defs.items() if facts.callee(s) is ops.unpack and len(s.args) == 2 and not s.kwargs
+                and s.args[0] in facts.arrays}
+    if not unpacked:
+        return False
+    for b in ir.blocks.values():  # (read any other way: kept)
+        for x in [*(x for s in b.stmts if not _item_read(s, facts, unpacked) for x in s.operands()), *b.term_operands()]:
+            unpacked.discard(x)
+        if b.handler is not None:
+            unpacked.difference_update(b.handler.args)
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            if s.var in unpacked:
+                s.callee = Const(ops.check_count)
+            elif _item_read(s, facts, unpacked):
+                s.args = [defs[s.args[0]].args[0], s.args[1]]
+    return bool(unpacked)
+
+
+def _item_read(s: Statement, facts: Facts, unpacked: set[Var]) -> bool:
+    return (facts.callee(s) is operator.getitem and len(s.args) == 2 and not s.kwargs and s.args[0] in unpacked
+            and isinstance(s.args[1], Const) and type(s.args[1].value) is int)

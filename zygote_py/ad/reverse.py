@@ -179,7 +179,8 @@ class _Reverse:
         self._check_globals()
         self._check_exceptions()
         analysis.numeric(self.f, numeric, self.facts)
-        while _call_array_methods(self.f, self.facts):  # x.sum(0).mean(): one link at a time
+        while _call_array_methods(self.f, self.facts) | idioms.index_unpacked_vectors(self.f, self.facts):
+            # (x.sum(0).mean(): one link at a time)
             self._analyse(active)
             analysis.numeric(self.f, numeric, self.facts)
         _share_array_reads(self.f, self.facts)

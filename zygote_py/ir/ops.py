@@ -110,12 +110,22 @@ def unpack(value: Any, count: int) -> tuple:
     """``a, b = value``: exactly ``count`` items, with Python's errors."""
     items = tuple(value)
     if len(items) != count:
-        if len(items) > count:
-            raise ValueError(f"too many values to unpack (expected {count})")
-        raise ValueError(
-            f"not enough values to unpack (expected {count}, got {len(items)})"
-        )
+        raise _count_error(len(items), count)
     return items
+
+
+def check_count(value: Any, count: int) -> None:
+    """``a, b = value`` of a one-dimensional array whose items the compiled
+    code reads as ``value[0]``, ``value[1]``: the count check alone, with
+    Python's errors."""
+    if len(value) != count:
+        raise _count_error(len(value), count)
+
+
+def _count_error(got: int, count: int) -> ValueError:
+    if got > count:
+        return ValueError(f"too many values to unpack (expected {count})")
+    return ValueError(f"not enough values to unpack (expected {count}, got {got})")
 
 
 def unpack_starred(value: Any, before: int, after: int) -> tuple:

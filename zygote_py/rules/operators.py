@@ -78,7 +78,7 @@ nondifferentiable(
     operator.floordiv, operator.ifloordiv,
     operator.invert, operator.lshift, operator.rshift,
     operator.ilshift, operator.irshift,
-    ops.exhausted, ops.build_string, ops.format_value, ops.match_args,
+    ops.exhausted, ops.build_string, ops.format_value, ops.match_args, ops.check_count,
 )
 
 

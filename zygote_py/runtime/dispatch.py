@@ -402,6 +402,8 @@ def keyword_positions(rule: Callable, nargs: int, keywords: Any) -> list[Optiona
     one per positional argument of the call, then, optionally, one per
     keyword argument in call order (``max``'s ``default=``). ``None``: the
     rule has no such parameter, and it gets none."""
+    if not keywords:  # (most calls: no signature to read)
+        return []
     key = registry.key(rule)
     if key not in _PARAMS:
         params = inspect.signature(rule).parameters.values()
