@@ -311,6 +311,7 @@ def is_array_valued(fn: Any) -> bool:
 
 _reads_no_values: set = set()
 _changes_first: set = set()
+_changes_in_place: set = set()
 
 
 def reads_no_values(*fns: Any) -> None:
@@ -326,6 +327,22 @@ def is_read_no_values(fn: Any) -> bool:
     """Whether ``fn`` is registered with :func:`reads_no_values`."""
     try:
         return key(fn) in _reads_no_values
+    except TypeError:
+        return False
+
+
+def changes_in_place(*fns: Any) -> None:
+    """Register functions that change an argument in place (the in-place
+    operators, the operations the mutation pass makes): forward mode over
+    gradient code refuses them before they run (see
+    ``rules.nested.J_forward``)."""
+    _changes_in_place.update(key(fn) for fn in fns)
+
+
+def is_changing_in_place(fn: Any) -> bool:
+    """Whether ``fn`` is registered with :func:`changes_in_place`."""
+    try:
+        return key(fn) in _changes_in_place
     except TypeError:
         return False
 

@@ -214,7 +214,7 @@ def test_a_fifth_derivative():
 
 
 def test_forward_mode_over_a_second_derivative_is_refused_with_a_clear_error():
-    with pytest.raises(NoDerivativeRule, match="forward mode through zygote_py's own J"):
+    with pytest.raises(NoDerivativeRule, match="forward mode through zygote_py's own (J|vjp)"):
         zpy.jvp(lambda x: d(lambda y: d(lambda z: z ** 4, y), x), (1.5,), (1.0,))
 
 

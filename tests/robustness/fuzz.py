@@ -11,10 +11,15 @@ tangents, crashes), differences from autograd, and the generator's
 coverage of constructs. Each disagreeing program is written to ``--out``
 with its findings (``program_SEED.py``; ``autograd_SEED.py`` for a
 difference from autograd alone, which finite differences arbitrate and
-which does not fail the run). Exits 1 when any program disagrees with
-finite differences.
+which does not fail the run). With ``--second N`` the first N programs
+get their second derivatives checked too (``zpy.hvp``, reverse over
+reverse and ``jvp`` of ``gradient``, see :mod:`orders`), with ``--third
+N`` their third (reverse over reverse over reverse), each program within
+``--limit`` seconds; the counts (ok, wrong, crash, refused) are printed.
+Exits 1 when any program disagrees with finite differences at any order.
 
     python -m tests.robustness.fuzz --programs 10000 --jobs 2
+    python -m tests.robustness.fuzz --programs 200 --second 200 --third 100
     python -m tests.robustness.fuzz --show 1234      # print program 1234
 """
 from __future__ import annotations
@@ -29,23 +34,45 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from tests.ad.fdcheck import TookTooLong, time_limit
+
 from . import fuzz_programs as fp
+from . import orders
+
+W = (-0.4, 0.9, fp.np.array([0.3, 0.2, -0.7]), None)
+U = (0.5, 0.1, fp.np.array([-0.6, 0.4, 0.9]), None)
 
 
 def program(seed: int, exclude: frozenset = frozenset()) -> fp.Program:
     return fp.write_program(fp.Chooser(random.Random(seed).randint), exclude)
 
 
-def run_one(job: tuple[int, str, frozenset]) -> tuple[int, Counter, fp.Outcome, str]:
-    seed, directory, exclude = job
+def run_one(job: tuple) -> tuple[int, Counter, fp.Outcome, str, orders.Orders]:
+    seed, directory, exclude, order, limit = job
     p = program(seed, exclude)
+    higher = orders.Orders()
     try:
         outcome = fp.check_source(Path(directory), p.source)
     except Exception as e:  # noqa: BLE001  (a failure to even load is a finding of the generator)
         outcome = fp.Outcome(disagreements=[f"the program did not load: {type(e).__name__}: {e}"])
+    else:
+        if order >= 2 and outcome.checked:
+            higher = check_orders(fp.load(Path(directory), p.source).prog, order, limit)
     fp.compare_with_autograd(p.source, outcome)
     outcome.gradients = []
-    return seed, p.tags, outcome, p.source
+    return seed, p.tags, outcome, p.source, higher
+
+
+def check_orders(prog, order: int, limit: int) -> orders.Orders:
+    """Second (and with ``order`` 3, third) derivatives of ``prog`` at the
+    first point, within ``limit`` seconds (past it: counted ``slow``)."""
+    try:
+        with time_limit(limit):
+            return orders.check_orders(prog, fp.POINTS[0], (*fp.DIRECTION, None), W, U, order)
+    except TookTooLong:
+        out = orders.Orders()
+        out.counts[("any", "slow")] += 1
+        return out
 
 
 def main(argv=None) -> int:
@@ -58,6 +85,9 @@ def main(argv=None) -> int:
     parser.add_argument("--exclude", default="", help="constructs not to generate, comma-separated "
                         f"(of: {', '.join(sorted(fp.EXCLUDABLE))})")
     parser.add_argument("--show", type=int, help="print program SEED and exit")
+    parser.add_argument("--second", type=int, default=0, help="check second derivatives of the first N programs")
+    parser.add_argument("--third", type=int, default=0, help="and third derivatives of the first N")
+    parser.add_argument("--limit", type=int, default=120, help="seconds per program for the higher orders")
     args = parser.parse_args(argv)
     exclude = frozenset(filter(None, args.exclude.split(",")))
     if args.show is not None:
@@ -72,9 +102,13 @@ def main(argv=None) -> int:
     failing, autograd_differs = [], []
     out = Path(args.out)
     with tempfile.TemporaryDirectory() as directory:
-        jobs = [(args.seed + i, directory, exclude) for i in range(args.programs)]
+        jobs = [(args.seed + i, directory, exclude, 3 if i < args.third else 2 if i < args.second else 1, args.limit)
+                for i in range(args.programs)]
+        higher = orders.Orders()
         with multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=200) as pool:
-            for n, (seed, used, outcome, source) in enumerate(pool.imap_unordered(run_one, jobs, chunksize=8), 1):
+            for n, (seed, used, outcome, source, more) in enumerate(pool.imap_unordered(run_one, jobs, chunksize=8), 1):
+                higher.add(more)
+                outcome.disagreements += more.findings
                 tags.update(used.keys())
                 checked += outcome.checked
                 checked_jvp += outcome.checked_jvp
@@ -115,6 +149,13 @@ def main(argv=None) -> int:
                  if autograd_differs else ""))
     else:
         print("  compared with autograd: not installed, or it could run none of the programs")
+    if args.second or args.third:
+        print(f"  higher orders (points; {higher.skipped} skipped: not smooth there; "
+              f"{higher.counts[('any', 'slow')]} programs past {args.limit} s):")
+        for composition in (*orders.SECOND, *orders.THIRD):
+            print(f"    {composition:12s} " + ", ".join(f"{k} {n}" for k, n in higher.kinds(composition).items()))
+        for (composition, kind, message), count in Counter(higher.refusals).most_common(6):
+            print(f"    {count:6d} {composition}: {kind}: {message[:100]}")
     print(f"  programs disagreeing with finite differences or crashing: {len(failing)}"
           + (f" (written to {out}/)" if failing else ""))
     if failing:

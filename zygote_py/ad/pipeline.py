@@ -677,11 +677,13 @@ def _checking_changes(forward: Callable, fn: types.FunctionType, watched: list) 
 def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
              cells_out: tuple = ()) -> Optional[tuple[Callable, Callable, bool]]:
     """How to differentiate the pullback of ``J(f, *args, **kwargs)`` (in
-    gradient code differentiated again): ``(V, to_v, method)``, where
-    ``V(dout, *vargs, **kwargs)`` computes that pullback of ``dout`` by
-    code zygote_py reads (``f``'s rule, or the pullback it emitted for
-    ``f``, after ``f``'s forward), and ``to_v`` maps a cotangent of the
-    pullback's gradients (``J``'s convention) to one of ``V``'s value.
+    gradient code differentiated again): ``(V, to_v, from_v, method)``,
+    where ``V(dout, *vargs, **kwargs)`` computes that pullback of ``dout``
+    by code zygote_py reads (``f``'s rule, or the pullback it emitted for
+    ``f``, after ``f``'s forward), ``to_v`` maps a cotangent of the
+    pullback's gradients (``J``'s convention) to one of ``V``'s value (in
+    reverse mode), and ``from_v``, its adjoint, a tangent of ``V``'s value
+    to one of those gradients (in forward mode).
     ``vargs`` are ``args``, or with ``method``, ``runtime.bound_object(f)``
     (whose gradient is ``f``'s own) then ``args``; otherwise ``V``'s own
     gradient is ``f``'s. ``V`` is ``None`` for a call whose pullback reads
@@ -708,7 +710,7 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
             "calls it at run time, or a third derivative",
             hint="call the class's method by name")
     if nested_rules.reads_no_values(f):
-        return None, None, False
+        return None, None, None, False
     if type(f) is functools._lru_cache_wrapper:  # (J calls its function)
         return vjp_plan(f.__wrapped__, args, kwargs, param_out, cells_out)
     if type(f) is np.vectorize:
@@ -716,53 +718,59 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
     rule = runtime.rule_for(f, args)
     if rule is not None:
         n = len(args) + len(kwargs)
-        return runtime.rule_vjp(rule, len(args), tuple(kwargs)), lambda w: w[:1 + n], False
+        return runtime.rule_vjp(rule, len(args), tuple(kwargs)), lambda w: w[:1 + n], lambda t: t, False
     if registry.is_nondifferentiable(f):
         return None
     implementation = registry.implementation(f)
     if implementation is not None:  # (J differentiates it, giving f no gradient)
         return vjp_plan(implementation, args, kwargs)
     if runtime.python_bound_method(f):
-        plan = vjp_plan(f.__func__, (f.__self__, *args), kwargs)
-        if plan is None:
-            return None
-        v, to_v, _ = plan
-        return v, lambda w: to_v((None, *w)), True
+        return _as_method(vjp_plan(f.__func__, (f.__self__, *args), kwargs))
     if type(f) is runtime.Pullback:  # a pullback called directly: the rule of call_pullback, f its first argument
-        v, to_v, _ = vjp_plan(runtime.call_pullback, (f, *args), kwargs)
-        return v, lambda w: to_v((None, *w)), True
+        return _as_method(vjp_plan(runtime.call_pullback, (f, *args), kwargs))
     method = runtime.builtin_method(f)
     if method is not None:
         if registry.is_nondifferentiable(method):
             return None
         rule, n = registry.lookup(method), len(args) + 1
         if rule is not None:
-            return runtime.rule_vjp(rule, n, tuple(kwargs)), lambda w: (None, *w[:n + len(kwargs)]), True
+            return (runtime.rule_vjp(rule, n, tuple(kwargs)), lambda w: (None, *w[:n + len(kwargs)]),
+                    lambda t: t[1:], True)
     if isinstance(f, types.FunctionType) and not _calls_itself(f):
         active, numeric = masks(f, args, kwargs)
         self_active = captures_differentiable(f)
         entry = compiled(f, active, numeric, self_active, param_out, cells_out)
         sig, keywords = entry.signature, list(kwargs)
-        return entry.vjp_function(f), lambda w: (None, raw_cotangent(f, self_active, sig, len(args), keywords, w)), False
+        return (entry.vjp_function(f), lambda w: (None, raw_cotangent(f, self_active, sig, len(args), keywords, w)),
+                lambda t: call_cotangent(f, self_active, sig, len(args), keywords, t[1]), False)
     call = runtime.python_method(type(f), "__call__")
     if call is not None and not isinstance(f, type):  # a callable object: its class's __call__, itself the first argument
-        plan = vjp_plan(call, (f, *args), kwargs)
-        if plan is None:
-            return None
-        v, to_v, _ = plan
-        return v, lambda w: to_v((None, *w)), True
+        return _as_method(vjp_plan(call, (f, *args), kwargs))
     if isinstance(f, type) and runtime.python_init(f):
         init, obj = f.__init__, f.__new__(f)  # (a new object, as construct makes; its gradient is the one out)
         active, numeric = masks(init, (obj, *args), kwargs)
         entry = compiled(init, active, numeric, False, 0)
         sig, keywords = entry.signature, list(kwargs)
         v = runtime.construct_vjp(f, entry.vjp_function(init))
-        return v, lambda w: (None, raw_cotangent(init, False, sig, 1 + len(args), keywords, (None, None, *w[1:]))), False
+        n = 1 + len(args)
+        return (v, lambda w: (None, raw_cotangent(init, False, sig, n, keywords, (None, None, *w[1:]))),
+                lambda t: (None, *call_cotangent(init, False, sig, n, keywords, t[1])[2:]), False)
     raise NoDerivativeRule(
         f"differentiating the pullback of a call of {name} (a functools.partial or a function that captures "
         "itself) is not supported: a second derivative through gradient code that "
         "calls it at run time, or a third derivative",
         hint="call a plain function instead")
+
+
+def _as_method(plan: Optional[tuple]) -> Optional[tuple]:
+    """The plan of a call of a method (or a callable object, a pullback)
+    from that of its function, whose first argument the object is: ``V``
+    takes the object as its first argument too, and its gradients start
+    with the object's, which is the method's own."""
+    if plan is None:
+        return None
+    v, to_v, from_v, _ = plan
+    return v, lambda w: to_v((None, *w)), lambda t: from_v(t)[1:], True
 
 
 def _calls_itself(fn: types.FunctionType) -> bool:

@@ -17,8 +17,9 @@ the functions.
 - ``value_and_gradient(f, *args)``: the same, with the value's cotangent
   too.
 - ``runtime.seed`` (the output's cotangent 1),
-  ``numpy_linalg.real_matrices`` (a test) and ``runtime.position`` (how
-  many items an iterator has yielded, which rules read) have no gradient.
+  ``numpy_linalg.real_matrices`` and ``runtime.is_number_zero`` (tests)
+  and ``runtime.position`` (how many items an iterator has yielded, which
+  rules read) have no gradient.
 - The run-time helpers emitted gradient code calls are linear in the
   gradients they take: ``accum(a, b)`` and ``add_into(g, v)`` pass their
   cotangent to both,
@@ -78,7 +79,7 @@ from zygote_py.rules import nested  # noqa: E402  (the rules below name their he
 
 nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel, runtime.changing_method,
                   runtime.position, runtime.Pullback.plan, runtime.adds_in_python,
-                  tangent.fields)
+                  tangent.fields, runtime.is_number_zero)
 
 
 @adjoint(runtime.copied)
@@ -301,6 +302,76 @@ def J(f, /, *args, **kwargs):
     return (y, pullback), back
 
 
+
+def J_forward(args, kwargs, dargs, dkwargs):
+    """Forward mode through ``J`` (gradient code pushed forward: ``zpy.hvp``
+    of a function whose gradient calls what the compiler could not see, or
+    another function): the call pushed forward, and its pullback a
+    :class:`runtime.Pullback` that keeps the call (made again when it is
+    called), whose tangent is that of its fields ``f`` and ``args``, as its
+    gradient is (:func:`runtime.pullback_gradient`)."""
+    (f, *fargs), (df, *dfargs) = args, dargs
+    mutable = [type(a) in (list, dict, np.ndarray) for a in fargs]
+    if any(mutable) and registry.is_changing_in_place(f):
+        _refuse_change(f)  # (before the call changes anything)
+    changed = runtime.changed_position(f, fargs)
+    kept, dkept = runtime.copied(tuple(fargs), changed), runtime.copied(tuple(dfargs), changed)  # (as they were)
+    y, dy = runtime.push(f, tuple(fargs), kwargs, tuple(dfargs), dkwargs, df)
+    if any(m and (y is a or not tangent.same(a, before)) for m, a, before in zip(mutable, fargs, kept)):
+        _refuse_change(f)
+    pullback = runtime.Pullback(None, f, kept, kwargs, changed=changed)
+    return (y, pullback), (dy, runtime.pullback_gradient(df, dkept, dict(dkwargs) if kwargs else None))
+
+
+def _refuse_change(f):
+    """A call changing its argument in place, made by gradient code pushed
+    forward: the argument's tangent would have to change in place too, and
+    it may be the caller's."""
+    raise errors.NoDerivativeRule(
+        f"forward mode through a call of {registry.display_name(f)} that changes its argument in place, made in "
+        "gradient code at run time, is not supported",
+        hint="use reverse mode over the gradient: zpy.gradient of a function calling zpy.gradient")
+
+
+def call_pullback_forward(args, kwargs, dargs, dkwargs):
+    """Forward mode through ``call_pullback(pullback, dy)`` for a pullback
+    :func:`J_forward` made: the gradients' tangent is the pushforward of the
+    code that computes them from the call's inputs and ``dy`` (``V`` of
+    ``ad.pipeline.vjp_plan``) along the inputs' tangents (the pullback's)
+    and ``dy``'s, brought back to ``J``'s convention (``from_v``)."""
+    (pullback, dy), (dpullback, ddy) = args, dargs
+    if dy is None:
+        none = runtime.call_pullback(pullback, dy)
+        return none, none  # (no gradients, whose tangents are none)
+    if type(pullback) is not runtime.Pullback or pullback.cells is not None or pullback.param_out is not None:
+        raise errors.NoDerivativeRule(
+            "forward mode through a pullback that was not made by a call in the code pushed forward (or that "
+            "changes an argument or a closure's variables in place) is not supported",
+            hint="use reverse mode over the gradient: zpy.gradient of a function calling zpy.gradient")
+    plan = pullback.plan()
+    grads = runtime.call_pullback(pullback, dy)
+    if plan is None:
+        return grads, runtime.zero_tangent(grads)
+    v, _, from_v, method = plan
+    if v is None:  # (linear in dy, independent of the inputs)
+        if runtime.is_zero_tangent(ddy):
+            return grads, runtime.zero_tangent(grads)
+        return grads, runtime.call_pullback(runtime.J(pullback.f, *pullback.fresh(), **pullback.kwargs)[1], ddy)
+    df, dfargs = runtime.field(dpullback, "f"), runtime.field(dpullback, "args")
+    dfargs = (None,) * len(pullback.args) if dfargs is None else tuple(dfargs)
+    vargs = (runtime.bound_object(pullback.f), *pullback.fresh()) if method else pullback.fresh()
+    dvargs = (df, *dfargs) if method else dfargs
+    _, dv = runtime.push(v, (dy, *vargs), pullback.kwargs, (ddy, *dvargs), runtime.field(dpullback, "kwargs") or {},
+                         None if method else df)  # (V's captured variables are f's)
+    return grads, runtime.zero_tangent(grads) if dv is None else from_v(dv)
+
+
+runtime.MACHINERY_PUSHES.update({
+    runtime.J: J_forward,
+    runtime.J_nested: runtime.nested(J_forward),
+    runtime.call_pullback: call_pullback_forward,
+})
+
 @adjoint(runtime.dense)
 def dense(grads):
     """The same gradients, concrete: its cotangent passes through."""
@@ -411,7 +482,7 @@ def call_pullback(pullback, dy):
         plan = pullback.plan()
         if plan is None:
             return (None, None)
-        v, to_v, method = plan
+        v, to_v, _, method = plan
         vargs = (runtime.bound_object(pullback.f), *pullback.fresh()) if method else pullback.fresh()
         if v is None:
             dargs = runtime.dense(tuple(w[1:1 + len(vargs)]))  # (as tangents: no lazy cotangents)

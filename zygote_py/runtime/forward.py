@@ -69,6 +69,9 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         y = f(*args, **kwargs)
         return y, zero_tangent(y)
     if type(f) is types.FunctionType and f.__module__.startswith(_MACHINERY) and (f in _PULLBACKS or registry.lookup(f) is None):
+        pushed = MACHINERY_PUSHES.get(f)
+        if pushed is not None:  # (J and call_pullback: the value changes too, a pullback becoming a Pullback)
+            return pushed(args, kwargs, dargs, dkwargs)
         raise NoDerivativeRule(
             f"forward mode through zygote_py's own {f.__name__} (the run-time machinery of a gradient of a "
             "gradient) is not supported: a third derivative, or the second through a call to another function",
@@ -278,7 +281,13 @@ _MACHINERY = ("zygote_py.runtime.", "zygote_py.api", "zygote_py.ad.pipeline")
 
 _PULLBACKS = {J, J_nested, call_pullback, gradient_function}
 """The machinery whose reverse-mode rules (third derivatives) have no
-forward-mode counterpart: their pullbacks are closures."""
+pushforward rule: their pullbacks are closures."""
+MACHINERY_PUSHES: dict[Callable, Callable] = {}
+"""Forward mode through those of them that gradient code calls (``J``,
+``call_pullback``): ``f`` to a function of ``(args, kwargs, dargs,
+dkwargs)`` returning the value and its tangent, as :func:`push` does;
+registered by ``rules.nested``, which keeps the call in a
+:class:`Pullback` that its pushforward reads."""
 
 
 def owned(t: Any, value: Any) -> Any:

@@ -65,6 +65,7 @@ import inspect
 import numbers
 import operator
 import sys
+import types
 from typing import Any
 
 import numpy as np
@@ -1004,3 +1005,9 @@ def take_item_owned_(d, key, value, dtype):
 @pushforward(mutation.take_item_owned)
 def take_item_owned_push(y, d, key, value, dtype, *, dd):
     return mutation.take_item(dd, key, value, dtype)
+
+
+# (every function of this module but the snapshots, and the in-place operators, change an argument in place:
+# forward mode over gradient code refuses them before they run)
+registry.changes_in_place(*PLAIN, *(v for v in list(globals().values()) if isinstance(v, types.FunctionType)
+                                    and v.__module__ == __name__ and v not in (snapshot, snapshot_holder)))
