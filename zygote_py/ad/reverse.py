@@ -432,6 +432,17 @@ class _Reverse:
                 continue
             xs = maker.args[0]
             made_by = self.facts.callee(defs[xs][1]) if isinstance(xs, Var) and xs in defs else None
+            if made_by in (zip, enumerate) and not known:
+                analysis.numeric(f, numeric, self.facts)
+                known = True
+            tree = _over_arrays(f, h, pre, defs[xs][1], self.facts) if made_by in (zip, enumerate) else None
+            if tree is not None:  # (each array read at the step's index, as zip's and enumerate's iterators do)
+                made_in, made = defs[xs]
+                made_in.stmts.remove(made)
+                self.indices.add(mutation.index_loop(f, h, pre, maker, tree[1], tree[0]))
+                _unpack_displays(f)
+                changed = True
+                continue
             iterator = xs if passes.member(made_by, higher_order.ITERATORS) else None
             read = list if iterator is not None else None
             if read is None and not passes.member(made_by, _SEQUENCES):
@@ -2080,6 +2091,62 @@ def _uses(ir: IR) -> tuple[dict[Var, int], dict[Var, int]]:
             if isinstance(st.callee, Var):
                 as_callee[st.callee] = as_callee.get(st.callee, 0) + 1
     return passes.use_counts(ir), as_callee
+
+
+def _over_arrays(f: IR, loop: Block, pre: Block, made: Statement, facts: Facts) -> Optional[tuple[Any, list[Var]]]:
+    """For ``made``, ``zip(a, b...)`` or ``enumerate(a[, start])`` of arrays
+    that only the ``loop`` entered from ``pre`` iterates and that it does
+    not change in place (a loop that does is the mutation pass's, which
+    versions them): what :func:`mutation.index_loop` reads each step, and
+    the arrays. An array keeps its length, so reading ``a[k]`` at step
+    ``k`` is what the iterator reads; no list of the items is made."""
+    fn = facts.callee(made)
+    if made.kwargs or any(isinstance(a, Starred) for a in made.args) or not made.args \
+            or fn is enumerate and len(made.args) > 2 or passes.use_counts(f).get(made.var) != 1:
+        return None
+    arrays = made.args[:1] if fn is enumerate else made.args
+    entered = isinstance(pre.term, Jump) and pre.term.target == loop.id
+    entry = {a: p for a, p in zip(pre.term.args, loop.args) if isinstance(a, Var)} if entered else {}
+    if not all(isinstance(a, Var) and a in facts.arrays and not (
+            a in entry and mutation.changed_in_place(f, entry[a], a)) for a in arrays):
+        return None
+    tree = (enumerate, made.args[1] if len(made.args) > 1 else Const(0), arrays[0]) if fn is enumerate \
+        else (zip, list(arrays))
+    return tree, list(arrays)
+
+
+def _unpack_displays(f: IR) -> None:
+    """``unpack(t, n)`` of a tuple display ``t`` of ``n`` items is ``t``,
+    and ``t[j]`` (a constant ``j``) its item ``j``: the item of a loop over
+    ``enumerate`` or ``zip`` bound to its targets, with no tuple for the
+    gradient to go through (a display no longer read is dropped)."""
+    while True:
+        defs = {s.var: s for b in f.blocks.values() for s in b.stmts}
+
+        def display(v: Operand) -> Optional[Statement]:
+            d = defs.get(v) if isinstance(v, Var) else None
+            ok = d is not None and isinstance(d.callee, Const) and d.callee.value is ops.build_tuple \
+                and not any(isinstance(a, Starred) for a in d.args)
+            return d if ok else None
+
+        env: dict[Var, Operand] = {}
+        for s in defs.values():
+            fn = s.callee.value if isinstance(s.callee, Const) else None
+            d = display(s.args[0]) if s.args and not s.kwargs and len(s.args) == 2 else None
+            if d is None or not isinstance(s.args[1], Const) or type(s.args[1].value) is not int:
+                continue
+            if fn is ops.unpack and s.args[1].value == len(d.args):
+                env[s.var] = d.var
+            elif fn is operator.getitem and -len(d.args) <= s.args[1].value < len(d.args):
+                env[s.var] = d.args[s.args[1].value]
+        if not env:
+            return
+        passes.substitute(f, env)
+        for b in f.blocks.values():
+            b.stmts = [s for s in b.stmts if s.var not in env]
+        used = passes.use_counts(f)
+        for b in f.blocks.values():
+            b.stmts = [s for s in b.stmts if display(s.var) is None or s.var in used]
 
 
 def _source_versions(f: IR, maker: Statement, pre: Block, loop: Block, defs: dict, callee: Callable,
