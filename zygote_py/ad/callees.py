@@ -137,9 +137,11 @@ def _qualifies(g: Any, fn: types.FunctionType) -> bool:
 
 
 _LIBRARIES = tuple(str(Path(p).resolve()) for p in {*site.getsitepackages(), site.getusersitepackages(),
-                                                     sysconfig.get_paths()["stdlib"]} if p)
-"""Where installed libraries and the standard library live: their functions
-are not the user's (they are differentiated by their rules, or by ``J``)."""
+                                                     sysconfig.get_paths()["stdlib"],
+                                                     Path(__file__).resolve().parents[1]} if p)
+"""Where zygote_py, installed libraries and the standard library live: their
+functions are not the user's (they are differentiated by their rules, or by
+``J``)."""
 
 
 def _beside(g: types.FunctionType, fn: types.FunctionType) -> bool:
@@ -149,8 +151,9 @@ def _beside(g: types.FunctionType, fn: types.FunctionType) -> bool:
     here, there = Path(fn.__code__.co_filename), Path(g.__code__.co_filename)
     if not (here.is_file() and there.is_file()):
         return False
-    there = there.resolve()
-    return there.is_relative_to(here.resolve().parent) and not str(there).startswith(_LIBRARIES)
+    here, there = here.resolve(), there.resolve()
+    return there.is_relative_to(here.parent) and not str(there).startswith(_LIBRARIES) \
+        and not str(here).startswith(_LIBRARIES)
 
 
 class _ModuleGlobal:
