@@ -435,10 +435,10 @@ class _Reverse:
             if made_by in (zip, enumerate) and not known:
                 analysis.numeric(f, numeric, self.facts)
                 known = True
-            tree = _over_arrays(f, h, pre, defs[xs][1], self.facts) if made_by in (zip, enumerate) else None
+            tree = _over_arrays(f, h, pre, xs, self.facts) if made_by in (zip, enumerate) else None
             if tree is not None:  # (each array read at the step's index, as zip's and enumerate's iterators do)
-                made_in, made = defs[xs]
-                made_in.stmts.remove(made)
+                for made_in, made in tree[2]:
+                    made_in.stmts.remove(made)
                 self.indices.add(mutation.index_loop(f, h, pre, maker, tree[1], tree[0]))
                 _unpack_displays(f)
                 changed = True
@@ -2093,26 +2093,42 @@ def _uses(ir: IR) -> tuple[dict[Var, int], dict[Var, int]]:
     return passes.use_counts(ir), as_callee
 
 
-def _over_arrays(f: IR, loop: Block, pre: Block, made: Statement, facts: Facts) -> Optional[tuple[Any, list[Var]]]:
-    """For ``made``, ``zip(a, b...)`` or ``enumerate(a[, start])`` of arrays
-    that only the ``loop`` entered from ``pre`` iterates and that it does
+def _over_arrays(f: IR, loop: Block, pre: Block, xs: Var, facts: Facts) -> Optional[tuple[Any, list[Var], list]]:
+    """For ``xs`` made by ``zip(a, b...)`` or ``enumerate(a[, start])`` of
+    arrays (or of such ``zip`` and ``enumerate``), each read only there,
+    which only the ``loop`` entered from ``pre`` iterates and which it does
     not change in place (a loop that does is the mutation pass's, which
-    versions them): what :func:`mutation.index_loop` reads each step, and
-    the arrays. An array keeps its length, so reading ``a[k]`` at step
-    ``k`` is what the iterator reads; no list of the items is made."""
-    fn = facts.callee(made)
-    if made.kwargs or any(isinstance(a, Starred) for a in made.args) or not made.args \
-            or fn is enumerate and len(made.args) > 2 or passes.use_counts(f).get(made.var) != 1:
-        return None
-    arrays = made.args[:1] if fn is enumerate else made.args
+    versions them): what :func:`mutation.index_loop` reads each step, the
+    arrays, and the calls making ``xs`` (block, statement). An array keeps
+    its length, so reading ``a[k]`` at step ``k`` is what the iterator
+    reads; no list of the items is made."""
+    defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
+    uses = passes.use_counts(f)
     entered = isinstance(pre.term, Jump) and pre.term.target == loop.id
     entry = {a: p for a, p in zip(pre.term.args, loop.args) if isinstance(a, Var)} if entered else {}
-    if not all(isinstance(a, Var) and a in facts.arrays and not (
-            a in entry and mutation.changed_in_place(f, entry[a], a)) for a in arrays):
-        return None
-    tree = (enumerate, made.args[1] if len(made.args) > 1 else Const(0), arrays[0]) if fn is enumerate \
-        else (zip, list(arrays))
-    return tree, list(arrays)
+    arrays: list[Var] = []
+    made: list[tuple[Block, Statement]] = []
+
+    def tree(v: Operand) -> Any:
+        if isinstance(v, Var) and v in facts.arrays:
+            if v in entry and mutation.changed_in_place(f, entry[v], v):
+                return None
+            arrays.append(v)
+            return v
+        b, s = defs.get(v, (None, None))
+        fn = facts.callee(s) if s is not None else None
+        if fn not in (zip, enumerate) or s.kwargs or any(isinstance(a, Starred) for a in s.args) or not s.args \
+                or fn is enumerate and len(s.args) > 2 or uses.get(v) != 1:
+            return None
+        made.append((b, s))
+        parts = [tree(a) for a in (s.args[:1] if fn is enumerate else s.args)]
+        if any(p is None for p in parts):
+            return None
+        return (enumerate, s.args[1] if len(s.args) > 1 else Const(0), parts[0]) if fn is enumerate \
+            else (zip, parts)
+
+    found = tree(xs)
+    return None if not isinstance(found, tuple) else (found, arrays, made)
 
 
 def _unpack_displays(f: IR) -> None:

@@ -1248,6 +1248,7 @@ class _Lowerer:
 
     def _expr_Call(self, node: gast.Call) -> Operand:
         if getattr(node, "summed", False) and comprehension_inlined(node.args[0]):
+            self._expr(node.func)  # (read first, as Python does: the compilation is guarded on its being sum)
             return self._summed(node.args[0])
         if _is_bare_super(node):
             call = self._super_call(node.lineno)
