@@ -1237,6 +1237,7 @@ class _Reverse:
                         maybe.add(s.var)
                     else:
                         s.callee = Const(operator.add)
+        _doubled(a)
         item_adds = _fuse_scatter_adds(a, self.item_scatters)
         passes.optimize(a)
         if _drop_needless_zero_guards(a, self.rule_constants, self.invoked):
@@ -1774,6 +1775,35 @@ def _keywords_by_position(s: Statement, fn: types.FunctionType) -> Statement:
         return s
     return Statement(s.var, s.callee, [*s.args, *(given[k] for k in names[start:start + len(given)])], [],
                      s.line, s.pure)
+
+
+_DOUBLED = {operator.mul, operator.truediv, operator.neg, runtime.unbroadcast}
+"""Arithmetic whose two equal computations a gradient sum may add (see
+:func:`_doubled`)."""
+
+
+def _doubled(a: IR) -> None:
+    """``g + h`` where ``h`` computes what ``g`` does (the same arithmetic
+    of :data:`_DOUBLED` on the same operands: ``r * r`` gives ``r`` the
+    gradient ``dy * r`` twice) becomes ``2 * g``, the same value, exactly,
+    with one accumulation, as a person would write it (``h``, unused, is
+    then dropped; ``g`` loses its name, to be written into the product)."""
+    defs = {s.var: s for b in a.blocks.values() for s in b.stmts}
+
+    def same(x: Operand, y: Operand, depth: int = 3) -> bool:
+        if x == y:
+            return True
+        dx, dy = defs.get(x) if isinstance(x, Var) else None, defs.get(y) if isinstance(y, Var) else None
+        return depth > 0 and dx is not None and dy is not None and isinstance(dx.callee, Const) \
+            and isinstance(dy.callee, Const) and dx.callee.value is dy.callee.value \
+            and passes.member(dx.callee.value, _DOUBLED) and not dx.kwargs and not dy.kwargs \
+            and len(dx.args) == len(dy.args) and all(same(u, v, depth - 1) for u, v in zip(dx.args, dy.args))
+
+    for s in defs.values():
+        if isinstance(s.callee, Const) and s.callee.value is operator.add and len(s.args) == 2 and not s.kwargs \
+                and s.args[0] != s.args[1] and isinstance(s.args[0], Var) and same(*s.args):
+            s.callee, s.args = Const(operator.mul), [Const(2), s.args[0]]
+            a.names.pop(s.args[1], None)  # (one line: dr = 2 * (dy * r))
 
 
 def _fuse_scatter_adds(a: IR, item_scatters: set[int]) -> set[int]:
