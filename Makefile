@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test slow bench fuzz venv clean
+.PHONY: demo test slow bench fuzz venv clean check-emitted
 
 venv: $(STAMP)
 
@@ -19,6 +19,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -n auto -m "not slow"
+
+# the checked-in gradient modules (examples/*_grad.py) are current: zpy emit --check, as a user runs it
+check-emitted: $(STAMP)
+	cd examples && for g in *_grad.py; do ../$(PY) -m zygote_py emit --check $${g%_grad.py}.py -o $$g || exit 1; done
 
 # the tests marked slow (fourth and fifth derivatives: minutes each)
 slow: $(STAMP)

@@ -25,16 +25,17 @@ L2 = 0.01
 inf = float('inf')
 
 
-# zygote_py.backend.standalone.real_arrays
+# zygote_py.writer.standalone.real_arrays
 def real_arrays(**values):
-    """Raise ``TypeError`` unless each value is a NumPy array, the kind that
-    a parameter annotated ``np.ndarray`` was emitted for."""
+    """Raise ``TypeError`` unless each value is an array, the kind that a
+    parameter annotated ``np.ndarray`` was emitted for: NumPy's, or another
+    library's that NumPy's functions dispatch to (Dask's, CuPy's)."""
     for name, value in values.items():
-        if not isinstance(value, np.ndarray):
+        if not isinstance(value, np.ndarray) and (not any((getattr(type(value), p, None) is not None for p in ('__array_function__', '__array_ufunc__', '__array_namespace__')))):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
 
 
-# zygote_py.backend.standalone.real_numbers
+# zygote_py.writer.standalone.real_numbers
 def real_numbers(**values):
     """Raise ``TypeError`` unless each value is a real number, the kind
     that a parameter annotated ``float``, or not annotated, was emitted
@@ -63,11 +64,11 @@ def unbroadcast(dy, x):
             dy = np.reshape(dy, shape)
         elif np.shape(dy) != shape:
             dy = np.broadcast_to(dy, shape)
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, np.generic) or hasattr(type(x), '__array_function__'):
         if x.dtype.kind in 'fc' and np.result_type(dy) != x.dtype:
             if np.iscomplexobj(dy) and x.dtype.kind != 'c':
                 dy = np.real(dy)
-            dy = np.asarray(dy).astype(x.dtype)
+            dy = (dy if hasattr(type(dy), '__array_function__') else np.asarray(dy)).astype(x.dtype)
         return dy[()] if isinstance(x, np.generic) and isinstance(dy, np.ndarray) else dy
     if isinstance(dy, (np.ndarray, np.generic)) and isinstance(x, (int, float)):
         dy = dy.item()
@@ -139,7 +140,7 @@ def matmul_grad(dy, x1, x2, wrt):
         if wrt == 0:
             return dy[:, None] * x2 if x1.ndim == 2 else x2 @ dy
         return x1[:, None] * dy if x2.ndim == 2 else dy @ x1
-    a, b, g = (np.asarray(x1), np.asarray(x2), np.asarray(dy))
+    a, b, g = (v if hasattr(type(v), '__array_function__') else np.asarray(v) for v in (x1, x2, dy))
     if a.ndim == 1 and b.ndim == 1:
         return fit(g * conj(b), x1) if wrt == 0 else fit(g * conj(a), x2)
     a2 = a[None, :] if a.ndim == 1 else a
@@ -159,16 +160,25 @@ def matmul_grad(dy, x1, x2, wrt):
 
 # zygote_py.runtime.seed
 def seed(y):
-    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type."""
+    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type
+    (of its library for an array: NumPy's, Dask's, CuPy's)."""
     if type(y) is float:
         return 1.0
-    if isinstance(y, np.ndarray) and y.ndim == 0 and (y.dtype.kind in 'fiu'):
+    if hasattr(type(y), '__array_function__') and y.ndim == 0 and (y.dtype.kind in 'fiu'):
         return np.ones_like(y) if y.dtype.kind == 'f' else 1
     if isinstance(y, np.floating):
         return y.dtype.type(1)
     if isinstance(y, (int, np.integer)) and (not isinstance(y, bool)):
         return 1
     raise TypeError(f'a gradient needs a real scalar output, not {type(y).__name__} {np.shape(y)}')
+
+
+# zygote_py.runtime.spread
+def spread(dy, a):
+    """``dy`` broadcast to the shape of the array ``a``, with its dtype, as
+    a new array of ``a``'s library (the gradient of ``a`` for a sum of it)."""
+    zero = np.zeros_like(a)
+    return (zero + dy).astype(zero.dtype, copy=False)
 
 
 # predict (regression.py, line 18): w: a real array; b: a real number; x: a real array
@@ -226,14 +236,10 @@ def loss_forward(w, b, x, y):
 
     def loss_pullback(dout):
         dpenalty = unbroadcast(dout, penalty_1)
-        t_7 = np.full_like(t_5, unbroadcast(dout, t_6) / max(np.size(t_5), 1))
-        dr = unbroadcast(t_7 * r, r)
-        dr = dr + unbroadcast(t_7 * r, r)
+        dr = 2 * unbroadcast(spread(unbroadcast(dout, t_6) / max(math.prod(np.shape(t_5)), 1), t_5) * r, r)
         if path == 0:
             dpenalty = dpenalty / (2.0 * penalty)
-        t_7 = np.full_like(t_2, dpenalty * t_3)
-        dw = unbroadcast(t_7 * w, w)
-        dw = dw + unbroadcast(t_7 * w, w)
+        dw = 2 * unbroadcast(spread(dpenalty * t_3, t_2) * w, w)
         dy = -unbroadcast(dr, y)
         t_7 = unbroadcast(dr, t_1) * (1.0 - t_1 * t_1)
         db = unbroadcast(t_7, b)
@@ -267,14 +273,10 @@ def loss_gradient(w, b, x, y):
     t_8 = t_6 + penalty_1
     dout = seed(t_8)
     dpenalty = unbroadcast(dout, penalty_1)
-    t_7 = np.full_like(t_5, unbroadcast(dout, t_6) / max(np.size(t_5), 1))
-    dr = unbroadcast(t_7 * r, r)
-    dr = dr + unbroadcast(t_7 * r, r)
+    dr = 2 * unbroadcast(spread(unbroadcast(dout, t_6) / max(math.prod(np.shape(t_5)), 1), t_5) * r, r)
     if path == 0:
         dpenalty = dpenalty / (2.0 * penalty)
-    t_7 = np.full_like(t_2, dpenalty * t_3)
-    dw = unbroadcast(t_7 * w, w)
-    dw = dw + unbroadcast(t_7 * w, w)
+    dw = 2 * unbroadcast(spread(dpenalty * t_3, t_2) * w, w)
     dy = -unbroadcast(dr, y)
     t_7 = unbroadcast(dr, t_1) * (1.0 - t_1 * t_1)
     db = unbroadcast(t_7, b)

@@ -22,6 +22,8 @@ import numpy as np
 import pytest
 
 import zygote_py as zpy
+from zygote_py.ad import pipeline
+from zygote_py.ad.analysis import ARRAY
 
 from .fdcheck import assert_gradient
 
@@ -210,3 +212,42 @@ def test_a_generator_given_to_any_needs_no_gradient():
     """``any``'s result carries none, so neither do the generator's items."""
     assert zpy.gradient(any_of, 1.5) == (1.0,)
     assert zpy.gradient(any_of, 0.4) == (0.0,)
+
+
+# -- sum(<generator>) as a running total; loops over enumerate and zip of arrays -
+
+
+def cubes(x):
+    return sum(v ** 3 for v in x)
+
+
+def weighted_pairs(x, w):
+    total = 0.0
+    for i, (a, b) in enumerate(zip(x, w), 1):
+        total = total + i * a * b
+    return total
+
+
+@pytest.mark.parametrize("f, args", [(cubes, (np.array([0.3, -1.2, 2.0]),)),
+                                     (weighted_pairs, (np.array([0.3, -1.2, 2.0]), np.array([1.5, 0.5, -2.0])))])
+def test_sums_and_enumerations_of_arrays_need_no_run_time_call(f, args):
+    """Adding item by item (``0 + v0**3 + v1**3 ...``, as the builtin does:
+    the same value, bit for bit), and reading each array at the step's
+    index: plain code, checked against finite differences, in forward mode
+    and at second order."""
+    value, grads = zpy.value_and_gradient(f, *args)
+    assert value == f(*args)
+    source = pipeline.compiled(f, (True,) * len(args), (ARRAY,) * len(args), False).gradient_source
+    assert "runtime.J" not in source and "mutation" not in source, source
+    step = 1e-6
+    for i, a in enumerate(args):
+        for k in range(a.size):
+            e = np.eye(a.size)[k] * step
+            fd = (f(*args[:i], a + e, *args[i + 1:]) - f(*args[:i], a - e, *args[i + 1:])) / (2 * step)
+            assert grads[i][k] == pytest.approx(fd, rel=1e-7, abs=1e-9)
+    tangents = tuple(np.ones_like(a) for a in args)
+    assert zpy.jvp(f, args, tangents)[1] == pytest.approx(sum(np.sum(g) for g in grads), rel=1e-12)
+    h = zpy.hessian(lambda v: f(v, *args[1:]), args[0])
+    fd = np.stack([(zpy.gradient(f, args[0] + e, *args[1:])[0] - zpy.gradient(f, args[0] - e, *args[1:])[0])
+                   / (2 * step) for e in np.eye(args[0].size) * step], axis=-1)
+    np.testing.assert_allclose(h, fd, rtol=1e-6, atol=1e-8)

@@ -1,15 +1,18 @@
-"""Calls of the user's own functions of the same module, inlined into the
-function being differentiated (``ad/callees.py``): the gradient and the
-Hessian through them, checked against finite differences, and their
-compilation guarded on the name of the function called."""
+"""Calls of the user's own functions of the same module, or of a module
+beside it (``sibling.py``), inlined into the function being differentiated
+(``ad/callees.py``): the gradient and the Hessian through them, checked
+against finite differences, and their compilation guarded on the name of
+the function called (and on the globals of the other module)."""
 import math
 
 import numpy as np
 import pytest
 
 import zygote_py as zpy
-from zygote_py.ad import pipeline
+from zygote_py.ad import callees, pipeline
+from zygote_py.ad.analysis import ARRAY, FLOAT
 
+from . import sibling
 from .fdcheck import assert_gradient
 
 
@@ -97,3 +100,29 @@ def test_a_recursive_helper_is_called_not_inlined():
     assert g[1][1]["a"] == pytest.approx(3.0)
     source = pipeline.compiled(total_of_a_tree, (True,), (0,), False).gradient_source
     assert source.count("tree_sum") <= 2, source
+
+
+def uses_a_sibling(x, c):
+    return np.sum(np.sin(x)) + sibling.drag(x, c)
+
+
+def test_a_function_of_a_sibling_module_is_inlined_and_guarded_there(monkeypatch):
+    """Its globals are read in its own module (SCALE, np), and rebinding one
+    there compiles again; the gradient has no run-time call."""
+    x = np.array([0.3, -1.2, 2.0])
+    dx, dc = zpy.gradient(uses_a_sibling, x, 0.5)
+    np.testing.assert_allclose(dx, np.cos(x) + 2 * 0.5 * 3.0 * x, rtol=1e-14)
+    assert dc == pytest.approx(3.0 * np.sum(x * x), rel=1e-14)
+    source = pipeline.compiled(uses_a_sibling, (True, True), (ARRAY, FLOAT), False).gradient_source
+    assert "runtime.J" not in source and "drag" not in source, source
+    assert_gradient(lambda v, c: uses_a_sibling(np.array([v, 0.4]), c), 0.7, -1.3)
+    monkeypatch.setattr(sibling, "SCALE", 5.0)
+    np.testing.assert_allclose(zpy.gradient(uses_a_sibling, x, 0.5)[0], np.cos(x) + 5.0 * x, rtol=1e-14)
+    h = zpy.hessian(lambda v: uses_a_sibling(v, 0.5), x)  # (forward over the inlined reverse)
+    np.testing.assert_allclose(h, np.diag(-np.sin(x)) + 5.0 * np.eye(3), rtol=1e-12, atol=1e-14)
+
+
+def test_a_library_function_is_not_inlined():
+    assert not callees._beside(np.linalg.norm.__wrapped__, uses_a_sibling)
+    assert not callees._beside(uses_a_sibling, zpy.gradient)
+    assert callees._beside(sibling.drag, uses_a_sibling)

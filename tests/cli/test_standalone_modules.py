@@ -55,15 +55,11 @@ CASES = {  # module → (function, arguments): every function in the golden modu
     "projectile": [("flight_range", (0.7, 20.0, 0.02, 0.01))],
     "regression": [("predict", (normal(3), 0.2, normal(5, 3))), ("loss", (normal(3), 0.2, normal(5, 3), normal(5))),
                    ("growth", (0.3, 12))],
-    "model": [("squares", (normal(4),)), ("shifted", (normal(4), 0.7)),
+    "model": [("squares", (normal(4),)), ("shifted", (normal(4), 0.7)), ("energy", (normal(4), 0.4)),
+              ("weighted", (normal(4),)), ("moment", (normal(4),)),
               ("Params.predict", ("PARAMS", normal(3))), ("loss", ("PARAMS", normal(5, 3), normal(5)))],
     "gaussian_process": [], "mixture": [],  # (their parameters are dicts: refused, see the golden modules' headers)
 }
-NOT_YET = {  # the realistic module's functions zpy emit refuses today, with the line it names
-    "energy": 43, "weighted": 48, "moment": 54,
-}
-
-
 def golden(source: Path) -> Path:
     return GOLDEN / f"{source.stem}_grad.py"
 
@@ -93,25 +89,18 @@ def test_every_example_has_a_case_for_each_emitted_function():
 
 @pytest.fixture(scope="module")
 def realistic(tmp_path_factory):
+    """Every function of the realistic module, emitted without --skip-failing:
+    its sibling import (helpers.drag) inlined, enumerate over an array, a
+    generator passed to sum."""
     out = tmp_path_factory.mktemp("realistic") / "model_grad.py"
-    assert main(["emit", str(REALISTIC / "model.py"), "-o", str(out), "--skip-failing"]) == 0
+    assert main(["emit", str(REALISTIC / "model.py"), "-o", str(out)]) == 0
     return out
 
 
-def test_realistic_module_fails_loudly_without_skip_failing(tmp_path, capsys):
-    out = tmp_path / "g.py"
-    assert main(["emit", str(REALISTIC / "model.py"), "-o", str(out)]) == 3
-    err = capsys.readouterr().err
-    for name, line in NOT_YET.items():
-        assert f"model.py:{line}: cannot emit {name}: " in err
-    assert not out.exists()
-
-
-@pytest.mark.xfail(strict=True, reason="runtime.J: a sibling module's function (drag) is not inlined, enumerate and "
-                   "generators over arrays are differentiated at run time; issue 35")
 def test_every_function_of_the_realistic_module_emits(realistic):
     text = realistic.read_text()
-    assert all(f"def {name.replace('.', '_')}_gradient" in text for name in NOT_YET)
+    assert "Not emitted" not in text and "import helpers" not in text
+    assert all(f"def {name.replace('.', '_')}_gradient" in text for name, _ in CASES["model"])
 
 
 def finite_differences(f, args, cot, h=1e-6):

@@ -2,8 +2,11 @@
 
 A call ``g(x)`` of a Python function defined in the same module as the
 function being differentiated (the same globals, so that every global it
-reads means the same there) is replaced by ``g``'s body, its parameters
-bound to the call's arguments: the transform then differentiates one
+reads means the same there), or in another of the user's modules beside
+it (``from helpers import drag``: a file in the same directory or below,
+not a library's), is replaced by ``g``'s body, its parameters bound to
+the call's arguments (the globals of another module are read from that
+module, and guarded there): the transform then differentiates one
 function, with no run-time ``J`` and no pullback closure per call, and
 the emitted gradient is plain code all the way down, which forward mode
 can push forward again (a Hessian of a function calling a helper).
@@ -19,8 +22,12 @@ compiles again).
 """
 from __future__ import annotations
 
+import builtins
 import operator
+import site
+import sysconfig
 import types
+from pathlib import Path
 from typing import Any, Optional
 
 from ..errors import ZygoteError
@@ -67,12 +74,18 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
             bound = _bind(callee, g, s)
             if bound is None or not _inlinable(callee) or _calls_itself(callee, g):
                 continue
+            outside = {} if g.__globals__ is fn.__globals__ else _globals_outside(callee, g, fn)
+            if outside is None:
+                continue
             b = next(b for b in ir.blocks.values() if any(x is s for x in b.stmts))  # (splices move statements)
             if isinstance(s.callee, Var) and s.callee in defs:
                 defs[s.callee].pure = True  # the read of the function's name: dropped once unused
-            _splice(ir, b, next(i for i, x in enumerate(b.stmts) if x is s), callee, bound)
+            _splice(ir, b, next(i for i, x in enumerate(b.stmts) if x is s), callee, bound,
+                    {v: Const(value) for v, (name, value) in outside.items()
+                     if fn.__globals__.get(name, builtins.__dict__.get(name, _UNBOUND)) is not value})
             if isinstance(s.callee, Var) and s.callee in facts.origin:
                 guards.append(facts.origin[s.callee])
+            guards += [("cell", _ModuleGlobal.of(g.__globals__, name), value) for name, value in outside.values()]
             inlined += 1
         displays = _dict_calls(ir, facts)
         guards += displays
@@ -116,11 +129,80 @@ def _dict_calls(ir: IR, facts: Any) -> list[tuple]:
 
 def _qualifies(g: Any, fn: types.FunctionType) -> bool:
     return (
-        isinstance(g, types.FunctionType) and g is not fn and g.__globals__ is fn.__globals__
+        isinstance(g, types.FunctionType) and g is not fn and (g.__globals__ is fn.__globals__ or _beside(g, fn))
         and not g.__closure__ and registry.lookup(g) is None and not registry.is_nondifferentiable(g)
         and registry.lookup_pushforward(g) is None
         and not g.__code__.co_flags & 0x2A0  # generators, coroutines, async generators
     )
+
+
+_LIBRARIES = tuple(str(Path(p).resolve()) for p in {*site.getsitepackages(), site.getusersitepackages(),
+                                                     sysconfig.get_paths()["stdlib"],
+                                                     Path(__file__).resolve().parents[1]} if p)
+"""Where zygote_py, installed libraries and the standard library live: their
+functions are not the user's (they are differentiated by their rules, or by
+``J``)."""
+
+
+def _beside(g: types.FunctionType, fn: types.FunctionType) -> bool:
+    """Whether ``g`` is defined in a file in ``fn``'s directory or below it
+    (a module of the user's, beside the one being differentiated), not in
+    a library."""
+    here, there = Path(fn.__code__.co_filename), Path(g.__code__.co_filename)
+    if not (here.is_file() and there.is_file()):
+        return False
+    here, there = here.resolve(), there.resolve()
+    return there.is_relative_to(here.parent) and not str(there).startswith(_LIBRARIES) \
+        and not str(here).startswith(_LIBRARIES)
+
+
+class _ModuleGlobal:
+    """A module's global ``name`` read as a cell is (``cell_contents``,
+    ``ValueError`` when unbound; a builtin where the module does not bind
+    the name): the guard of an inlined function's read of its own module's
+    globals (checked as the compilation's other cells are)."""
+
+    __slots__ = ("namespace", "name")
+    _made: dict[tuple[int, str], "_ModuleGlobal"] = {}
+
+    def __init__(self, namespace: dict, name: str):
+        self.namespace, self.name = namespace, name
+
+    @classmethod
+    def of(cls, namespace: dict, name: str) -> "_ModuleGlobal":
+        """One per module and name, so that a compilation guards it once."""
+        made = cls._made.get((id(namespace), name))
+        if made is None or made.namespace is not namespace:
+            made = cls._made[(id(namespace), name)] = cls(namespace, name)
+        return made
+
+    @property
+    def cell_contents(self) -> Any:
+        value = self.namespace.get(self.name, builtins.__dict__.get(self.name, _UNBOUND))
+        if value is _UNBOUND:
+            raise ValueError(f"{self.name} is not bound")
+        return value
+
+
+_UNBOUND = object()
+
+
+def _globals_outside(callee: IR, g: types.FunctionType, fn: types.FunctionType) -> Optional[dict[Var, tuple]]:
+    """The reads of globals in ``callee``, the IR of ``g`` from another
+    module than ``fn``'s: each read's variable → ``(name, value in g's
+    module)``, the value taken as a constant where inlined unless ``fn``'s
+    module binds the name to the same (``np``: read as it is). None when
+    one is not bound there (left to the call)."""
+    out = {}
+    for b in callee.blocks.values():
+        for st in b.stmts:
+            if isinstance(st.callee, Const) and st.callee.value is ops.load_global:
+                name = st.args[0].value
+                value = g.__globals__.get(name, builtins.__dict__.get(name, _UNBOUND))
+                if value is _UNBOUND:
+                    return None
+                out[st.var] = (name, value)
+    return out
 
 
 def _calls_itself(callee: IR, g: types.FunctionType) -> bool:
@@ -181,21 +263,23 @@ def _constant(value: Any) -> bool:
     return value is None or isinstance(value, (bool, int, float, complex, str, bytes, tuple, frozenset))
 
 
-def _splice(ir: IR, b: Block, i: int, callee: IR, args: list[Operand]) -> None:
+def _splice(ir: IR, b: Block, i: int, callee: IR, args: list[Operand], constants: dict[Var, Const]) -> None:
     """Replace the call ``b.stmts[i]`` by ``callee``'s blocks: ``b`` jumps
     to the copy of its entry with ``args``; each ``return v`` jumps to a new
-    block holding the rest of ``b``, whose argument is the call's value."""
+    block holding the rest of ``b``, whose argument is the call's value.
+    The statements defining the keys of ``constants`` are left out, their
+    values read as the constants."""
     call = b.stmts[i]
     rest = ir.new_block()
     rest.args = [call.var]
     rest.stmts = b.stmts[i + 1:]
     rest.term, rest.handler = b.term, b.handler
     b.stmts = b.stmts[:i]
-    env: dict[Var, Var] = {}
+    env: dict[Var, Operand] = dict(constants)
     ids = {}
     for bid, cb in callee.blocks.items():
         ids[bid] = ir.new_block().id
-        for v in cb.args + [st.var for st in cb.stmts]:
+        for v in cb.args + [st.var for st in cb.stmts if st.var not in constants]:
             env[v] = ir.new_var(callee.names.get(v))
 
     def sub(op: Any) -> Any:
@@ -210,7 +294,8 @@ def _splice(ir: IR, b: Block, i: int, callee: IR, args: list[Operand]) -> None:
         nb = ir.blocks[ids[bid]]
         nb.args = [env[a] for a in cb.args]
         nb.stmts = [Statement(env[st.var], sub(st.callee), [sub(a) for a in st.args],
-                              [(k, sub(v)) for k, v in st.kwargs], st.line, st.pure) for st in cb.stmts]
+                              [(k, sub(v)) for k, v in st.kwargs], st.line, st.pure) for st in cb.stmts
+                    if st.var not in constants]
         t = cb.term
         if isinstance(t, Return):
             nb.term = Jump(rest.id, [sub(t.value)])

@@ -433,6 +433,17 @@ class _Reverse:
                 continue
             xs = maker.args[0]
             made_by = self.facts.callee(defs[xs][1]) if isinstance(xs, Var) and xs in defs else None
+            if made_by in (zip, enumerate) and not known:
+                analysis.numeric(f, numeric, self.facts)
+                known = True
+            tree = _over_arrays(f, h, pre, xs, self.facts) if made_by in (zip, enumerate) else None
+            if tree is not None:  # (each array read at the step's index, as zip's and enumerate's iterators do)
+                for made_in, made in tree[2]:
+                    made_in.stmts.remove(made)
+                self.indices.add(mutation.index_loop(f, h, pre, maker, tree[1], tree[0]))
+                _unpack_displays(f)
+                changed = True
+                continue
             iterator = xs if passes.member(made_by, higher_order.ITERATORS) else None
             read = list if iterator is not None else None
             if read is None and not passes.member(made_by, _SEQUENCES):
@@ -1227,6 +1238,7 @@ class _Reverse:
                         maybe.add(s.var)
                     else:
                         s.callee = Const(operator.add)
+        _doubled(a)
         item_adds = _fuse_scatter_adds(a, self.item_scatters)
         passes.optimize(a)
         if _drop_needless_zero_guards(a, self.rule_constants, self.invoked):
@@ -1766,6 +1778,35 @@ def _keywords_by_position(s: Statement, fn: types.FunctionType) -> Statement:
                      s.line, s.pure)
 
 
+_DOUBLED = {operator.mul, operator.truediv, operator.neg, runtime.unbroadcast}
+"""Arithmetic whose two equal computations a gradient sum may add (see
+:func:`_doubled`)."""
+
+
+def _doubled(a: IR) -> None:
+    """``g + h`` where ``h`` computes what ``g`` does (the same arithmetic
+    of :data:`_DOUBLED` on the same operands: ``r * r`` gives ``r`` the
+    gradient ``dy * r`` twice) becomes ``2 * g``, the same value, exactly,
+    with one accumulation, as a person would write it (``h``, unused, is
+    then dropped; ``g`` loses its name, to be written into the product)."""
+    defs = {s.var: s for b in a.blocks.values() for s in b.stmts}
+
+    def same(x: Operand, y: Operand, depth: int = 3) -> bool:
+        if x == y:
+            return True
+        dx, dy = defs.get(x) if isinstance(x, Var) else None, defs.get(y) if isinstance(y, Var) else None
+        return depth > 0 and dx is not None and dy is not None and isinstance(dx.callee, Const) \
+            and isinstance(dy.callee, Const) and dx.callee.value is dy.callee.value \
+            and passes.member(dx.callee.value, _DOUBLED) and not dx.kwargs and not dy.kwargs \
+            and len(dx.args) == len(dy.args) and all(same(u, v, depth - 1) for u, v in zip(dx.args, dy.args))
+
+    for s in defs.values():
+        if isinstance(s.callee, Const) and s.callee.value is operator.add and len(s.args) == 2 and not s.kwargs \
+                and s.args[0] != s.args[1] and isinstance(s.args[0], Var) and same(*s.args):
+            s.callee, s.args = Const(operator.mul), [Const(2), s.args[0]]
+            a.names.pop(s.args[1], None)  # (one line: dr = 2 * (dy * r))
+
+
 def _fuse_scatter_adds(a: IR, item_scatters: set[int]) -> set[int]:
     """``g + scatter(x, key, v)``, the gradient of an indexed array gaining
     one more item's gradient, becomes ``add_at(g, x, key, v)``: one call,
@@ -2081,6 +2122,78 @@ def _uses(ir: IR) -> tuple[dict[Var, int], dict[Var, int]]:
             if isinstance(st.callee, Var):
                 as_callee[st.callee] = as_callee.get(st.callee, 0) + 1
     return passes.use_counts(ir), as_callee
+
+
+def _over_arrays(f: IR, loop: Block, pre: Block, xs: Var, facts: Facts) -> Optional[tuple[Any, list[Var], list]]:
+    """For ``xs`` made by ``zip(a, b...)`` or ``enumerate(a[, start])`` of
+    arrays (or of such ``zip`` and ``enumerate``), each read only there,
+    which only the ``loop`` entered from ``pre`` iterates and which it does
+    not change in place (a loop that does is the mutation pass's, which
+    versions them): what :func:`mutation.index_loop` reads each step, the
+    arrays, and the calls making ``xs`` (block, statement). An array keeps
+    its length, so reading ``a[k]`` at step ``k`` is what the iterator
+    reads; no list of the items is made."""
+    defs = {s.var: (b, s) for b in f.blocks.values() for s in b.stmts}
+    uses = passes.use_counts(f)
+    entered = isinstance(pre.term, Jump) and pre.term.target == loop.id
+    entry = {a: p for a, p in zip(pre.term.args, loop.args) if isinstance(a, Var)} if entered else {}
+    arrays: list[Var] = []
+    made: list[tuple[Block, Statement]] = []
+
+    def tree(v: Operand) -> Any:
+        if isinstance(v, Var) and v in facts.arrays:
+            if v in entry and mutation.changed_in_place(f, entry[v], v):
+                return None
+            arrays.append(v)
+            return v
+        b, s = defs.get(v, (None, None))
+        fn = facts.callee(s) if s is not None else None
+        if fn not in (zip, enumerate) or s.kwargs or any(isinstance(a, Starred) for a in s.args) or not s.args \
+                or fn is enumerate and len(s.args) > 2 or uses.get(v) != 1:
+            return None
+        made.append((b, s))
+        parts = [tree(a) for a in (s.args[:1] if fn is enumerate else s.args)]
+        if any(p is None for p in parts):
+            return None
+        return (enumerate, s.args[1] if len(s.args) > 1 else Const(0), parts[0]) if fn is enumerate \
+            else (zip, parts)
+
+    found = tree(xs)
+    return None if not isinstance(found, tuple) else (found, arrays, made)
+
+
+def _unpack_displays(f: IR) -> None:
+    """``unpack(t, n)`` of a tuple display ``t`` of ``n`` items is ``t``,
+    and ``t[j]`` (a constant ``j``) its item ``j``: the item of a loop over
+    ``enumerate`` or ``zip`` bound to its targets, with no tuple for the
+    gradient to go through (a display no longer read is dropped)."""
+    while True:
+        defs = {s.var: s for b in f.blocks.values() for s in b.stmts}
+
+        def display(v: Operand) -> Optional[Statement]:
+            d = defs.get(v) if isinstance(v, Var) else None
+            ok = d is not None and isinstance(d.callee, Const) and d.callee.value is ops.build_tuple \
+                and not any(isinstance(a, Starred) for a in d.args)
+            return d if ok else None
+
+        env: dict[Var, Operand] = {}
+        for s in defs.values():
+            fn = s.callee.value if isinstance(s.callee, Const) else None
+            d = display(s.args[0]) if s.args and not s.kwargs and len(s.args) == 2 else None
+            if d is None or not isinstance(s.args[1], Const) or type(s.args[1].value) is not int:
+                continue
+            if fn is ops.unpack and s.args[1].value == len(d.args):
+                env[s.var] = d.var
+            elif fn is operator.getitem and -len(d.args) <= s.args[1].value < len(d.args):
+                env[s.var] = d.args[s.args[1].value]
+        if not env:
+            return
+        passes.substitute(f, env)
+        for b in f.blocks.values():
+            b.stmts = [s for s in b.stmts if s.var not in env]
+        used = passes.use_counts(f)
+        for b in f.blocks.values():
+            b.stmts = [s for s in b.stmts if display(s.var) is None or s.var in used]
 
 
 def _source_versions(f: IR, maker: Statement, pre: Block, loop: Block, defs: dict, callee: Callable,

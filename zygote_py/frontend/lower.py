@@ -219,6 +219,8 @@ class _ConsumedAsLists(gast.NodeVisitor):
             gen = node.args[position] if c == name and len(node.args) > position else None
             if isinstance(gen, gast.GeneratorExp):
                 node.args[position] = gast.copy_location(gast.ListComp(elt=gen.elt, generators=gen.generators), gen)
+                # sum(<generator>) adds as it goes: a running total, with no list for the gradient to go through
+                node.summed = c == "sum" and len(node.args) == 1 and not node.keywords
             elif _mapped(gen) and ("map", MAPPED) in self.consumers:
                 comprehension = _mapped_as_list(gen)
                 for part in gast.walk(comprehension):  # (the new nodes stand at map's line)
@@ -1245,6 +1247,9 @@ class _Lowerer:
         return value
 
     def _expr_Call(self, node: gast.Call) -> Operand:
+        if getattr(node, "summed", False) and comprehension_inlined(node.args[0]):
+            self._expr(node.func)  # (read first, as Python does: the compilation is guarded on its being sum)
+            return self._summed(node.args[0])
         if _is_bare_super(node):
             call = self._super_call(node.lineno)
             if call is not None:
@@ -1385,6 +1390,22 @@ class _Lowerer:
 
     _expr_SetComp = _expr_DictComp = _expr_ListComp
 
+    def _summed(self, node: gast.ListComp) -> Operand:
+        """``sum(<generator>)`` (``sum`` the builtin, see
+        :func:`_consumed_as_lists`) as the running total ``0 + item + item
+        ...`` that the builtin computes: the same additions in the same
+        order (Python 3.12 and later add floats with a compensation, which
+        may differ in the last bit)."""
+        line = node.lineno
+        iterator = self._emit(iter, [self._expr(node.generators[0].iter)], line=line)
+        total = ("total", next(self._numbers))
+        self._write_local(total, Const(0))
+        number = next(self._numbers)
+        self.comprehensions.append({name: (name, number) for g in node.generators for name in _target_names(g.target)})
+        self._generator(node, 0, iterator, total)
+        self.comprehensions.pop()
+        return self._read_local(total, line)
+
     def _generator(self, node: gast.expr, index: int, iterator: Operand, result: Var) -> None:
         """The loop of ``node.generators[index]`` and, inside it, the
         following ones; the innermost adds an item to ``result``."""
@@ -1405,8 +1426,12 @@ class _Lowerer:
 
         self._iterate(iterator, lambda item: self._assign(gen.target, item), body, [], line)
 
-    def _add_item(self, node: gast.expr, result: Var) -> None:
+    def _add_item(self, node: gast.expr, result: Union[Var, Key]) -> None:
         line = node.lineno
+        if not isinstance(result, Var):  # (the running total of :meth:`_summed`)
+            item = self._expr(node.elt)
+            self._write_local(result, self._emit(operator.add, [self._read_local(result, line), item], line=line))
+            return
         if isinstance(node, gast.DictComp):
             key = self._expr(node.key)
             value = self._expr(node.value)

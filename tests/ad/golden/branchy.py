@@ -18,8 +18,7 @@ def branchy_forward(x, y):
 
     def branchy_pullback(dz):
         if path_1 == 0:
-            dz = dz * z
-            dz = dz + dz
+            dz = 2 * (dz * z)
         if path == 0:
             dx = dz * y
             dy = dz * x

@@ -15,8 +15,7 @@ def sum_of_squares_forward(x):
         for _ in range(trip):
             t_1 = saved_t.pop()
             i = saved_i.pop()
-            t_1 = ds * t_1
-            dx[i] += t_1 + t_1
+            dx[i] += 2 * (ds * t_1)
         dx = runtime.item_gradient(dx, x)
         return (dx,)
     return (s, sum_of_squares_pullback)

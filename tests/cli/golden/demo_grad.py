@@ -29,7 +29,7 @@ import numpy as np
 from demo import X
 
 
-# zygote_py.backend.standalone.real_numbers
+# zygote_py.writer.standalone.real_numbers
 def real_numbers(**values):
     """Raise ``TypeError`` unless each value is a real number, the kind
     that a parameter annotated ``float``, or not annotated, was emitted
@@ -39,7 +39,7 @@ def real_numbers(**values):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
 
 
-# zygote_py.backend.standalone.real_arrays
+# zygote_py.writer.standalone.real_arrays
 def real_arrays(**values):
     """Raise ``TypeError`` unless each value is an array, the kind that a
     parameter annotated ``np.ndarray`` was emitted for: NumPy's, or another

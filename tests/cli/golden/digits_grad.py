@@ -24,7 +24,7 @@
 import numpy as np
 
 
-# zygote_py.backend.standalone.real_arrays
+# zygote_py.writer.standalone.real_arrays
 def real_arrays(**values):
     """Raise ``TypeError`` unless each value is an array, the kind that a
     parameter annotated ``np.ndarray`` was emitted for: NumPy's, or another

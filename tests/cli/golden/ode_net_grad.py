@@ -27,7 +27,7 @@ import numbers
 import numpy as np
 
 
-# zygote_py.backend.standalone.real_arrays
+# zygote_py.writer.standalone.real_arrays
 def real_arrays(**values):
     """Raise ``TypeError`` unless each value is an array, the kind that a
     parameter annotated ``np.ndarray`` was emitted for: NumPy's, or another
@@ -37,7 +37,7 @@ def real_arrays(**values):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
 
 
-# zygote_py.backend.standalone.real_numbers
+# zygote_py.writer.standalone.real_numbers
 def real_numbers(**values):
     """Raise ``TypeError`` unless each value is a real number, the kind
     that a parameter annotated ``float``, or not annotated, was emitted

@@ -31,7 +31,7 @@ STOP = object()
 inf = float('inf')
 
 
-# zygote_py.backend.standalone.real_numbers
+# zygote_py.writer.standalone.real_numbers
 def real_numbers(**values):
     """Raise ``TypeError`` unless each value is a real number, the kind
     that a parameter annotated ``float``, or not annotated, was emitted

@@ -25,7 +25,7 @@ L2 = 0.01
 inf = float('inf')
 
 
-# zygote_py.backend.standalone.real_arrays
+# zygote_py.writer.standalone.real_arrays
 def real_arrays(**values):
     """Raise ``TypeError`` unless each value is an array, the kind that a
     parameter annotated ``np.ndarray`` was emitted for: NumPy's, or another
@@ -35,7 +35,7 @@ def real_arrays(**values):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
 
 
-# zygote_py.backend.standalone.real_numbers
+# zygote_py.writer.standalone.real_numbers
 def real_numbers(**values):
     """Raise ``TypeError`` unless each value is a real number, the kind
     that a parameter annotated ``float``, or not annotated, was emitted
@@ -236,14 +236,10 @@ def loss_forward(w, b, x, y):
 
     def loss_pullback(dout):
         dpenalty = unbroadcast(dout, penalty_1)
-        t_7 = spread(unbroadcast(dout, t_6) / max(math.prod(np.shape(t_5)), 1), t_5)
-        dr = unbroadcast(t_7 * r, r)
-        dr = dr + unbroadcast(t_7 * r, r)
+        dr = 2 * unbroadcast(spread(unbroadcast(dout, t_6) / max(math.prod(np.shape(t_5)), 1), t_5) * r, r)
         if path == 0:
             dpenalty = dpenalty / (2.0 * penalty)
-        t_7 = spread(dpenalty * t_3, t_2)
-        dw = unbroadcast(t_7 * w, w)
-        dw = dw + unbroadcast(t_7 * w, w)
+        dw = 2 * unbroadcast(spread(dpenalty * t_3, t_2) * w, w)
         dy = -unbroadcast(dr, y)
         t_7 = unbroadcast(dr, t_1) * (1.0 - t_1 * t_1)
         db = unbroadcast(t_7, b)
@@ -277,14 +273,10 @@ def loss_gradient(w, b, x, y):
     t_8 = t_6 + penalty_1
     dout = seed(t_8)
     dpenalty = unbroadcast(dout, penalty_1)
-    t_7 = spread(unbroadcast(dout, t_6) / max(math.prod(np.shape(t_5)), 1), t_5)
-    dr = unbroadcast(t_7 * r, r)
-    dr = dr + unbroadcast(t_7 * r, r)
+    dr = 2 * unbroadcast(spread(unbroadcast(dout, t_6) / max(math.prod(np.shape(t_5)), 1), t_5) * r, r)
     if path == 0:
         dpenalty = dpenalty / (2.0 * penalty)
-    t_7 = spread(dpenalty * t_3, t_2)
-    dw = unbroadcast(t_7 * w, w)
-    dw = dw + unbroadcast(t_7 * w, w)
+    dw = 2 * unbroadcast(spread(dpenalty * t_3, t_2) * w, w)
     dy = -unbroadcast(dr, y)
     t_7 = unbroadcast(dr, t_1) * (1.0 - t_1 * t_1)
     db = unbroadcast(t_7, b)
