@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/disk_cache.py
 	$(PY) benchmarks/emit_time.py
 	$(PY) benchmarks/realistic.py
+	$(PY) benchmarks/import_time.py
 
 # differential fuzzing: 10,000 random programs against finite differences, both modes;
 # the second derivatives of 1,000 of them and the third of 100 (issue 36)

@@ -16,11 +16,7 @@ import inspect
 import numbers
 import os
 import re
-import site
 import sys
-import sysconfig
-from decimal import Decimal
-from fractions import Fraction
 import types
 from typing import Any, Callable, Optional
 
@@ -361,12 +357,16 @@ def _elsewhere(filename: Optional[str], fn: types.FunctionType) -> bool:
     if filename is None or filename == fn.__code__.co_filename:
         return False
     return bool(_OWN_FILES.match(filename)) or any(
-        filename.startswith(p) for p in _LIBRARY_PATHS if not fn.__code__.co_filename.startswith(p))
+        filename.startswith(p) for p in _library_paths() if not fn.__code__.co_filename.startswith(p))
 
 
-_LIBRARY_PATHS = tuple({p for p in (*site.getsitepackages(), site.getusersitepackages(),
-                                    sysconfig.get_paths()["stdlib"]) if p})
-"""Where installed libraries and the standard library live."""
+@functools.cache
+def _library_paths() -> tuple:
+    """Where installed libraries and the standard library live."""
+    import site
+    import sysconfig
+
+    return tuple({p for p in (*site.getsitepackages(), site.getusersitepackages(), sysconfig.get_paths()["stdlib"]) if p})
 
 
 def _too_deep(e: RecursionError, f: Callable) -> ZygoteError:
@@ -421,7 +421,7 @@ def _check_cotangent(y: Any, dy: Any, fn: types.FunctionType) -> None:
     )
 
 
-_SCALAR_TYPES = (float, int, bool, complex, str, bytes, type(None), Fraction, Decimal, np.float64, np.float32)
+_SCALAR_TYPES = (float, int, bool, complex, str, bytes, type(None), np.float64, np.float32)
 """Argument types whose kind (differentiable or not, a number or not) the
 type alone decides: calls with only these and arrays (whose dtype kind and
 dimension are checked too) take the fast path."""

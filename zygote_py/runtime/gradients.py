@@ -13,8 +13,6 @@ import types
 from collections.abc import MappingView
 from typing import Any, Optional
 import numbers
-from decimal import Decimal
-from fractions import Fraction
 import numpy as np
 
 from .. import tangent
@@ -23,7 +21,7 @@ from ..tangent import Tangent
 from . import arrays
 from .operators import number_type
 from .sparse import dense, Lazy
-from .values import is_differentiable_value
+from .values import exact_number, is_differentiable_value
 
 
 def accum(a: Any, b: Any) -> Any:
@@ -42,7 +40,7 @@ def seed(y: Any) -> Any:
         return 1.0
     if type(y) is np.float64:
         return _ONE64
-    if isinstance(y, (Fraction, Decimal)):
+    if exact_number(y):
         return type(y)(1)
     if isinstance(y, (bool, complex, np.complexfloating)) or not (
         isinstance(y, (numbers.Real, np.generic)) or arrays.is_array(y) or number_type(type(y))

@@ -13,7 +13,6 @@ import sys
 import types
 from typing import Any, Callable, Iterator, Optional
 import numbers
-from decimal import Decimal
 
 from . import arrays
 from .sparse import Lazy
@@ -29,7 +28,7 @@ def number_type(cls: type) -> bool:
     Zygote's paper); but not a subclass of the user's that defines an
     operator in Python (``class F(float): def __mul__...``)."""
     core = sys.modules.get("uncertainties.core")
-    if not (issubclass(cls, (numbers.Number, Decimal)) or core is not None and issubclass(cls, core.AffineScalarFunc)):
+    if not (issubclass(cls, numbers.Number) or core is not None and issubclass(cls, core.AffineScalarFunc)):
         return False
     return not any(c.__module__.partition(".")[0] not in _NUMBER_MODULES and any(
         isinstance(c.__dict__.get(name), types.FunctionType) for name in _OPERATOR_METHODS) for c in cls.__mro__)

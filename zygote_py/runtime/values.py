@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import functools
 import io
-import logging
-import random
+import sys
 import types
 from typing import Any
 
@@ -63,19 +62,36 @@ def _differentiable(x: Any, seen: set[int]) -> bool:
                                                       *(x.__defaults__ or ()), *(x.__kwdefaults__ or {}).values()))
     if isinstance(x, (types.BuiltinFunctionType, type, types.ModuleType)) or isinstance(x, _STATE_WITHOUT_GRADIENT):
         return False
-    return True
+    return not any(_of_modules(c.__module__ or "", _STATE_MODULES) for c in type(x).__mro__)
 
 
-_STATE_WITHOUT_GRADIENT = (
-    np.random.RandomState, np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, random.Random,
-    np.dtype, np.finfo, np.iinfo, range, slice, type(Ellipsis), io.IOBase, logging.Logger, logging.LoggerAdapter,
-    np.ufunc, type(np.sum),
-)
-"""Objects whose state carries no gradient however they are reached: random
+_STATE_WITHOUT_GRADIENT = (np.dtype, np.finfo, np.iinfo, range, slice, type(Ellipsis), io.IOBase, np.ufunc, type(np.sum))
+"""Objects whose state carries no gradient however they are reached:
+dtypes, ranges, files, NumPy's ufuncs and functions (``np.hypot``,
+``np.sum``: a closure capturing one, ``lambda x: f(x, x)``, captures no
+array); and those of :data:`_STATE_MODULES`."""
+
+_STATE_MODULES = ("numpy.random", "random", "logging")
+"""The modules whose classes' instances carry no gradient either: random
 number generators (a closure capturing one is no differentiated closure;
-``rng.normal(size=x.shape)`` is no differentiated call), dtypes, ranges,
-files and loggers, NumPy's ufuncs and functions (``np.hypot``, ``np.sum``:
-a closure capturing one, ``lambda x: f(x, x)``, captures no array)."""
+``rng.normal(size=x.shape)`` is no differentiated call) and loggers. Told by
+the module of the class or a base class (``numpy.random.mtrand``), so that
+``import zygote_py`` imports none of them (a ``random.Random`` exists only
+once the user imported ``random``)."""
+
+
+def exact_number(x: Any) -> bool:
+    """Whether ``x`` is a ``fractions.Fraction`` or a ``decimal.Decimal``
+    (told without importing either: an instance exists only once the user
+    imported its module)."""
+    fractions, decimal = sys.modules.get("fractions"), sys.modules.get("decimal")
+    return fractions is not None and isinstance(x, fractions.Fraction) or \
+        decimal is not None and isinstance(x, decimal.Decimal)
+
+
+def _of_modules(module: str, packages: tuple) -> bool:
+    """Whether ``module`` is one of ``packages`` or inside one of them."""
+    return module in packages or module.startswith(tuple(p + "." for p in packages))
 
 
 def captures_differentiable(fn: types.FunctionType) -> bool:
