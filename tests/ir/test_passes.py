@@ -18,9 +18,10 @@ from zygote_py.frontend.lower import lower
 from zygote_py.frontend.source import get_source
 from zygote_py.ir import ops
 from zygote_py.ir.core import IR, Const, Return, Starred, Statement, Var
+from zygote_py.ad.nones import propagate_none  # (a pass of the compiler's, on the IR)
 from zygote_py.ir.passes import (
-    eliminate_dead_code, fold_constants, hoist_invariants, merge_blocks, optimize, propagate_none,
-    prune_unreachable, remove_trivial_args, size,
+    eliminate_dead_code, fold_constants, hoist_invariants, merge_blocks, optimize, prune_unreachable,
+    remove_trivial_args, size,
 )
 from zygote_py.ir.verify import verify
 from zygote_py.runtime import accum

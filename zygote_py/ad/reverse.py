@@ -440,7 +440,7 @@ class _Reverse:
             if tree is not None:  # (each array read at the step's index, as zip's and enumerate's iterators do)
                 for made_in, made in tree[2]:
                     made_in.stmts.remove(made)
-                self.indices.add(mutation.index_loop(f, h, pre, maker, tree[1], tree[0]))
+                self.indices.add(mutation_loops.index_loop(f, h, pre, maker, tree[1], tree[0]))
                 _unpack_displays(f)
                 changed = True
                 continue
@@ -2129,7 +2129,7 @@ def _over_arrays(f: IR, loop: Block, pre: Block, xs: Var, facts: Facts) -> Optio
     arrays (or of such ``zip`` and ``enumerate``), each read only there,
     which only the ``loop`` entered from ``pre`` iterates and which it does
     not change in place (a loop that does is the mutation pass's, which
-    versions them): what :func:`mutation.index_loop` reads each step, the
+    versions them): what :func:`.mutation.loops.index_loop` reads each step, the
     arrays, and the calls making ``xs`` (block, statement). An array keeps
     its length, so reading ``a[k]`` at step ``k`` is what the iterator
     reads; no list of the items is made."""
@@ -2142,7 +2142,7 @@ def _over_arrays(f: IR, loop: Block, pre: Block, xs: Var, facts: Facts) -> Optio
 
     def tree(v: Operand) -> Any:
         if isinstance(v, Var) and v in facts.arrays:
-            if v in entry and mutation.changed_in_place(f, entry[v], v):
+            if v in entry and mutation_pass.changed_in_place(f, entry[v], v):
                 return None
             arrays.append(v)
             return v

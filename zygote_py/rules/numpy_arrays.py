@@ -7,7 +7,7 @@ dsplit row_stack`` (where NumPy still has it), ``partition``, ``select``,
 ``real_if_close``, and the pure functions :func:`filled_diagonal` and
 :func:`copied_into`, the values ``np.fill_diagonal`` and ``np.copyto`` write
 into their array: the mutation pass
-(:func:`zygote_py.ad.mutation.in_place_as_stores`) turns ``np.fill_diagonal(
+(:func:`zygote_py.ad.mutation.versions.in_place_as_stores`) turns ``np.fill_diagonal(
 a, v)`` into ``a[...] = filled_diagonal(a, v)``, and ``np.copyto(a, b)``,
 ``a.fill(v)`` and ``a.partition(k)`` alike, so that both modes
 differentiate them as item stores.

@@ -21,7 +21,7 @@ registered for one is found for the next.
   not larger).
 - :func:`ufunc_at` ``(ufunc, a, indices, b)``: what ``ufunc.at(a, indices,
   b)`` leaves in ``a``, as a new array; the mutation pass
-  (:func:`zygote_py.ad.mutation.in_place_as_stores`) writes
+  (:func:`zygote_py.ad.mutation.versions.in_place_as_stores`) writes
   ``np.multiply.at(a, i, b)`` as ``a[...] = ufunc_at(np.multiply, a, i,
   b)`` (``np.add.at`` has its own change, ``mutation.add_at``). For
   ``multiply``: ``a`` gets ``dy`` times the product of the factors at its

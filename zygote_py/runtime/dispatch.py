@@ -79,7 +79,7 @@ def field_constructor(cls: type) -> Optional[tuple[str, ...]]:
 
 def changing_method(obj: Any, name: str) -> Optional[Callable]:
     """``type(obj)``'s method ``name`` when it is a Python function that
-    changes its object in place (see ``mutation.changed_positions``)."""
+    changes its object in place (see ``ad.mutation.versions.changed_positions``)."""
     method = getattr(type(obj), name, None)
     if not isinstance(method, types.FunctionType) or isinstance(obj, type):
         return None
