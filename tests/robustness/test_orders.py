@@ -58,10 +58,7 @@ def test_third_derivatives_of_fuzz_programs(program_dir, seed):
     assert_right(out)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "open (issue 36): second-order code of a helper whose loop breaks and returns early (called by keyword "
-    "and in a conditional expression) raises NameError: name 'label_5' is not defined, in both modes"))
-@settings(max_examples=15, **SETTINGS)
+@settings(max_examples=6, **SETTINGS)
 @given(test_random_programs.programs(loops=True), st.integers(0, 3))
 def test_second_derivatives_of_random_float_programs(program_dir, program, n):
     source, k = program
@@ -73,7 +70,7 @@ def test_second_derivatives_of_random_float_programs(program_dir, program, n):
         assert_right(orders.check_orders(prog, args, v))
 
 
-@settings(max_examples=15, **SETTINGS)
+@settings(max_examples=6, **SETTINGS)
 @given(test_random_numpy.programs())
 def test_second_derivatives_of_random_numpy_programs(program_dir, source):
     note(source)
@@ -86,6 +83,50 @@ def test_second_derivatives_of_random_numpy_programs(program_dir, source):
     except ValueError:  # operands that do not broadcast: not a program
         return
     assert_right(orders.check_orders(prog, args, v))
+
+
+SPLIT_SWITCH = """
+import math
+
+
+def helper(a, b, n=2):
+    x = a
+    y = b
+    z = a * b
+    z, y = y, z
+    for i1 in range(1, n + 1):
+        if z >= y:
+            if z > 1.0 and y < z:
+                break
+        elif x > -0.5:
+            y, z = z * 0.5, math.sin(y)
+        else:
+            if z > x:
+                return ((-y) - math.exp(math.sin((i1 * 0.25))))
+            z = 0.5 * (math.sqrt(1.0 + (-y) ** 2))
+    return (-(-z))
+
+
+def prog(p0, p1, p2, n):
+    x = p0
+    y = p1
+    z = p2
+    x = -0.75
+    for c1 in (x, z,):
+        y = math.tanh((helper(-0.75, z) if y < 1.0 else (y ** 3)))
+    y = (helper(b=0.5, a=z) + helper(x, y))
+    return (abs(x) if x < 1.0 else abs(z))
+"""
+"""A random program whose second-order code, structured, copies a dispatch
+switch by node splitting: the copy tested a label of its own, which no jump
+assigned (``NameError: name 'label_5' is not defined``, in both modes)."""
+
+
+def test_a_copied_dispatch_switch_tests_the_label_its_jumps_assign(program_dir):
+    prog = test_random_programs.load(program_dir, SPLIT_SWITCH)
+    out = orders.check_orders(prog, (0.37, -1.21, 0.83, 0), (0.6, -0.3, 0.8, None), compositions=("hvp", "reverse"))
+    assert_right(out)
+    assert out.counts[("hvp", "ok")] == out.counts[("reverse", "ok")] == 1  # (its value is constant: zeros)
 
 
 def test_the_checker_finds_a_wrong_second_derivative(monkeypatch):

@@ -214,7 +214,9 @@ class _Node:
     the last successor) or ``pass`` (no code, one successor). Two-way nodes
     list ``then`` first. A ``hub`` is the switch placed after a loop that
     jumps out of it lead to (its last successor is where the loop's breaks
-    went)."""
+    went). ``label``: the switch whose label a switch tests, when it is a
+    copy of another made by node splitting (the jumps into it assign the
+    original's label); ``None``, its own."""
 
     id: int
     kind: str
@@ -223,6 +225,7 @@ class _Node:
     cond: Optional[tuple] = None
     handler: Optional[int] = None
     hub: bool = False
+    label: Optional[int] = None
 
 
 class _Graph:
@@ -247,7 +250,7 @@ class _Graph:
         for n in self.nodes.values():
             g.nodes[n.id] = _Node(
                 n.id, n.kind, n.block,
-                [replace(e) for e in n.succ], n.cond, n.handler, n.hub,
+                [replace(e) for e in n.succ], n.cond, n.handler, n.hub, n.label,
             )
         return g
 
@@ -758,7 +761,7 @@ class _Emission:
         return out + self.em.terminal(node.block)
 
     def _switch(self, node: _Node, ctx: _Ctx) -> list[gast.stmt]:
-        label = self.s.label(node.id)
+        label = self.s.label(node.id if node.label is None else node.label)
         arms = [self.resolve(e, ctx) for e in node.succ]
         out = arms[-1]
         for i in range(len(arms) - 2, -1, -1):
@@ -1124,6 +1127,7 @@ class _Structurer:
         n = g.nodes[v]
         twin = g.add(n.kind, n.block, n.handler)
         twin.cond = n.cond
+        twin.label = n.id if n.label is None else n.label  # (a switch's copy tests the label its jumps assign)
         return twin
 
     @staticmethod
