@@ -33,8 +33,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from zygote_py.backend import structure as structure_mod
-from zygote_py.backend.structure import StructureError, structure
+from zygote_py.backend import layout, structure as structure_mod
+from zygote_py.backend.layout import StructureError
+from zygote_py.backend.structure import structure
 from zygote_py.ir import ops
 from zygote_py.ir.core import IR, Block, Branch, Const, Jump, Raise, Return, Statement, Var
 
@@ -804,7 +805,7 @@ def test_random_graphs_flat_dispatch(spec, oracles):
     """The last resort alone must be correct on any graph."""
     ir, fors = build(spec)
     s = structure_mod._Structurer(ir, FakeEmitter(ir, fors))
-    g = structure_mod._build(ir)
+    g = layout.build(ir)
     s.graph = g
     s._merge_conditions(g)
     g.prune()

@@ -34,7 +34,7 @@ import numpy as np
 from .. import runtime
 from ..runtime import arrays
 from ..runtime.values import is_number
-from ..frontend.lower import MAPPED
+from ..frontend.consumption import MAPPED
 from ..ir import ops
 from ..ir.core import IR, Const, Operand, Starred, Statement, Var
 from ..ir.passes import member

@@ -29,7 +29,7 @@ from typing import Any, Callable, Optional
 import gast
 
 from ..errors import UnsupportedSyntax
-from ..frontend.lower import drop_needless_checks
+from ..frontend.cleanup import drop_needless_checks
 from ..ir import ops
 from ..ir.cfg import predecessors
 from ..ir.core import IR, Const, Operand, Return, Statement, Var

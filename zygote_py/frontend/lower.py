@@ -38,6 +38,7 @@ postorder that follows the source; every statement and every
 ``with`` body each source statement starts a block, and no block defines a
 variable before a point that may raise (the handler sees the values at the
 block's entry, so it would miss the definition).
+
 """
 from __future__ import annotations
 
@@ -47,32 +48,21 @@ import copy
 import importlib
 import itertools
 import operator
-from dataclasses import dataclass, field
-from typing import Any, Callable, Collection, Iterator, Optional, Union
+from typing import Any, Callable, Collection, Optional, Union
 
 import gast
 
 from zygote_py.errors import UnsupportedSyntax
 from zygote_py.ir import ops
-from zygote_py.ir.core import (
-    IR,
-    Block,
-    Branch,
-    Const,
-    Jump,
-    Operand,
-    Raise,
-    Return,
-    Signature,
-    Starred,
-    Statement,
-    Var,
-)
+from zygote_py.ir.core import IR, Block, Branch, Const, Operand, Raise, Return, Signature, Starred, Statement, Var
 
 from .patterns import lower_match
 from .scope import Scope, analyze, comprehension_inlined
+from . import cleanup, consumption, ssa
+
 
 __all__ = ["lower"]
+
 
 _BINARY = {
     gast.Add: operator.add,
@@ -90,6 +80,7 @@ _BINARY = {
     gast.BitXor: operator.xor,
 }
 
+
 _INPLACE = {
     gast.Add: operator.iadd,
     gast.Sub: operator.isub,
@@ -106,12 +97,14 @@ _INPLACE = {
     gast.BitXor: operator.ixor,
 }
 
+
 _UNARY = {
     gast.USub: operator.neg,
     gast.UAdd: operator.pos,
     gast.Invert: operator.invert,
     gast.Not: operator.not_,
 }
+
 
 _COMPARE = {
     gast.Lt: operator.lt,
@@ -126,7 +119,9 @@ _COMPARE = {
     gast.NotIn: ops.not_contains,
 }
 
+
 _CONVERSIONS = {-1: "", ord("s"): "s", ord("r"): "r", ord("a"): "a"}
+
 
 # Comprehension kind -> (the empty accumulator, the method adding an item).
 _ACCUMULATE = {
@@ -134,13 +129,6 @@ _ACCUMULATE = {
     gast.SetComp: (ops.build_set, "add"),
     gast.DictComp: (ops.build_dict, None),
 }
-
-UNBOUND = Const(ops.UNBOUND)
-NONE = Const(None)
-
-# An SSA variable: a function local by name, or a comprehension's own
-# variable as (name, number of that comprehension).
-Key = Union[str, tuple[str, int]]
 
 
 def lower(
@@ -168,322 +156,8 @@ def lower(
     """
     if consumers:
         scope = analyze(node, freevars, function=name, filename=filename)
-        node = _consumed_as_lists(node, {c for c in consumers if scope.kind(c[0].split(".")[0]) == "global"})
+        node = consumption.consumed_as_lists(node, {c for c in consumers if scope.kind(c[0].split(".")[0]) == "global"})
     return _Lowerer(node, filename=filename, name=name, freevars=freevars).run()
-
-
-def _consumed_as_lists(node: Union[gast.FunctionDef, gast.Lambda], consumers: set[tuple[str, int]]) -> gast.AST:
-    """A copy of ``node`` in which each call ``c(..., <generator
-    expression>, ...)`` of its own scope, ``(c, position of the generator)``
-    in ``consumers`` (``c`` a dotted name read from a global: ``sum``,
-    ``math.fsum``), is ``c(..., <list comprehension>, ...)``: the same
-    items, computed in the same order, all before ``c`` starts rather than
-    as it asks for them. For a callee that reads every item before it
-    returns, only the interleaving of its own work (adding, comparing,
-    hashing items) with the items' computation changes, and a
-    ``StopIteration`` raised by an item propagates as itself rather than as
-    the ``RuntimeError`` a generator makes of it. A name some comprehension
-    of the function binds as its own variable is left alone (it may not be
-    the global there); so are nested functions, which are emitted as
-    written."""
-    shadowed = {n for c in gast.walk(node) if isinstance(c, gast.comprehension) for n in _target_names(c.target)}
-    rewrite = _ConsumedAsLists({c for c in consumers if c[0].split(".")[0] not in shadowed})
-    node = copy.deepcopy(node)
-    for part in [node.body] if isinstance(node, gast.Lambda) else node.body:
-        rewrite.visit(part)
-    return node
-
-
-def _dotted_name(node: gast.expr) -> Optional[str]:
-    """``math.fsum`` for that expression, a name or names' attributes; None
-    for any other."""
-    if isinstance(node, gast.Name):
-        return node.id
-    if isinstance(node, gast.Attribute):
-        base = _dotted_name(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
-
-
-class _ConsumedAsLists(gast.NodeVisitor):
-    """Changes the calls in place (see :func:`_consumed_as_lists`), inner
-    ones first."""
-
-    def __init__(self, consumers: set[tuple[str, int]]):
-        self.consumers = consumers
-
-    def visit_Call(self, node: gast.Call) -> None:
-        self.generic_visit(node)
-        name = _dotted_name(node.func)
-        for c, position in self.consumers:
-            gen = node.args[position] if c == name and len(node.args) > position else None
-            if isinstance(gen, gast.GeneratorExp):
-                node.args[position] = gast.copy_location(gast.ListComp(elt=gen.elt, generators=gen.generators), gen)
-                # sum(<generator>) adds as it goes: a running total, with no list for the gradient to go through
-                node.summed = c == "sum" and len(node.args) == 1 and not node.keywords
-            elif _mapped(gen) and ("map", MAPPED) in self.consumers:
-                comprehension = _mapped_as_list(gen)
-                for part in gast.walk(comprehension):  # (the new nodes stand at map's line)
-                    if not hasattr(part, "lineno") and "lineno" in getattr(part, "_attributes", ()):
-                        gast.copy_location(part, gen)
-                node.args[position] = comprehension
-
-    def visit_FunctionDef(self, node: gast.AST) -> None:
-        pass  # a nested function: its names are its own
-
-    visit_Lambda = visit_FunctionDef
-
-
-MAPPED = -1
-"""The position that, in a consumer ``("map", MAPPED)``, says that a call
-``map(f, xs)`` read to its end by a consumer is read as the list
-comprehension ``[f(x) for x in xs]`` (so that ``f``, a nested function
-sharing variables with this one, is called where it is defined)."""
-
-
-def _mapped(node: Any) -> bool:
-    """Whether ``node`` is ``map(f, *iterables)`` with ``f`` a name or a
-    lambda (an expression that evaluating once per item changes nothing)."""
-    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "map" \
-        and len(node.args) >= 2 and not node.keywords and isinstance(node.args[0], (gast.Name, gast.Lambda)) \
-        and not any(isinstance(a, gast.Starred) for a in node.args)
-
-
-def _mapped_as_list(node: gast.Call) -> gast.ListComp:
-    """``[f(_m0) for _m0 in xs]``, or ``[f(_m0, _m1) for _m0, _m1 in zip(xs,
-    ys)]``, for ``map(f, xs[, ys])``; for a lambda of plain parameters,
-    its body over them (``[h * 0.5 for h in xs]``: a comprehension holding
-    a lambda would not be lowered inline)."""
-    f, n = node.args[0], len(node.args) - 1
-    a = f.args if isinstance(f, gast.Lambda) else None
-    plain = a is not None and not (a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg or a.defaults) \
-        and len(a.args) == n
-    names = [p.id for p in a.args] if plain else [f"_mapped_{i}" for i in range(n)]
-    if n == 1:
-        target, items = gast.Name(names[0], gast.Store(), None, None), node.args[1]
-    else:
-        target = gast.Tuple([gast.Name(n, gast.Store(), None, None) for n in names], gast.Store())
-        items = gast.Call(gast.Name("zip", gast.Load(), None, None), node.args[1:], [])
-    element = f.body if plain else gast.Call(f, [gast.Name(n, gast.Load(), None, None) for n in names], [])
-    return gast.ListComp(elt=element, generators=[gast.comprehension(target, items, [], 0)])
-
-
-# -- SSA construction (Braun et al. 2013) --------------------------------------
-
-
-def _key_name(key: Key) -> str:
-    return key if isinstance(key, str) else key[0]
-
-
-def _is_unbound(op: Any) -> bool:
-    return isinstance(op, Const) and op.value is ops.UNBOUND
-
-
-@dataclass
-class _Edge:
-    source: Block
-    jump: Jump
-    exceptional: bool
-
-
-@dataclass
-class _BlockState:
-    """What SSA construction knows about one block.
-
-    ``explicit`` leading arguments get their values from the jumps
-    themselves (a handler's exception, the result of ``a or b``); the
-    arguments after them stand for variables, with their incoming values
-    per edge in ``incoming`` until :meth:`_SSA.finish` writes them into the
-    jumps.
-    """
-
-    explicit: int
-    edges: list[_Edge] = field(default_factory=list)
-    sealed: bool = False
-    defs: dict[Key, Operand] = field(default_factory=dict)
-    entry: dict[Key, Operand] = field(default_factory=dict)
-    incoming: dict[Var, list[Operand]] = field(default_factory=dict)
-    incomplete: list[tuple[Key, Var]] = field(default_factory=list)
-
-
-class _SSA:
-    """Per-block variable definitions and the block arguments joining them.
-
-    Edges are only ever added to unsealed blocks: a block is sealed once
-    every edge into it exists.
-    """
-
-    def __init__(self, ir: IR):
-        self.ir = ir
-        self.state: dict[int, _BlockState] = {}
-        self.variable_args: set[Var] = set()
-
-    def new_block(self, explicit: int = 0, handler: Optional[Block] = None) -> Block:
-        """A block with ``explicit`` arguments, protected by ``handler``."""
-        block = self.ir.new_block()
-        block.args = [self.ir.new_var() for _ in range(explicit)]
-        self.state[block.id] = _BlockState(explicit)
-        if handler is not None:
-            block.handler = Jump(handler.id)
-            self._add_edge(block, block.handler, handler, exceptional=True)
-        return block
-
-    def jump(self, source: Block, target: Block, values: Collection[Operand] = ()) -> Jump:
-        """A jump from ``source`` (whose definitions are final) to
-        ``target`` passing ``values`` for its explicit arguments."""
-        j = Jump(target.id, list(values))
-        self._add_edge(source, j, target, exceptional=False)
-        return j
-
-    def _add_edge(self, source: Block, jump: Jump, target: Block, exceptional: bool) -> None:
-        state = self.state[target.id]
-        assert not state.sealed, f"edge into sealed block {target.id}"
-        state.edges.append(_Edge(source, jump, exceptional))
-
-    def has_edges(self, block: Block) -> bool:
-        return bool(self.state[block.id].edges)
-
-    def seal(self, block: Block) -> None:
-        """Every edge into ``block`` exists: complete its arguments."""
-        state = self.state[block.id]
-        if state.sealed:
-            return
-        state.sealed = True
-        for key, var in state.incomplete:
-            state.incoming[var] = [self._at_edge(e, key) for e in state.edges]
-        state.incomplete.clear()
-
-    def write(self, block: Block, key: Key, value: Operand) -> None:
-        self.state[block.id].defs[key] = value
-
-    def define_at_entry(self, block: Block, key: Key, value: Operand) -> None:
-        self.state[block.id].entry[key] = value
-
-    def read(self, block: Block, key: Key) -> Operand:
-        """The value of ``key`` at the current end of ``block``."""
-        state = self.state[block.id]
-        if key in state.defs:
-            return state.defs[key]
-        return self.read_entry(block, key)
-
-    def read_entry(self, block: Block, key: Key) -> Operand:
-        """The value of ``key`` when control enters ``block``."""
-        state = self.state[block.id]
-        if key in state.entry:
-            return state.entry[key]
-        if not state.sealed:
-            value: Operand = self._new_arg(block, key)
-            state.incomplete.append((key, value))
-        elif not state.edges:
-            value = UNBOUND
-        elif len(state.edges) == 1:
-            value = self._at_edge(state.edges[0], key)
-        else:
-            value = self._new_arg(block, key)
-            # Cached before the look-up so that a loop leads back here.
-            state.entry[key] = value
-            state.incoming[value] = [self._at_edge(e, key) for e in state.edges]
-        state.entry[key] = value
-        return value
-
-    def _at_edge(self, edge: _Edge, key: Key) -> Operand:
-        if edge.exceptional:
-            return self.read_entry(edge.source, key)
-        return self.read(edge.source, key)
-
-    def _new_arg(self, block: Block, key: Key) -> Var:
-        var = self.ir.new_var(_key_name(key))
-        block.args.append(var)
-        self.variable_args.add(var)
-        return var
-
-    def finish(self) -> None:
-        """Seal what is left and write the variable arguments' values into
-        the jumps."""
-        for bid in list(self.state):
-            self.seal(self.ir.blocks[bid])
-        for bid, state in self.state.items():
-            variables = self.ir.blocks[bid].args[state.explicit:]
-            for i, edge in enumerate(state.edges):
-                edge.jump.args.extend(state.incoming[v][i] for v in variables)
-
-
-# -- enclosing constructs ----------------------------------------------------------
-
-
-class _Frame:
-    """A construct enclosing the code being lowered: what protects it from
-    exceptions, and what runs when ``break``/``continue``/``return`` jumps
-    out of it."""
-
-    def protection(self) -> Optional[Block]:
-        """The handler block catching exceptions raised inside, if any."""
-        return None
-
-    def leave(self, lowerer: "_Lowerer") -> None:
-        """Lower what runs on a jump out of this construct."""
-
-
-@dataclass
-class _Loop(_Frame):
-    header: Block
-    exit: Block
-
-
-@dataclass
-class _Try(_Frame):
-    """The body of a ``try`` with ``except`` clauses."""
-
-    handler: Block
-
-    def protection(self) -> Optional[Block]:
-        return self.handler
-
-
-@dataclass
-class _Finally(_Frame):
-    """Everything a ``finally`` clause covers; leaving runs a copy of it."""
-
-    handler: Block
-    body: list[gast.stmt]
-
-    def protection(self) -> Optional[Block]:
-        return self.handler
-
-    def leave(self, lowerer: "_Lowerer") -> None:
-        lowerer._stmts(self.body)
-
-
-@dataclass
-class _With(_Frame):
-    """A ``with`` body; leaving calls ``exit(manager, None, None, None)``."""
-
-    handler: Block
-    manager: Operand
-    exit: Operand
-    line: int
-
-    def protection(self) -> Optional[Block]:
-        return self.handler
-
-    def leave(self, lowerer: "_Lowerer") -> None:
-        lowerer._emit(self.exit, [self.manager, NONE, NONE, NONE], line=self.line)
-
-
-@dataclass
-class _Except(_Frame):
-    """An ``except`` clause's body: a bare ``raise`` re-raises ``exc``;
-    leaving unbinds the ``as`` name."""
-
-    exc: Operand
-    name: Optional[str]
-
-    def leave(self, lowerer: "_Lowerer") -> None:
-        if self.name is not None:
-            lowerer._unbind(self.name)
-
-
-# -- the lowering ------------------------------------------------------------------
 
 
 class _Lowerer:
@@ -509,10 +183,10 @@ class _Lowerer:
             firstline=node.lineno,
             signature=_signature(node.args),
         )
-        self.ssa = _SSA(self.ir)
-        self.frames: list[_Frame] = []
+        self.ssa = ssa.SSA(self.ir)
+        self.frames: list[ssa.Frame] = []
         # Innermost last: each inline comprehension's own variables.
-        self.comprehensions: list[dict[str, Key]] = []
+        self.comprehensions: list[dict[str, ssa.Key]] = []
         self.block: Optional[Block] = None
         # Whether the current (protected) block has defined a variable: the
         # next point that may raise must then start a new block.
@@ -536,11 +210,11 @@ class _Lowerer:
             self._stmts(self.node.body)
             if self.block is not None:
                 end = getattr(self.node, "end_lineno", None) or self.line
-                self._terminate(Return(NONE, line=end))
+                self._terminate(Return(ssa.NONE, line=end))
         self.ssa.finish()
         self.ir.cellvars = sorted(self.scope.cells)
         self.ir.freevars = list(self.scope.free)
-        _cleanup(self.ir)
+        cleanup.cleanup(self.ir)
         return self.ir
 
     # -- blocks and statements of the IR ----------------------------------------
@@ -651,7 +325,7 @@ class _Lowerer:
 
     # -- names -----------------------------------------------------------------
 
-    def _resolve(self, name: str, comprehensions: bool = True) -> tuple[str, Key]:
+    def _resolve(self, name: str, comprehensions: bool = True) -> tuple[str, ssa.Key]:
         """Where ``name`` lives: ``("local", key)``, ``("cell", name)``,
         ``("free", name)`` or ``("global", name)``."""
         if comprehensions:
@@ -681,7 +355,7 @@ class _Lowerer:
         kind, key = self._resolve(name)
         if kind == "local":
             self._read_local(key, line)  # deleting an unbound local raises
-            self._write_local(key, UNBOUND)
+            self._write_local(key, ssa.UNBOUND)
         elif kind == "global":
             self._emit(ops.delete_global, [Const(name)], line=line)
         else:
@@ -692,28 +366,28 @@ class _Lowerer:
         clause ends: ``name = None; del name``."""
         kind, key = self._resolve(name, comprehensions=False)
         if kind == "local":
-            self._write_local(key, UNBOUND)
+            self._write_local(key, ssa.UNBOUND)
         else:
-            self._store(name, NONE, self.line, comprehensions=False)
+            self._store(name, ssa.NONE, self.line, comprehensions=False)
             self._delete(name, self.line)
 
-    def _write_local(self, key: Key, value: Operand) -> None:
+    def _write_local(self, key: ssa.Key, value: Operand) -> None:
         self.ssa.write(self.block, key, value)
         if isinstance(value, Var):
-            self.ir.names.setdefault(value, _key_name(key))
+            self.ir.names.setdefault(value, ssa.key_name(key))
         # A comprehension's own variables are invisible to handlers.
         if isinstance(key, str) and self.block.handler is not None:
             self.dirty = True
 
-    def _read_local(self, key: Key, line: int) -> Operand:
+    def _read_local(self, key: ssa.Key, line: int) -> Operand:
         value = self.ssa.read(self.block, key)
-        if not (_is_unbound(value) or value in self.ssa.variable_args):
+        if not (ssa.is_unbound(value) or value in self.ssa.variable_args):
             return value
         # May be unbound: checked here, and the checked value is the
         # variable's from now on. Checks of values that turn out to be
         # bound on every path are removed by drop_needless_checks.
-        checked = self._emit(ops.check_bound, [value, Const(_key_name(key))], line=line)
-        self.ir.names[checked] = _key_name(key)
+        checked = self._emit(ops.check_bound, [value, Const(ssa.key_name(key))], line=line)
+        self.ir.names[checked] = ssa.key_name(key)
         self.ssa.write(self.block, key, checked)
         return checked
 
@@ -864,14 +538,14 @@ class _Lowerer:
             self._store(alias.asname or alias.name, value, node.lineno)
 
     def _stmt_Return(self, node: gast.Return) -> None:
-        value = NONE if node.value is None else self._expr(node.value)
+        value = ssa.NONE if node.value is None else self._expr(node.value)
         self._unwind(-1)
         if self.block is not None:
             self._terminate(Return(value, line=node.lineno))
 
     def _stmt_Raise(self, node: gast.Raise) -> None:
         if node.exc is None:
-            handling = [f for f in self.frames if isinstance(f, _Except)]
+            handling = [f for f in self.frames if isinstance(f, ssa.Except)]
             if not handling:
                 raise self._unsupported(
                     "a bare 'raise' outside an 'except' clause",
@@ -948,7 +622,7 @@ class _Lowerer:
         self,
         iterator: Operand,
         bind: Callable[[Operand], None],
-        body: Callable[[_Loop], None],
+        body: Callable[[ssa.Loop], None],
         orelse: list[gast.stmt],
         line: int,
     ) -> None:
@@ -964,7 +638,7 @@ class _Lowerer:
         done = self._emit(ops.exhausted, [item], line=line)
         self._branch(done, else_block or exit_, body_block, line=line)
 
-        def fill(loop: _Loop) -> None:
+        def fill(loop: ssa.Loop) -> None:
             bind(item)
             body(loop)
 
@@ -972,9 +646,9 @@ class _Lowerer:
         self._loop_else(else_block, orelse, exit_)
 
     def _loop_body(
-        self, header: Block, body: Block, exit_: Block, fill: Callable[[_Loop], None]
+        self, header: Block, body: Block, exit_: Block, fill: Callable[[ssa.Loop], None]
     ) -> None:
-        loop = _Loop(header, exit_)
+        loop = ssa.Loop(header, exit_)
         self.frames.append(loop)
         if body is not header:
             self._start(body)
@@ -1001,7 +675,7 @@ class _Lowerer:
         self._jump(self.frames[depth].header)
 
     def _innermost_loop(self) -> int:
-        return max(i for i, f in enumerate(self.frames) if isinstance(f, _Loop))
+        return max(i for i, f in enumerate(self.frames) if isinstance(f, ssa.Loop))
 
     def _unwind(self, depth: int) -> None:
         """Lower what runs when control leaves the frames above
@@ -1023,7 +697,7 @@ class _Lowerer:
             self._try_except(node)
             return
         handler = self._new_block(explicit=1)
-        self.frames.append(_Finally(handler, node.finalbody))
+        self.frames.append(ssa.Finally(handler, node.finalbody))
         self._try_except(node)
         self.frames.pop()
         self._stmts(node.finalbody)  # the normal way out
@@ -1039,7 +713,7 @@ class _Lowerer:
             self._stmts(node.body)
             return
         handler = self._new_block(explicit=1)
-        self.frames.append(_Try(handler))
+        self.frames.append(ssa.Try(handler))
         self._stmts(node.body)
         self.frames.pop()
         self._stmts(node.orelse)
@@ -1074,7 +748,7 @@ class _Lowerer:
         name = None if clause.name is None else clause.name.id
         if name is not None:
             self._store(name, exc, clause.lineno, comprehensions=False)
-        frame = _Except(exc, name)
+        frame = ssa.Except(exc, name)
         self.frames.append(frame)
         self._stmts(clause.body)
         self.frames.pop()
@@ -1096,7 +770,7 @@ class _Lowerer:
         exit_ = self._emit(getattr, [kind, Const("__exit__")], line=line)
         value = self._emit(enter, [manager], line=line)
         handler = self._new_block(explicit=1)
-        self.frames.append(_With(handler, manager, exit_, line))
+        self.frames.append(ssa.With(handler, manager, exit_, line))
         if item.optional_vars is not None:
             self._assign(item.optional_vars, value)
         if len(items) > 1:
@@ -1106,7 +780,7 @@ class _Lowerer:
         self.frames.pop()
         after = self._new_block()
         if self.block is not None:
-            self._emit(exit_, [manager, NONE, NONE, NONE], line=line)
+            self._emit(exit_, [manager, ssa.NONE, ssa.NONE, ssa.NONE], line=line)
             self._jump(after)
         self._start(handler)
         exc = handler.args[0]
@@ -1303,7 +977,7 @@ class _Lowerer:
         return self._expr(node)
 
     def _slice(self, node: gast.Slice) -> Operand:
-        parts = [NONE if p is None else self._expr(p) for p in (node.lower, node.upper, node.step)]
+        parts = [ssa.NONE if p is None else self._expr(p) for p in (node.lower, node.upper, node.step)]
         return self._emit(slice, parts, line=getattr(node, "lineno", None))
 
     def _expr_Tuple(self, node: gast.Tuple) -> Operand:
@@ -1381,7 +1055,7 @@ class _Lowerer:
         own = {
             name: (name, number)
             for g in node.generators
-            for name in _target_names(g.target)
+            for name in consumption.target_names(g.target)
         }
         self.comprehensions.append(own)
         self._generator(node, 0, iterator, result)
@@ -1401,7 +1075,7 @@ class _Lowerer:
         total = ("total", next(self._numbers))
         self._write_local(total, Const(0))
         number = next(self._numbers)
-        self.comprehensions.append({name: (name, number) for g in node.generators for name in _target_names(g.target)})
+        self.comprehensions.append({name: (name, number) for g in node.generators for name in consumption.target_names(g.target)})
         self._generator(node, 0, iterator, total)
         self.comprehensions.pop()
         return self._read_local(total, line)
@@ -1412,7 +1086,7 @@ class _Lowerer:
         gen = node.generators[index]
         line = node.lineno
 
-        def body(loop: _Loop) -> None:
+        def body(loop: ssa.Loop) -> None:
             for cond in gen.ifs:
                 keep = self._new_block()
                 self._condition(cond, keep, loop.header, line)
@@ -1426,7 +1100,7 @@ class _Lowerer:
 
         self._iterate(iterator, lambda item: self._assign(gen.target, item), body, [], line)
 
-    def _add_item(self, node: gast.expr, result: Union[Var, Key]) -> None:
+    def _add_item(self, node: gast.expr, result: Union[Var, ssa.Key]) -> None:
         line = node.lineno
         if not isinstance(result, Var):  # (the running total of :meth:`_summed`)
             item = self._expr(node.elt)
@@ -1482,243 +1156,3 @@ def _bare_param(param: gast.Name) -> gast.Name:
     bare = copy.copy(param)
     bare.annotation = None
     return bare
-
-
-def _target_names(node: gast.AST) -> Iterator[str]:
-    for n in gast.walk(node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-            yield n.id
-
-
-# -- clean-up after construction ---------------------------------------------------
-
-
-def _cleanup(ir: IR) -> None:
-    """Drop unreachable and empty pass-through blocks, ``check_bound`` calls
-    on values bound on every path, and trivial block arguments; number the
-    blocks and variables in source order."""
-    _remove_unreachable(ir)
-    _bypass_empty_blocks(ir)
-    _remove_unreachable(ir)
-    drop_needless_checks(ir)
-    _remove_trivial_args(ir)
-    _renumber(ir)
-
-
-def _map_operands(ir: IR, fn: Callable[[Operand], Operand]) -> None:
-    """Replace every operand ``op`` read anywhere by ``fn(op)``."""
-
-    def arg(a: Union[Operand, Starred]) -> Union[Operand, Starred]:
-        return Starred(fn(a.value)) if isinstance(a, Starred) else fn(a)
-
-    for b in ir.blocks.values():
-        for s in b.stmts:
-            s.callee = fn(s.callee)
-            s.args = [arg(a) for a in s.args]
-            s.kwargs = [(k, fn(v)) for k, v in s.kwargs]
-        for j in _all_jumps(b):
-            j.args = [fn(a) for a in j.args]
-        t = b.term
-        if isinstance(t, Branch):
-            t.cond = fn(t.cond)
-        elif isinstance(t, Return):
-            t.value = fn(t.value)
-        elif isinstance(t, Raise):
-            t.exc = fn(t.exc)
-            if t.cause is not None:
-                t.cause = fn(t.cause)
-
-
-def _replace(ir: IR, replacements: dict[Var, Operand]) -> None:
-    """Substitute values, following chains; a replaced value's name passes
-    to its replacement if that has none."""
-
-    def resolve(op: Operand) -> Operand:
-        while isinstance(op, Var) and op in replacements:
-            op = replacements[op]
-        return op
-
-    for old in replacements:
-        new = resolve(old)
-        if isinstance(new, Var) and old in ir.names:
-            ir.names.setdefault(new, ir.names[old])
-        ir.names.pop(old, None)
-    _map_operands(ir, resolve)
-
-
-def _all_jumps(b: Block) -> list[Jump]:
-    return b.jumps() + ([b.handler] if b.handler is not None else [])
-
-
-def _incoming(ir: IR) -> dict[int, list[tuple[Jump, int]]]:
-    """For each block, the jumps into it with the index of the block
-    argument their first value is for (1 for exception edges)."""
-    out: dict[int, list[tuple[Jump, int]]] = {bid: [] for bid in ir.blocks}
-    for b in ir.blocks.values():
-        for j in b.jumps():
-            out[j.target].append((j, 0))
-        if b.handler is not None:
-            out[b.handler.target].append((b.handler, 1))
-    return out
-
-
-def _remove_unreachable(ir: IR) -> None:
-    entry = ir.entry.id
-    seen = {entry}
-    stack = [entry]
-    while stack:
-        for s in ir.blocks[stack.pop()].successors():
-            if s not in seen:
-                seen.add(s)
-                stack.append(s)
-    ir.blocks = {bid: b for bid, b in ir.blocks.items() if bid in seen}
-
-
-def _bypass_empty_blocks(ir: IR) -> None:
-    """Jump straight past blocks that only jump on (no arguments, no
-    statements) and are not a branch's target: loop and ``if`` shapes stay
-    as built. An empty block cannot raise, so its exception edge carries
-    nothing."""
-    branch_targets = {
-        j.target for b in ir.blocks.values() if isinstance(b.term, Branch) for j in b.jumps()
-    }
-    onward = {
-        b.id: b.term
-        for b in ir.blocks.values()
-        if b.id != ir.entry.id
-        and b.id not in branch_targets
-        and not b.args
-        and not b.stmts
-        and isinstance(b.term, Jump)
-    }
-    for b in ir.blocks.values():
-        j = b.term
-        if not isinstance(j, Jump):
-            continue
-        seen = {b.id}
-        while j.target in onward and j.target not in seen:
-            seen.add(j.target)
-            nxt = onward[j.target]
-            j.target, j.args = nxt.target, list(nxt.args)
-
-
-def drop_needless_checks(ir: IR) -> None:
-    """Remove ``check_bound(v, name)`` where ``v`` is bound on every path:
-    a block argument may be unbound only if some incoming value may be."""
-    incoming = _incoming(ir)
-    maybe: set[Var] = set()
-    changed = True
-    while changed:
-        changed = False
-        for b in ir.blocks.values():
-            for j, off in incoming[b.id]:
-                for a, v in zip(b.args[off:], j.args):
-                    if a not in maybe and (_is_unbound(v) or v in maybe):
-                        maybe.add(a)
-                        changed = True
-    replacements: dict[Var, Operand] = {}
-    for b in ir.blocks.values():
-        kept = []
-        for s in b.stmts:
-            if _is_check(s) and not (_is_unbound(s.args[0]) or s.args[0] in maybe):
-                replacements[s.var] = s.args[0]
-            else:
-                kept.append(s)
-        b.stmts = kept
-    _replace(ir, replacements)
-
-
-def _is_check(s: Statement) -> bool:
-    return isinstance(s.callee, Const) and s.callee.value is ops.check_bound
-
-
-def _identity(op: Operand) -> tuple:
-    """Operands that are the same value: one variable, or equal literals of
-    one type (``1`` and ``1.0`` differ, as do ``0.0`` and ``-0.0``)."""
-    if isinstance(op, Var):
-        return ("var", op.id)
-    value = op.value
-    if isinstance(value, (bool, int, float, complex, str, bytes, type(None))):
-        return ("literal", type(value), repr(value))
-    return ("object", id(value))
-
-
-def _remove_trivial_args(ir: IR) -> None:
-    """Remove block arguments whose incoming values are all one value (or
-    the argument itself), until none is left (Braun et al., section 3.1)."""
-    incoming = _incoming(ir)
-    handlers = {b.handler.target for b in ir.blocks.values() if b.handler is not None}
-    replacements: dict[Var, Operand] = {}
-
-    def resolve(op: Operand) -> Operand:
-        while isinstance(op, Var) and op in replacements:
-            op = replacements[op]
-        return op
-
-    changed = True
-    while changed:
-        changed = False
-        for b in ir.blocks.values():
-            first = 1 if b.id in handlers else 0
-            for i in reversed(range(first, len(b.args))):
-                arg = b.args[i]
-                values = {}
-                for j, off in incoming[b.id]:
-                    v = resolve(j.args[i - off])
-                    if v != arg:
-                        values[_identity(v)] = v
-                if len(values) != 1:
-                    continue
-                (replacements[arg],) = values.values()
-                del b.args[i]
-                for j, off in incoming[b.id]:
-                    del j.args[i - off]
-                changed = True
-    _replace(ir, replacements)
-
-
-def _source_order(ir: IR) -> list[int]:
-    """Reverse postorder of a depth-first search that takes successors
-    latest-created first, so that of two independent successors the one
-    created first (the first in the source) comes first."""
-    entry = ir.entry.id
-    seen = {entry}
-    post: list[int] = []
-    stack = [(entry, iter(sorted(set(ir.blocks[entry].successors()), reverse=True)))]
-    while stack:
-        node, successors = stack[-1]
-        for s in successors:
-            if s not in seen:
-                seen.add(s)
-                stack.append((s, iter(sorted(set(ir.blocks[s].successors()), reverse=True))))
-                break
-        else:
-            stack.pop()
-            post.append(node)
-    return post[::-1]
-
-
-def _renumber(ir: IR) -> None:
-    """Number blocks 1, 2, ... in source order, and variables in order of
-    definition through them."""
-    order = _source_order(ir)
-    block_ids = {old: new for new, old in enumerate(order, 1)}
-    var_ids: dict[Var, Var] = {}
-    for bid in order:
-        b = ir.blocks[bid]
-        for v in [*b.args, *(s.var for s in b.stmts)]:
-            var_ids[v] = Var(len(var_ids) + 1)
-    _map_operands(ir, lambda op: var_ids.get(op, op) if isinstance(op, Var) else op)
-    blocks = {}
-    for bid in order:
-        b = ir.blocks[bid]
-        b.id = block_ids[bid]
-        b.args = [var_ids[a] for a in b.args]
-        for s in b.stmts:
-            s.var = var_ids[s.var]
-        for j in _all_jumps(b):
-            j.target = block_ids[j.target]
-        blocks[b.id] = b
-    ir.blocks = blocks
-    ir.names = {var_ids[v]: n for v, n in ir.names.items() if v in var_ids}
-    ir.nvars = len(var_ids)
