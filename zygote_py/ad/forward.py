@@ -73,7 +73,7 @@ from . import analysis, callees, cells, idioms, pushrules
 from .mutation import loops as mutation_loops, versions as mutation_pass
 from .analysis import Facts
 from .pushrules import ZERO, is_zero
-from .reverse import _call_array_methods, _uses
+from .reverse_passes import call_array_methods, value_uses
 
 _VIEWS = {
     operator.getitem, getattr, np.reshape, np.ravel, np.transpose, np.swapaxes, np.moveaxis,
@@ -149,7 +149,7 @@ class _Forward:
         if self.guards:
             self._analyse(active, numeric)
         self.shared = self._share_cells(active, numeric)
-        while _call_array_methods(primal, self.facts):  # x.sum(0).mean(): one link at a time
+        while call_array_methods(primal, self.facts):  # x.sum(0).mean(): one link at a time
             self._analyse(active, numeric)
         if mutation_pass.in_place_as_stores(primal, self.facts):
             self._analyse(active, numeric)
@@ -170,7 +170,7 @@ class _Forward:
         self.items: dict[Var, list[Operand]] = {}  # a display's item tangents
         self.env: dict[Var, Var] = {}  # primal value → its copy
         self.loads: set[Var] = set()
-        self.uses, self.callee_uses = _uses(primal)
+        self.uses, self.callee_uses = value_uses(primal)
         self.changes = any(member(self.facts.callee(s), _STORES | _IN_PLACE | _OTHER_IN_PLACE)
                            or self._add_at(s) or self._method(s) is not None
                            and self._method(s)[1] in _MUTATORS and self.facts.callee(s) is analysis._MISSING

@@ -123,7 +123,7 @@ or a new array or container of new values). The iterators of
 ``_ITERATORS`` are left to their rules, which read the items in advance
 and check at run time that no change reaches those not yet yielded
 (``runtime.EagerIterator``); not ``iter``, whose loop reads the items by
-their index as it goes (see ``reverse._index_active_loops``)."""
+their index as it goes (see ``ad.prepare.Preparation._index_active_loops``)."""
 
 
 ITERATORS = {enumerate, zip, map, filter, reversed}
