@@ -309,57 +309,39 @@ def is_array_valued(fn: Any) -> bool:
         return False
 
 
-_reads_no_values: set = set()
-_changes_first: set = set()
-_changes_in_place: set = set()
+class Mark:
+    """A property of functions that a rule module records and the compiler
+    or the runtime reads: ``MARK(f, g)`` marks ``f`` and ``g``, and ``f in
+    MARK`` asks (``False`` for an unhashable callable)."""
+
+    def __init__(self) -> None:
+        self._keys: set = set()
+
+    def __call__(self, *fns: Any) -> None:
+        self._keys.update(key(fn) for fn in fns)
+
+    def __contains__(self, fn: Any) -> bool:
+        try:
+            return key(fn) in self._keys
+        except TypeError:
+            return False
 
 
-def reads_no_values(*fns: Any) -> None:
-    """Register functions whose pullbacks read none of their arguments'
-    differentiated values (they move them about, or are linear in them):
-    the derivative of such a pullback is the call's pushforward of the
-    cotangent, and gives the arguments nothing (see
-    ``rules.nested.reads_no_values``)."""
-    _reads_no_values.update(key(fn) for fn in fns)
+READS_NO_VALUES = Mark()
+"""Functions whose pullbacks read none of their arguments' differentiated
+values (they move them about, or are linear in them): the derivative of
+such a pullback is the call's pushforward of the cotangent, and gives the
+arguments nothing (see ``rules.nested.reads_no_values``)."""
 
+CHANGES_FIRST_ARGUMENT = Mark()
+"""Functions that may change their first argument in place, whatever its
+kind (the operations the mutation pass makes): a pullback that makes the
+call again copies it whole first (``runtime.changed_position``)."""
 
-def is_read_no_values(fn: Any) -> bool:
-    """Whether ``fn`` is registered with :func:`reads_no_values`."""
-    try:
-        return key(fn) in _reads_no_values
-    except TypeError:
-        return False
-
-
-def changes_in_place(*fns: Any) -> None:
-    """Register functions that change an argument in place (the in-place
-    operators, the operations the mutation pass makes): forward mode over
-    gradient code refuses them before they run (see
-    ``rules.nested.J_forward``)."""
-    _changes_in_place.update(key(fn) for fn in fns)
-
-
-def is_changing_in_place(fn: Any) -> bool:
-    """Whether ``fn`` is registered with :func:`changes_in_place`."""
-    try:
-        return key(fn) in _changes_in_place
-    except TypeError:
-        return False
-
-
-def changes_first_argument(*fns: Any) -> None:
-    """Register functions that may change their first argument in place,
-    whatever its kind (the operations the mutation pass makes): a pullback
-    that makes the call again copies it whole first."""
-    _changes_first.update(key(fn) for fn in fns)
-
-
-def is_changing_first_argument(fn: Any) -> bool:
-    """Whether ``fn`` is registered with :func:`changes_first_argument`."""
-    try:
-        return key(fn) in _changes_first
-    except TypeError:
-        return False
+CHANGES_IN_PLACE = Mark()
+"""Functions that change an argument in place (the in-place operators, the
+operations the mutation pass makes): forward mode over gradient code
+refuses them before they run (see ``rules.nested.J_forward``)."""
 
 
 class _Implementation:

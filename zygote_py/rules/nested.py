@@ -312,7 +312,7 @@ def J_forward(args, kwargs, dargs, dkwargs):
     gradient is (:func:`runtime.pullback_gradient`)."""
     (f, *fargs), (df, *dfargs) = args, dargs
     mutable = [type(a) in (list, dict, np.ndarray) for a in fargs]
-    if any(mutable) and registry.is_changing_in_place(f):
+    if any(mutable) and f in registry.CHANGES_IN_PLACE:
         _refuse_change(f)  # (before the call changes anything)
     changed = runtime.changed_position(f, fargs)
     kept, dkept = runtime.copied(tuple(fargs), changed), runtime.copied(tuple(dfargs), changed)  # (as they were)
@@ -793,16 +793,16 @@ def extremum_grad_push(y, dy, a, m, axis, keepdims, *, ddy):
 def reads_no_values(f: Any) -> bool:
     """Whether the pullback of a call of ``f`` reads none of its arguments'
     differentiated values: ``f`` has a rule and is registered with
-    ``registry.reads_no_values`` (below, and the changes in place, whose
+    ``registry.READS_NO_VALUES`` (below, and the changes in place, whose
     pullbacks move gradients about as a list's stack does in gradient code:
     see ``ad.mutation.operations``), or it is a namedtuple's or plain
     dataclass's constructor (each field's gradient goes to its argument)."""
-    if type(f) in (types.FunctionType, types.BuiltinFunctionType, type) and registry.is_read_no_values(f):
+    if type(f) in (types.FunctionType, types.BuiltinFunctionType, type) and f in registry.READS_NO_VALUES:
         return registry.lookup(f) is not None
     return isinstance(f, type) and runtime.field_constructor(f) is not None
 
 
-registry.reads_no_values(
+registry.READS_NO_VALUES(
     operator.getitem, operator.add, operator.sub, operator.neg, operator.pos, float,
     ops.build_tuple, ops.build_list, ops.build_dict, ops.unpack, ops.unpack_starred,
     runtime.accum, runtime.spread_positional, runtime.field, runtime.sequence_gradient, runtime.like_iterable,

@@ -334,10 +334,10 @@ def changed_position(f: Any, args: tuple) -> Optional[int]:
     """The position of the argument that a call of ``f`` may change in
     place, copied whole for a pullback that makes the call again (see
     ``rules.nested``): the object of a function registered with
-    ``registry.changes_first_argument`` (the operations the mutation pass
+    ``registry.CHANGES_FIRST_ARGUMENT`` (the operations the mutation pass
     makes), or the tuple of arguments of :func:`push` (of ``list.append``,
     say, whose list a copy one level deep would share)."""
-    if args and registry.is_changing_first_argument(f):
+    if args and f in registry.CHANGES_FIRST_ARGUMENT:
         return 0
     return 1 if f is push else None
 

@@ -904,10 +904,10 @@ mutation pass makes of them."""
 CHANGE_THEIR_FIRST = (call_changing, call_method, init_object, store_attr)
 """Of the calls the mutation pass makes, those whose first argument may be
 an object of any kind that they change in place."""
-registry.changes_first_argument(*CHANGE_THEIR_FIRST)
+registry.CHANGES_FIRST_ARGUMENT(*CHANGE_THEIR_FIRST)
 
 # (the changes' pullbacks move gradients about, as a list's stack does in gradient code)
-registry.reads_no_values(
+registry.READS_NO_VALUES(
     append, extend, insert, pop, clear, delete_item, setdefault, store_item, store_attr, update, add_at, snapshot,
     snapshot_holder,
 )
@@ -1009,5 +1009,5 @@ def take_item_owned_push(y, d, key, value, dtype, *, dd):
 
 # (every function of this module but the snapshots, and the in-place operators, change an argument in place:
 # forward mode over gradient code refuses them before they run)
-registry.changes_in_place(*PLAIN, *(v for v in list(globals().values()) if isinstance(v, types.FunctionType)
+registry.CHANGES_IN_PLACE(*PLAIN, *(v for v in list(globals().values()) if isinstance(v, types.FunctionType)
                                     and v.__module__ == __name__ and v not in (snapshot, snapshot_holder)))
