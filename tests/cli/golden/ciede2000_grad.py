@@ -43,14 +43,19 @@ def real_numbers(**values):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
 
 
+# zygote_py.ir.ops._count_error
+def _count_error(got, count):
+    if got > count:
+        return ValueError(f'too many values to unpack (expected {count})')
+    return ValueError(f'not enough values to unpack (expected {count}, got {got})')
+
+
 # zygote_py.ir.ops.unpack
 def unpack(value, count):
     """``a, b = value``: exactly ``count`` items, with Python's errors."""
     items = tuple(value)
     if len(items) != count:
-        if len(items) > count:
-            raise ValueError(f'too many values to unpack (expected {count})')
-        raise ValueError(f'not enough values to unpack (expected {count}, got {len(items)})')
+        raise _count_error(len(items), count)
     return items
 
 

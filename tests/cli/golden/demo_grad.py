@@ -152,7 +152,7 @@ def matmul_grad(dy, x1, x2, wrt):
         if wrt == 0:
             return dy[:, None] * x2 if x1.ndim == 2 else x2 @ dy
         return x1[:, None] * dy if x2.ndim == 2 else dy @ x1
-    a, b, g = (v if hasattr(type(v), '__array_function__') else np.asarray(v) for v in (x1, x2, dy))
+    a, b, g = [v if hasattr(type(v), '__array_function__') else np.asarray(v) for v in (x1, x2, dy)]
     if a.ndim == 1 and b.ndim == 1:
         return fit(g * conj(b), x1) if wrt == 0 else fit(g * conj(a), x2)
     a2 = a[None, :] if a.ndim == 1 else a
