@@ -3,7 +3,7 @@ roundtrip, ir.
 
 May import: the compiler, the back end, the front end, the rules, the
 runtime and below. The compiler, the back end and the front end are read
-through :func:`lazy_module`, which imports them at their first use (the
+through :func:`LazyModule`, which imports them at their first use (the
 first gradient), so that ``import zygote_py`` loads none of them (see
 ``tests/test_layers.py``).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
-import importlib.util
+import importlib
 import inspect
 import numbers
 import os
@@ -32,28 +32,31 @@ if TYPE_CHECKING:
     from .ir.core import IR
 
 
-def lazy_module(name: str) -> types.ModuleType:
+class LazyModule:
     """The module ``name``, imported at the first use of one of its
-    attributes (``importlib.util.LazyLoader``) unless it is already: the
-    compiler and what it rests on, which ``import zygote_py`` does not load
-    (see :mod:`zygote_py.runtime.seam` for the way the runtime reaches it)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.find_spec(name)
-    spec.loader = importlib.util.LazyLoader(spec.loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    parent, _, child = name.rpartition(".")
-    setattr(sys.modules[parent], child, module)
-    return module
+    attributes, when it takes this stand-in's place as ``alias`` in
+    ``namespace`` (a module's globals): the compiler and what it rests on,
+    which ``import zygote_py`` does not load (see
+    :mod:`zygote_py.runtime.seam` for the way the runtime reaches it).
+    Thread-safe: the import system's lock makes every thread that gets
+    there first wait for the whole module."""
+
+    __slots__ = ("_name", "_namespace", "_alias")
+
+    def __init__(self, name: str, namespace: dict, alias: str):
+        self._name, self._namespace, self._alias = name, namespace, alias
+
+    def __getattr__(self, attr: str) -> Any:
+        module = importlib.import_module(self._name)
+        self._namespace[self._alias] = module
+        return getattr(module, attr)
 
 
-pipeline = lazy_module("zygote_py.ad.pipeline")
-analysis = lazy_module("zygote_py.ad.analysis")
-compilation = lazy_module("zygote_py.backend.compile")
-sources = lazy_module("zygote_py.frontend.source")
-diskcache = lazy_module("zygote_py.ad.diskcache")
+pipeline = LazyModule("zygote_py.ad.pipeline", globals(), "pipeline")
+analysis = LazyModule("zygote_py.ad.analysis", globals(), "analysis")
+compilation = LazyModule("zygote_py.backend.compile", globals(), "compilation")
+sources = LazyModule("zygote_py.frontend.source", globals(), "sources")
+diskcache = LazyModule("zygote_py.ad.diskcache", globals(), "diskcache")
 runtime.seam.set_loader(lambda: pipeline.compiled)  # (reading any of its attributes imports the compiler)
 registry.when_imported("zygote_py.api", "zygote_py.own_rules")  # (zpy.gradient inside differentiated code)
 

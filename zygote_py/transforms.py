@@ -33,7 +33,7 @@ from typing import Any, Callable, Optional
 from . import api, derivatives, registry, runtime
 from .errors import NonScalarOutput, WrongArguments, ZygoteError
 
-bound_functions = api.lazy_module("zygote_py.backend.bound")
+bound_functions = api.LazyModule("zygote_py.backend.bound", globals(), "bound_functions")
 
 __all__ = ["grad", "value_and_grad", "vjp", "jacfwd", "jacrev"]
 

@@ -319,7 +319,7 @@ def test_a_closure_capturing_arrays_is_cached_by_their_kind(folder, cache, scale
 def test_another_zygote_py_version_does_not_read_the_entry(folder, cache):
     path = write_model(folder)
     run(cache, folder)
-    other = run(cache, folder, "zpy.__version__ = '0.0.0+other'\n" + GRADIENT)
+    other = run(cache, folder, "import zygote_py._version\nzygote_py._version.__version__ = '0.0.0+other'\n" + GRADIENT)
     assert other["stats"] == {"misses": 1, "stored": 1}
     assert_loss_gradient(path, other["loss"])
     assert run(cache, folder)["stats"] == {"hits": 1}

@@ -73,7 +73,7 @@ import gast
 import numpy as np
 
 from .. import registry
-from .._version import __version__
+from .. import _version
 from ..backend.references import importable, literal
 from ..errors import CacheError, ZygoteError
 from ..ir import ops
@@ -236,7 +236,7 @@ def _environment() -> str:
     once per process)."""
     if not _ENVIRONMENT:
         _ENVIRONMENT.append(repr((
-            FORMAT, __version__, _source_files(_PACKAGE), sys.version,
+            FORMAT, _version.__version__, _source_files(_PACKAGE), sys.version,
             sys.implementation.cache_tag, np.__version__, getattr(gast, "__version__", None),
         )))
     return _ENVIRONMENT[0]

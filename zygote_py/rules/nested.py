@@ -61,6 +61,7 @@ Their pushforwards, for forward mode over emitted gradient code (``zpy.hvp``
 and ``zpy.hessian``, forward-over-reverse), apply each helper to the
 tangents of the gradients it takes: it is linear in them.
 """
+import collections
 import collections.abc
 import operator
 import types
@@ -311,9 +312,9 @@ def J_forward(args, kwargs, dargs, dkwargs):
     called), whose tangent is that of its fields ``f`` and ``args``, as its
     gradient is (:func:`runtime.pullback_gradient`)."""
     (f, *fargs), (df, *dfargs) = args, dargs
-    mutable = [type(a) in (list, dict, np.ndarray) for a in fargs]
-    if any(mutable) and f in registry.CHANGES_IN_PLACE:
-        _refuse_change(f)  # (before the call changes anything)
+    mutable = [isinstance(a, (list, dict, np.ndarray)) for a in fargs]
+    if any(mutable) and (f in registry.CHANGES_IN_PLACE or any(type(a) is collections.defaultdict for a in fargs)):
+        _refuse_change(f)  # (before the call changes anything; reading a defaultdict may add a key)
     changed = runtime.changed_position(f, fargs)
     kept, dkept = runtime.copied(tuple(fargs), changed), runtime.copied(tuple(dfargs), changed)  # (as they were)
     y, dy = runtime.push(f, tuple(fargs), kwargs, tuple(dfargs), dkwargs, df)
