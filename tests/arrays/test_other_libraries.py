@@ -139,3 +139,23 @@ def test_a_product_has_a_lazy_gradient(library):
     with library.untouched():
         (g,) = zpy.gradient(programs.products, library.make(X0))
     check(g, expected, library, rtol=1e-6)
+
+
+def doubled(x):
+    return 2.0 * x
+
+
+def test_forward_mode_through_a_reverse_rule_alone_is_refused_on_dask(library):
+    # (a rule without a forward one is pushed forward element by element, which would compute a Dask array)
+    if library.name != "dask":
+        pytest.skip("Dask's arrays are lazy")
+
+    @zpy.adjoint(doubled)
+    def doubled_rule(x):
+        return 2.0 * x, lambda dy: (2.0 * dy,)
+    try:
+        with library.untouched(), pytest.raises(zpy.errors.NoDerivativeRule, match="element by element"):
+            zpy.jvp(doubled, (library.make(X),), (library.make(X),))
+        np.testing.assert_allclose(zpy.jvp(doubled, (X,), (X,))[1], 2 * X)
+    finally:
+        zpy.rules.remove(doubled)
