@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/emit_time.py
 	$(PY) benchmarks/realistic.py
 	$(PY) benchmarks/import_time.py
+	$(PY) benchmarks/dask_gradient.py
 
 # differential fuzzing: 10,000 random programs against finite differences, both modes;
 # the second derivatives of 1,000 of them and the third of 100 (issue 36)

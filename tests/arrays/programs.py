@@ -26,3 +26,19 @@ def piecewise(X: np.ndarray):
 
 def sliced(X: np.ndarray):
     return np.sum(X[1:, :2] ** 2) + np.sum(np.sqrt(X ** 2 + 1) / (2 + X))
+
+
+def extremes(X: np.ndarray):
+    return np.sum(np.max(X, axis=1) ** 2) + np.sum(X * np.min(X, axis=0, keepdims=True)) + np.max(X)
+
+
+def spreads(X: np.ndarray):
+    return np.sum(np.var(X, axis=0)) + np.std(X) + np.sum(np.std(X, axis=1, ddof=1, keepdims=True) * X)
+
+
+def magnitudes(X: np.ndarray, b: np.ndarray):
+    return np.sum(abs(X - 0.5) * b) + np.sum(X / np.mean(X, axis=1, keepdims=True))
+
+
+def products(X: np.ndarray):
+    return np.sum(np.prod(X, axis=0) ** 2) + np.prod(X[0])

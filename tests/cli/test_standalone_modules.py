@@ -33,7 +33,8 @@ UPDATE = os.environ.get("ZPY_UPDATE_GOLDEN") == "1"
 SOURCES = sorted(p for p in EXAMPLES.glob("*.py") if not p.stem.endswith("_grad"))
 
 # digits' load and save_plot import scikit-learn and matplotlib, which may be absent: their reason would differ
-FUNCTIONS = {"digits": ["log_softmax", "cross_entropy", "logistic_loss", "mlp_loss", "logistic_predict", "mlp_predict"]}
+FUNCTIONS = {"digits": ["log_softmax", "cross_entropy", "logistic_loss", "mlp_loss", "logistic_predict", "mlp_predict"],
+             "dask_logistic": ["loss"]}
 
 rng = np.random.default_rng(11)
 
@@ -45,6 +46,7 @@ def normal(*shape):
 ONEHOT = np.eye(4)[[0, 2, 3]]
 CASES = {  # module → (function, arguments): every function in the golden module
     "black_scholes": [("norm_cdf", (0.3,)), ("call_price", (100.0, 105.0, 0.03, 0.2, 0.75)), ("norm_pdf", (0.4,))],
+    "dask_logistic": [("loss", (normal(8), 0.3, normal(20, 8), (normal(20) > 0).astype(float)))],
     "ciede2000": [("hue_angle", (0.3, -0.5)), ("hue_angle", (-0.2, -0.4)), ("linear", (0.5,)), ("linear", (0.02,)),
                   ("lab_f", (0.5,)), ("lab_f", (0.001,))],
     "demo": [("power", (1.3, 3)), ("foo", (0.7,)), ("layer", (normal(3, 5), normal(3)))],

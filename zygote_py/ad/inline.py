@@ -55,7 +55,7 @@ class RuleIR:
     arity: int  # gradients ``back`` returns
     method_calls: frozenset[Var]  # calls of methods that change nothing (``v.conjugate()``)
     param_of: dict[Var, str]  # forward values that are a parameter (the argument or its cell's read)
-    passes_all: frozenset[Var]  # calls that pass every parameter in order
+    passes_all: frozenset[Var]  # calls that pass the parameters in order, each as itself (see _passes_own)
 
 
 _CACHE: dict[tuple[int, int], tuple[Any, Any, Optional[RuleIR]]] = {}
@@ -164,9 +164,7 @@ def _prepare(rule: Any, target: Any) -> Optional[RuleIR]:
     block = fwd.entry
     param_of = dict(zip(block.args, params))
     param_of.update((x.var, x.args[0].value) for x in block.stmts if _calls(x, ops.load_deref))
-    passes_all = frozenset(
-        s.var for s in block.stmts if not s.kwargs and [param_of.get(a) for a in s.args] == params
-    )
+    passes_all = frozenset(s.var for s in block.stmts if _passes_own(s, params, defaults, param_of))
     return RuleIR(target, fwd, back, params, defaults, list(back.freevars), arity,
                   _method_calls(fwd) | _method_calls(back), param_of, passes_all)
 
@@ -267,7 +265,7 @@ class Inliner:
                 v = s.args[1]
                 cells[s.args[0].value] = env[v] if isinstance(v, Var) else v
                 continue
-            if s.var == y and self._computes_target(s, r):
+            if s.var == y and self._computes_target(s, r, params):
                 env[s.var] = original.var
                 out.append(original)
                 continue
@@ -278,16 +276,20 @@ class Inliner:
         return original.var, cells
 
     @staticmethod
-    def _computes_target(s: Statement, r: RuleIR) -> bool:
-        """Whether ``s`` calls the rule's target with every one of the
-        rule's parameters, positionally in order or by their own names (read
-        directly or from their cells): then the user's call, whose
+    def _computes_target(s: Statement, r: RuleIR, bound: dict[str, Operand]) -> bool:
+        """Whether ``s`` calls the rule's target with the rule's parameters,
+        positionally in order or by their own names (read directly or from
+        their cells), leaving out only some that the user's call leaves out
+        too (``bound`` to their defaults): then the user's call, whose
         arguments bind to the same parameters, computes the same value."""
         if not (_calls(s, r.target) or _calls(s, _UFUNC_OF.get(r.target))):
             return False
         passed = [r.param_of.get(a) for a in s.args]
         passed += [k for k, v in s.kwargs if k is not None and r.param_of.get(v) == k]
-        return passed == r.params
+        return passed == [p for p in r.params if p in passed] and all(
+            p in passed or p in r.defaults and isinstance(bound[p], Const)
+            and type(bound[p].value) is type(r.defaults[p]) and bound[p].value == r.defaults[p]
+            for p in r.params)
 
     def back(self, r: RuleIR, dy: Operand, captured: dict[str, Operand], block: Block,
              same_shape: frozenset[str] = frozenset(), real: frozenset[str] = frozenset(),
@@ -301,7 +303,8 @@ class Inliner:
         ``runtime.unbroadcast(g, p)`` is ``g``. ``real`` names parameters
         known not to be complex (and ``real_dy`` says ``dy`` is not): the
         conjugate of a value computed from them alone is the value, so
-        ``v.conjugate()`` is ``v``, and ``np.iscomplexobj(v)`` is false.
+        ``np.conjugate(v)`` (and ``v.conjugate()``) is ``v``, and
+        ``np.iscomplexobj(v)`` is false.
         ``vectors`` names parameters known to be one-dimensional arrays:
         ``numpy_linalg.real_matrices(dy, x1, x2)`` of one is false (the
         rule's general way is taken, right for any shapes)."""
@@ -353,6 +356,10 @@ class Inliner:
                     env[s.var] = env.get(conjugates[s.callee], conjugates[s.callee])
                     reals.add(s.var)
                     continue
+                if fn is np.conjugate and len(s.args) == 1 and not s.kwargs and s.args[0] in reals:
+                    env[s.var] = env.get(s.args[0], s.args[0])
+                    reals.add(s.var)
+                    continue
                 if _keeps_real(fn, s, reals):
                     reals.add(s.var)
                 if isinstance(b.term, Return) and s.var == b.term.value and fn is ops.build_tuple:
@@ -395,27 +402,42 @@ def _keeps_real(fn: Any, s: Statement, reals: set[Var]) -> bool:
     )
 
 
+def _passes_own(s: Statement, params: list[str], defaults: dict[str, Any], param_of: dict[Var, str]) -> bool:
+    """Whether a rule's call passes its parameters in order, each as
+    itself, the first ones by position and the others by their own name,
+    leaving out only some that have defaults (``np.sum(a, axis, dtype,
+    keepdims=keepdims)`` in ``sum_(a, axis, dtype, out, keepdims)``: the
+    other libraries' reductions take ``keepdims`` at another position, and
+    ``out`` is no rule's to pass on)."""
+    names = [param_of.get(a) for a in s.args]
+    if not s.args or names != params[:len(names)] or any(k is None or param_of.get(v) != k for k, v in s.kwargs):
+        return False
+    passed = names + [k for k, _ in s.kwargs]
+    return passed == [p for p in params if p in passed] and all(p in passed or p in defaults for p in params)
+
+
 def _tidy(s: Statement, r: RuleIR) -> Statement:
-    """A rule's call with every parameter in order (``np.sum(a, axis,
-    dtype, out, keepdims)``), once the parameters are bound, leaves
+    """A rule's call passing its parameters in order (``np.sum(a, axis,
+    dtype, keepdims=keepdims)``), once the parameters are bound, leaves
     out the arguments that are the target's defaults and names the rest
     after the first one left out: ``np.sum(x, axis=1)``, as a person writes
-    it, not ``np.sum(x, 1, None, None, False)``."""
-    if not isinstance(s.callee, Const) or s.kwargs or len(s.args) != len(r.params):
+    it, not ``np.sum(x, 1, None, keepdims=False)``."""
+    if not isinstance(s.callee, Const):
         return s
     try:
         target = inspect.signature(s.callee.value).parameters
     except (TypeError, ValueError):
         return s
+    positions = list(target)
     args: list[Operand] = []
     kwargs: list[tuple[str, Operand]] = []
-    for name, a in zip(r.params, s.args):
+    for name, a in [*zip(r.params, s.args), *s.kwargs]:
         p = target.get(name)
         if p is None or p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
             return s  # the rule's parameters are not the target's
         if isinstance(a, Const) and name in r.defaults and _same_default(a.value, r.defaults[name], p.default):
             continue
-        if not kwargs and len(args) == r.params.index(name) and p.kind is p.POSITIONAL_OR_KEYWORD:
+        if not kwargs and len(args) == positions.index(name) and p.kind is p.POSITIONAL_OR_KEYWORD:
             args.append(a)
         else:
             kwargs.append((name, a))

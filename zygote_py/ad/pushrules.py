@@ -215,8 +215,8 @@ def inline(
 
                 args = [made(a, r_) for a, r_ in zip(args, s.args)]
                 kwargs = [(k, made(v, r_)) for (k, v), (_, r_) in zip(kwargs, s.kwargs)]
-        if isinstance(callee, Const) and not kwargs:
-            args = _without_defaults(callee.value, args)
+        if isinstance(callee, Const):
+            args, kwargs = _without_defaults(callee.value, args, kwargs)
         v = target.new_var(r.ir.names.get(s.var) if s.var in tangent else None)
         env[s.var] = v
         pure = isinstance(callee, Const) and not member(callee.value, EFFECTS)
@@ -224,28 +224,39 @@ def inline(
     return sub(entry.term.value)
 
 
-_DEFAULTS: dict[int, tuple[Any, Optional[list]]] = {}
+_DEFAULTS: dict[int, tuple[Any, Optional[dict]]] = {}
 
 
-def _without_defaults(fn: Any, args: list) -> list:
-    """``args`` without the trailing constants equal to ``fn``'s defaults
-    (``np.sum(d, None, None, None, False)`` reads as ``np.sum(d)``)."""
+def _without_defaults(fn: Any, args: list, kwargs: list) -> tuple[list, list]:
+    """``args`` and ``kwargs`` without the constants equal to ``fn``'s
+    defaults: the keywords that are, and then, once no keyword is left,
+    the trailing positional ones (``np.sum(d, None, None, keepdims=False)``
+    reads as ``np.sum(d)``)."""
     hit = _DEFAULTS.get(id(fn))
     if hit is None or hit[0] is not fn:
         try:
-            params = list(inspect.signature(fn).parameters.values())
-            defaults = [False if p.name == "keepdims" and p.default is np._NoValue else p.default
-                        for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            defaults = {p.name: False if p.name == "keepdims" and p.default is np._NoValue else p.default
+                        for p in inspect.signature(fn).parameters.values()
+                        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
         except (TypeError, ValueError):
             defaults = None
         hit = _DEFAULTS[id(fn)] = (fn, defaults)
     defaults = hit[1]
-    if defaults is None or len(args) > len(defaults):
-        return args
-    while args and isinstance(args[-1], Const) and type(args[-1].value) in (type(None), bool, int, float, str) \
-            and type(defaults[len(args) - 1]) is type(args[-1].value) and defaults[len(args) - 1] == args[-1].value:
+    if defaults is None:
+        return args, kwargs
+    kwargs = [(k, v) for k, v in kwargs if not (k in defaults and _is_default(v, defaults[k]))]
+    positional = list(defaults.values())
+    if kwargs or len(args) > len(positional):
+        return args, kwargs
+    while args and _is_default(args[-1], positional[len(args) - 1]):
         args = args[:-1]
-    return args
+    return args, kwargs
+
+
+def _is_default(a: Operand, default: Any) -> bool:
+    """Whether ``a`` is a constant number, string or ``None`` equal to ``default``."""
+    return isinstance(a, Const) and type(a.value) in (type(None), bool, int, float, str) \
+        and type(default) is type(a.value) and default == a.value
 
 
 def _pack(target: IR, out: list[Statement], items: Any, line: Optional[int]) -> Operand:

@@ -32,7 +32,9 @@ take it for a number, and a pullback may raise on it; none repeats it, as
 Complex inputs: for a real loss and ``z = x + iy`` the gradient is
 ``dL/dx + i dL/dy``, so a holomorphic ``f`` gets ``dy * conj(f'(z))``. The
 rules of holomorphic functions conjugate their derivative with
-``.conjugate()``, which returns a real array itself at no cost. ``abs``
+``np.conjugate``, which other libraries' arrays have too (Dask's have no
+``.conjugate()``); the compiler drops it where the value is known to be
+real. ``abs``
 uses ``np.sign``, which is ``z / |z|`` for complex ``z`` since NumPy 2.
 ``cbrt fabs arctan2 hypot logaddexp logaddexp2 deg2rad rad2deg degrees
 radians maximum minimum fmax fmin clip remainder fmod`` are for real
@@ -168,8 +170,8 @@ def subtract_push(y, x1, x2, *, dx1, dx2):
 def multiply(x1, x2):
     def back(dy):
         return (
-            runtime.unbroadcast(dy * x2.conjugate(), x1),
-            runtime.unbroadcast(dy * x1.conjugate(), x2),
+            runtime.unbroadcast(dy * np.conjugate(x2), x1),
+            runtime.unbroadcast(dy * np.conjugate(x1), x2),
         )
     return np.multiply(x1, x2), back
 
@@ -184,8 +186,8 @@ def divide(x1, x2):
     y = np.divide(x1, x2)
 
     def back(dy):
-        d1 = dy / x2.conjugate()
-        return (runtime.unbroadcast(d1, x1), runtime.unbroadcast(-d1 * y.conjugate(), x2))
+        d1 = dy / np.conjugate(x2)
+        return (runtime.unbroadcast(d1, x1), runtime.unbroadcast(-d1 * np.conjugate(y), x2))
     return y, back
 
 
@@ -202,16 +204,16 @@ def power(x1, x2):
         if isinstance(x2, (int, float)) and x2 == 0:
             d1 = 0.0 * dy  # y is the constant 1, even at x1 == 0
         elif isinstance(x2, (int, float)) and x2 == 2:
-            d1 = dy * (2.0 * x1).conjugate()
+            d1 = dy * np.conjugate(2.0 * x1)
         elif isinstance(x2, (int, float)) and isinstance(x1, np.ndarray):
             # ndarray ** number takes NumPy's fast paths (x1 ** 1, x1 ** 2...)
-            d1 = dy * (x2 * x1 ** (x2 - 1)).conjugate()
+            d1 = dy * np.conjugate(x2 * x1 ** (x2 - 1))
         else:
-            d1 = dy * np.where(np.equal(x2, 0), 0.0, x2 * np.power(x1, x2 - 1)).conjugate()
+            d1 = dy * np.conjugate(np.where(np.equal(x2, 0), 0.0, x2 * np.power(x1, x2 - 1)))
         if isinstance(x2, (int, np.integer)):
             return (runtime.unbroadcast(d1, x1), None)
         if y.dtype.kind == "c":
-            d2 = dy * (y * np.log(x1)).conjugate()
+            d2 = dy * np.conjugate(y * np.log(x1))
         else:
             # log(x1) is undefined for x1 < 0, and y * log(x1) tends to 0
             # as x1 -> 0 only for x2 > 0
@@ -236,11 +238,11 @@ def float_power(x1, x2):
     y = np.float_power(x1, x2)
 
     def back(dy):
-        d1 = dy * np.where(np.equal(x2, 0), 0.0, x2 * np.float_power(x1, np.subtract(x2, 1))).conjugate()
+        d1 = dy * np.conjugate(np.where(np.equal(x2, 0), 0.0, x2 * np.float_power(x1, np.subtract(x2, 1))))
         if isinstance(x2, (int, np.integer)):
             return (runtime.unbroadcast(d1, x1), None)
         if y.dtype.kind == "c":
-            d2 = dy * (y * np.log(x1)).conjugate()
+            d2 = dy * np.conjugate(y * np.log(x1))
         else:
             # as for power: log(x1) is undefined for x1 < 0
             inside = np.greater(x1, 0)
@@ -300,7 +302,7 @@ def positive_push(y, x, *, dx):
 @adjoint(np.square)
 def square(x):
     def back(dy):
-        return (dy * (2.0 * x).conjugate(),)
+        return (dy * np.conjugate(2.0 * x),)
     return np.square(x), back
 
 
@@ -314,7 +316,7 @@ def reciprocal(x):
     y = np.reciprocal(x)
 
     def back(dy):
-        return (-dy * (y * y).conjugate(),)
+        return (-dy * np.conjugate(y * y),)
     return y, back
 
 
@@ -379,7 +381,7 @@ def exp(x):
     y = np.exp(x)
 
     def back(dy):
-        return (dy * y.conjugate(),)
+        return (dy * np.conjugate(y),)
     return y, back
 
 
@@ -393,7 +395,7 @@ def exp2(x):
     y = np.exp2(x)
 
     def back(dy):
-        return (dy * (y * math.log(2)).conjugate(),)
+        return (dy * np.conjugate(y * math.log(2)),)
     return y, back
 
 
@@ -407,7 +409,7 @@ def expm1(x):
     y = np.expm1(x)
 
     def back(dy):
-        return (dy * (y + 1.0).conjugate(),)
+        return (dy * np.conjugate(y + 1.0),)
     return y, back
 
 
@@ -419,7 +421,7 @@ def expm1_push(y, x, *, dx):
 @adjoint(np.log)
 def log(x):
     def back(dy):
-        return (dy / x.conjugate(),)
+        return (dy / np.conjugate(x),)
     return np.log(x), back
 
 
@@ -431,7 +433,7 @@ def log_push(y, x, *, dx):
 @adjoint(np.log2)
 def log2(x):
     def back(dy):
-        return (dy / (x * math.log(2)).conjugate(),)
+        return (dy / np.conjugate(x * math.log(2)),)
     return np.log2(x), back
 
 
@@ -443,7 +445,7 @@ def log2_push(y, x, *, dx):
 @adjoint(np.log10)
 def log10(x):
     def back(dy):
-        return (dy / (x * math.log(10)).conjugate(),)
+        return (dy / np.conjugate(x * math.log(10)),)
     return np.log10(x), back
 
 
@@ -455,7 +457,7 @@ def log10_push(y, x, *, dx):
 @adjoint(np.log1p)
 def log1p(x):
     def back(dy):
-        return (dy / (x + 1.0).conjugate(),)
+        return (dy / np.conjugate(x + 1.0),)
     return np.log1p(x), back
 
 
@@ -503,7 +505,7 @@ def sqrt(x):
     y = np.sqrt(x)
 
     def back(dy):
-        return (dy / (2.0 * y).conjugate(),)
+        return (dy / np.conjugate(2.0 * y),)
     return y, back
 
 
@@ -532,7 +534,7 @@ def cbrt_push(y, x, *, dx):
 @adjoint(np.sin)
 def sin(x):
     def back(dy):
-        return (dy * np.cos(x).conjugate(),)
+        return (dy * np.conjugate(np.cos(x)),)
     return np.sin(x), back
 
 
@@ -544,7 +546,7 @@ def sin_push(y, x, *, dx):
 @adjoint(np.cos)
 def cos(x):
     def back(dy):
-        return (-dy * np.sin(x).conjugate(),)
+        return (-dy * np.conjugate(np.sin(x)),)
     return np.cos(x), back
 
 
@@ -558,7 +560,7 @@ def tan(x):
     y = np.tan(x)
 
     def back(dy):
-        return (dy * (1.0 + y * y).conjugate(),)
+        return (dy * np.conjugate(1.0 + y * y),)
     return y, back
 
 
@@ -570,7 +572,7 @@ def tan_push(y, x, *, dx):
 @adjoint(np.arcsin)
 def arcsin(x):
     def back(dy):
-        return (dy / np.sqrt(1.0 - x * x).conjugate(),)
+        return (dy / np.conjugate(np.sqrt(1.0 - x * x)),)
     return np.arcsin(x), back
 
 
@@ -582,7 +584,7 @@ def arcsin_push(y, x, *, dx):
 @adjoint(np.arccos)
 def arccos(x):
     def back(dy):
-        return (-dy / np.sqrt(1.0 - x * x).conjugate(),)
+        return (-dy / np.conjugate(np.sqrt(1.0 - x * x)),)
     return np.arccos(x), back
 
 
@@ -594,7 +596,7 @@ def arccos_push(y, x, *, dx):
 @adjoint(np.arctan)
 def arctan(x):
     def back(dy):
-        return (dy / (1.0 + x * x).conjugate(),)
+        return (dy / np.conjugate(1.0 + x * x),)
     return np.arctan(x), back
 
 
@@ -637,7 +639,7 @@ def hypot_push(y, x1, x2, *, dx1, dx2):
 @adjoint(np.sinh)
 def sinh(x):
     def back(dy):
-        return (dy * np.cosh(x).conjugate(),)
+        return (dy * np.conjugate(np.cosh(x)),)
     return np.sinh(x), back
 
 
@@ -649,7 +651,7 @@ def sinh_push(y, x, *, dx):
 @adjoint(np.cosh)
 def cosh(x):
     def back(dy):
-        return (dy * np.sinh(x).conjugate(),)
+        return (dy * np.conjugate(np.sinh(x)),)
     return np.cosh(x), back
 
 
@@ -663,7 +665,7 @@ def tanh(x):
     y = np.tanh(x)
 
     def back(dy):
-        return (dy * (1.0 - y * y).conjugate(),)
+        return (dy * np.conjugate(1.0 - y * y),)
     return y, back
 
 
@@ -675,7 +677,7 @@ def tanh_push(y, x, *, dx):
 @adjoint(np.arcsinh)
 def arcsinh(x):
     def back(dy):
-        return (dy / np.sqrt(x * x + 1.0).conjugate(),)
+        return (dy / np.conjugate(np.sqrt(x * x + 1.0)),)
     return np.arcsinh(x), back
 
 
@@ -687,7 +689,7 @@ def arcsinh_push(y, x, *, dx):
 @adjoint(np.arccosh)
 def arccosh(x):
     def back(dy):
-        return (dy / np.sqrt(x * x - 1.0).conjugate(),)
+        return (dy / np.conjugate(np.sqrt(x * x - 1.0)),)
     return np.arccosh(x), back
 
 
@@ -699,7 +701,7 @@ def arccosh_push(y, x, *, dx):
 @adjoint(np.arctanh)
 def arctanh(x):
     def back(dy):
-        return (dy / (1.0 - x * x).conjugate(),)
+        return (dy / np.conjugate(1.0 - x * x),)
     return np.arctanh(x), back
 
 
@@ -713,7 +715,7 @@ def sinc(x):
     y = np.sinc(x)
 
     def back(dy):
-        return (dy * numpy_elementwise.sinc_slope(x, y).conjugate(),)
+        return (dy * np.conjugate(numpy_elementwise.sinc_slope(x, y)),)
     return y, back
 
 
@@ -806,7 +808,7 @@ def absolute(x):
 @pushforward(np.absolute)
 def absolute_push(y, x, *, dx):
     """``Re(conj(sign(x)) dx)``, with ``sign(x) == x / |x|`` (0 at 0) also for complex ``x``."""
-    return np.real(dx * np.sign(x).conjugate())
+    return np.real(dx * np.conjugate(np.sign(x)))
 
 
 @adjoint(np.fabs)
@@ -1060,7 +1062,7 @@ def angle(z, deg=False):
     def back(dy):
         if not np.iscomplexobj(z):
             return (0.0 * dy, None)  # 0 or pi: piecewise constant
-        r2 = (z * z.conjugate()).real
+        r2 = (z * np.conjugate(z)).real
         turn = np.multiply(1j, z) / np.where(r2 == 0, 1.0, r2)  # 1j / conj(z), and 0 at z == 0
         return (runtime.unbroadcast(dy * (turn * (180 / math.pi if deg else 1.0)), z), None)
     return np.angle(z, deg), back
@@ -1069,8 +1071,8 @@ def angle(z, deg=False):
 @pushforward(np.angle)
 def angle_push(y, z, deg=False, *, dz):
     """``Im(dz / z)``, as ``Im(conj(z) dz) / |z|**2`` (0 at ``z == 0``, and for real ``z``)."""
-    r2 = np.real(z * z.conjugate())
-    slope = np.imag(z.conjugate() * dz) / np.where(r2 == 0, 1.0, r2)
+    r2 = np.real(z * np.conjugate(z))
+    slope = np.imag(np.conjugate(z) * dz) / np.where(r2 == 0, 1.0, r2)
     return runtime.shaped(slope * np.where(deg, 180 / math.pi, 1.0), y)
 
 
@@ -1132,7 +1134,7 @@ def placed(d, x, picks):
 @adjoint(np.conjugate)
 def conjugate(x):
     def back(dy):
-        return (dy.conjugate(),)
+        return (np.conjugate(dy),)
     return np.conjugate(x), back
 
 
@@ -1144,7 +1146,7 @@ def conjugate_push(y, x, *, dx):
 @adjoint(np.ndarray.conj)
 def ndarray_conj(a):
     def back(dy):
-        return (dy.conjugate(),)
+        return (np.conjugate(dy),)
     return np.ndarray.conj(a), back
 
 
@@ -1156,13 +1158,13 @@ def ndarray_conj_push(y, a, *, da):
 @adjoint(np.ndarray.conjugate)
 def ndarray_conjugate(a):
     def back(dy):
-        return (dy.conjugate(),)
+        return (np.conjugate(dy),)
     return np.ndarray.conjugate(a), back
 
 
 @pushforward(np.ndarray.conjugate)
 def ndarray_conjugate_push(y, a, *, da):
-    return da.conjugate()
+    return np.conjugate(da)
 
 
 @adjoint(np.full_like)

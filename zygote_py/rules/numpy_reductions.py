@@ -129,7 +129,7 @@ nondifferentiable(
 
 def dtype_of(a):
     """The dtype of an array argument (also a list or a number)."""
-    return a.dtype if isinstance(a, np.ndarray) else np.asarray(a).dtype
+    return runtime.arrays.asarray(a).dtype
 
 
 @adjoint(np.sum)
@@ -138,17 +138,17 @@ def sum_(a, axis=None, dtype=None, out=None, keepdims=False):
         if axis is None or keepdims:
             return (runtime.spread(dy, a), None, None, None, None)
         return (runtime.spread(np.expand_dims(dy, axis), a), None, None, None, None)
-    return np.sum(a, axis, dtype, out, keepdims), back
+    return np.sum(a, axis, dtype, keepdims=keepdims), back
 
 
 @pushforward(np.sum)
 def sum_push(y, a, axis=None, dtype=None, out=None, keepdims=False, *, da):
-    return np.sum(da, axis, dtype, None, keepdims)
+    return np.sum(da, axis, dtype, keepdims=keepdims)
 
 
 @adjoint(np.mean)
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):
-    y = np.mean(a, axis, dtype, out, keepdims)
+    y = np.mean(a, axis, dtype, keepdims=keepdims)
 
     def back(dy):
         if axis is None:  # (no read of y: a gradient that is not asked for the mean does not compute it)
@@ -162,16 +162,17 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
 
 @pushforward(np.mean)
 def mean_push(y, a, axis=None, dtype=None, out=None, keepdims=False, *, da):
-    return np.mean(da, axis, dtype, None, keepdims)
+    return np.mean(da, axis, dtype, keepdims=keepdims)
 
 
 @adjoint(np.prod)
 def prod(a, axis=None, dtype=None, out=None, keepdims=False):
-    y = np.prod(a, axis, dtype, out, keepdims)
+    y = np.prod(a, axis, dtype, keepdims=keepdims)
 
     def back(dy):
-        if dtype is not None or y.dtype.kind != "f" or not y.all():
-            # a zero factor (or a product that underflowed): no dividing
+        if dtype is not None or y.dtype.kind != "f" or runtime.arrays.is_foreign(y) or not y.all():
+            # a zero factor (or a product that underflowed), or another library's array, whose zeros only
+            # computing it would find: no dividing
             return (numpy_reductions.prod_grad(dy, a, axis, keepdims), None, None, None, None)
         if axis is None or keepdims:
             return (dy * y / a, None, None, None, None)
@@ -182,7 +183,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False):
 @pushforward(np.prod)
 def prod_push(y, a, axis=None, dtype=None, out=None, keepdims=False, *, da):
     slopes = numpy_reductions.prod_grad(np.ones_like(y), a, axis, keepdims)
-    return np.sum(slopes.conjugate() * da, axis, dtype, None, keepdims)
+    return np.sum(np.conjugate(slopes) * da, axis, dtype, keepdims=keepdims)
 
 
 def extremum_grad(dy, a, y, axis, keepdims):
@@ -202,7 +203,9 @@ def extremum_grad(dy, a, y, axis, keepdims):
     else:
         hit = np.equal(a, np.expand_dims(y, axis))
         share = np.expand_dims(dy, axis)
-    if np.count_nonzero(hit) != np.size(y) or (axis is not None and np.isnan(y).any()):
+    # (no ties and no NaN: no dividing; never asked of another library's array, where it would compute)
+    if runtime.arrays.is_foreign(hit) or np.count_nonzero(hit) != np.size(y) \
+            or (axis is not None and np.isnan(y).any()):
         share = share / np.maximum(np.sum(hit, axis, keepdims=True), 1)
     dtype = np.result_type(y)
     if dtype.kind not in "fc":  # (an integer array's: its tangent, in forward mode, is float zeros)
@@ -213,7 +216,7 @@ def extremum_grad(dy, a, y, axis, keepdims):
 @adjoint(np.max)
 @adjoint(np.amax)
 def max_(a, axis=None, out=None, keepdims=False):
-    y = np.max(a, axis, out, keepdims)
+    y = np.max(a, axis, keepdims=keepdims)
 
     def back(dy):
         return (numpy_reductions.extremum_grad(dy, a, y, axis, keepdims), None, None, None)
@@ -230,7 +233,7 @@ def max_push(y, a, axis=None, out=None, keepdims=False, *, da):
 @adjoint(np.min)
 @adjoint(np.amin)
 def min_(a, axis=None, out=None, keepdims=False):
-    y = np.min(a, axis, out, keepdims)
+    y = np.min(a, axis, keepdims=keepdims)
 
     def back(dy):
         return (numpy_reductions.extremum_grad(dy, a, y, axis, keepdims), None, None, None)
@@ -246,7 +249,7 @@ def min_push(y, a, axis=None, out=None, keepdims=False, *, da):
 
 @adjoint(np.var)
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    y = np.var(a, axis, dtype, out, ddof, keepdims)
+    y = np.var(a, axis, dtype, ddof=ddof, keepdims=keepdims)
 
     def back(dy):
         n = math.prod(np.shape(a)) / max(y.size, 1)
@@ -266,7 +269,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 def var_push(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, da):
     centred = a - np.mean(a, axis, keepdims=True)
     scale = 2 / numpy_reductions.dof(a, y, ddof)
-    return np.sum(np.real(centred.conjugate() * da), axis, dtype, keepdims=keepdims) * scale
+    return np.sum(np.real(np.conjugate(centred) * da), axis, dtype, keepdims=keepdims) * scale
 
 
 def dof(a, y, ddof):
@@ -279,7 +282,7 @@ def dof(a, y, ddof):
 
 @adjoint(np.std)
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    y = np.std(a, axis, dtype, out, ddof, keepdims)
+    y = np.std(a, axis, dtype, ddof=ddof, keepdims=keepdims)
 
     def back(dy):
         n = math.prod(np.shape(a)) / max(y.size, 1)
@@ -299,7 +302,7 @@ def std_push(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, d
     """0 where ``y`` is 0 (a constant slice, where ``centred`` is 0)."""
     centred = a - np.mean(a, axis, keepdims=True)
     spread = numpy_reductions.dof(a, y, ddof) * np.where(y == 0, 1, y)
-    return np.sum(np.real(centred.conjugate() * da), axis, dtype, keepdims=keepdims) / spread
+    return np.sum(np.real(np.conjugate(centred) * da), axis, dtype, keepdims=keepdims) / spread
 
 
 @adjoint(np.cumsum)
@@ -323,8 +326,9 @@ def cumprod(a, axis=None, dtype=None, out=None):
     y = np.cumprod(a, axis, dtype, out)
 
     def back(dy):
-        if dtype is not None or y.dtype.kind != "f" or not y.all():
-            # a zero factor (or underflow): no dividing
+        if dtype is not None or y.dtype.kind != "f" or runtime.arrays.is_foreign(y) or not y.all():
+            # a zero factor (or underflow), or another library's array, whose zeros only computing it finds: no
+            # dividing
             return (numpy_reductions.cumprod_grad(dy, a, axis, y), None, None, None)
         g = np.flip(np.cumsum(np.flip(dy * y, axis), axis), axis) / np.reshape(a, np.shape(y))
         return (g.reshape(np.shape(a)), None, None, None)
@@ -344,17 +348,17 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
         else:
             g = np.where(np.isnan(a), 0, np.expand_dims(dy, axis))
         return (g.astype(numpy_reductions.dtype_of(a), copy=False), None, None, None, None)
-    return np.nansum(a, axis, dtype, out, keepdims), back
+    return np.nansum(a, axis, dtype, keepdims=keepdims), back
 
 
 @pushforward(np.nansum)
 def nansum_push(y, a, axis=None, dtype=None, out=None, keepdims=False, *, da):
-    return np.sum(np.where(np.isnan(a), 0, da), axis, dtype, None, keepdims)
+    return np.sum(np.where(np.isnan(a), 0, da), axis, dtype, keepdims=keepdims)
 
 
 @adjoint(np.nanmean)
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
-    y = np.nanmean(a, axis, dtype, out, keepdims)
+    y = np.nanmean(a, axis, dtype, keepdims=keepdims)
 
     def back(dy):
         valid = ~np.isnan(a)
@@ -372,7 +376,7 @@ def nanmean_push(y, a, axis=None, dtype=None, out=None, keepdims=False, *, da):
     """0 for an all-NaN slice."""
     valid = ~np.isnan(a)
     count = np.maximum(np.sum(valid, axis, keepdims=keepdims), 1)
-    return runtime.shaped(np.sum(np.where(valid, da, 0), axis, dtype, None, keepdims) / count, y)
+    return runtime.shaped(np.sum(np.where(valid, da, 0), axis, dtype, keepdims=keepdims) / count, y)
 
 
 @adjoint(np.linalg.norm)
@@ -396,7 +400,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
 @pushforward(np.linalg.norm)
 def norm_push(y, x, ord=None, axis=None, keepdims=False, *, dx):
     slopes = numpy_reductions.norm_grad(np.ones_like(y), x, ord, axis, keepdims, y)
-    return np.sum(np.real(slopes.conjugate() * dx), axis, keepdims=keepdims)
+    return np.sum(np.real(np.conjugate(slopes) * dx), axis, keepdims=keepdims)
 
 
 @adjoint(np.linalg.matrix_norm)
@@ -411,7 +415,7 @@ def matrix_norm(x, keepdims=False, ord="fro"):
 @pushforward(np.linalg.matrix_norm)
 def matrix_norm_push(y, x, keepdims=False, ord="fro", *, dx):
     slopes = numpy_reductions.norm_grad(np.ones_like(y), x, ord, (-2, -1), keepdims, y)
-    return np.sum(np.real(slopes.conjugate() * dx), (-2, -1), keepdims=keepdims)
+    return np.sum(np.real(np.conjugate(slopes) * dx), (-2, -1), keepdims=keepdims)
 
 
 @adjoint(np.linalg.vector_norm)
@@ -426,12 +430,12 @@ def vector_norm(x, axis=None, keepdims=False, ord=2):
 @pushforward(np.linalg.vector_norm)
 def vector_norm_push(y, x, axis=None, keepdims=False, ord=2, *, dx):
     slopes = numpy_reductions.vector_norm_grad(np.ones_like(y), x, ord, axis, y)
-    return np.sum(np.real(slopes.conjugate() * dx), axis, keepdims=keepdims)
+    return np.sum(np.real(np.conjugate(slopes) * dx), axis, keepdims=keepdims)
 
 
 @adjoint(np.nanmax)
 def nanmax(a, axis=None, out=None, keepdims=False):
-    y = np.nanmax(a, axis, out, keepdims)
+    y = np.nanmax(a, axis, keepdims=keepdims)
 
     def back(dy):
         return (numpy_reductions.extremum_grad(dy, a, y, axis, keepdims), None, None, None)
@@ -446,7 +450,7 @@ def nanmax_push(y, a, axis=None, out=None, keepdims=False, *, da):
 
 @adjoint(np.nanmin)
 def nanmin(a, axis=None, out=None, keepdims=False):
-    y = np.nanmin(a, axis, out, keepdims)
+    y = np.nanmin(a, axis, keepdims=keepdims)
 
     def back(dy):
         return (numpy_reductions.extremum_grad(dy, a, y, axis, keepdims), None, None, None)
@@ -461,7 +465,7 @@ def nanmin_push(y, a, axis=None, out=None, keepdims=False, *, da):
 
 @adjoint(np.ptp)
 def ptp(a, axis=None, out=None, keepdims=False):
-    y = np.ptp(a, axis, out, keepdims)
+    y = np.ptp(a, axis, keepdims=keepdims)
 
     def back(dy):
         hi = np.max(a, axis, keepdims=keepdims)
@@ -489,7 +493,7 @@ def ptp_push(y, a, axis=None, out=None, keepdims=False, *, da):
 
 @adjoint(np.nanprod)
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
-    y = np.nanprod(a, axis, dtype, out, keepdims)
+    y = np.nanprod(a, axis, dtype, keepdims=keepdims)
 
     def back(dy):
         missing = np.isnan(a)
@@ -509,12 +513,12 @@ def nanprod_push(y, a, axis=None, dtype=None, out=None, keepdims=False, *, da):
     """A NaN counts as the factor 1, constant."""
     missing = np.isnan(a)
     slopes = numpy_reductions.prod_grad(np.ones_like(y), np.where(missing, 1, a), axis, keepdims)
-    return np.sum(slopes.conjugate() * np.where(missing, 0, da), axis, dtype, None, keepdims)
+    return np.sum(np.conjugate(slopes) * np.where(missing, 0, da), axis, dtype, keepdims=keepdims)
 
 
 @adjoint(np.nanvar)
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    y = np.nanvar(a, axis, dtype, out, ddof, keepdims)
+    y = np.nanvar(a, axis, dtype, ddof=ddof, keepdims=keepdims)
 
     def back(dy):
         return (numpy_reductions.nanvar_grad(dy, a, axis, ddof, keepdims, None), None, None, None, None, None)
@@ -524,12 +528,12 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 @pushforward(np.nanvar)
 def nanvar_push(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, da):
     slopes = numpy_reductions.nanvar_grad(np.ones_like(y), a, axis, ddof, keepdims, None)
-    return np.sum(np.real(slopes.conjugate() * da), axis, dtype, keepdims=keepdims)
+    return np.sum(np.real(np.conjugate(slopes) * da), axis, dtype, keepdims=keepdims)
 
 
 @adjoint(np.nanstd)
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    y = np.nanstd(a, axis, dtype, out, ddof, keepdims)
+    y = np.nanstd(a, axis, dtype, ddof=ddof, keepdims=keepdims)
 
     def back(dy):
         return (numpy_reductions.nanvar_grad(dy, a, axis, ddof, keepdims, y), None, None, None, None, None)
@@ -539,7 +543,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 @pushforward(np.nanstd)
 def nanstd_push(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, da):
     slopes = numpy_reductions.nanvar_grad(np.ones_like(y), a, axis, ddof, keepdims, y)
-    return np.sum(np.real(slopes.conjugate() * da), axis, dtype, keepdims=keepdims)
+    return np.sum(np.real(np.conjugate(slopes) * da), axis, dtype, keepdims=keepdims)
 
 
 @adjoint(np.average)
@@ -563,7 +567,7 @@ def average_push(y, a, axis=None, weights=None, returned=False, keepdims=False, 
 
 @adjoint(np.median)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    y = np.median(a, axis, out, False, keepdims)
+    y = np.median(a, axis, keepdims=keepdims)
 
     def back(dy):
         g = numpy_reductions.quantile_grads(dy, a, 0.5, axis, "linear", keepdims, y, False)
@@ -578,7 +582,7 @@ def median_push(y, a, axis=None, out=None, overwrite_input=False, keepdims=False
 
 @adjoint(np.nanmedian)
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    y = np.nanmedian(a, axis, out, False, keepdims)
+    y = np.nanmedian(a, axis, keepdims=keepdims)
 
     def back(dy):
         g = numpy_reductions.quantile_grads(dy, a, 0.5, axis, "linear", keepdims, y, True)
@@ -595,7 +599,7 @@ def nanmedian_push(y, a, axis=None, out=None, overwrite_input=False, keepdims=Fa
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, weights=None):
     """``weights`` is keyword-only in NumPy: the rule takes it by position
     too, so that it can be inlined (``percentile`` alike)."""
-    y = np.quantile(a, q, axis, out, False, method, keepdims, weights=weights)
+    y = np.quantile(a, q, axis, method=method, keepdims=keepdims, weights=weights)
 
     def back(dy):
         g = numpy_reductions.quantile_grads(dy, a, q, axis, method, keepdims, y, False, weights)
@@ -611,7 +615,7 @@ def quantile_push(y, a, q, axis=None, out=None, overwrite_input=False, method="l
 
 @adjoint(np.nanquantile)
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
-    y = np.nanquantile(a, q, axis, out, False, method, keepdims)
+    y = np.nanquantile(a, q, axis, method=method, keepdims=keepdims)
 
     def back(dy):
         g = numpy_reductions.quantile_grads(dy, a, q, axis, method, keepdims, y, True)
@@ -627,7 +631,7 @@ def nanquantile_push(y, a, q, axis=None, out=None, overwrite_input=False, method
 
 @adjoint(np.percentile)
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, weights=None):
-    y = np.percentile(a, q, axis, out, False, method, keepdims, weights=weights)
+    y = np.percentile(a, q, axis, method=method, keepdims=keepdims, weights=weights)
 
     def back(dy):
         g = numpy_reductions.quantile_grads(dy, a, np.true_divide(q, 100), axis, method, keepdims, y, False, weights)
@@ -644,7 +648,7 @@ def percentile_push(y, a, q, axis=None, out=None, overwrite_input=False, method=
 
 @adjoint(np.nanpercentile)
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
-    y = np.nanpercentile(a, q, axis, out, False, method, keepdims)
+    y = np.nanpercentile(a, q, axis, method=method, keepdims=keepdims)
 
     def back(dy):
         g = numpy_reductions.quantile_grads(dy, a, np.true_divide(q, 100), axis, method, keepdims, y, True)
@@ -752,13 +756,13 @@ def _axes(axis, ndim):
 def _kept(g, axes):
     """``g``, a cotangent of a reduction over ``axes`` without
     ``keepdims``, with those axes back as length 1."""
-    return np.expand_dims(g, axes) if axes else np.asarray(g)
+    return np.expand_dims(g, axes) if axes else runtime.arrays.asarray(g)
 
 
 def _others_product(v):
     """For each element along the last axis of ``v``, the product of all
     the other elements of its row, without dividing (zeros allowed)."""
-    ones = np.ones(v.shape[:-1] + (1,), dtype=v.dtype)
+    ones = np.ones_like(v[..., :1])
     before = np.cumprod(np.concatenate([ones, v[..., :-1]], axis=-1), axis=-1)
     after = np.cumprod(np.concatenate([ones, v[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
     return before * after
@@ -769,17 +773,17 @@ def prod_grad(dy, a, axis, keepdims):
     cotangent ``dy``: ``dy`` times the product of the other elements of
     each element's slice, computed from products before and after it, so
     that zero factors are exact. Complex factors are conjugated."""
-    x = np.asarray(a)
+    x = runtime.arrays.asarray(a)
     axes = _axes(axis, x.ndim)
-    dy_kept = np.asarray(dy) if keepdims or axis is None else _kept(dy, axes)
+    dy_kept = runtime.arrays.asarray(dy) if keepdims or axis is None else _kept(dy, axes)
     rest = tuple(i for i in range(x.ndim) if i not in axes)
     order = rest + axes
     moved = np.transpose(x, order)
-    rows = moved.reshape(moved.shape[:len(rest)] + (-1,))
+    rows = np.reshape(moved, moved.shape[:len(rest)] + (-1,))  # (not the method: Dask's takes no order=)
     if rows.shape[-1] == 0:
         return np.zeros_like(x)
-    others = _others_product(rows).reshape(moved.shape).conj()
-    g = np.transpose(others, np.argsort(order)) * dy_kept
+    others = np.conjugate(np.reshape(_others_product(rows), moved.shape))
+    g = np.transpose(others, tuple(np.argsort(order))) * dy_kept  # (Dask's transpose takes no array of axes)
     return g.astype(x.dtype, copy=False) if x.dtype.kind in "fc" else g
 
 
@@ -796,19 +800,20 @@ def cumprod_grad(dy, a, axis, y):
     constant 0 would lose). One cumulative product per zero of the slice
     with the most.
     """
-    x = np.asarray(a)
-    flat = x.reshape(-1) if axis is None else x
+    x = runtime.arrays.asarray(a)
+    flat = np.reshape(x, -1) if axis is None else x
     ax = 0 if axis is None else axis % max(x.ndim, 1)
-    dyy = np.asarray(dy)
+    dyy = runtime.arrays.asarray(dy)
     zeros = flat == 0
     nth = np.cumsum(zeros, axis=ax)  # zeros up to and including each element
-    g = np.where(zeros, 0, numpy_reductions.tail_sum(dyy * np.asarray(y).conj(), ax) / np.where(zeros, 1, flat).conj())
-    most = int(np.max(nth)) if np.size(nth) else 0  # the zeros of the slice with the most
+    g = np.where(zeros, 0, numpy_reductions.tail_sum(dyy * np.conjugate(y), ax) / np.where(zeros, 1, flat).conj())
+    # the zeros of the slice with the most (of another library's array, a number computed: the loop needs it)
+    most = int(np.max(nth)) if math.prod(np.shape(nth)) else 0
     for n in range(1, most + 1):
         at = zeros & (nth == n)
-        replaced = np.cumprod(np.where(at, 1, flat), axis=ax).conj()
+        replaced = np.conjugate(np.cumprod(np.where(at, 1, flat), axis=ax))
         g = g + np.where(at, numpy_reductions.tail_sum(dyy * replaced, ax), 0)
-    g = g.reshape(x.shape)
+    g = np.reshape(g, x.shape)
     return g.astype(x.dtype, copy=False) if x.dtype.kind in "fc" else g
 
 
@@ -831,7 +836,8 @@ def cumprod_tangent(da, a, axis, y):
     zeros = x == 0
     nth = np.cumsum(zeros, axis=ax)
     t = y * np.cumsum(np.where(zeros, 0, dx / np.where(zeros, 1, x)), axis=ax)
-    most = int(np.max(nth)) if np.size(nth) else 0  # the zeros of the slice with the most
+    # the zeros of the slice with the most (of another library's array, a number computed: the loop needs it)
+    most = int(np.max(nth)) if math.prod(np.shape(nth)) else 0
     for n in range(1, most + 1):
         at = zeros & (nth == n)
         t = t + np.cumprod(np.where(at, 1, x), axis=ax) * np.cumsum(np.where(at, dx, 0), axis=ax)
@@ -1055,7 +1061,7 @@ def quantile_slopes(a, q, axis, method, skip_nan):
     rest = tuple(i for i in range(x.ndim) if i not in axes)
     order = rest + axes
     moved = np.transpose(x, order)
-    rows = moved.reshape(moved.shape[:len(rest)] + (-1,))
+    rows = np.reshape(moved, moved.shape[:len(rest)] + (-1,))  # (not the method: Dask's takes no order=)
     n = rows.shape[-1]
     qs = np.asarray(q, dtype=float)
     per_q = qs.reshape(qs.shape + (1,) * len(rest))

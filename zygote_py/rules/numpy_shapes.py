@@ -196,7 +196,7 @@ def unravel(dy, a, order):
             order = "F"
         else:
             axes = _keep_order_axes(shape, a.strides)
-            return np.transpose(np.reshape(dy, [shape[i] for i in axes]), np.argsort(axes))
+            return np.transpose(np.reshape(dy, [shape[i] for i in axes]), tuple(np.argsort(axes)))
     return np.reshape(dy, shape, order)
 
 
@@ -558,7 +558,7 @@ def transpose(a, axes=None):
     def back(dy):
         if axes is None:
             return (np.transpose(dy), None)
-        return (np.transpose(dy, np.argsort(np.mod(axes, np.ndim(a)))), None)
+        return (np.transpose(dy, tuple(np.argsort(np.mod(axes, np.ndim(a))))), None)  # (Dask takes no array of axes)
     return np.transpose(a, axes), back
 
 
@@ -575,7 +575,7 @@ def ndarray_transpose(self, *axes):
     def back(dy):
         if perm is None:
             return (np.transpose(dy),) + (None,) * len(axes)
-        return (np.transpose(dy, np.argsort(np.mod(perm, self.ndim))),) + (None,) * len(axes)
+        return (np.transpose(dy, tuple(np.argsort(np.mod(perm, self.ndim)))),) + (None,) * len(axes)
     return self.transpose(*axes), back
 
 
@@ -1084,7 +1084,9 @@ def ndarray_copy_push(y, self, order="C", *, dself):
 
 @adjoint(np.ndarray.astype)
 def ndarray_astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-    y = self.astype(dtype, order, casting, subok, copy)
+    # (order and subok change the memory layout and the class, not the values: other libraries' astype, Dask's,
+    # takes neither)
+    y = self.astype(dtype, casting=casting, copy=copy)
 
     def back(dy):
         dself = numpy_shapes.like(dy, self) if y.dtype.kind in "fc" else None

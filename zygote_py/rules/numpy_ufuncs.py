@@ -190,7 +190,7 @@ def multiply_reduce(array, axis=0, dtype=None, out=None, keepdims=False):
 @pushforward(np.multiply.reduce)
 def multiply_reduce_push(y, array, axis=0, dtype=None, out=None, keepdims=False, *, darray):
     slopes = numpy_reductions.prod_grad(np.ones_like(y), array, axis, keepdims)
-    return np.add.reduce(slopes.conjugate() * darray, axis, dtype, None, keepdims)
+    return np.add.reduce(np.conjugate(slopes) * darray, axis, dtype, None, keepdims)
 
 
 @adjoint(np.maximum.reduce)

@@ -134,7 +134,7 @@ def gamma(x):
     y = scipy.special.gamma(x)
 
     def back(dy):
-        return (dy * (y * scipy.special.digamma(x)).conjugate(),)
+        return (dy * np.conjugate(y * scipy.special.digamma(x)),)
     return y, back
 
 
@@ -146,7 +146,7 @@ def gamma_push(y, x, *, dx):
 @adjoint(scipy.special.loggamma)
 def loggamma(x):
     def back(dy):
-        return (dy * scipy.special.digamma(x).conjugate(),)
+        return (dy * np.conjugate(scipy.special.digamma(x)),)
     return scipy.special.loggamma(x), back
 
 
@@ -386,7 +386,7 @@ def stdtrit_push(t, df, p, *, ddf, dp):
 @adjoint(scipy.special.erf)
 def erf(x):
     def back(dy):
-        return (dy * (2 / math.sqrt(math.pi) * np.exp(-x * x)).conjugate(),)
+        return (dy * np.conjugate(2 / math.sqrt(math.pi) * np.exp(-x * x)),)
     return scipy.special.erf(x), back
 
 
@@ -398,7 +398,7 @@ def erf_push(y, x, *, dx):
 @adjoint(scipy.special.erfc)
 def erfc(x):
     def back(dy):
-        return (dy * (-2 / math.sqrt(math.pi) * np.exp(-x * x)).conjugate(),)
+        return (dy * np.conjugate(-2 / math.sqrt(math.pi) * np.exp(-x * x)),)
     return scipy.special.erfc(x), back
 
 
@@ -438,7 +438,7 @@ def erfcinv_push(y, x, *, dx):
 @adjoint(scipy.special.ndtr)
 def ndtr(x):
     def back(dy):
-        return (dy * (np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)).conjugate(),)
+        return (dy * np.conjugate(np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)),)
     return scipy.special.ndtr(x), back
 
 
@@ -452,7 +452,7 @@ def log_ndtr(x):
     y = scipy.special.log_ndtr(x)
 
     def back(dy):
-        return (dy * np.exp(-0.5 * x * x - y - 0.5 * math.log(2 * math.pi)).conjugate(),)
+        return (dy * np.conjugate(np.exp(-0.5 * x * x - y - 0.5 * math.log(2 * math.pi))),)
     return y, back
 
 

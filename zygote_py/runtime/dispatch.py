@@ -439,8 +439,10 @@ def attribute(obj: Any, name: str, default: Any) -> tuple[Any, Optional[Callable
     whose gradient is :func:`attribute_gradient`."""
     if default is not MISSING and not hasattr(obj, name):
         return default, to_default
+    # (another library's array: its properties, Dask's shape and ndim, are an array's attributes, not code to
+    # differentiate)
     found = class_attribute(type(obj), name)
-    getter = getter_of(found)
+    getter = None if arrays.is_foreign(obj) else getter_of(found)
     if getter is None:
         return getattr(obj, name), None
     computed, back = J(getter, obj)  # (the getter's gradient, and its object's)

@@ -235,6 +235,10 @@ def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: 
         # (np.add.at: a rule of its own; a static or class method; a field holding a function or a
         # callable object, whose tangent is the field's)
         return push(bound, args, kwargs, dargs, dkwargs, None if dobj is None else attribute_tangent(obj, name, dobj))
+    rule = registry.lookup_pushforward(method) if arrays.is_foreign(obj) else None
+    if rule is not None:  # (np.ndarray.sum's rule, called on another library's array: its own sum gives the value)
+        y = bound(*args, **kwargs)
+        return y, seam.compiler().push_rule(rule, y, (obj, *args), kwargs, (dobj, *dargs), dkwargs)
     return push(method, (obj, *args), kwargs, (dobj, *dargs), dkwargs)
 
 
@@ -374,6 +378,12 @@ def _by_components(y: Any, component: Callable[[Any], float]) -> Any:
     z = zero_tangent(y)
     if z is None:
         return _object_by_components(y, component)
+    if arrays.is_foreign(y):
+        raise NoDerivativeRule(
+            f"forward mode through a call that gives a {type(y).__module__.split('.')[0]} array and has no forward "
+            "rule: its tangent would be made element by element, computing the array",
+            hint="use reverse mode: zpy.gradient, and for a Hessian-vector product the gradient of "
+            "np.sum(zpy.gradient(f, x)[0] * v)")
     out = np.array(z, dtype=np.result_type(z), copy=True)
     flat = out.reshape(-1)
     for k in range(flat.size):

@@ -79,7 +79,7 @@ def zero_tangent(x: Any) -> Any:
     tangent) for anything else: integer arrays, strings, objects."""
     if type(x) is float:
         return 0.0
-    if isinstance(x, np.ndarray):
+    if arrays.is_array(x):  # (of its library: a Dask array's zero is lazy)
         return np.zeros_like(x) if x.dtype.kind in "fc" else None
     if isinstance(x, (np.floating, np.complexfloating)):
         return x.dtype.type(0)

@@ -212,7 +212,7 @@ def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
     :class:`Tangent`. A class's constant is no part of the object: no
     gradient. Anything else (an attribute computed by a descriptor or
     ``__getattr__``) is refused."""
-    if isinstance(obj, np.ndarray):
+    if arrays.is_array(obj):
         if name == "T":
             return dy.T
         if name == "mT":
@@ -220,7 +220,7 @@ def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
         if name == "real":
             return dy
         if name == "imag":
-            return 1j * np.asarray(dy)
+            return 1j * arrays.asarray(dy)
         if callable(getattr(obj, name)):
             return dy
         if name in METADATA_ATTRIBUTES:

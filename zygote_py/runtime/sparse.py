@@ -3,7 +3,7 @@ adds (:class:`Scatter`), and a 1-d array's gradient kept as a Python list
 of its items' (:class:`Items`), each made dense by any use other than
 accumulation; :func:`scatter` and :func:`add_to`, which make them.
 
-May import: NumPy, :mod:`zygote_py.tangent`.
+May import: NumPy, :mod:`zygote_py.tangent`, :mod:`zygote_py.errors`.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import tangent
+from ..errors import NoDerivativeRule
 from ..tangent import Tangent
 from . import arrays
 
@@ -38,6 +39,17 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
     if np.iscomplexobj(dy) and dtype.kind != "c":
         dy = np.real(dy)  # a real input's gradient is real (the complex convention)
     basic = basic_index(key)
+    lazy = next((v for v in (dy, x) if arrays.is_foreign(v)), None)
+    if lazy is not None:  # (zeros of its library: a NumPy array would compute a Dask dy into it, or refuse CuPy's)
+        if not (basic or _mask(key)):
+            raise NoDerivativeRule(
+                f"the gradient of indexing a {type(lazy).__module__.split('.')[0]} array with integer arrays, "
+                "whose repeated indices add up (np.add.at, which that library does not have)",
+                hint="index it with slices, integers or one boolean mask, or compute the array first",
+            )
+        g = np.zeros_like(lazy, dtype=dtype, shape=shape)
+        g[key] = dy
+        return g
     if basic and np.size(dy) * 4 <= math.prod(shape):
         return Scatter(shape, dtype, [(key, dy)], 1, np.size(dy))
     g = np.zeros(shape, dtype)

@@ -81,12 +81,26 @@ def real_if_real(g, x):
 
 def scatter(x, key, dy):
     """The gradient of ``x`` for a gradient ``dy`` of ``x[key]``: zeros of
-    ``x``'s shape with ``dy`` added at ``key`` (repeated indices add up)."""
+    ``x``'s shape with ``dy`` added at ``key`` (repeated indices add up);
+    zeros of another library's array where ``dy`` or ``x`` is one, with
+    ``dy`` assigned (that library has no ``np.add.at``: one index,
+    integers, slices or a mask)."""
     if dy is None:
         return None
     dtype = getattr(x, "dtype", None)
-    g = np.zeros(np.shape(x), dtype if dtype is not None and dtype.kind in "fc" else float)
-    np.add.at(g, key, np.real(dy) if g.dtype.kind != "c" else dy)
+    dtype = dtype if dtype is not None and dtype.kind in "fc" else np.dtype(float)
+    dy = np.real(dy) if dtype.kind != "c" else dy
+    lazy = [v for v in (dy, x) if hasattr(type(v), "__array_function__") and not isinstance(v, (np.ndarray, np.generic))]
+    if lazy:
+        if any(isinstance(k, list) or np.ndim(k) and getattr(k, "dtype", None) != bool
+               for k in (key if isinstance(key, tuple) else (key,))):
+            raise TypeError("the gradient of indexing another library's array with integer arrays (whose "
+                            "repeated indices add up) needs np.add.at, which it does not have")
+        g = np.zeros_like(lazy[0], dtype=dtype, shape=np.shape(x))
+        g[key] = dy
+        return g
+    g = np.zeros(np.shape(x), dtype)
+    np.add.at(g, key, dy)
     return g
 
 

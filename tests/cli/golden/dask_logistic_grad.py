@@ -1,0 +1,207 @@
+# Gradients of ../../../examples/dask_logistic.py, written by zygote_py 0.1.0.
+# generated — regenerate with zpy emit: zpy emit ../../../examples/dask_logistic.py -o dask_logistic_grad.py --function loss --skip-failing
+#
+# Source definitions (sha256 of their text, first 16 hex digits):
+#   loss  624155e72d78d4d8
+#
+# NAME_forward(*args) returns (y, pullback) and pullback(dy) the gradients
+# (it may be called again); NAME_gradient(*args) returns the gradients;
+# a method Class.name gives Class_name_forward(self, ...) and
+# Class_name_gradient(self, ...).
+# Parameters annotated int, bool, str or bytes, or with such a default,
+# are not differentiated; float or no annotation means a real number,
+# np.ndarray a real array; a dataclass whose fields are annotated so
+# (or a method's self of one) gets a types.SimpleNamespace of its
+# fields' gradients (the attributes of zpy.gradient's Tangent).
+
+import math
+import numbers
+import numpy as np
+
+
+# zygote_py.writer.standalone.real_arrays
+def real_arrays(**values):
+    """Raise ``TypeError`` unless each value is an array, the kind that a
+    parameter annotated ``np.ndarray`` was emitted for: NumPy's, or another
+    library's that NumPy's functions dispatch to (Dask's, CuPy's)."""
+    for name, value in values.items():
+        if not isinstance(value, np.ndarray) and (not any((getattr(type(value), p, None) is not None for p in ('__array_function__', '__array_ufunc__', '__array_namespace__')))):
+            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
+
+
+# zygote_py.writer.standalone.real_numbers
+def real_numbers(**values):
+    """Raise ``TypeError`` unless each value is a real number, the kind
+    that a parameter annotated ``float``, or not annotated, was emitted
+    for (the gradient of an array there would be wrong)."""
+    for name, value in values.items():
+        if not isinstance(value, numbers.Real):
+            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
+
+
+# zygote_py.runtime.spread
+def spread(dy, a):
+    """``dy`` broadcast to the shape of the array ``a``, with its dtype, as
+    a new array of ``a``'s library (the gradient of ``a`` for a sum of it)."""
+    zero = np.zeros_like(a)
+    return (zero + dy).astype(zero.dtype, copy=False)
+
+
+# zygote_py.runtime.unbroadcast
+def unbroadcast(dy, x):
+    """``dy`` summed down to the shape of ``x``, an operand that NumPy
+    broadcast to the shape of ``dy``, with ``x``'s float dtype (a Python
+    number ``x`` gets a Python number)."""
+    if dy is None:
+        return None
+    shape = np.shape(x)
+    dshape = np.shape(dy)
+    if dshape != shape:
+        extra = len(dshape) - len(shape)
+        if extra >= 0:
+            axes = tuple(range(extra)) + tuple((i + extra for i, n in enumerate(shape) if n == 1 and dshape[i + extra] != 1))
+            if axes:
+                dy = np.sum(dy, axis=axes, keepdims=True)
+        if extra > 0:
+            dy = np.reshape(dy, shape)
+        elif np.shape(dy) != shape:
+            dy = np.broadcast_to(dy, shape)
+    if isinstance(x, np.generic) or hasattr(type(x), '__array_function__'):
+        if x.dtype.kind in 'fc' and np.result_type(dy) != x.dtype:
+            if np.iscomplexobj(dy) and x.dtype.kind != 'c':
+                dy = np.real(dy)
+            dy = (dy if hasattr(type(dy), '__array_function__') else np.asarray(dy)).astype(x.dtype)
+        return dy[()] if isinstance(x, np.generic) and isinstance(dy, np.ndarray) else dy
+    if isinstance(dy, (np.ndarray, np.generic)) and isinstance(x, (int, float)):
+        dy = dy.item()
+    return dy.real if isinstance(dy, complex) and (not isinstance(x, complex)) else dy
+
+
+# zygote_py.rules.numpy_linalg.real_matrices
+def real_matrices(dy, x1, x2, least=2):
+    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
+    too, with ``least`` to 2 dimensions each: for two matrices its
+    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
+    return type(x1) is np.ndarray and type(x2) is np.ndarray and (least <= x1.ndim <= 2) and (least <= x2.ndim <= 2) and (x1.dtype is x2.dtype) and (x1.dtype.kind == 'f') and (getattr(dy, 'dtype', None) is x1.dtype)
+
+
+# zygote_py.runtime.user_gradient
+def user_gradient(x, g):
+    """The gradient ``g`` of the argument ``x`` as ``zpy.gradient`` returns
+    it: an array of zeros for an array that this run's path did not
+    reach."""
+    if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and (g == 0):
+        return np.zeros_like(x)
+    return g
+
+
+# zygote_py.rules.numpy_linalg.fit
+def fit(g, x):
+    """``g`` as the gradient of ``x``: summed down to ``x``'s shape where
+    ``x`` was broadcast, real when ``x`` is real, of ``x``'s float dtype (a
+    Python number for a number, an array for a list)."""
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x)
+    if np.iscomplexobj(g) and (not np.iscomplexobj(x)):
+        g = np.real(g)
+    return unbroadcast(g, x)
+
+
+# zygote_py.rules.numpy_linalg.sum_to
+def sum_to(g, shape):
+    """``g`` summed over the axes along which an array of ``shape`` was
+    broadcast to ``g``'s shape."""
+    extra = g.ndim - len(shape)
+    axes = tuple(range(extra)) + tuple((extra + i for i, n in enumerate(shape) if n == 1 and g.shape[extra + i] != 1))
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g.reshape(shape)
+
+
+# zygote_py.rules.numpy_linalg.conj
+def conj(x):
+    """The complex conjugate, and ``x`` itself when it is real (no copy)."""
+    return np.conj(x) if np.iscomplexobj(x) else x
+
+
+# zygote_py.rules.numpy_linalg.mH
+def mH(x):
+    """The conjugate transposes of a stack of matrices."""
+    return conj(np.swapaxes(x, -1, -2))
+
+
+# zygote_py.rules.numpy_linalg.matmul_grad
+def matmul_grad(dy, x1, x2, wrt):
+    """The gradient of ``np.matmul(x1, x2)`` with respect to ``x1``
+    (``wrt == 0``) or ``x2`` (``wrt == 1``): a 1-d ``x1`` is promoted to a
+    row, a 1-d ``x2`` to a column, and batch dimensions are summed where the
+    operand was broadcast."""
+    if real_matrices(dy, x1, x2, 1):
+        if x1.ndim == 1 and x2.ndim == 1:
+            return dy * (x2 if wrt == 0 else x1)
+        if wrt == 0:
+            return dy[:, None] * x2 if x1.ndim == 2 else x2 @ dy
+        return x1[:, None] * dy if x2.ndim == 2 else dy @ x1
+    a, b, g = [v if hasattr(type(v), '__array_function__') else np.asarray(v) for v in (x1, x2, dy)]
+    if a.ndim == 1 and b.ndim == 1:
+        return fit(g * conj(b), x1) if wrt == 0 else fit(g * conj(a), x2)
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    if a.ndim == 1:
+        g = np.expand_dims(g, -2)
+    if b.ndim == 1:
+        g = g[..., None]
+    if wrt == 0:
+        return fit(sum_to(g @ mH(b2), a2.shape).reshape(a.shape), x1)
+    if b2.ndim == 2 and a2.ndim > 2:
+        gb = mH(a2.reshape(-1, a2.shape[-1])) @ g.reshape(-1, g.shape[-1])
+    else:
+        gb = sum_to(mH(a2) @ g, b2.shape)
+    return fit(gb.reshape(b.shape), x2)
+
+
+# loss (../../../examples/dask_logistic.py, line 22): w: a real array; b: a real number; X: a real array; y: a real array
+def loss_forward(w, b, X, y):
+    real_arrays(w=w, X=X, y=y)
+    real_numbers(b=b)
+    t = X @ w
+    z = t + b
+    t_1 = np.logaddexp(0.0, z)
+    t_2 = y * z
+    t_3 = t_1 - t_2
+    t_4 = t_3.mean()
+
+    def loss_pullback(dout):
+        t_5 = spread(dout / max(math.prod(np.shape(t_3)), 1), t_3)
+        t_6 = -unbroadcast(t_5, t_2)
+        dy = unbroadcast(t_6 * z, y)
+        dz = unbroadcast(t_6 * y, z)
+        dz = dz + unbroadcast(t_5, t_1) * np.exp(z - t_1)
+        db = unbroadcast(dz, b)
+        if real_matrices(dz, X, w):
+            dX, dw = (dz @ w.T, X.T @ dz)
+        else:
+            dX, dw = (matmul_grad(dz, X, w, 0), matmul_grad(dz, X, w, 1))
+        return (user_gradient(w, dw), db, user_gradient(X, dX), user_gradient(y, dy))
+    return (t_4, loss_pullback)
+
+
+def loss_gradient(w, b, X, y):
+    real_arrays(w=w, X=X, y=y)
+    real_numbers(b=b)
+    t = X @ w
+    z = t + b
+    t_1 = np.logaddexp(0.0, z)
+    t_2 = y * z
+    t_3 = t_1 - t_2
+    t_4 = spread(1.0 / max(math.prod(np.shape(t_3)), 1), t_3)
+    t_5 = -unbroadcast(t_4, t_2)
+    dy = unbroadcast(t_5 * z, y)
+    dz = unbroadcast(t_5 * y, z)
+    dz = dz + unbroadcast(t_4, t_1) * np.exp(z - t_1)
+    db = unbroadcast(dz, b)
+    if real_matrices(dz, X, w):
+        dX, dw = (dz @ w.T, X.T @ dz)
+    else:
+        dX, dw = (matmul_grad(dz, X, w, 0), matmul_grad(dz, X, w, 1))
+    return (user_gradient(w, dw), db, user_gradient(X, dX), user_gradient(y, dy))
