@@ -61,7 +61,6 @@ runtime.seam.set_loader(lambda: pipeline.compiled)  # (reading any of its attrib
 registry.when_imported("zygote_py.api", "zygote_py.own_rules")  # (zpy.gradient inside differentiated code)
 
 
-
 def cache_dir(path: Any) -> Any:
     """Keep compiled gradients in the directory ``path`` (created ``0700``
     if needed, ``~`` expanded), shared with other processes that use it;

@@ -37,8 +37,6 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-
-
 from .. import runtime
 from ..backend.naming import clean
 from ..errors import NoDerivativeRule, UnsupportedSyntax

@@ -14,8 +14,8 @@ import types
 from typing import Any
 
 import numpy as np
-from .operators import number_type, python_method
 
+from .operators import number_type, python_method
 
 
 def is_number(x: Any) -> bool:
@@ -60,9 +60,19 @@ def _differentiable(x: Any, seen: set[int]) -> bool:
         seen.add(id(x))
         return any(_differentiable(v, seen) for v in (*map(cell_value, x.__closure__ or ()),
                                                       *(x.__defaults__ or ()), *(x.__kwdefaults__ or {}).values()))
-    if isinstance(x, (types.BuiltinFunctionType, type, types.ModuleType)) or isinstance(x, _STATE_WITHOUT_GRADIENT):
+    if isinstance(x, (types.BuiltinFunctionType, type, types.ModuleType)):
         return False
-    return not any(_of_modules(c.__module__ or "", _STATE_MODULES) for c in type(x).__mro__)
+    return not _state_without_gradient(type(x))
+
+
+@functools.lru_cache(maxsize=None)
+def _state_without_gradient(cls: type) -> bool:
+    """Whether instances of ``cls`` carry no gradient however they are
+    reached: those of :data:`_STATE_WITHOUT_GRADIENT` and of a class of
+    :data:`_STATE_MODULES` (or with a base class there). Cached per class:
+    it is asked of every object a call is given."""
+    return issubclass(cls, _STATE_WITHOUT_GRADIENT) or any(
+        (c.__module__ or "") in _STATE_MODULES or (c.__module__ or "").startswith(_STATE_PACKAGES) for c in cls.__mro__)
 
 
 _STATE_WITHOUT_GRADIENT = (np.dtype, np.finfo, np.iinfo, range, slice, type(Ellipsis), io.IOBase, np.ufunc, type(np.sum))
@@ -78,6 +88,7 @@ number generators (a closure capturing one is no differentiated closure;
 the module of the class or a base class (``numpy.random.mtrand``), so that
 ``import zygote_py`` imports none of them (a ``random.Random`` exists only
 once the user imported ``random``)."""
+_STATE_PACKAGES = tuple(m + "." for m in _STATE_MODULES)
 
 
 def exact_number(x: Any) -> bool:
@@ -87,11 +98,6 @@ def exact_number(x: Any) -> bool:
     fractions, decimal = sys.modules.get("fractions"), sys.modules.get("decimal")
     return fractions is not None and isinstance(x, fractions.Fraction) or \
         decimal is not None and isinstance(x, decimal.Decimal)
-
-
-def _of_modules(module: str, packages: tuple) -> bool:
-    """Whether ``module`` is one of ``packages`` or inside one of them."""
-    return module in packages or module.startswith(tuple(p + "." for p in packages))
 
 
 def captures_differentiable(fn: types.FunctionType) -> bool:
