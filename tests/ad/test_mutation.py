@@ -1288,6 +1288,83 @@ def test_out_of_a_numpy_function_that_is_no_ufunc(f):
     check(f, 1.5)
 
 
+def sum_into_out_by_position(x):
+    m = np.array([[x, 2.0, x * x], [1.0, x, 3.0]])
+    buf = np.zeros(3)
+    np.sum(m, 0, None, buf)  # (out is NumPy's fourth parameter)
+    return np.sum(buf * buf)
+
+
+def method_into_out_by_position(x):
+    m = np.array([[x, 2.0, x * x], [1.0, x, 3.0]])
+    buf = np.zeros(2)
+    r = m.mean(1, None, buf)  # (r is buf)
+    r *= x
+    return np.sum(buf ** 3)
+
+
+def ufunc_into_out_by_position(x):
+    v = np.array([x, 2.0 * x, 0.5])
+    buf = np.zeros(3)
+    np.exp(v, buf)
+    np.multiply(buf, v, buf)
+    return np.sum(buf)
+
+
+def keepdims_after_out(x):
+    m = np.array([[x, 2.0], [x * x, 1.0]])
+    buf = np.zeros((2, 1))
+    np.sum(m, 1, None, buf, True)
+    return float(buf[0, 0] * buf[1, 0])
+
+
+def dot_and_cumsum_into_out(x):
+    a = np.array([[x, 1.0], [2.0, x]])
+    buf, acc = np.zeros((2, 2)), np.zeros(4)
+    np.dot(a, a.T, buf)
+    np.cumsum(buf.ravel(), 0, None, acc)
+    return np.sum(acc * x)
+
+
+OUT_BY_POSITION = [sum_into_out_by_position, method_into_out_by_position, ufunc_into_out_by_position,
+                   keepdims_after_out, dot_and_cumsum_into_out]
+
+
+@pytest.mark.parametrize("f", OUT_BY_POSITION, ids=lambda f: f.__name__)
+def test_out_given_by_position(f):
+    """``np.sum(m, 0, None, buf)`` writes into ``buf`` as ``out=buf`` does:
+    its gradient reaches ``m`` in both modes and at second order (the
+    gradient was silently ``None``)."""
+    check(f, 1.3)
+    assert_jvp_along_first(f, 1.3)
+    h, df = 1e-5, zpy.grad(f)
+    second = (df(1.3 + h) - df(1.3 - h)) / (2 * h)
+    assert zpy.grad(df)(1.3) == pytest.approx(second, rel=1e-5)
+    assert zpy.hvp(f, (1.3,), (1.0,))[0] == pytest.approx(second, rel=1e-5)
+
+
+def ufunc_into_out_where(x):
+    v = np.array([x, -x, 2.0])
+    buf = np.ones(3)
+    np.multiply(v, v, out=buf, where=v > 0)  # (buf keeps its items where v <= 0)
+    return np.sum(buf * x)
+
+
+def reduction_known_only_when_it_runs(x):
+    reduce = [np.sum][0]
+    buf = np.zeros(1)
+    reduce(np.array([x, x * x]), 0, None, buf[0:1].reshape(()))
+    return x
+
+
+@pytest.mark.parametrize("f", [ufunc_into_out_where, reduction_known_only_when_it_runs], ids=lambda f: f.__name__)
+def test_out_the_compiler_cannot_see_is_refused(f):
+    with pytest.raises(zpy.ZygoteError, match="out="):
+        zpy.gradient(f, 1.3)
+    with pytest.raises(zpy.ZygoteError, match="out="):
+        zpy.jvp(f, (1.3,), (1.0,))
+
+
 def write_into_a_slice_of_a_list(x):
     u = [x, x]
     m = u[1:]  # (a copy)

@@ -294,6 +294,30 @@ def test_dot(sa, sb):
     check_rule(np.dot, rand(sa, 1), rand(sb, 2))
 
 
+@pytest.mark.parametrize("sa,sb", DOT_SHAPES)
+def test_the_product_gradients_emitted_code_calls(sa, sb):
+    """``dot_grad`` and ``matmul_grad``, which emitted code calls where the
+    operands' kinds are not known when it is compiled: against central
+    differences of ``<dy, a @ b>`` (two real matrices took the matrix-vector
+    shortcut, a 3-d gradient)."""
+    a, b = rand(sa, 1), rand(sb, 2)
+    for grad, product in [(numpy_linalg.dot_grad, np.dot), (numpy_linalg.matmul_grad, np.matmul)]:
+        try:
+            dy = rand(np.shape(product(a, b)), 3)
+        except ValueError:  # (matmul does not broadcast these)
+            continue
+        for wrt, x in enumerate((a, b)):
+            g = grad(dy, a, b, wrt)
+            assert np.shape(g) == x.shape
+
+            def loss(v):
+                return np.sum(dy * (product(v, b) if wrt == 0 else product(a, v)))
+            for i in np.ndindex(x.shape):
+                e = np.zeros_like(x)
+                e[i] = 1e-6
+                assert g[i] == pytest.approx((loss(x + e) - loss(x - e)) / 2e-6, rel=1e-6, abs=1e-8)
+
+
 @pytest.mark.parametrize("sa,sb", [((3, 4), (4, 2)), ((4,), (4,)), ((2, 3, 4), (5, 4, 2))])
 def test_ndarray_dot(sa, sb):
     check_rule(np.ndarray.dot, rand(sa, 1), rand(sb, 2))

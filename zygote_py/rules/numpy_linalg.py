@@ -133,7 +133,7 @@ def matmul_grad(dy, x1, x2, wrt):
     (``wrt == 0``) or ``x2`` (``wrt == 1``): a 1-d ``x1`` is promoted to a
     row, a 1-d ``x2`` to a column, and batch dimensions are summed where the
     operand was broadcast."""
-    if real_matrices(dy, x1, x2, 1):  # a matrix and a vector, or two vectors
+    if real_matrices(dy, x1, x2, 1) and (x1.ndim == 1 or x2.ndim == 1):  # a matrix and a vector, or two vectors
         if x1.ndim == 1 and x2.ndim == 1:
             return dy * (x2 if wrt == 0 else x1)
         if wrt == 0:  # (an outer product by broadcasting: faster than np.outer)

@@ -52,8 +52,8 @@ from .cells import (  # noqa: F401
     call_with_cells, check_assigned, forward_with_cells, lent_cells, push_with_cells,
 )
 from .arguments import (  # noqa: F401
-    call_cotangent, call_grads, call_spread, closure_gradient, defaulted, raw_cotangent, restricted,
-    spread_keywords, spread_positional,
+    call_cotangent, call_grads, call_spread, closure_gradient, defaulted, numpy_parameters, out_argument,
+    raw_cotangent, restricted, spread_keywords, spread_positional,
 )
 from .dispatch import (  # noqa: F401
     apply_rule, attribute, bound_object, call_gradient, caught, changing_method, copied, differentiable_callable,

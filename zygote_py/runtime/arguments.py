@@ -3,12 +3,20 @@
 (what its emitted pullback returns) and a call's arguments (what ``J``'s
 convention returns: the callee's, then one per argument).
 
+Also where a NumPy callable takes ``out`` by position
+(:func:`numpy_parameters`), which both the compiler (it makes
+``np.sum(x, 0, None, buf)`` a keyword call) and the run-time dispatch (it
+refuses what it cannot version) read.
+
 May import: :mod:`zygote_py.tangent`, :mod:`.gradients`, :mod:`.values`.
 """
 from __future__ import annotations
 
+import inspect
 import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
+
+import numpy as np
 
 from .. import tangent
 from ..errors import ZygoteError
@@ -148,3 +156,50 @@ def restricted(fn: types.FunctionType, active: tuple, positions: Any) -> tuple:
     named = fn.__code__.co_argcount
     kept = {min(i, named) for i in positions}
     return tuple(a and p in kept for p, a in enumerate(active))
+
+
+_PARAMETERS: dict[Any, Optional[tuple[str, ...]]] = {}
+
+
+def numpy_parameters(fn: Any) -> Optional[tuple[str, ...]]:
+    """The parameters of a NumPy callable that takes ``out``, in order, up to
+    and including ``out`` and beyond while they may be given by position:
+    a single-output ufunc's inputs then ``out`` (``np.add(a, b, buf)``);
+    ``np.sum``'s ``a, axis, dtype, out, keepdims``; an array method's
+    (``np.ndarray.sum``, its array first) those of NumPy's function of the
+    same name. ``None`` for any other callable."""
+    try:
+        return _PARAMETERS[fn]
+    except KeyError:
+        pass
+    except TypeError:  # (unhashable: no NumPy function)
+        return None
+    found = None
+    same = getattr(np, fn.__name__, None) if type(fn) is types.MethodDescriptorType \
+        and fn.__objclass__ is np.ndarray else fn
+    if isinstance(same, np.ufunc):
+        found = (*(f"x{i + 1}" for i in range(same.nin)), "out") if same.nout == 1 else None
+    elif (getattr(same, "__module__", None) or "").split(".")[0] == "numpy":
+        try:
+            params = list(inspect.signature(same).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        names = []
+        for p in params:
+            if p.kind is not p.POSITIONAL_OR_KEYWORD and p.kind is not p.POSITIONAL_ONLY:
+                break
+            names.append(p.name)
+        found = tuple(names) if "out" in names else None
+    _PARAMETERS[fn] = found
+    return found
+
+
+def out_argument(fn: Any, args: tuple, kwargs: dict) -> Any:
+    """The array a call of the NumPy callable ``fn`` writes into (its
+    ``out``, by keyword or by position), or ``None``."""
+    names = numpy_parameters(fn)
+    if names is None:
+        return None
+    out = kwargs.get("out") if kwargs else None
+    at = names.index("out")
+    return args[at] if out is None and len(args) > at else out

@@ -23,6 +23,7 @@ from .. import registry
 from ..errors import NoDerivativeRule, UnsupportedSyntax
 from ..tangent import Tangent
 from . import arrays, seam
+from .arguments import out_argument
 from .cells import forward_with_cells, lent_cells
 from .gradients import call_pullback, field, is_number_zero, NO_GRADS, no_pullback
 from .iterators import EagerIterator
@@ -262,6 +263,7 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
         y, back = apply_rule(rule, f, args, kwargs)
         return y, rule_pullback(rule, back, len(args), kwargs, arrays.is_array(y))
     if registry.is_nondifferentiable(f):
+        refuse_out(f, args, kwargs)  # (np.floor(x, out=y): y's gradient is no longer the one it had)
         return f(*args, **kwargs), no_pullback
     implementation = registry.implementation(f)
     if implementation is not None:  # (scipy.stats.norm.logpdf: its formula)
@@ -278,6 +280,7 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
         # dict.get, complex.conjugate, with x's gradient as the bound
         # method's own (getattr's rule passes it on to x)
         if registry.is_nondifferentiable(method):
+            refuse_out(method, (f.__self__, *args), kwargs)
             return f(*args, **kwargs), no_pullback
         rule = registry.lookup(method)
         if rule is not None:
@@ -372,10 +375,26 @@ def _method_pullback(method: Callable, swapped: bool, args: tuple) -> tuple[Any,
     return y, lambda dy: (None, *back(dy)[1:])
 
 
+def refuse_out(f: Any, args: tuple, kwargs: dict) -> None:
+    """Refuse a call of a NumPy function, known only at run time, that
+    writes into an array (``out=``, by keyword or by position): the compiler
+    makes a call it sees a new value of that array
+    (:func:`~zygote_py.ad.mutation.versions.in_place_as_stores`), but here the
+    array's later reads would miss the write."""
+    if (kwargs or len(args) > 1) and out_argument(f, args, kwargs) is not None:
+        name = registry.display_name(f)
+        raise NoDerivativeRule(
+            f"{name} writing into out= with where=, or in a call whose function is known only when it runs",
+            hint=f"assign its result instead: y = {name}(...), or y = np.where(mask, {name}(...), y) for where=",
+        )
+
+
 def apply_rule(rule: Callable, f: Any, args: tuple, kwargs: dict) -> tuple[Any, Callable]:
     """``rule(*args, **kwargs)``; a call the rule does not take (a keyword
-    such as ``out=`` that it leaves out) is reported as such, not as the
-    rule's own ``TypeError``."""
+    such as ``where=`` that it leaves out) is reported as such, not as the
+    rule's own ``TypeError``; a call writing into ``out=`` is refused
+    (:func:`refuse_out`)."""
+    refuse_out(f, args, kwargs)
     try:
         return rule(*args, **kwargs)
     except TypeError:

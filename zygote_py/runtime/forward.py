@@ -20,7 +20,9 @@ from ..errors import NoDerivativeRule
 from ..tangent import Tangent
 from . import arrays, seam
 from .cells import call_with_cells, push_with_cells
-from .dispatch import apply_rule, field_constructor, float_operands, J, joins_sequences, rule_pullback, vectorized
+from .dispatch import (
+    apply_rule, field_constructor, float_operands, J, joins_sequences, refuse_out, rule_pullback, vectorized,
+)
 from .gradients import call_pullback, changing_zero, field, is_zero_tangent, may_change, zero_operand, zero_tangent
 from .iterators import EagerIterator, filter_spans, ITERATORS, position, reversed_spans, tangent_of_items
 from .nesting import gradient_function, J_nested
@@ -61,6 +63,7 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
     if f is call_with_cells and not all(map(is_zero_tangent, (*dargs, *dkwargs.values()))):
         g, shared, written, _, *rest = args
         return push_with_cells(g, shared, written, dargs[3], tuple(rest), kwargs, dargs[4:], dkwargs)
+    refuse_out(f, args, kwargs)
     rule = registry.lookup_pushforward(f)
     if rule is not None:
         y = f(*args, **kwargs)
@@ -237,6 +240,7 @@ def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: 
         return push(bound, args, kwargs, dargs, dkwargs, None if dobj is None else attribute_tangent(obj, name, dobj))
     rule = registry.lookup_pushforward(method) if arrays.is_foreign(obj) else None
     if rule is not None:  # (np.ndarray.sum's rule, called on another library's array: its own sum gives the value)
+        refuse_out(method, (obj, *args), kwargs)
         y = bound(*args, **kwargs)
         return y, seam.compiler().push_rule(rule, y, (obj, *args), kwargs, (dobj, *dargs), dkwargs)
     return push(method, (obj, *args), kwargs, (dobj, *dargs), dkwargs)

@@ -136,7 +136,7 @@ def matmul_grad(dy, x1, x2, wrt):
     (``wrt == 0``) or ``x2`` (``wrt == 1``): a 1-d ``x1`` is promoted to a
     row, a 1-d ``x2`` to a column, and batch dimensions are summed where the
     operand was broadcast."""
-    if real_matrices(dy, x1, x2, 1):
+    if real_matrices(dy, x1, x2, 1) and (x1.ndim == 1 or x2.ndim == 1):
         if x1.ndim == 1 and x2.ndim == 1:
             return dy * (x2 if wrt == 0 else x1)
         if wrt == 0:

@@ -97,14 +97,6 @@ def spread(dy, a):
     return (zero + dy).astype(zero.dtype, copy=False)
 
 
-# zygote_py.rules.numpy_linalg.real_matrices
-def real_matrices(dy, x1, x2, least=2):
-    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
-    too, with ``least`` to 2 dimensions each: for two matrices its
-    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
-    return type(x1) is np.ndarray and type(x2) is np.ndarray and (least <= x1.ndim <= 2) and (least <= x2.ndim <= 2) and (x1.dtype is x2.dtype) and (x1.dtype.kind == 'f') and (getattr(dy, 'dtype', None) is x1.dtype)
-
-
 # zygote_py.rules.numpy_linalg.fit
 def fit(g, x):
     """``g`` as the gradient of ``x``: summed down to ``x``'s shape where
@@ -115,6 +107,14 @@ def fit(g, x):
     if np.iscomplexobj(g) and (not np.iscomplexobj(x)):
         g = np.real(g)
     return unbroadcast(g, x)
+
+
+# zygote_py.rules.numpy_linalg.real_matrices
+def real_matrices(dy, x1, x2, least=2):
+    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
+    too, with ``least`` to 2 dimensions each: for two matrices its
+    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
+    return type(x1) is np.ndarray and type(x2) is np.ndarray and (least <= x1.ndim <= 2) and (least <= x2.ndim <= 2) and (x1.dtype is x2.dtype) and (x1.dtype.kind == 'f') and (getattr(dy, 'dtype', None) is x1.dtype)
 
 
 # zygote_py.rules.numpy_linalg.sum_to
@@ -146,7 +146,7 @@ def matmul_grad(dy, x1, x2, wrt):
     (``wrt == 0``) or ``x2`` (``wrt == 1``): a 1-d ``x1`` is promoted to a
     row, a 1-d ``x2`` to a column, and batch dimensions are summed where the
     operand was broadcast."""
-    if real_matrices(dy, x1, x2, 1):
+    if real_matrices(dy, x1, x2, 1) and (x1.ndim == 1 or x2.ndim == 1):
         if x1.ndim == 1 and x2.ndim == 1:
             return dy * (x2 if wrt == 0 else x1)
         if wrt == 0:

@@ -73,10 +73,6 @@ FRESH_ARRAYS = FRESH - {ops.build_list, ops.build_dict, ops.build_set, list, dic
 """…and is an array (so ``a += b`` changes it in place)."""
 
 
-OUT = object()
-"""The change a ufunc's ``out=`` argument makes."""
-
-
 ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.matmul}
 
 

@@ -14,7 +14,10 @@ what was written:
   NumPy's business, not a derivative).
 - ``add_at(obj, key, value)`` (``np.add.at``): the array's gradient passes
   through; each of ``value``'s items gets the gradient at its index.
-- A ufunc's ``out=y``: the ufunc's value, then ``store_item(y, ..., it)``.
+- A NumPy call's ``out=y`` (a ufunc's, ``np.sum``'s, by keyword or by
+  position): the call's value, then ``store_item(y, ..., it)``; where ``y``
+  is not known to be an array (a parameter ``out=None``), the call's value,
+  after ``no_out(y)`` checks that it is ``None``.
 - ``init_object(obj, init, *args)`` (``super().__init__(...)`` or
   ``Base.__init__(self, ...)`` in an ``__init__``): the base's ``__init__``
   differentiated as the function that fills in ``obj`` (see
@@ -147,7 +150,19 @@ def a_number(value: Any) -> None:
             hint="copy the value (v = obj.f().copy()), or read it after the change")
 
 
-registry.nondifferentiable(not_a_view, a_number)
+def no_out(out: Any) -> None:
+    """Raise unless ``out``, given as a NumPy call's ``out=`` where the
+    compiled code took the call's value as it is (``out`` was not known to
+    be an array), is ``None``."""
+    if out is not None:
+        raise errors.UnsupportedSyntax(
+            f"a NumPy call writes into out= (a {type(out).__name__}) that was not known to be an array where "
+            "the function was compiled",
+            hint="assign the call's value instead (y = np.sum(x, 0)), or write into an array made in the "
+            "function (np.zeros)")
+
+
+registry.nondifferentiable(not_a_view, a_number, no_out)
 
 
 def keys_of(obj: Any) -> list:

@@ -409,10 +409,10 @@ def in_place_as_stores(f: IR, facts: Facts) -> bool:
         value = facts.static.get(base, _MISSING) if isinstance(base, Var) else base.value
         return value if any(value is u for u in effects.AT_UFUNCS) else None
 
+    changed = _outputs_as_stores(f, facts)
     callees = {s.callee for s in defs.values() if isinstance(s.callee, Var)}
     methods = {v: m for v, m in defs.items() if v in callees and uses.get(v) == 1 and m.args and (
         read(m, effects.METHOD_VALUES) is not None and m.args[0] in facts.arrays or ufunc_of(m) is not None)}
-    changed = False
     for b in f.blocks.values():
         out = []
         for s in b.stmts:
@@ -447,6 +447,68 @@ def in_place_as_stores(f: IR, facts: Facts) -> bool:
             changed = True
         b.stmts = out
     return changed
+
+
+def _outputs_as_stores(f: IR, facts: Facts) -> bool:
+    """A NumPy call writing into an array, ``np.sum(x, 0, out=y)`` or
+    ``np.sum(x, 0, None, y)`` by position, becomes ``t = np.sum(x, 0); y[...] =
+    t`` (as NumPy casts it into ``y``), and its value, ``y``, is read from
+    ``y``; where ``y`` is not known to be an array, the call's value after
+    ``mutation.no_out(y)`` (a parameter ``out=None``). Not with ``where=``,
+    which keeps some of ``y``'s items: such a call is refused where it runs.
+    Whether any changed."""
+    defs = {s.var: s for b in f.blocks.values() for s in b.stmts}
+    uses = use_counts(f)
+    unused: set[Var] = set()
+    changed = False
+    for b in f.blocks.values():
+        out = []
+        for s in b.stmts:
+            fn = facts.callee(s)
+            method = _array_method(defs.get(s.callee) if isinstance(s.callee, Var) else None, facts)
+            if method is not None:  # x.sum(0, None, y): np.ndarray.sum(x, 0, None, y)
+                fn = getattr(np.ndarray, method.args[1].value)
+                names = runtime.numpy_parameters(fn)
+                if any(k == "out" for k, _ in s.kwargs) or len(s.args) >= names.index("out"):
+                    s.callee, s.args = Const(fn), [method.args[0], *s.args]
+                    if uses.get(method.var) == 1:
+                        unused.add(method.var)
+            names = runtime.numpy_parameters(fn) if fn is not _MISSING else None
+            at = names.index("out") if names is not None else 0
+            given = [v for k, v in s.kwargs if k == "out"] or s.args[at:at + 1]
+            if names is None or not given or any(k is None for k, _ in s.kwargs) \
+                    or any(isinstance(a, Starred) for a in s.args[:at + 1]) or len(s.args) > len(names):
+                out.append(s)
+                continue
+            keywords = [(k, v) for k, v in s.kwargs if k != "out"] \
+                + [(k, v) for k, v in zip(names[at + 1:], s.args[at + 1:])]  # (keepdims, after out by position)
+            if any(k == "where" for k, _ in keywords):
+                out.append(s)
+                continue
+            y, s.kwargs, s.args = given[0], keywords, s.args[:at]
+            changed = True
+            if isinstance(y, Const) and y.value is None:
+                out.append(s)
+                continue
+            if y not in facts.arrays:  # (np.cumsum(a, out=out) of a parameter out=None: NumPy's nancumprod)
+                out += [Statement(f.new_var(), Const(mut.no_out), [y], [], s.line), s]
+                continue
+            result, s.var = s.var, f.new_var()
+            out += [s, Statement(f.new_var(), Const(operator.setitem), [y, Const(Ellipsis), s.var], [], s.line)]
+            substitute(f, {result: y})
+        b.stmts = out
+    for b in f.blocks.values():
+        b.stmts = [s for s in b.stmts if s.var not in unused]
+    return changed
+
+
+def _array_method(m: Optional[Statement], facts: Facts) -> Optional[Statement]:
+    """``m`` when it reads a NumPy method that may write into ``out`` off a
+    known array (``x.sum``)."""
+    if m is None or facts.callee(m) is not getattr or len(m.args) != 2 or m.args[0] not in facts.arrays \
+            or not isinstance(m.args[1], Const) or not isinstance(m.args[1].value, str):
+        return None
+    return m if runtime.numpy_parameters(getattr(np.ndarray, m.args[1].value, None)) is not None else None
 
 
 def item_updates(f: IR) -> list[tuple[Statement, Statement, Statement]]:
@@ -793,9 +855,6 @@ def as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
         return s.args[0], effects.ITEM_CHANGES[fn], list(s.args), False
     if is_add_at(fn) and len(s.args) == 3 and isinstance(s.args[0], Var) and not s.kwargs:
         return s.args[0], mut.add_at, list(s.args), False
-    out = [v for k, v in s.kwargs if k == "out"]
-    if (isinstance(fn, np.ufunc) and fn.nout == 1 or type(fn) is type(np.sum)) and out and isinstance(out[0], Var):
-        return out[0], effects.OUT, [out[0]], False  # (a ufunc's, or NumPy's np.cumsum(v, out=w))
     if fn is operator.iadd and len(s.args) == 2 and containers is not None and s.args[0] in containers \
             and not sharing.is_array(s.args[0], defs, callee, arrays):
         return s.args[0], mut.extend, list(s.args), False  # (xs += ys of a list: xs.extend(ys), whose value is xs)
@@ -947,14 +1006,6 @@ def _rewrite(f: IR, b: Block, s: Statement, op: Any, args: list, pair: bool) -> 
             and s.callee.value is operator.iadd:  # (the operator's value is the changed object)
         s.callee, s.args = Const(op), args
         return s.var
-    if op is effects.OUT:  # np.multiply(a, b, out=y): the product, then y[...] = it (as NumPy casts it into y)
-        y = next(v for k, v in s.kwargs if k == "out")
-        s.kwargs = [(k, v) for k, v in s.kwargs if k != "out"]
-        result, new = s.var, f.new_var(name)
-        s.var = f.new_var()
-        b.stmts.insert(at + 1, Statement(new, Const(mut.store_item), [y, Const(Ellipsis), s.var], [], s.line))
-        substitute(f, {result: new})
-        return new
     if isinstance(s.callee, Var) and s.callee not in args:  # obj.append(v): the bound method is read for nothing now
         if use_counts(f).get(s.callee) == 1:
             home = next(bb for bb in f.blocks.values() if any(st.var == s.callee for st in bb.stmts))
