@@ -7,6 +7,7 @@ plain function leaves them. What is refused raises at the user's line."""
 import copy
 import math
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -1350,6 +1351,32 @@ def ufunc_into_out_where(x):
     return np.sum(buf * x)
 
 
+def safe_log_and_quotient(x):
+    v = np.array([[x, -x, 2.0], [x - 2.0, 0.5, -1.0]])
+    logs = np.full(v.shape, -1.0)
+    np.log(v, out=logs, where=v > 0)  # (never the log of the others, nor its derivative: no nan, no warning)
+    q = np.divide(x, v, out=np.zeros_like(v), where=np.array([True, False, True]))  # (a mask broadcast)
+    return np.sum(logs * x) + np.sum(q ** 2)
+
+
+@pytest.mark.parametrize("f", [ufunc_into_out_where, safe_log_and_quotient], ids=lambda f: f.__name__)
+def test_a_ufunc_writing_into_out_where_a_mask_is_true(f):
+    """``np.log(v, out=y, where=v > 0)`` computes the log of the items
+    picked alone and keeps ``y``'s others: both modes and second order."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (a log of a negative item, or a division by zero, computed anyway)
+        check(f, 1.3)
+        assert_jvp_along_first(f, 1.3)
+        h, df = 1e-5, zpy.grad(f)
+        assert zpy.hvp(f, (1.3,), (1.0,))[0] == pytest.approx((df(1.3 + h) - df(1.3 - h)) / (2 * h), rel=1e-5)
+
+
+def sum_where_into_out(x):
+    buf = np.zeros(())
+    np.sum(np.array([x, x * x]), out=buf, where=np.array([True, False]))
+    return x
+
+
 def reduction_known_only_when_it_runs(x):
     reduce = [np.sum][0]
     buf = np.zeros(1)
@@ -1357,7 +1384,7 @@ def reduction_known_only_when_it_runs(x):
     return x
 
 
-@pytest.mark.parametrize("f", [ufunc_into_out_where, reduction_known_only_when_it_runs], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", [sum_where_into_out, reduction_known_only_when_it_runs], ids=lambda f: f.__name__)
 def test_out_the_compiler_cannot_see_is_refused(f):
     with pytest.raises(zpy.ZygoteError, match="out="):
         zpy.gradient(f, 1.3)

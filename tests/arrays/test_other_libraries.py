@@ -26,6 +26,7 @@ CASES = [
     (programs.extremes, (X,)),
     (programs.spreads, (X,)),
     (programs.magnitudes, (X, rng.normal(size=4))),
+    (programs.rows, (X,)),
 ]
 IDS = [f.__name__ for f, _ in CASES]
 

@@ -140,7 +140,7 @@ def spread(dy, a):
 @adjoint(runtime.scatter)
 def scatter(x, key, dy):
     def back(g):
-        return (None, None, None if g is None else runtime.unbroadcast(np.asarray(runtime.dense(g))[key], dy))
+        return (None, None, None if g is None else runtime.unbroadcast(runtime.arrays.asarray(runtime.dense(g))[key], dy))
     return runtime.dense(runtime.scatter(x, key, dy)), back
 
 

@@ -497,7 +497,8 @@ def ndarray_reshape(self, *shape, order="C"):
     """``a.reshape(2, 3)`` and ``a.reshape((2, 3))``."""
     def back(dy):
         return (numpy_shapes.unravel(dy, self, order),) + (None,) * len(shape)
-    return self.reshape(*shape, order=order), back
+    # (order= only where it is not the default: another library's reshape, Dask's, may not take it)
+    return (self.reshape(*shape) if order == "C" else self.reshape(*shape, order=order)), back
 
 
 @pushforward(np.ndarray.reshape)

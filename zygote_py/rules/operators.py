@@ -309,10 +309,13 @@ def pow_any_push(y, a, b, *, da, db):
     else:
         slope = operators.pow_slope
     dy = 0.0
-    if da is not None and np.any(da):
-        dy = dy + da * slope(a, b, y, 0)
-    if db is not None and np.any(db):
-        dy = dy + db * slope(a, b, y, 1)
+    for wrt, d in enumerate((da, db)):
+        if d is None:
+            continue
+        if runtime.arrays.is_foreign(d):  # (np.any would compute a Dask array: each zero item adds nothing)
+            dy = dy + np.where(d == 0, 0.0, d * slope(a, b, y, wrt))
+        elif np.any(d):
+            dy = dy + d * slope(a, b, y, wrt)
     return runtime.shaped(dy, y)
 
 

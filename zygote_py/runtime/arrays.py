@@ -18,7 +18,8 @@ May import: NumPy.
 from __future__ import annotations
 
 import functools
-from typing import Any
+import types
+from typing import Any, Callable
 
 import numpy as np
 
@@ -65,3 +66,12 @@ def asarray(x: Any) -> Any:
     of another library, as it is (``np.asarray`` would compute a Dask
     array into one process, and refuses a CuPy one)."""
     return x if is_array(x) else np.asarray(x)
+
+
+def call(f: Callable, args: tuple, kwargs: dict) -> Any:
+    """``f(*args, **kwargs)``, where a method of ``np.ndarray`` called on
+    another library's array (``np.ndarray.reshape(x, 24)``, which the
+    descriptor refuses) is that array's own method."""
+    if type(f) is types.MethodDescriptorType and f.__objclass__ is np.ndarray and args and is_foreign(args[0]):
+        return getattr(args[0], f.__name__)(*args[1:], **kwargs)
+    return f(*args, **kwargs)

@@ -66,10 +66,10 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
     refuse_out(f, args, kwargs)
     rule = registry.lookup_pushforward(f)
     if rule is not None:
-        y = f(*args, **kwargs)
+        y = arrays.call(f, args, kwargs)
         return y, seam.compiler().push_rule(rule, y, args, kwargs, dargs, dkwargs)
     if registry.is_nondifferentiable(f) or all(map(is_zero_tangent, (df, *dargs, *dkwargs.values()))):
-        y = f(*args, **kwargs)
+        y = arrays.call(f, args, kwargs)
         return y, zero_tangent(y)
     if type(f) is types.FunctionType and f.__module__.startswith(_MACHINERY) and (f in _PULLBACKS or registry.lookup(f) is None):
         pushed = MACHINERY_PUSHES.get(f)

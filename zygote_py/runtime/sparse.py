@@ -41,14 +41,23 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
     basic = basic_index(key)
     lazy = next((v for v in (dy, x) if arrays.is_foreign(v)), None)
     if lazy is not None:  # (zeros of its library: a NumPy array would compute a Dask dy into it, or refuse CuPy's)
-        if not (basic or _mask(key)):
-            raise NoDerivativeRule(
-                f"the gradient of indexing a {type(lazy).__module__.split('.')[0]} array with integer arrays, "
-                "whose repeated indices add up (np.add.at, which that library does not have)",
-                hint="index it with slices, integers or one boolean mask, or compute the array first",
-            )
         g = np.zeros_like(lazy, dtype=dtype, shape=shape)
-        g[key] = dy
+        if basic or _mask(key):
+            g[key] = dy
+            return g
+        rows = _leading_rows(key, shape)
+        if rows is None:
+            raise NoDerivativeRule(
+                f"the gradient of indexing a {type(lazy).__module__.split('.')[0]} array with integer arrays "
+                "other than one NumPy array of rows (repeated indices add up: np.add.at, which that library "
+                "does not have)",
+                hint="index it with one integer array first (x[rows, 1:]), slices, integers or one boolean "
+                "mask, or compute the array first",
+            )
+        rest = key[1:] if isinstance(key, tuple) else ()
+        for layer in _unique_layers(rows):  # (each layer's rows are distinct: assignment adds them once)
+            at = (rows[layer], *rest)
+            g[at] = g[at] + dy[layer]
         return g
     if basic and np.size(dy) * 4 <= math.prod(shape):
         return Scatter(shape, dtype, [(key, dy)], 1, np.size(dy))
@@ -58,6 +67,29 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
     else:
         np.add.at(g, key, dy)
     return g
+
+
+def _leading_rows(key: Any, shape: tuple) -> Any:
+    """The rows ``key`` picks when it is one 1-d NumPy integer array (or a
+    list of ints), alone or followed by basic indices (``x[rows, 1:]``), as
+    nonnegative ints; else ``None``."""
+    first, rest = (key[0], key[1:]) if isinstance(key, tuple) and key else (key, ())
+    if not all(_basic_part(k) and k is not None and k is not Ellipsis for k in rest) or not shape:
+        return None
+    rows = np.asarray(first) if isinstance(first, (list, np.ndarray)) else None
+    if rows is None or rows.ndim != 1 or rows.dtype.kind not in "iu":
+        return None
+    return rows % shape[0]
+
+
+def _unique_layers(rows: np.ndarray) -> list[np.ndarray]:
+    """The positions of ``rows`` split into layers without a repeated row:
+    the first occurrence of each row, then the second, and so on."""
+    order = np.argsort(rows, kind="stable")
+    ranked = rows[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]]) if len(rows) else np.zeros(0, int)
+    rank = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
+    return [order[rank == r] for r in range(rank.max() + 1 if len(rows) else 0)]
 
 
 def scatters(x: Any, keys: tuple, values: tuple) -> Any:

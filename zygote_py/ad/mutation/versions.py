@@ -454,9 +454,10 @@ def _outputs_as_stores(f: IR, facts: Facts) -> bool:
     ``np.sum(x, 0, None, y)`` by position, becomes ``t = np.sum(x, 0); y[...] =
     t`` (as NumPy casts it into ``y``), and its value, ``y``, is read from
     ``y``; where ``y`` is not known to be an array, the call's value after
-    ``mutation.no_out(y)`` (a parameter ``out=None``). Not with ``where=``,
-    which keeps some of ``y``'s items: such a call is refused where it runs.
-    Whether any changed."""
+    ``mutation.no_out(y)`` (a parameter ``out=None``). A ufunc's ``where=m``
+    keeps ``y``'s items where ``m`` is false: the ufunc of the others is
+    stored at ``m`` (:func:`_picked`); another function's ``where=`` with
+    ``out=`` is refused where it runs. Whether any changed."""
     defs = {s.var: s for b in f.blocks.values() for s in b.stmts}
     uses = use_counts(f)
     unused: set[Var] = set()
@@ -482,10 +483,13 @@ def _outputs_as_stores(f: IR, facts: Facts) -> bool:
                 continue
             keywords = [(k, v) for k, v in s.kwargs if k != "out"] \
                 + [(k, v) for k, v in zip(names[at + 1:], s.args[at + 1:])]  # (keepdims, after out by position)
-            if any(k == "where" for k, _ in keywords):
-                out.append(s)
+            keywords = [(k, v) for k, v in keywords if not (k == "where" and isinstance(v, Const) and v.value is True)]
+            where = next((v for k, v in keywords if k == "where"), None)
+            y = given[0]
+            if where is not None and not (isinstance(fn, np.ufunc) and y in facts.arrays):
+                out.append(s)  # (np.sum(x, where=m, out=y), or y not known: refused where it runs)
                 continue
-            y, s.kwargs, s.args = given[0], keywords, s.args[:at]
+            s.kwargs, s.args = [(k, v) for k, v in keywords if k != "where"], s.args[:at]
             changed = True
             if isinstance(y, Const) and y.value is None:
                 out.append(s)
@@ -493,13 +497,35 @@ def _outputs_as_stores(f: IR, facts: Facts) -> bool:
             if y not in facts.arrays:  # (np.cumsum(a, out=out) of a parameter out=None: NumPy's nancumprod)
                 out += [Statement(f.new_var(), Const(mut.no_out), [y], [], s.line), s]
                 continue
+            key: Operand = Const(Ellipsis)
+            if where is not None:  # np.divide(a, b, out=y, where=m): the ufunc of the items picked, stored at m
+                made, key = _picked(f, s, y, where)
+                out += made
             result, s.var = s.var, f.new_var()
-            out += [s, Statement(f.new_var(), Const(operator.setitem), [y, Const(Ellipsis), s.var], [], s.line)]
+            out += [s, Statement(f.new_var(), Const(operator.setitem), [y, key, s.var], [], s.line)]
             substitute(f, {result: y})
         b.stmts = out
     for b in f.blocks.values():
         b.stmts = [s for s in b.stmts if s.var not in unused]
     return changed
+
+
+def _picked(f: IR, s: Statement, y: Var, where: Operand) -> tuple[list[Statement], Var]:
+    """Statements that make the ufunc call ``s`` read its inputs at the
+    items ``where`` picks of ``y``'s shape (``np.broadcast_to(a,
+    np.shape(y))[m]``), so that it computes only those, as NumPy does
+    (``np.log(x, out=y, where=x > 0)`` never takes the log of the others,
+    nor its derivative); and the mask, the key to store at."""
+    def call(fn: Any, *args: Operand) -> Var:
+        v = f.new_var()
+        made.append(Statement(v, Const(fn), list(args), [], s.line))
+        return v
+
+    made: list[Statement] = []
+    shape = call(np.shape, y)
+    mask = call(np.broadcast_to, where, shape)
+    s.args = [call(operator.getitem, call(np.broadcast_to, a, shape), mask) for a in s.args]
+    return made, mask
 
 
 def _array_method(m: Optional[Statement], facts: Facts) -> Optional[Statement]:
