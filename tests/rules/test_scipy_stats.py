@@ -366,14 +366,7 @@ def test_dirichlet_derivatives():
 
 
 # --------------------------------------------------------------------------
-# What is not covered
-
-
-def test_frozen_distributions_raise_a_clear_error():
-    with pytest.raises(NoDerivativeRule, match="scipy.stats"):
-        zpy.gradient(lambda loc: st.norm(loc, 2.0).logpdf(0.3), 0.1)
-    with pytest.raises(NoDerivativeRule, match="scipy.stats"):
-        zpy.gradient(lambda x: st.norm(0.1, 2.0).logpdf(x), 0.3)
+# What is not covered (frozen distributions are: test_scipy_frozen.py)
 
 
 def test_a_method_without_a_formula_is_named():

@@ -477,9 +477,11 @@ differentiation, so failing there would only confuse."""
 def never_library(fn: types.FunctionType, shown: Any = None) -> None:
     """Raise :class:`NoDerivativeRule` if ``fn`` is one of
     :data:`_LIBRARIES`' (named as the user wrote ``shown``, a bound
-    method of ``fn``)."""
+    method of ``fn``), unless it is :func:`registry.implemented_by` a
+    function of ours (a frozen distribution's ``rv.logpdf``: ``J`` of
+    ``fn`` differentiates that)."""
     library = _LIBRARIES.get((fn.__module__ or "").partition(".")[0])
-    if library is not None:
+    if library is not None and registry.implementation(fn) is None:
         name = registry.display_name(fn if shown is None else shown)
         raise NoDerivativeRule(
             f"no derivative rule for {name!r}, which is called with differentiated arguments "

@@ -65,8 +65,8 @@ Conventions:
 - ``dirichlet``: ``x`` of shape ``(K,)`` or ``(K, n)`` (points as columns,
   as SciPy takes them), or with ``K - 1`` rows, the last completed to sum
   to 1; SciPy's own checks run first and raise its ``ValueError``.
-- Frozen distributions (``norm(loc, scale).logpdf(x)``) are not covered:
-  call the distribution's method with the parameters instead.
+- Frozen distributions (``norm(loc, scale).logpdf(x)``) are these
+  methods with the frozen arguments: see :mod:`.scipy_frozen`.
 """
 import math
 
