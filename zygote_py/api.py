@@ -142,7 +142,7 @@ def _compiled(fn: types.FunctionType, args: tuple, kwargs: Optional[dict] = None
     active, numeric = pipeline.masks(fn, args, kwargs)
     if kwargs or positions is not None:
         active = runtime.restricted(fn, active, range(len(args)) if positions is None else positions)
-    entry = pipeline.compiled(fn, active, numeric, False)
+    entry = pipeline.compiled(fn, active, numeric, False, exact=True)
     if entry.changed_params:
         _check_unshared(fn, entry.signature, entry.changed_params, args)
     return entry
@@ -624,7 +624,7 @@ class Differentiable:
         if self._last is not None:
             return _compiled(fn, full)
         n = len(pipeline.primal_ir(fn).signature.names())
-        return pipeline.compiled(fn, (True,) * n, (analysis.NUMBER,) * n, False)
+        return pipeline.compiled(fn, (True,) * n, (analysis.NUMBER,) * n, False, exact=True)
 
     @property
     def adjoint_ir(self) -> str:

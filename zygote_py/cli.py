@@ -56,7 +56,7 @@ def _show_in(args: argparse.Namespace, module, path: str, name: str) -> int:
         print(roundtrip(fn).__zpy_source__, end="")
         return EXIT_OK
     params = emitter.plan(module, name)
-    entry = pipeline.compiled(fn, tuple(p.active for p in params), tuple(p.kind for p in params), False)
+    entry = pipeline.compiled(fn, tuple(p.active for p in params), tuple(p.kind for p in params), False, exact=True)
     if args.adjoint_ir:
         print(f"# forward\n{entry.forward_ir}\n# pullback\n{entry.pullback_ir}", end="")
     else:

@@ -344,6 +344,30 @@ operations the mutation pass makes): forward mode over gradient code
 refuses them before they run (see ``rules.nested.J_forward``)."""
 
 
+_constant: dict[Any, tuple[int, str, str]] = {}
+
+
+def constant_argument(fn: Any, position: int, name: str, what: str) -> None:
+    """Declare that ``fn`` has no derivative in its parameter ``name`` (at
+    ``position``; ``what`` it is, for the message: ``"its order"``): the
+    reverse transform refuses a call of ``fn`` whose argument there is a
+    differentiated value, at the user's line, and accepts any other (a
+    constant, a value captured from outside the differentiated inputs),
+    whose gradient there the rule need not give."""
+    _constant[key(fn)] = (position, name, what)
+
+
+def constant_argument_of(fn: Any) -> Optional[tuple[int, str, str]]:
+    """``(position, name, what)`` of the parameter of ``fn`` declared by
+    :func:`constant_argument`, if any."""
+    if _lazy:
+        load_lazy()
+    try:
+        return _constant.get(key(fn))
+    except TypeError:
+        return None
+
+
 class _Implementation:
     """The registry entry of a function differentiated through a Python
     function that computes the same thing (see :func:`implemented_by`)."""

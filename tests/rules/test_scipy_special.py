@@ -161,16 +161,26 @@ def bessel_of_order_x(fn, x):
 
 @pytest.mark.parametrize("name", ["iv", "ive", "jv", "yv"])
 def test_a_differentiated_bessel_order_is_never_a_silent_zero(name):
-    """The derivative in the order has no closed form: reverse mode gives
-    it as nan (what depends on it is nan), forward mode refuses a nonzero
-    tangent of the order and names it; a zero tangent, a constant order
-    and an integer order are fine."""
+    """The derivative in the order has no closed form: reverse mode refuses
+    a differentiated order where the compiler sees the call, and gives it
+    as nan where the function is known only at run time (what depends on
+    it is nan); forward mode refuses a nonzero tangent of the order and
+    names it; a zero tangent, a constant order and an integer order are
+    fine."""
     fn = BINARY[name][0]
     x = np.array([0.7, 1.9, 3.1])
-    dv, dx = zpy.gradient(lambda v, x: np.sum(fn(v, x)), np.array([0.5, 1.5, 2.5]), x)
-    assert np.all(np.isnan(dv)) and np.all(np.isfinite(dx))
-    assert np.all(np.isnan(zpy.gradient(lambda x: bessel_of_order_x(fn, x), x)[0]))
+    refused = f"scipy.special.{name} has no derivative with respect to its order 'v', and 'v' is differentiated here"
+    with pytest.raises(NoDerivativeRule, match=refused):
+        zpy.gradient(lambda v, x: np.sum(fn(v, x)), np.array([0.5, 1.5, 2.5]), x)
+    with pytest.raises(NoDerivativeRule, match=refused):
+        zpy.gradient(lambda x: bessel_of_order_x(fn, x), x)
+    with pytest.raises(NoDerivativeRule, match=refused):
+        zpy.gradient(lambda v, x: np.sum(fn(v=v, x=x)), 1.5, x)
+    dv, dx = zpy.gradient(lambda f, v, x: np.sum(f(v, x)), fn, np.array([0.5, 1.5, 2.5]), x)[1:]
+    assert np.all(np.isnan(dv)) and np.all(np.isfinite(dx))  # (f known at run time only)
     assert zpy.gradient(lambda v, x: np.sum(fn(v, x)), 2, x)[0] is None
+    (dx,) = zpy.gradient(lambda x: np.sum(fn(1.5, x)), x)
+    np.testing.assert_allclose(dx, zpy.gradient(lambda f, v, x: np.sum(f(v, x)), fn, 1.5, x)[2], rtol=1e-15)
     with pytest.raises(NoDerivativeRule, match=f"scipy.special.{name} has no derivative with respect to its order 'v'"):
         zpy.jvp(lambda x: bessel_of_order_x(fn, x), (x,), (np.ones(3),))
     with pytest.raises(NoDerivativeRule, match="order 'v'"):
@@ -179,9 +189,11 @@ def test_a_differentiated_bessel_order_is_never_a_silent_zero(name):
     assert t == pytest.approx(np.sum(zpy.gradient(lambda x: np.sum(fn(np.array([0.5, 1.5, 2.5]), x)), x)[0]))
 
 
-def test_a_differentiated_yn_order_is_refused_in_forward_mode():
+def test_a_differentiated_yn_order_is_refused():
     with pytest.raises(NoDerivativeRule, match="scipy.special.yn has no derivative with respect to its order 'n'"):
         zpy.jvp(lambda n, x: special.yn(n, x), (2.0, 1.3), (1.0, 0.0))
+    with pytest.raises(NoDerivativeRule, match="scipy.special.yn has no derivative with respect to its order 'n'"):
+        zpy.gradient(lambda n, x: special.yn(n, x), 2.0, 1.3)
 
 
 def test_bessel_order_constants_at_second_order_through_closures():
@@ -194,6 +206,12 @@ def test_bessel_order_constants_at_second_order_through_closures():
         return np.sum(np.sin(special.jv(v, x)) * x)
 
     check_orders(loss, np.array([0.7, 1.9, 3.1]))
+
+    def outer(v, x):  # (the inner closure's order, differentiated by the outer gradient: nan, as at run time)
+        return zpy.gradient(lambda x: np.sum(special.jv(v, x) * x), x)[0]
+    assert np.isnan(zpy.gradient(lambda v: np.sum(outer(v, np.array([0.7, 1.9, 3.1]))), 1.5)[0])
+    (g,) = zpy.gradient(lambda x: np.sum(outer(1.5, x) ** 2), np.array([0.7, 1.9, 3.1]))
+    assert np.all(np.isfinite(g))
 
 
 # -- logsumexp, softmax, log_softmax -----------------------------------------

@@ -516,7 +516,7 @@ def param_values(sig: Signature, fn: types.FunctionType, args: tuple, kwargs: di
 
 
 def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active: bool,
-             param_out: Optional[int] = None, cells_out: tuple = ()) -> Compiled:
+             param_out: Optional[int] = None, cells_out: tuple = (), exact: bool = False) -> Compiled:
     """The gradient of ``fn`` specialised on which parameters are
     differentiated and their kinds (compiled once, cached per code
     object, and on disk when that cache is on: see :mod:`.diskcache`).
@@ -524,8 +524,12 @@ def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active:
     caller, and is differentiated as returning it with its value.
     ``cells_out``: ``fn`` is a nested function that assigns these cells of
     its caller's, differentiated as returning their values too (see
-    :mod:`.cells`)."""
-    key = (active, numeric, self_active, param_out, cells_out)
+    :mod:`.cells`). ``exact``: ``active`` flags exactly the parameters
+    the caller differentiates (the user's, through the API), not every
+    parameter given a float (the run-time ``J``), so that a call with no
+    derivative in a differentiated argument is refused at compile time
+    (see ``registry.constant_argument``)."""
+    key = (active, numeric, self_active, param_out, cells_out, exact)
     entry = _valid_entry(_FORWARDS, fn, key)
     if entry is not None:
         return entry
@@ -535,7 +539,7 @@ def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active:
             from . import diskcache  # (it builds on this module)
 
             entry = diskcache.compiled(fn, key, lambda f: _compile(
-                f, list(active), list(numeric), self_active, param_out, cells_out))
+                f, list(active), list(numeric), self_active, param_out, cells_out, exact))
             _keep(_FORWARDS, fn, key, entry)
     return entry
 
@@ -566,9 +570,9 @@ def _keep(caches: weakref.WeakKeyDictionary, fn: types.FunctionType, key: tuple,
 
 @_without_gc
 def _compile(fn: types.FunctionType, active: list[bool], numeric: list[bool], self_active: bool,
-             param_out: Optional[int] = None, cells_out: tuple = ()) -> Compiled:
+             param_out: Optional[int] = None, cells_out: tuple = (), exact: bool = False) -> Compiled:
     generation = registry.generation()
-    t = reverse.transform(primal_ir(fn), fn, active, numeric, self_active, param_out, cells_out)
+    t = reverse.transform(primal_ir(fn), fn, active, numeric, self_active, param_out, cells_out, exact)
     checked(t.forward, "the reverse transform (forward)")
     checked(t.pullback, "the reverse transform (pullback)")
     return Compiled(fn, t, generation)

@@ -83,7 +83,7 @@ class Transformed:
 
 def transform(
     primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool = False,
-    param_out: Optional[int] = None, cells_out: tuple = (),
+    param_out: Optional[int] = None, cells_out: tuple = (), exact: bool = False,
 ) -> Transformed:
     """Differentiate ``primal`` (the IR of ``fn``) with respect to the
     parameters flagged in ``active``. ``param_out``: differentiate it as if
@@ -93,13 +93,15 @@ def transform(
     changed object: an ``__init__`` filling in ``self``, a function changing
     its argument). ``cells_out``: as if each
     ``return v`` returned ``v`` and the values of these cells, which ``fn``
-    assigns (``nonlocal``) for its caller (see :mod:`.cells`)."""
+    assigns (``nonlocal``) for its caller (see :mod:`.cells`). ``exact``:
+    ``active`` flags the parameters the caller differentiates, not every
+    float one (see ``pipeline.compiled``)."""
     if not any(isinstance(b.term, Return) for b in primal.blocks.values()):
         return _never_returns(primal, fn, self_active)
     try:
-        return _Reverse(primal, fn, active, numeric, self_active, param_out, cells_out).run()
+        return _Reverse(primal, fn, active, numeric, self_active, param_out, cells_out, exact=exact).run()
     except analysis.MoreConsumers as more:
-        return _Reverse(primal, fn, active, numeric, self_active, param_out, cells_out, more.consumers).run()
+        return _Reverse(primal, fn, active, numeric, self_active, param_out, cells_out, more.consumers, exact).run()
 
 
 def _never_returns(primal: IR, fn: Any, self_active: bool) -> Transformed:
@@ -133,7 +135,8 @@ def _call(ir: IR, block: Block, callee: Any, *args, name: Optional[str] = None, 
 
 class _Reverse(prepare.Preparation):
     def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool,
-                 param_out: Optional[int], cells_out: tuple = (), consumers: frozenset = frozenset()):
+                 param_out: Optional[int], cells_out: tuple = (), consumers: frozenset = frozenset(),
+                 exact: bool = False):
         self.fn = fn
         self.consumers = set(consumers)
         self.numeric = numeric
@@ -141,6 +144,7 @@ class _Reverse(prepare.Preparation):
         self.cells_out = cells_out
         self.f = self._working_copy(primal)
         self.self_active = self_active
+        self.exact = exact
         self.guards: dict[Any, tuple] = {}
         # the zero a gradient starts from: 0.0 when every differentiated
         # argument is a float (so gradients stay floats), else the exact 0
@@ -277,6 +281,7 @@ class _Reverse(prepare.Preparation):
                     self.adj[s.var] = ("closure", captured, shared)
                     out.append(s)
                     continue
+            self._check_constant_argument(s, fn)
             rule = self._rule(s, fn)
             r = rule_ir(rule, fn) if rule is not None else None
             bound = bind_arguments(r, s) if r is not None and s.var in self.facts.numeric else None
@@ -328,6 +333,30 @@ class _Reverse(prepare.Preparation):
         origin = analysis.guard(self.facts, callee) if isinstance(callee, Var) else None
         if origin is not None:
             self.guards[(origin[0], origin[1] if origin[0] == "global" else id(origin[1]))] = origin
+
+    def _check_constant_argument(self, s: Statement, fn: Any) -> None:
+        """A differentiated value passed where ``fn`` has no derivative
+        (``registry.constant_argument``: a Bessel function's order) is an
+        error now, at the user's line. Only where the active parameters are
+        those the caller differentiates (``exact``): a function the run-time
+        ``J`` compiles takes every float it is given as differentiated,
+        constants too, and there the rule's gradient in that argument (a
+        ``nan``) reaches only a caller that differentiates it."""
+        declared = registry.constant_argument_of(fn) if fn is not analysis._MISSING and self.exact else None
+        if declared is None:
+            return
+        position, name, what = declared
+        given = [a for k, a in s.kwargs if k == name] or s.args[position:position + 1]
+        if any(isinstance(a, Starred) for a in s.args[:position + 1]):
+            return  # (where the argument is is known when it runs: the rule's gradient there is nan)
+        if any(isinstance(a, Var) and a in self.facts.active for a in given):
+            shown = registry.display_name(fn)
+            raise NoDerivativeRule(
+                f"{shown} has no derivative with respect to {what} {name!r}, and {name!r} is differentiated here",
+                function=self.f.name, filename=self.f.filename, line=s.line,
+                hint=f"keep {name!r} constant (a number, or an array that does not depend on the differentiated "
+                f"inputs): the derivative in the other arguments is computed; for the derivative in {name!r}, take "
+                f"finite differences of {shown} or register a rule with @zpy.adjoint({shown})")
 
     def _check_callable(self, s: Statement, fn: Any) -> None:
         """A callee known now that cannot be differentiated at run time is an

@@ -47,10 +47,14 @@ Which arguments get a gradient, and conventions:
   ``jn`` is ``jv``) is no special function SciPy has, and never a silent
   zero: in forward mode a nonzero tangent of the order raises
   :class:`~zygote_py.errors.NoDerivativeRule` naming it
-  (:func:`order_tangent`); in reverse mode a float order's gradient is
-  ``nan`` (:func:`order_gradient`: the reverse transform cannot tell a
-  constant order from a differentiated one everywhere, so it marks the
-  gradient instead of refusing). An integer order gets ``None``. The recurrences
+  (:func:`order_tangent`); in reverse mode the compiler refuses a call
+  whose order is a differentiated value, at the user's line, from the
+  declaration :func:`registry.constant_argument` (a constant order, also
+  one captured by a closure differentiated again, is fine). Where the
+  function is known only at run time (``fn(v, x)`` for a ``fn`` passed
+  in) the compiler cannot tell: there a float order's gradient is ``nan``
+  (:func:`order_gradient`), never a silent zero. An integer order gets
+  ``None``. The recurrences
   ``iv' = (iv(v-1) + iv(v+1)) / 2``, ``jv' = (jv(v-1) - jv(v+1)) / 2``
   (the same for ``yv``), ``i0' = i1``, ``i1' = (i0 + iv(2)) / 2``; the
   exponentially scaled ``i0e i1e ive`` (``f(x) exp(-|x|)``) subtract
@@ -79,7 +83,7 @@ from zygote_py import errors, runtime
 # that the compiler can inline the rules.
 from zygote_py.rules import scipy_special
 
-from ..registry import adjoint, array_valued, nondifferentiable, pushforward
+from ..registry import adjoint, array_valued, constant_argument, nondifferentiable, pushforward
 
 # -- log-sum-exp and softmax -----------------------------------------------------
 
@@ -323,12 +327,11 @@ def i1e_push(y, x, *, dx):
 def order_gradient(v):
     """The gradient of a Bessel function with respect to its order ``v``:
     ``None`` for an integer order, which is never differentiated; ``nan``
-    (of ``v``'s shape) for a float one, since there is none to give. Not
-    a refusal: the reverse transform keeps this gradient wherever the order
-    could depend on a differentiated value (a float captured by a closure
-    differentiated again, a call dispatched at run time), so raising here
-    would refuse constant orders; a ``nan`` reaches only a gradient that
-    truly depends on the order."""
+    (of ``v``'s shape) for a float one, since there is none to give. The
+    compiler refuses a differentiated order where it sees the call (see
+    the module); this gradient reaches only a call dispatched at run time,
+    where raising would refuse constant orders too: a ``nan`` reaches only
+    a gradient that truly depends on the order."""
     if isinstance(v, (bool, int, np.integer)) or np.asarray(v).dtype.kind in "biu":
         return None
     return np.full(np.shape(v), np.nan)[()]
@@ -357,6 +360,9 @@ def order_refused(name, order):
 
 
 nondifferentiable(order_gradient, order_tangent, order_refused)
+for bessel in (scipy.special.iv, scipy.special.ive, scipy.special.jv, scipy.special.yv):
+    constant_argument(bessel, 0, "v", "its order")
+constant_argument(scipy.special.yn, 0, "n", "its order")
 
 
 @adjoint(scipy.special.iv)
