@@ -212,6 +212,74 @@ def test_poisson_derivatives_in_mu():
 
 
 # --------------------------------------------------------------------------
+# binom, bernoulli, geom, nbinom
+
+
+COUNTS = {  # distribution, its parameters (valid and not)
+    "binom": [(5, 0.3), (5.5, 0.3), (5, 1.2), (5, 0.0), (5, 1.0), (0, 0.4), (-1, 0.4)],
+    "bernoulli": [(0.3,), (0.0,), (1.0,), (1.5,)],
+    "geom": [(0.3,), (1.0,), (0.0,)],
+    "nbinom": [(2.5, 0.3), (1, 1.0), (0, 0.3), (2.5, 0.0)],
+}
+
+
+@pytest.mark.parametrize("name", COUNTS)
+def test_count_values_are_scipys(name):
+    k = np.array([-1.0, 0.0, 1.0, 2.0, 2.5, 3.0, 7.0, np.nan, -np.inf])
+    dist = getattr(st, name)
+    for m in ("logpmf", "pmf"):
+        for params in COUNTS[name]:
+            for loc in (0, 1):
+                np.testing.assert_allclose(formula(getattr(dist, m))(k, *params, loc),
+                                           scipy_value(getattr(dist, m), k, *params, loc), rtol=1e-12,
+                                           err_msg=f"{name}.{m}{params} at loc={loc}")
+
+
+def test_count_derivatives():
+    k = np.array([0.0, 1.0, 3.0])
+    check_orders(lambda p: np.sum(st.binom.logpmf(k, 5, p) ** 2 + st.binom.pmf(k, 5, p)), 0.3)
+    check_orders(lambda p: np.sum(st.bernoulli.logpmf(np.array([0.0, 1.0]), p) ** 2) + st.bernoulli.pmf(1, p), 0.3)
+    check_orders(lambda p: np.sum(st.geom.logpmf(k + 1, p) ** 2 + st.geom.pmf(k + 1, p)), 0.3)
+    check_orders(lambda n, p: np.sum(st.nbinom.logpmf(k, n, p) ** 2 + st.nbinom.pmf(k, n, p)), 2.5, 0.3)
+    dn, dp = zpy.gradient(lambda n, p: st.binom.logpmf(2.0, n, p), 5.0, 0.25)
+    assert dn in (None, 0.0) and dp == pytest.approx(2 / 0.25 - 3 / 0.75, rel=1e-14)  # (n is a count)
+
+
+# --------------------------------------------------------------------------
+# uniform, pareto; the quantiles of cauchy and logistic
+
+
+@pytest.mark.parametrize("name, shapes, methods", [
+    ("uniform", (), ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]),
+    ("pareto", (2.5,), ["logpdf", "pdf"]),
+    ("cauchy", (), ["ppf", "isf"]),
+    ("logistic", (), ["ppf", "isf"]),
+])
+def test_more_values_are_scipys(name, shapes, methods):
+    x = np.array([-1.0, -0.1, 0.0, 0.1, 0.5, 0.9, 1.0, 1.5, 3.0, np.nan, np.inf, -np.inf])
+    dist = getattr(st, name)
+    for m in methods:
+        for loc, scale in [(0, 1), (0.1, 0.9), (0.3, -1.0), (0.0, 0.0)]:
+            np.testing.assert_allclose(formula(getattr(dist, m))(x, *shapes, loc, scale),
+                                       scipy_value(getattr(dist, m), x, *shapes, loc, scale), rtol=1e-12,
+                                       err_msg=f"{name}.{m} at {loc}, {scale}")
+
+
+def test_more_derivatives():
+    x = np.array([0.2, 0.5, 0.8])
+    check_orders(lambda x, loc, s: np.sum(st.uniform.logpdf(x, loc, s) ** 2 + st.uniform.cdf(x, loc, s) ** 2
+                                          + st.uniform.logsf(x, loc, s) + st.uniform.ppf(x, loc, s) ** 2
+                                          + st.uniform.logcdf(x, loc, s) + st.uniform.pdf(x, loc, s) * x
+                                          + st.uniform.sf(x, loc, s) ** 3), x, 0.1, 0.9)
+    check_orders(lambda x, b, loc, s: np.sum(st.pareto.logpdf(x, b, loc, s) ** 2 + st.pareto.pdf(x, b, loc, s)),
+                 x + 1.2, 2.5, 0.1, 0.9)
+    check_orders(lambda q, loc, s: np.sum(st.cauchy.ppf(q, loc, s) ** 2 + st.cauchy.isf(q, loc, s)), x, 0.1, 0.9)
+    check_orders(lambda q, loc, s: np.sum(st.logistic.ppf(q, loc, s) ** 2 + st.logistic.isf(q, loc, s)), x, 0.1, 0.9)
+    (dq,) = zpy.gradient(lambda q: st.logistic.ppf(q, 0.0, 2.0), 0.25)
+    assert dq == pytest.approx(2.0 / (0.25 * 0.75), rel=1e-14)
+
+
+# --------------------------------------------------------------------------
 # multivariate_normal
 
 

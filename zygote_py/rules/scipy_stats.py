@@ -13,10 +13,14 @@ Covered, with SciPy's arguments (positional or keyword, ``loc=0``,
 - ``norm t chi2 gamma beta expon cauchy laplace logistic``: ``logpdf pdf
   cdf logcdf sf logsf`` (shape parameters ``df`` of ``t`` and ``chi2``,
   ``a`` of ``gamma``, ``a, b`` of ``beta``, then ``loc`` and ``scale``);
-- ``norm.ppf norm.isf t.ppf`` (the quantiles) in ``q`` and the
-  parameters;
+- ``uniform``: ``logpdf pdf cdf logcdf sf logsf ppf``; ``pareto``:
+  ``logpdf pdf`` (shape ``b``);
+- ``norm.ppf norm.isf t.ppf cauchy.ppf cauchy.isf logistic.ppf
+  logistic.isf`` (the quantiles) in ``q`` and the parameters;
 - ``poisson``: ``logpmf pmf cdf logcdf sf logsf`` in ``mu`` (``k`` and
-  ``loc`` are counts: no gradient);
+  ``loc`` are counts: no gradient); ``binom``, ``bernoulli``, ``geom``,
+  ``nbinom``: ``logpmf pmf`` in ``p`` (and ``nbinom``'s ``n``; ``binom``'s
+  ``n`` is a count: no gradient);
 - ``multivariate_normal``: ``logpdf pdf`` in ``x``, ``mean`` and ``cov``
   (``allow_singular`` too), ``entropy`` in ``cov``;
 - ``dirichlet``: ``logpdf pdf`` in ``x`` and ``alpha``.
@@ -27,7 +31,8 @@ Conventions:
   0) outside the support, ``cdf``/``sf`` 0 or 1 there, and ``nan`` where
   a parameter is out of range (``scale <= 0``, ``df <= 0``...) or the point
   is ``nan``; at an infinite point ``logpdf`` (``logpmf``) is ``-inf``,
-  where SciPy's ``gamma`` (for ``a > 1``) and ``poisson`` give ``nan``.
+  where SciPy's ``gamma`` (for ``a > 1``), ``poisson`` and ``nbinom`` give
+  ``nan``.
   There the gradient is 0 (the value is constant), never
   ``nan`` from a formula evaluated where it does not apply. The formulas
   compute in the arguments' precision (SciPy promotes to float64).
@@ -188,6 +193,44 @@ def norm_ppf(q, loc=0, scale=1):
 def norm_isf(q, loc=0, scale=1):
     q, scale, bad = quantile(q, loc, scale)
     return finish(loc - scale * scipy.special.ndtri(q), bad, True, 0.0)
+
+
+def open_quantile(q, loc, scale, standard):
+    """``loc + scale * standard(q)`` for a quantile function ``standard``
+    of the open interval ``(0, 1)`` (``-inf`` and ``inf`` at its ends),
+    with SciPy's checks (see :func:`quantile`)."""
+    q, scale, bad = quantile(q, loc, scale)
+    inside = np.logical_and(np.greater(q, 0), np.less(q, 1))
+    value = loc + scale * standard(np.where(inside, q, 0.5))
+    return finish(value, bad, inside, np.where(np.equal(q, 0), -np.inf, np.inf))
+
+
+def cauchy_standard(q):
+    return np.tan(math.pi * (q - 0.5))
+
+
+def logistic_standard(q):
+    return np.log(q) - np.log1p(-q)
+
+
+@implemented_by(scipy.stats.cauchy.ppf)
+def cauchy_ppf(q, loc=0, scale=1):
+    return open_quantile(q, loc, scale, cauchy_standard)
+
+
+@implemented_by(scipy.stats.cauchy.isf)
+def cauchy_isf(q, loc=0, scale=1):
+    return open_quantile(1.0 - np.asarray(q), loc, scale, cauchy_standard)
+
+
+@implemented_by(scipy.stats.logistic.ppf)
+def logistic_ppf(q, loc=0, scale=1):
+    return open_quantile(q, loc, scale, logistic_standard)
+
+
+@implemented_by(scipy.stats.logistic.isf)
+def logistic_isf(q, loc=0, scale=1):
+    return open_quantile(1.0 - np.asarray(q), loc, scale, logistic_standard)
 
 
 # --------------------------------------------------------------------------
@@ -586,6 +629,142 @@ def poisson_sf(k, mu, loc=0):
 @implemented_by(scipy.stats.poisson.logsf)
 def poisson_logsf(k, mu, loc=0):
     return log_of(poisson_sf(k, mu, loc))
+
+
+# --------------------------------------------------------------------------
+# binom, bernoulli, geom, nbinom (counts k; n of binom is a count too)
+
+
+def trials(k, p, loc, p_wrong):
+    """The count ``floor(k - loc)``, whether ``k - loc`` is one, ``p`` (0.5
+    where the value is ``nan``), and where it is: ``p_wrong`` (``p`` out
+    of its range) or ``k`` ``nan``."""
+    shifted = np.subtract(k, loc)
+    k = np.floor(shifted)
+    bad = np.logical_or(p_wrong, np.isnan(k))
+    return k, np.equal(k, shifted), np.where(bad, 0.5, p), bad
+
+
+def probability_outside(p):
+    """Where ``p`` is not in ``[0, 1]``."""
+    return np.logical_not(np.logical_and(np.greater_equal(p, 0), np.less_equal(p, 1)))
+
+
+@implemented_by(scipy.stats.binom.logpmf)
+def binom_logpmf(k, n, p, loc=0):
+    whole_n = np.floor(n)  # (a count: no gradient)
+    wrong = np.logical_or(probability_outside(p),
+                          np.logical_not(np.logical_and(np.greater_equal(n, 0), np.equal(whole_n, n))))
+    k, whole, p, bad = trials(k, p, loc, wrong)
+    n = np.where(bad, 0.0, whole_n)
+    inside = np.logical_and(whole, np.logical_and(np.greater_equal(k, 0), np.less_equal(k, n)))
+    k = np.where(inside, k, 0.0)
+    value = (scipy.special.gammaln(n + 1.0) - scipy.special.gammaln(k + 1.0) - scipy.special.gammaln(n - k + 1.0)
+             + xlogy(k, p) + xlog1py(n - k, -p))
+    return finish(value, bad, inside, -np.inf)
+
+
+@implemented_by(scipy.stats.binom.pmf)
+def binom_pmf(k, n, p, loc=0):
+    return np.exp(binom_logpmf(k, n, p, loc))
+
+
+@implemented_by(scipy.stats.bernoulli.logpmf)
+def bernoulli_logpmf(k, p, loc=0):
+    return binom_logpmf(k, 1.0, p, loc)
+
+
+@implemented_by(scipy.stats.bernoulli.pmf)
+def bernoulli_pmf(k, p, loc=0):
+    return np.exp(binom_logpmf(k, 1.0, p, loc))
+
+
+@implemented_by(scipy.stats.geom.logpmf)
+def geom_logpmf(k, p, loc=0):
+    k, whole, p, bad = trials(k, p, loc, np.logical_not(np.logical_and(np.greater(p, 0), np.less_equal(p, 1))))
+    inside = np.logical_and(whole, np.logical_and(np.greater_equal(k, 1), np.isfinite(k)))
+    k = np.where(inside, k, 1.0)
+    return finish(xlog1py(k - 1.0, -p) + np.log(p), bad, inside, -np.inf)
+
+
+@implemented_by(scipy.stats.geom.pmf)
+def geom_pmf(k, p, loc=0):
+    return np.exp(geom_logpmf(k, p, loc))
+
+
+@implemented_by(scipy.stats.nbinom.logpmf)
+def nbinom_logpmf(k, n, p, loc=0):
+    wrong = np.logical_not(np.logical_and(np.greater(n, 0), np.logical_and(np.greater(p, 0), np.less_equal(p, 1))))
+    k, whole, p, bad = trials(k, p, loc, wrong)
+    n = np.where(bad, 1.0, n)
+    inside = np.logical_and(whole, np.logical_and(np.greater_equal(k, 0), np.isfinite(k)))
+    k = np.where(inside, k, 0.0)
+    value = (scipy.special.gammaln(n + k) - scipy.special.gammaln(k + 1.0) - scipy.special.gammaln(n)
+             + xlogy(n, p) + xlog1py(k, -p))
+    return finish(value, bad, inside, -np.inf)
+
+
+@implemented_by(scipy.stats.nbinom.pmf)
+def nbinom_pmf(k, n, p, loc=0):
+    return np.exp(nbinom_logpmf(k, n, p, loc))
+
+
+# --------------------------------------------------------------------------
+# uniform (support [loc, loc + scale]) and pareto (support z >= 1)
+
+
+@implemented_by(scipy.stats.uniform.logpdf)
+def uniform_logpdf(x, loc=0, scale=1):
+    z, scale, bad = scaled(x, loc, scale)
+    inside = np.logical_and(np.greater_equal(z, 0), np.less_equal(z, 1))
+    return finish(np.zeros_like(z) - np.log(scale), bad, inside, -np.inf)
+
+
+@implemented_by(scipy.stats.uniform.pdf)
+def uniform_pdf(x, loc=0, scale=1):
+    return np.exp(uniform_logpdf(x, loc, scale))
+
+
+@implemented_by(scipy.stats.uniform.cdf)
+def uniform_cdf(x, loc=0, scale=1):
+    z, scale, bad = scaled(x, loc, scale)
+    return finish(np.where(np.less(z, 0), 0.0, np.where(np.greater(z, 1), 1.0, z)), bad, True, 0.0)
+
+
+@implemented_by(scipy.stats.uniform.logcdf)
+def uniform_logcdf(x, loc=0, scale=1):
+    return log_of(uniform_cdf(x, loc, scale))
+
+
+@implemented_by(scipy.stats.uniform.sf)
+def uniform_sf(x, loc=0, scale=1):
+    z, scale, bad = scaled(x, loc, scale)
+    return finish(np.where(np.less(z, 0), 1.0, np.where(np.greater(z, 1), 0.0, 1.0 - z)), bad, True, 0.0)
+
+
+@implemented_by(scipy.stats.uniform.logsf)
+def uniform_logsf(x, loc=0, scale=1):
+    return log_of(uniform_sf(x, loc, scale))
+
+
+@implemented_by(scipy.stats.uniform.ppf)
+def uniform_ppf(q, loc=0, scale=1):
+    q, scale, bad = quantile(q, loc, scale)
+    return finish(loc + scale * q, bad, True, 0.0)
+
+
+@implemented_by(scipy.stats.pareto.logpdf)
+def pareto_logpdf(x, b, loc=0, scale=1):
+    z, scale, bad = scaled(x, loc, scale)
+    b, wrong = positive(b)
+    inside = np.logical_and(np.greater_equal(z, 1), np.isfinite(z))
+    z = np.where(inside, z, 1.0)
+    return finish(np.log(b) - (b + 1.0) * np.log(z) - np.log(scale), np.logical_or(bad, wrong), inside, -np.inf)
+
+
+@implemented_by(scipy.stats.pareto.pdf)
+def pareto_pdf(x, b, loc=0, scale=1):
+    return np.exp(pareto_logpdf(x, b, loc, scale))
 
 
 # --------------------------------------------------------------------------
