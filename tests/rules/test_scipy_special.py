@@ -46,6 +46,8 @@ UNARY = {
     "j1": (special.j1, between(-12, 12)),
     "y0": (special.y0, between(0.3, 12)),
     "y1": (special.y1, between(0.3, 12)),
+    "exp1": (special.exp1, between(0.2, 3)),
+    "expi": (special.expi, away_from_zero),
     "exprel": (special.exprel, between(-3, 3)),  # (both branches of its slope: the series below |x| = 0.5)
     "riemann zeta": (special.zeta, lambda rng, shape: rng.choice([-2.5, 0.3, 1.6, 3.2], shape)
                      + rng.uniform(0, 0.4, shape)),
@@ -57,12 +59,15 @@ BINARY = {
     "xlogy": (special.xlogy, between(-2, 2), between(0.2, 3)),
     "xlog1py": (special.xlog1py, between(-2, 2), between(-0.8, 3)),
     "rel_entr": (special.rel_entr, between(0.1, 3), between(0.1, 3)),
+    "kl_div": (special.kl_div, between(0.1, 3), between(0.1, 3)),
+    "poch": (special.poch, between(0.3, 3), between(-0.2, 2)),
     "hurwitz zeta": (special.zeta, between(1.5, 4), between(0.3, 3)),
     "iv": (special.iv, lambda rng, shape: rng.integers(-2, 3, shape), between(-3, 3)),
     "ive": (special.ive, lambda rng, shape: rng.integers(-2, 3, shape), away_from_zero),
     "jv": (special.jv, lambda rng, shape: rng.integers(-2, 3, shape), between(0.5, 8)),
     "yv": (special.yv, lambda rng, shape: rng.integers(-2, 3, shape), between(0.5, 8)),
     "yn": (special.yn, lambda rng, shape: rng.integers(-2, 4, shape), between(0.5, 8)),
+    "expn": (special.expn, lambda rng, shape: rng.integers(0, 4, shape), between(0.3, 3)),
 }
 
 # every direction of broadcasting; None is a Python float
@@ -120,7 +125,7 @@ def test_unary_second_order(name):
     check_orders(wrapped(fn), sample(np.random.default_rng(4), (3,)))
 
 
-@pytest.mark.parametrize("name", ["xlogy", "xlog1py", "rel_entr", "hurwitz zeta"])
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py", "rel_entr", "kl_div", "poch", "hurwitz zeta"])
 def test_binary_second_order(name):
     fn, first, second = BINARY[name]
     rng = np.random.default_rng(5)
@@ -128,7 +133,7 @@ def test_binary_second_order(name):
 
 
 @pytest.mark.parametrize("name, v", [("iv", 1.5), ("ive", -0.5), ("jv", 2.5), ("yv", 0.5), ("iv", 0), ("jv", -1),
-                                     ("yn", 2), ("yn", -1)])
+                                     ("yn", 2), ("yn", -1), ("expn", 0), ("expn", 3)])
 def test_bessel_second_order_in_x_with_any_order(name, v):
     fn, _, _ = BINARY[name]
     check_orders(wrapped(fn, v), np.array([0.7, 1.9, 3.1]))
@@ -189,11 +194,13 @@ def test_a_differentiated_bessel_order_is_never_a_silent_zero(name):
     assert t == pytest.approx(np.sum(zpy.gradient(lambda x: np.sum(fn(np.array([0.5, 1.5, 2.5]), x)), x)[0]))
 
 
-def test_a_differentiated_yn_order_is_refused():
-    with pytest.raises(NoDerivativeRule, match="scipy.special.yn has no derivative with respect to its order 'n'"):
-        zpy.jvp(lambda n, x: special.yn(n, x), (2.0, 1.3), (1.0, 0.0))
-    with pytest.raises(NoDerivativeRule, match="scipy.special.yn has no derivative with respect to its order 'n'"):
-        zpy.gradient(lambda n, x: special.yn(n, x), 2.0, 1.3)
+@pytest.mark.parametrize("name", ["yn", "expn"])
+def test_a_differentiated_integer_order_is_refused(name):
+    fn = getattr(special, name)
+    with pytest.raises(NoDerivativeRule, match=f"scipy.special.{name} has no derivative with respect to its order 'n'"):
+        zpy.jvp(lambda n, x: fn(n, x), (2.0, 1.3), (1.0, 0.0))
+    with pytest.raises(NoDerivativeRule, match=f"scipy.special.{name} has no derivative with respect to its order 'n'"):
+        zpy.gradient(lambda n, x: fn(n, x), 2.0, 1.3)
 
 
 def test_bessel_order_constants_at_second_order_through_closures():

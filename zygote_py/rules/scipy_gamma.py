@@ -5,7 +5,7 @@ Imported into the built-in layer once the user has imported
 
 Differentiable: ``gammaln loggamma gamma rgamma digamma (psi) polygamma
 betaln beta erf erfc erfinv erfcinv ndtr log_ndtr ndtri gammainc
-gammaincc betainc betaincc stdtr stdtrit`` and ``multigammaln`` (through its formula, a sum of
+gammaincc betainc betaincc stdtr stdtrit poch`` and ``multigammaln`` (through its formula, a sum of
 ``gammaln``). ``gammasgn``, the sign of ``gamma``, is piecewise constant:
 no gradient.
 
@@ -53,6 +53,8 @@ Conventions:
   while a constant shape parameter, the common case, gets 0 or nothing
   and brings no ``nan`` into other gradients, at any order. The last argument's derivative at ``x == 0`` is the
   limit from the right: ``inf`` for ``a < 1``.
+- ``poch(z, m) == gamma(z + m) / gamma(z)``: ``z`` gets ``poch (digamma(z
+  + m) - digamma(z))``, ``m`` gets ``poch digamma(z + m)``.
 - ``betaln(a, b)``, ``beta(a, b)``, and the two-argument functions above,
   broadcast: each gradient is summed down to its argument's shape.
 """
@@ -207,6 +209,23 @@ def polygamma(n, x):
 @pushforward(scipy.special.polygamma)
 def polygamma_push(y, n, x, *, dx):
     return runtime.shaped(dx * scipy.special.polygamma(n + 1, x), y)
+
+
+@adjoint(scipy.special.poch)
+def poch(z, m):
+    y = scipy.special.poch(z, m)
+
+    def back(dy):
+        after = scipy.special.digamma(z + m)
+        return (runtime.unbroadcast(dy * y * (after - scipy.special.digamma(z)), z),
+                runtime.unbroadcast(dy * y * after, m))
+    return y, back
+
+
+@pushforward(scipy.special.poch)
+def poch_push(y, z, m, *, dz, dm):
+    after = scipy.special.digamma(z + m)
+    return runtime.shaped(dz * y * (after - scipy.special.digamma(z)) + dm * y * after, y)
 
 
 @adjoint(scipy.special.betaln)

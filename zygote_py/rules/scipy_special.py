@@ -4,8 +4,8 @@ function. (The gamma and error-function family is in
 :mod:`.scipy_gamma`.)
 
 Covered: ``logsumexp softmax log_softmax expit logit xlogy xlog1py entr
-rel_entr i0 i1 i0e i1e iv ive jv (jn) yv j0 j1 y0 y1 yn zeta exprel``, as
-``scipy.special.<name>``.
+rel_entr kl_div i0 i1 i0e i1e iv ive jv (jn) yv j0 j1 y0 y1 yn zeta exprel
+exp1 expi expn``, as ``scipy.special.<name>``.
 This module is imported (into the built-in layer) once the user has
 imported :mod:`scipy.special` (:func:`zygote_py.registry.when_imported`).
 
@@ -42,6 +42,13 @@ Which arguments get a gradient, and conventions:
   ``rel_entr(x, y) == x log(x / y)``: ``x`` gets ``1 + log(x / y)``,
   ``-inf`` at ``x == 0``; ``y`` gets ``-x / y``, 0 where ``x == 0`` (also
   at ``y == 0``).
+- ``kl_div(x, y) == x log(x / y) - x + y``: ``x`` gets ``log(x / y)``,
+  ``y`` gets ``1 - x / y`` (1 where ``x == 0``), as for ``rel_entr``.
+- ``exp1(x)``, ``expi(x)``: slopes ``-exp(-x) / x`` and ``exp(x) / x``.
+  ``expn(n, x)``: ``x`` only, slope ``((n - 1) expn(n, x) - exp(-x)) /
+  x`` (``-E_{n-1}``, by the recurrence, so ``n == 0`` needs no ``E_{-1}``);
+  its integer order ``n`` is treated as the Bessel functions' orders
+  below.
 - ``i0 i1 i0e i1e iv ive jv yv j0 j1 y0 y1 yn``: ``x`` only. The
   derivative in the order ``v`` of ``iv ive jv yv`` (``n`` of ``yn``;
   ``jn`` is ``jv``) is no special function SciPy has, and never a silent
@@ -269,6 +276,64 @@ def rel_entr_push(z, x, y, *, dx, dy):
     return runtime.shaped(dx * (1.0 + np.log(x / y)) - dy * (x / scipy_special.where_x_zero(x, y, 0.0)), z)
 
 
+@adjoint(scipy.special.kl_div)
+def kl_div(x, y):
+    def back(dz):
+        return (
+            runtime.unbroadcast(dz * np.log(x / y), x),
+            runtime.unbroadcast(dz * (1.0 - x / scipy_special.where_x_zero(x, y, 0.0)), y),
+        )
+    return scipy.special.kl_div(x, y), back
+
+
+@pushforward(scipy.special.kl_div)
+def kl_div_push(z, x, y, *, dx, dy):
+    return runtime.shaped(dx * np.log(x / y) + dy * (1.0 - x / scipy_special.where_x_zero(x, y, 0.0)), z)
+
+
+# -- exponential integrals ------------------------------------------------------
+
+
+@adjoint(scipy.special.exp1)
+def exp1(x):
+    def back(dy):
+        return (-dy * (np.exp(-x) / x),)
+    return scipy.special.exp1(x), back
+
+
+@pushforward(scipy.special.exp1)
+def exp1_push(y, x, *, dx):
+    return -dx * (np.exp(-x) / x)
+
+
+@adjoint(scipy.special.expi)
+def expi(x):
+    def back(dy):
+        return (dy * (np.exp(x) / x),)
+    return scipy.special.expi(x), back
+
+
+@pushforward(scipy.special.expi)
+def expi_push(y, x, *, dx):
+    return dx * (np.exp(x) / x)
+
+
+@adjoint(scipy.special.expn)
+def expn(n, x):
+    y = scipy.special.expn(n, x)
+
+    def back(dy):
+        slope = ((n - 1.0) * y - np.exp(-x)) / x
+        return (scipy_special.order_gradient(n), runtime.unbroadcast(dy * slope, x))
+    return y, back
+
+
+@pushforward(scipy.special.expn)
+def expn_push(y, n, x, *, dn, dx):
+    slope = ((n - 1.0) * y - np.exp(-x)) / x
+    return runtime.shaped(dx * slope, y) + scipy_special.order_tangent(dn, "scipy.special.expn", "n")
+
+
 # -- Bessel functions -----------------------------------------------------------
 
 
@@ -363,6 +428,7 @@ nondifferentiable(order_gradient, order_tangent, order_refused)
 for bessel in (scipy.special.iv, scipy.special.ive, scipy.special.jv, scipy.special.yv):
     constant_argument(bessel, 0, "v", "its order")
 constant_argument(scipy.special.yn, 0, "n", "its order")
+constant_argument(scipy.special.expn, 0, "n", "its order")
 
 
 @adjoint(scipy.special.iv)
