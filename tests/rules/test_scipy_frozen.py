@@ -93,13 +93,20 @@ def test_quantiles():
     check_orders(lambda q, loc, scale: np.sum(st.t(3.5, loc, scale).ppf(q) ** 2), np.array([0.1, 0.4, 0.8]), 0.1, 0.9)
 
 
-def test_poisson():
+def test_counts():
     k = np.array([0.0, 1.0, 3.0])
     rv = st.poisson(1.3, 1.0)
     for m in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"):
         np.testing.assert_allclose(implementation(getattr(rv, m))(rv, k), getattr(rv, m)(k), rtol=1e-12)
     check_orders(lambda mu: np.sum(st.poisson(mu).logpmf(k) ** 2 + st.poisson(mu).pmf(k) + st.poisson(mu).cdf(k)),
                  1.3)
+    check_orders(lambda p: np.sum(st.binom(5, p).logpmf(k) ** 2 + st.binom(n=5, p=p).pmf(k)), 0.3)
+    check_orders(lambda n, p: np.sum(st.nbinom(n, p, loc=-1.0).logpmf(k + 1) ** 2), 2.5, 0.3)
+
+
+def test_uniform():
+    check_orders(lambda x, loc, scale: np.sum(st.uniform(loc, scale).logpdf(x) ** 2 + st.uniform(loc, scale).cdf(x) ** 2
+                                              + st.uniform(scale=scale).ppf(x * 0.5)), X * 0.5, 0.1, 0.9)
 
 
 def test_captured():
