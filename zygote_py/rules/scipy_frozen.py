@@ -13,11 +13,13 @@ name), which the freezing call hands back to those arguments. A frozen
 distribution made outside the differentiated function and captured works
 alike (its arguments are then constants).
 
-Covered methods: those with formulas in :mod:`.scipy_stats`
-(``logpdf pdf cdf logcdf sf logsf ppf isf`` of the continuous
-distributions, ``logpmf pmf cdf logcdf sf logsf`` of ``poisson``;
-``logpdf pdf entropy`` of ``multivariate_normal``, ``logpdf pdf`` of
-``dirichlet``). Another method (``rv.mean()``), or a distribution with no
+Covered methods: those with formulas in :mod:`.scipy_stats` (``logpdf
+pdf cdf logcdf sf logsf ppf isf`` of the continuous distributions,
+``logpmf pmf cdf logcdf sf logsf`` of the discrete ones, as far as each
+has them; ``logpdf pdf entropy`` of ``multivariate_normal``, ``logpdf
+pdf`` of ``dirichlet``). The frozen arguments reach a method by position,
+in the order of its parameters (:func:`frozen_names`), defaults filled
+in. Another method (``rv.mean()``), or a distribution with no
 formulas, raises :class:`~zygote_py.errors.NoDerivativeRule` naming the
 function as for the unfrozen distribution.
 
@@ -34,12 +36,11 @@ from zygote_py.rules import scipy_frozen
 
 from ..registry import adjoint, implemented_by, nondifferentiable, pushforward
 
+
 def frozen_method(rv, name):
     """The method ``name`` of the module-level distribution of the frozen
     ``rv`` (``scipy.stats.norm.logpdf`` for ``norm(0, 1).logpdf``), which
-    has the rule; SciPy's frozen object holds a copy of the distribution.
-    (Called as a plain function, not a method: forward mode passes the
-    frozen keywords to a function, not to a method.)"""
+    has the rule; SciPy's frozen object holds a copy of the distribution."""
     dist = rv._dist if isinstance(rv, _multivariate.multi_rv_frozen) else rv.dist
     shared = getattr(scipy.stats, getattr(dist, "name", None) or type(dist).__name__[:-len("_gen")], None)
     if type(shared) is not type(dist):
