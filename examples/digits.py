@@ -27,12 +27,12 @@ def cross_entropy(logits: np.ndarray, onehot: np.ndarray):
     return -np.sum(onehot * log_softmax(logits)) / len(logits)
 
 
-def logistic_loss(params: dict, X: np.ndarray, Y: np.ndarray):
+def logistic_loss(params: dict[str, np.ndarray], X: np.ndarray, Y: np.ndarray):
     """Multinomial logistic regression: mean cross-entropy of X @ W + b."""
     return cross_entropy(X @ params["W"] + params["b"], Y)
 
 
-def mlp_loss(params: dict, X: np.ndarray, Y: np.ndarray, decay: float):
+def mlp_loss(params: dict[str, np.ndarray], X: np.ndarray, Y: np.ndarray, decay: float):
     """A hidden layer of tanh units, then softmax; L2 weight decay."""
     W1, W2 = params["W1"], params["W2"]
     h = np.tanh(X @ W1 + params["b1"])
@@ -40,11 +40,11 @@ def mlp_loss(params: dict, X: np.ndarray, Y: np.ndarray, decay: float):
     return cross_entropy(logits, Y) + decay * (np.sum(W1 * W1) + np.sum(W2 * W2))
 
 
-def logistic_predict(params: dict, X: np.ndarray):
+def logistic_predict(params: dict[str, np.ndarray], X: np.ndarray):
     return np.argmax(X @ params["W"] + params["b"], axis=1)
 
 
-def mlp_predict(params: dict, X: np.ndarray):
+def mlp_predict(params: dict[str, np.ndarray], X: np.ndarray):
     return np.argmax(np.tanh(X @ params["W1"] + params["b1"]) @ params["W2"] + params["b2"], axis=1)
 
 

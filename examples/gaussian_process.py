@@ -17,14 +17,14 @@ import scipy.stats
 import zygote_py as zpy
 
 
-def kernel(params, xs, ys):
+def kernel(params: dict[str, float], xs: np.ndarray, ys: np.ndarray):
     """The squared-exponential kernel between the rows of ``xs`` and ``ys``."""
     length, signal = np.exp(params["log_length"]), np.exp(params["log_signal"])
     distances = np.sum((xs[:, None, :] - ys[None, :, :]) ** 2, axis=-1)
     return signal ** 2 * np.exp(-0.5 * distances / length ** 2)
 
 
-def log_marginal_likelihood(params, xs, ys):
+def log_marginal_likelihood(params: dict[str, float], xs: np.ndarray, ys: np.ndarray):
     """``log p(ys | xs, params)`` of the Gaussian process."""
     n = xs.shape[0]
     cov = kernel(params, xs, xs) + (np.exp(params["log_noise"]) + 1e-6) * np.eye(n)
@@ -32,7 +32,7 @@ def log_marginal_likelihood(params, xs, ys):
     return scipy.stats.multivariate_normal.logpdf(ys, mean, cov)
 
 
-def predict(params, xs, ys, tests):
+def predict(params: dict[str, float], xs: np.ndarray, ys: np.ndarray, tests: np.ndarray):
     """The posterior mean and standard deviation at ``tests``."""
     n = xs.shape[0]
     cov = kernel(params, xs, xs) + (np.exp(params["log_noise"]) + 1e-6) * np.eye(n)

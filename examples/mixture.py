@@ -17,7 +17,7 @@ import scipy.stats
 import zygote_py as zpy
 
 
-def log_likelihood(params, points):
+def log_likelihood(params: dict[str, np.ndarray], points: np.ndarray):
     """The mean log-likelihood of ``points`` (n, d) under the mixture."""
     log_weights = scipy.special.log_softmax(params["logits"])
     scales = np.exp(params["log_scales"])

@@ -288,25 +288,33 @@ def nondifferentiable(*fns: Any) -> None:
     _changed()
 
 
-_array_valued: set = set()
+_array_valued: dict = {}
 
 
-def array_valued(*fns: Any) -> None:
+def array_valued(*fns: Any, unless: Optional[tuple[str, int]] = None) -> None:
     """Register library functions whose value, given arrays and numbers,
     is one array or NumPy scalar (``scipy.special.softmax``), as the
     compiler knows NumPy's reductions' to be: their results join the
-    arithmetic it emits plainly."""
-    _array_valued.update(key(fn) for fn in fns)
+    arithmetic it emits plainly. ``unless=(name, position)``: only where
+    the call passes no parameter ``name`` (by keyword, or at that
+    position), which makes it return something else
+    (``scipy.special.logsumexp``'s ``return_sign``: a pair)."""
+    _array_valued.update((key(fn), unless) for fn in fns)
 
 
-def is_array_valued(fn: Any) -> bool:
-    """Whether ``fn`` is registered with :func:`array_valued`."""
+def is_array_valued(fn: Any, given: int = 0, keywords: tuple = ()) -> bool:
+    """Whether ``fn`` is registered with :func:`array_valued`, called with
+    ``given`` positional arguments and the named ``keywords``."""
     if _lazy:
         load_lazy()
     try:
-        return key(fn) in _array_valued
+        k = key(fn)
     except TypeError:
         return False
+    if k not in _array_valued:
+        return False
+    unless = _array_valued[k]
+    return unless is None or unless[0] not in keywords and given <= unless[1]
 
 
 class Mark:

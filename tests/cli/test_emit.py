@@ -322,3 +322,99 @@ def test_a_dataclass_parameter_is_differentiated_by_its_fields_annotations(tmp_p
     source.write_text(DATACLASS_MODULE.format(b="int"))
     assert main(["emit", str(source), "-o", str(tmp_path / "other.py")]) == 3
     assert "params.py:13: cannot emit loss: its gradient would call zygote_py.runtime.J" in capsys.readouterr().err
+
+
+DICT_MODULE = '''import typing
+from typing import TypedDict
+
+import numpy as np
+
+
+class Layer(TypedDict):
+    W: np.ndarray
+    b: np.ndarray
+    scale: {scale}
+
+
+def mlp(params: dict[str, np.ndarray], x: np.ndarray):
+    W1, W2 = params["W1"], params["W2"]
+    h = np.tanh(x @ W1 + params["b1"])
+    return np.sum((h @ W2) ** 2)
+
+
+def rates(p: typing.Dict[str, float], x: np.ndarray):
+    return np.sum(np.exp(p["a"]) * x) + p["b"] * p["b"]
+
+
+def layer(p: Layer, x: np.ndarray):
+    return p["scale"] * np.sum(np.tanh(x @ p["W"] + p["b"]))
+'''
+
+
+def dict_finite_differences(f, d, x, h=1e-6):
+    out = {}
+    for k, v in d.items():
+        v = np.asarray(v, dtype=float)
+        g = np.zeros_like(v)
+        for i in np.ndindex(v.shape):
+            up, down = v.copy(), v.copy()
+            up[i] += h
+            down[i] -= h
+            g[i] = (f({**d, k: up if v.ndim else float(up)}, x) - f({**d, k: down if v.ndim else float(down)}, x)) \
+                / (2 * h)
+        out[k] = g
+    return out
+
+
+def test_dict_parameters_are_differentiated_by_their_annotations(tmp_path, capsys):
+    """``dict[str, np.ndarray]``, ``typing.Dict[str, float]`` and a
+    TypedDict: each item read by key is differentiated as a parameter of its
+    kind, the gradient a dict with the same keys (None for one not read),
+    equal to zpy.gradient's and to finite differences; each item read is
+    checked to be of its kind when the gradient runs; the TypedDict is a
+    dependency; a key it does not declare is refused at its line."""
+    source = tmp_path / "dicts.py"
+    source.write_text(DICT_MODULE.format(scale="float"))
+    out = emit(source, tmp_path / "dicts_grad.py")
+    text = out.read_text()
+    assert "import zygote_py" not in text and "#   Layer " in text
+    assert "real_numbers(p_scale=p['scale'])" in text
+    sys.path.insert(0, str(tmp_path))
+    try:
+        model, grad = importlib.import_module("dicts"), importlib.import_module("dicts_grad")
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("dicts", None), sys.modules.pop("dicts_grad", None)
+    x = rng.normal(size=(5, 3))
+    cases = [
+        ("mlp", {"W1": rng.normal(size=(3, 4)), "b1": rng.normal(size=4), "W2": rng.normal(size=(4, 2)),
+                 "unread": rng.normal(size=2)}),
+        ("rates", {"a": 0.3, "b": -0.7, "unread": 2.0}),
+        ("layer", {"W": rng.normal(size=(3, 2)), "b": rng.normal(size=2), "scale": 1.3}),
+    ]
+    for name, d in cases:
+        f = getattr(model, name)
+        got, want = getattr(grad, f"{name}_gradient")(d, x), zpy.gradient(f, d, x)
+        y, back = getattr(grad, f"{name}_forward")(d, x)
+        assert y == pytest.approx(f(d, x), rel=1e-13)
+        fd = dict_finite_differences(f, d, x)
+        for g in (got[0], back(1.0)[0]):
+            assert set(g) == set(d), name
+            for k in d:
+                if want[0][k] is None:
+                    assert g[k] is None and np.all(fd[k] == 0), (name, k)
+                    continue
+                np.testing.assert_allclose(g[k], want[0][k], rtol=1e-12, err_msg=f"{name}[{k}]")
+                np.testing.assert_allclose(g[k], fd[k], rtol=1e-5, atol=1e-7, err_msg=f"{name}[{k}]")
+                assert np.shape(g[k]) == np.shape(d[k])
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+    with pytest.raises(TypeError, match="params_b1 is a float, but this gradient was emitted for an array"):
+        grad.mlp_gradient({**cases[0][1], "b1": 0.5}, x)
+    with pytest.raises(TypeError, match="p_a is a ndarray, but this gradient was emitted for a real number"):
+        grad.rates_gradient({"a": np.ones(3), "b": 1.0}, x)
+    source.write_text(DICT_MODULE.format(scale="np.ndarray"))
+    assert main(["emit", "--check", str(source), "-o", str(out)]) == 1
+    assert "Layer changed" in capsys.readouterr().err
+    source.write_text(DICT_MODULE.format(scale="float").replace('p["scale"]', 'p["other"]'))
+    assert main(["emit", str(source), "-o", str(tmp_path / "other.py")]) == 3
+    assert "dicts.py:24: cannot emit layer: its gradient would call zygote_py.runtime.J" in capsys.readouterr().err

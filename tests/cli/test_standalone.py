@@ -10,6 +10,7 @@ from zygote_py import runtime
 from zygote_py.writer import standalone
 from zygote_py.ir import ops
 from zygote_py.ad import mutation
+from zygote_py.rules import numpy_shapes
 
 rng = np.random.default_rng(0)
 A23, A13, A3, A1 = rng.normal(size=(2, 3)), rng.normal(size=(1, 3)), rng.normal(size=3), rng.normal(size=1)
@@ -165,3 +166,25 @@ def test_real_arrays():
     standalone.real_arrays(w=A3, x=A23)
     with pytest.raises(TypeError, match="^x is a list"):
         standalone.real_arrays(w=A3, x=[1.0])
+
+
+@pytest.mark.parametrize("g,x", [
+    (A3, A3), (A3.astype(np.float32), A3), (A3 + 1j * A3, A3), (A3, A3.astype(np.float32)), (np.float64(2.0), 3.0),
+    (A3, [1.0, 2.0, 3.0]), (A23, (A3, A3)), (np.float64(0.0), (1.0, 2.0)), (2.0, np.float32(1.0)),
+    (1j, 2.0), (A3, A3 > 0), (A3, np.arange(3)),
+])
+def test_like(g, x):
+    want, got = numpy_shapes.like(g, x), standalone.like(g, x)
+    assert type(got) is type(want)
+    if isinstance(want, (tuple, list)):
+        assert len(got) == len(want) and all(type(u) is type(v) for u, v in zip(got, want))
+    np.testing.assert_array_equal(np.asarray(got, dtype=object if want is None else None), np.asarray(want))
+
+
+def test_like_refuses_an_array_made_in_python():
+    class Pair:
+        def __array__(self, dtype=None, copy=None):
+            return np.array([1.0, 2.0])
+
+    with pytest.raises(TypeError, match="through its __array__"):
+        standalone.like(A1[:2], Pair())

@@ -57,7 +57,9 @@ Python float is one whose gradients' zero is ``0.0``), a tuple or list of
 numbers, a real array, a one-dimensional real array (whose items are
 numbers), a complex array. An object whose fields' kinds are known (a
 dataclass parameter of an emitted gradient, see :func:`fields_kind`) has
-the kind ``("fields", ((name, kind), ...))``."""
+the kind ``("fields", ((name, kind), ...))``; a dict whose values' kinds
+are known (see :func:`items_kind`), ``("items", ((key, kind), ...))`` or
+``("items", kind)`` (every value of that kind)."""
 
 
 def fields_kind(kinds: dict[str, int]) -> tuple:
@@ -68,15 +70,39 @@ def fields_kind(kinds: dict[str, int]) -> tuple:
     return ("fields", tuple(sorted(kinds.items())))
 
 
+def items_kind(kinds: "dict[str, int] | int") -> tuple:
+    """The kind of a dict whose item ``key`` holds a value of kind
+    ``kinds[key]`` (or of kind ``kinds`` whatever the key): ``zpy emit``
+    knows it from an annotation (``params: dict[str, np.ndarray]``, a
+    ``TypedDict``), and each ``params["w"]`` is then differentiated as an
+    argument of that kind would be, the dict's gradient a dict of its
+    items' (``runtime.key_gradient``)."""
+    return ("items", kinds if isinstance(kinds, int) else tuple(sorted(kinds.items())))
+
+
 def field_reads(ir: IR, numeric_args: list) -> dict[Var, int]:
-    """``obj.name`` of an argument of a :func:`fields_kind` → the kind of
-    that field."""
-    objects = {a: dict(k[1]) for a, k in zip(ir.entry.args, numeric_args) if isinstance(k, tuple)}
+    """``obj.name`` of an argument of a :func:`fields_kind`, and ``obj[key]``
+    (a constant key) of one of an :func:`items_kind` → the kind of that
+    field or item."""
+    objects = {a: (getattr if k[0] == "fields" else operator.getitem, k[1])
+               for a, k in zip(ir.entry.args, numeric_args) if isinstance(k, tuple)}
     if not objects:
         return {}
-    return {s.var: objects[s.args[0]][s.args[1].value] for b in ir.blocks.values() for s in b.stmts
-            if _callee_fn(s) is getattr and len(s.args) == 2 and s.args[0] in objects and not s.kwargs
-            and isinstance(s.args[1], Const) and s.args[1].value in objects[s.args[0]]}
+
+    def known(s: Statement) -> Optional[int]:
+        read, kinds = objects[s.args[0]]
+        key = s.args[1].value
+        if isinstance(kinds, int):
+            return kinds if type(key) is str else None
+        return dict(kinds).get(key)
+
+    out = {}
+    for b in ir.blocks.values():
+        for s in b.stmts:
+            if len(s.args) == 2 and s.args[0] in objects and not s.kwargs and isinstance(s.args[1], Const) \
+                    and _callee_fn(s) is objects[s.args[0]][0] and known(s) is not None:
+                out[s.var] = known(s)
+    return out
 
 
 def kind(x: Any) -> int:
@@ -189,8 +215,10 @@ _LINEAR_VIEWS = runtime.LINEAR_ATTRIBUTES - {"flat"}  # (an iterator over the it
 """Attributes of an array that are arrays, linear in it."""
 
 
-def _array_valued(fn: Any) -> bool:
-    return isinstance(fn, np.ufunc) and fn.nout == 1 or member(fn, ARRAY_VALUED) or registry.is_array_valued(fn)
+def _array_valued(fn: Any, s: Statement) -> bool:
+    """Whether ``fn``, called as ``s``, gives one array or NumPy scalar."""
+    return isinstance(fn, np.ufunc) and fn.nout == 1 or member(fn, ARRAY_VALUED) or registry.is_array_valued(
+        fn, len(s.args), tuple(k for k, _ in s.kwargs))
 
 
 _NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
@@ -227,7 +255,7 @@ def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Stateme
         arrays |= given | params
         for s in stmts:
             fn = facts.callee(s)
-            if (_array_valued(fn) and not may_overload(s, facts, lambda v: v in arrays or v in facts.numeric)
+            if (_array_valued(fn, s) and not may_overload(s, facts, lambda v: v in arrays or v in facts.numeric)
                     or member(fn, _NEW_ARRAYS) or copies.get(s.var) in arrays or changed.get(s.var) in arrays
                     or s.args and s.args[0] in arrays and (
                         _is_view(s, facts) or member(fn, KEEPS_KIND)
@@ -437,7 +465,7 @@ class Facts:
     constants: set[Var] = field(default_factory=set)  # globals and free variables holding numbers, arrays or tuples of numbers
     python_numbers: set[Var] = field(default_factory=set)  # Python ints and floats: such constants, items of such tuples
     metadata: set[Var] = field(default_factory=set)  # x.shape, x.dtype... of a known array: never active
-    fields: dict[Var, int] = field(default_factory=dict)  # obj.name of an object whose fields' kinds are known
+    fields: dict[Var, int] = field(default_factory=dict)  # obj.name, obj[key] of one whose fields' kinds are known
 
     def callee(self, s: Statement) -> Any:
         """The statement's callee if known at compile time, else _MISSING."""
@@ -777,7 +805,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     for s in stmts:  # optimistic start
         fn = facts.callee(s)
         if (
-            member(fn, NUMERIC_CALLEES) or _is_math_number(fn) or item_of_sequence(s) or _array_valued(fn)
+            member(fn, NUMERIC_CALLEES) or _is_math_number(fn) or item_of_sequence(s) or _array_valued(fn, s)
             or fn is min or fn is max
             or item_of_array(s) or s.var in facts.arrays or fn is len
         ):
@@ -799,7 +827,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             if s.var in num and s.var not in facts.arrays and s.var not in facts.constants and s.var not in facts.fields and (
                 facts.callee(s) is not len  # (an int, whatever it measures)
             ) and (
-                not item_of_sequence(s) and not _array_valued(facts.callee(s)) and not item_of_array(s)
+                not item_of_sequence(s) and not _array_valued(facts.callee(s), s) and not item_of_array(s)
                 and not any(is_num(v) for v in _operands(s))
                 or not item_of_sequence(s) and any(v in seqs for v in _operands(s))  # (x, 1.0) * 2 repeats a tuple
                 or overloadable(s)

@@ -23,6 +23,7 @@ compiles again).
 from __future__ import annotations
 
 import builtins
+import contextvars
 import operator
 import site
 import sysconfig
@@ -49,12 +50,13 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
     (see the module docstring), and then the calls those bring, to
     :data:`DEPTH` levels. Returns the guards the result rests on (the
     globals naming the functions inlined)."""
-    from .analysis import Facts, static_values
+    from .analysis import _MISSING, Facts, static_values
     from .mutation.versions import changed_positions
     from .pipeline import primal_ir  # (pipeline builds on this module)
 
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     guards = []
+    rules: set[int] = set()  # the globals of the rule modules whose implementations were inlined
     for _ in range(DEPTH):
         facts = Facts()
         static_values(ir, fn.__globals__, cells, facts)
@@ -65,7 +67,12 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
         inlined = 0
         for s in calls:
             g = facts.callee(s)
-            if not _qualifies(g, fn) or any(a in nested for a in s.args) or any(changed_positions(g)):
+            implementation = _implementation(g if g is not _MISSING else _method_of(s, defs, facts))
+            g = implementation or g
+            if implementation is not None:  # (and the helpers of its module, which its body calls)
+                rules.add(id(g.__globals__))
+            ours = implementation is not None or isinstance(g, types.FunctionType) and id(g.__globals__) in rules
+            if not _qualifies(g, fn, ours) or any(a in nested for a in s.args) or any(changed_positions(g)):
                 continue  # (passed a nested function, or changing an argument: see cells, mutation)
             try:
                 callee = primal_ir(g)
@@ -80,9 +87,13 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
             b = next(b for b in ir.blocks.values() if any(x is s for x in b.stmts))  # (splices move statements)
             if isinstance(s.callee, Var) and s.callee in defs:
                 defs[s.callee].pure = True  # the read of the function's name: dropped once unused
+                base = defs[s.callee].args[0] if facts.callee(defs[s.callee]) is getattr else None
+                if isinstance(base, Var) and base in defs and facts.callee(defs[base]) is getattr:
+                    defs[base].pure = True  # (scipy.stats.norm of scipy.stats.norm.logpdf: an attribute read)
             _splice(ir, b, next(i for i, x in enumerate(b.stmts) if x is s), callee, bound,
                     {v: Const(value) for v, (name, value) in outside.items()
-                     if fn.__globals__.get(name, builtins.__dict__.get(name, _UNBOUND)) is not value})
+                     if fn.__globals__.get(name, builtins.__dict__.get(name, _UNBOUND)) is not value},
+                    s.line if ours else None)
             if isinstance(s.callee, Var) and s.callee in facts.origin:
                 guards.append(facts.origin[s.callee])
             guards += [("cell", _ModuleGlobal.of(g.__globals__, name), value) for name, value in outside.values()]
@@ -127,9 +138,44 @@ def _dict_calls(ir: IR, facts: Any) -> list[tuple]:
     return [g for g in guards if g is not None]
 
 
-def _qualifies(g: Any, fn: types.FunctionType) -> bool:
+IMPLEMENTATIONS: contextvars.ContextVar[bool] = contextvars.ContextVar("IMPLEMENTATIONS", default=False)
+"""Whether a call of a library function that a rule module implements in
+Python (``registry.implemented_by``: ``scipy.stats.norm.logpdf``) is
+inlined too, as that Python function: ``zpy emit`` sets it, so that the
+gradient module differentiates the formula where it is called instead of
+calling zygote_py's ``J`` on it when it runs (the same arithmetic)."""
+
+
+def _implementation(g: Any) -> Optional[types.FunctionType]:
+    """The Python function a library function ``g`` is differentiated as,
+    where :data:`IMPLEMENTATIONS` asks for it to be inlined."""
+    if not IMPLEMENTATIONS.get():
+        return None
+    try:
+        impl = registry.implementation(g)
+    except TypeError:  # (an unhashable callee: no implementation)
+        return None
+    return impl if isinstance(impl, types.FunctionType) else None
+
+
+def _method_of(s: Statement, defs: dict[Var, Statement], facts: Any) -> Any:
+    """The callee of ``s`` where it is an attribute read of an object known
+    at compile time (``scipy.stats.norm.logpdf``: a method of an
+    instance, which the static values leave to run time), else None."""
+    d = defs.get(s.callee) if isinstance(s.callee, Var) else None
+    if d is None or facts.callee(d) is not getattr or len(d.args) != 2 or not isinstance(d.args[1], Const):
+        return None
+    base = d.args[0].value if isinstance(d.args[0], Const) else facts.static.get(d.args[0])
+    return None if base is None else getattr(base, d.args[1].value, None)
+
+
+def _qualifies(g: Any, fn: types.FunctionType, rule_module: bool = False) -> bool:
+    """Whether a call of ``g`` is inlined: the user's own function (or, with
+    ``rule_module``, an implementation of a rule module or a helper of
+    one, see :data:`IMPLEMENTATIONS`) that qualifies."""
     return (
-        isinstance(g, types.FunctionType) and g is not fn and (g.__globals__ is fn.__globals__ or _beside(g, fn))
+        isinstance(g, types.FunctionType) and g is not fn
+        and (rule_module or g.__globals__ is fn.__globals__ or _beside(g, fn))
         and not g.__closure__ and registry.lookup(g) is None and not registry.is_nondifferentiable(g)
         and registry.lookup_pushforward(g) is None
         and not g.__code__.co_flags & 0x2A0  # generators, coroutines, async generators
@@ -263,12 +309,14 @@ def _constant(value: Any) -> bool:
     return value is None or isinstance(value, (bool, int, float, complex, str, bytes, tuple, frozenset))
 
 
-def _splice(ir: IR, b: Block, i: int, callee: IR, args: list[Operand], constants: dict[Var, Const]) -> None:
+def _splice(ir: IR, b: Block, i: int, callee: IR, args: list[Operand], constants: dict[Var, Const],
+            line: Optional[int] = None) -> None:
     """Replace the call ``b.stmts[i]`` by ``callee``'s blocks: ``b`` jumps
     to the copy of its entry with ``args``; each ``return v`` jumps to a new
     block holding the rest of ``b``, whose argument is the call's value.
     The statements defining the keys of ``constants`` are left out, their
-    values read as the constants."""
+    values read as the constants. ``line``: the line of every statement
+    inlined (a rule module's code: the user's call), else the callee's."""
     call = b.stmts[i]
     rest = ir.new_block()
     rest.args = [call.var]
@@ -294,7 +342,7 @@ def _splice(ir: IR, b: Block, i: int, callee: IR, args: list[Operand], constants
         nb = ir.blocks[ids[bid]]
         nb.args = [env[a] for a in cb.args]
         nb.stmts = [Statement(env[st.var], sub(st.callee), [sub(a) for a in st.args],
-                              [(k, sub(v)) for k, v in st.kwargs], st.line, st.pure) for st in cb.stmts
+                              [(k, sub(v)) for k, v in st.kwargs], line or st.line, st.pure) for st in cb.stmts
                     if st.var not in constants]
         t = cb.term
         if isinstance(t, Return):
@@ -302,7 +350,7 @@ def _splice(ir: IR, b: Block, i: int, callee: IR, args: list[Operand], constants
         elif isinstance(t, Jump):
             nb.term = jump(t)
         elif isinstance(t, Branch):
-            nb.term = Branch(sub(t.cond), jump(t.then), jump(t.orelse), t.line)
+            nb.term = Branch(sub(t.cond), jump(t.then), jump(t.orelse), line or t.line)
         else:
-            nb.term = Raise(sub(t.exc), None if t.cause is None else sub(t.cause), t.line)
+            nb.term = Raise(sub(t.exc), None if t.cause is None else sub(t.cause), line or t.line)
     b.term = Jump(ids[callee.entry.id], list(args))

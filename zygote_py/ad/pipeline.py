@@ -38,7 +38,7 @@ from ..ir.verify import checked
 from .. import registry, runtime, tangent
 from ..tangent import Tangent
 from ..rules import nested as nested_rules
-from . import pushrules, reverse
+from . import callees, pushrules, reverse
 from .mutation import versions as mutation_pass
 from ..runtime.arguments import call_cotangent, defaulted, raw_cotangent
 from ..runtime.values import captures_differentiable, cell_value, is_differentiable_value
@@ -530,6 +530,8 @@ def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active:
     derivative in a differentiated argument is refused at compile time
     (see ``registry.constant_argument``)."""
     key = (active, numeric, self_active, param_out, cells_out, exact)
+    if callees.IMPLEMENTATIONS.get():  # (zpy emit's compilation, with library implementations inlined)
+        key += ("implementations",)
     entry = _valid_entry(_FORWARDS, fn, key)
     if entry is not None:
         return entry

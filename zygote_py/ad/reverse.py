@@ -265,8 +265,9 @@ class _Reverse(prepare.Preparation):
                 if fn in (ops.store_deref, ops.store_global):  # the gradient flows through the promoted reads
                     out.append(s)
                     continue
-                if s.var in self.facts.fields:  # obj.name of a known field: its gradient is obj's, that field's
-                    self.adj[s.var] = ("field", s.args[0], s.args[1].value)
+                if s.var in self.facts.fields:  # obj.name (obj[key]) of a known field: obj's gradient, that field's
+                    self.adj[s.var] = ("field", s.args[0], s.args[1].value,
+                                       runtime.field_gradient if fn is getattr else runtime.key_gradient)
                     self.f.names.setdefault(s.var, s.args[1].value)  # (w = p.w, not t = p.w)
                     self.needs[b.id].append(s.args[0])
                     out.append(s)
@@ -870,7 +871,7 @@ class _Reverse(prepare.Preparation):
             return cur
         if kind == "field":
             obj = info[1]
-            g = _call(a, cur, runtime.field_gradient, self._alpha(obj, popped), Const(info[2]), dy, pure=True)
+            g = _call(a, cur, info[3], self._alpha(obj, popped), Const(info[2]), dy, pure=True)
             self.maybe_adj.add(g)  # (added by accum, not +: a gradient module's stands in for Tangent without its +)
             grads[obj] = self._accum(cur, obj, grads.get(obj, NONE), g)
             return cur

@@ -660,4 +660,5 @@ def zeta_slope(x, q):
     return np.where(x < scipy_special.ZETA_SLOPE_FROM, np.nan, head + tail)
 
 
-array_valued(scipy.special.softmax, scipy.special.log_softmax, scipy.special.zeta)  # (logsumexp: return_sign=)
+array_valued(scipy.special.softmax, scipy.special.log_softmax, scipy.special.zeta)
+array_valued(scipy.special.logsumexp, unless=("return_sign", 4))  # (return_sign=True: a pair)

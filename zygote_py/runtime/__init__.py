@@ -36,7 +36,7 @@ from .operators import (  # noqa: F401
 )
 from .gradients import (  # noqa: F401
     accum, accum_item, add_into, call_pullback, cells_gradient, changing_zero, field, field_gradient, gather,
-    is_number_zero, is_zero_tangent, may_change, NO_GRADS, no_pullback, real_if_real, repeated, seed,
+    is_number_zero, is_zero_tangent, key_gradient, may_change, NO_GRADS, no_pullback, real_if_real, repeated, seed,
     sequence_gradient, shaped, spread, unbroadcast, user_gradient, without_field, zero_operand, zero_tangent,
 )
 from .objects import (  # noqa: F401

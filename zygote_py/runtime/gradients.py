@@ -162,6 +162,13 @@ def field_gradient(obj: Any, name: str, dy: Any) -> Tangent:
     return Tangent(tangent.fields(obj), **{name: dy})
 
 
+def key_gradient(obj: dict, key: Any, dy: Any) -> dict:
+    """The gradient of the dict ``obj`` for a gradient ``dy`` of its item
+    ``key``: a dict with its keys, ``None`` for the others (a read the
+    compiler knows to be one: see ``analysis.items_kind``)."""
+    return {k: dy if k == key else None for k in obj}
+
+
 def cells_gradient(dclosure: Any, names: tuple) -> tuple[Any, tuple]:
     """A closure's gradient from a call of it that shares the cells
     ``names`` with its caller (see :func:`call_with_cells`), split in two:

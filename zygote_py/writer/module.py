@@ -24,8 +24,12 @@ annotation, is a real number; ``np.ndarray`` (or ``numpy.typing.NDArray``)
 is a real array; a dataclass whose fields are all annotated ``float`` or
 ``np.ndarray`` (also a method's ``self``) has each field read
 differentiated as such a parameter would be, its gradient a
-``types.SimpleNamespace`` of the fields' (``analysis.fields_kind``);
-anything else is differentiated with nothing assumed (which makes the
+``types.SimpleNamespace`` of the fields' (``analysis.fields_kind``); a
+dict annotated ``dict[str, float]`` or ``dict[str, np.ndarray]``
+(``typing.Dict``, ``Mapping``), or a ``TypedDict`` whose items are
+annotated so, has each item it reads by a constant key (``params["w"]``)
+differentiated so, its gradient a dict with its keys
+(``analysis.items_kind``); anything else is differentiated with nothing assumed (which makes the
 compiler call zygote_py's run-time ``J`` more often).
 
 **Standalone.** The emitted code reads zygote_py helpers (``runtime.seed``,
@@ -53,6 +57,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections.abc
 import copy
 import dataclasses
 import inspect
@@ -69,8 +74,8 @@ import numpy as np
 
 from .. import registry, runtime
 from .._version import __version__
-from ..ad import pipeline
-from ..ad.analysis import ARRAY, FLOAT, NUMBER, fields_kind
+from ..ad import callees, pipeline
+from ..ad.analysis import ARRAY, FLOAT, NUMBER, fields_kind, items_kind
 from ..errors import ZygoteError
 from ..frontend import static
 from ..ir import ops
@@ -147,11 +152,34 @@ def _parameter(module: static.StaticModule, a: ast.arg, default: Optional[ast.ex
     base = ann.value if isinstance(ann, ast.Subscript) else ann
     if _array_type(_dotted(module.namespace, base)):
         return Parameter(a.arg, True, ARRAY, "a real array")
-    return _object(module, a.arg, base) or Parameter(a.arg, True, 0, "differentiated, nothing assumed")
+    return _mapping(module, a.arg, ann) or _object(module, a.arg, base) or \
+        Parameter(a.arg, True, 0, "differentiated, nothing assumed")
 
 
 def _array_type(t: Any) -> bool:
     return t is np.ndarray or typing.get_origin(t) is np.ndarray
+
+
+_MAPPINGS = (dict, typing.Dict, typing.Mapping, typing.MutableMapping, collections.abc.Mapping,
+             collections.abc.MutableMapping)
+
+
+def _mapping(module: static.StaticModule, name: str, annotation: ast.expr) -> Optional[Parameter]:
+    """A parameter annotated ``dict[str, float]`` or ``dict[str, np.ndarray]``
+    (``Dict``, ``Mapping``): each ``name["key"]`` read is differentiated as a
+    parameter of that kind would be, and the gradient is a dict with the
+    same keys (see ``analysis.items_kind``)."""
+    if not isinstance(annotation, ast.Subscript) or not isinstance(annotation.slice, ast.Tuple) or \
+            len(annotation.slice.elts) != 2:
+        return None
+    t = _dotted(module.namespace, annotation.value)
+    value = annotation.slice.elts[1]
+    value_type = _dotted(module.namespace, value.value if isinstance(value, ast.Subscript) else value)
+    if not any(t is m for m in _MAPPINGS) or not (value_type is float or _array_type(value_type)):
+        return None
+    kind = FLOAT if value_type is float else ARRAY
+    return Parameter(name, True, items_kind(kind),
+                     f"a dict of {'real numbers' if kind == FLOAT else 'real arrays'} (its items read by key)")
 
 
 def _object(module: static.StaticModule, name: str, annotation: ast.expr) -> Optional[Parameter]:
@@ -163,7 +191,8 @@ def _object(module: static.StaticModule, name: str, annotation: ast.expr) -> Opt
     if isinstance(annotation, ast.Name) and annotation.id not in module.namespace:
         module.resolve(annotation.id)  # (a class statement is run only when needed)
     cls = _dotted(module.namespace, annotation)
-    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+    typed_dict = isinstance(cls, type) and typing.is_typeddict(cls)
+    if not (isinstance(cls, type) and (dataclasses.is_dataclass(cls) or typed_dict)):
         return None
     try:
         hints = typing.get_type_hints(cls, globalns=module.namespace if cls.__module__ == module.namespace.get(
@@ -171,19 +200,21 @@ def _object(module: static.StaticModule, name: str, annotation: ast.expr) -> Opt
     except Exception:  # (an annotation naming what the module does not define: nothing known)
         return None
     kinds = {}
-    for f in dataclasses.fields(cls):
-        t = hints.get(f.name)
+    for f in hints if typed_dict else [f.name for f in dataclasses.fields(cls)]:
+        t = hints.get(f)
         if t is not float and not _array_type(t):
             return None
-        kinds[f.name] = FLOAT if t is float else ARRAY
+        kinds[f] = FLOAT if t is float else ARRAY
     described = ", ".join(f"{f} ({'a real number' if k == FLOAT else 'a real array'})" for f, k in kinds.items())
     own = annotation.id if isinstance(annotation, ast.Name) and annotation.id in module.bindings else None
+    if typed_dict:
+        return Parameter(name, True, items_kind(kinds), f"a {cls.__name__} (a dict) of real items: {described}", own)
     return Parameter(name, True, fields_kind(kinds), f"a {cls.__name__} of real fields: {described}", own)
 
 
 def _dotted(namespace: dict, node: ast.expr) -> Any:
-    if isinstance(node, ast.Name):
-        return namespace.get(node.id)
+    if isinstance(node, ast.Name):  # (a builtin where the module does not bind the name: dict, float)
+        return namespace.get(node.id, getattr(builtins, node.id, None))
     if isinstance(node, ast.Attribute):
         return getattr(_dotted(namespace, node.value), node.attr, None)
     return None
@@ -336,7 +367,9 @@ def _header(shown: str, digests: dict[str, str], skipped: dict[str, tuple[int, s
         "# are not differentiated; float or no annotation means a real number,",
         "# np.ndarray a real array; a dataclass whose fields are annotated so",
         "# (or a method's self of one) gets a types.SimpleNamespace of its",
-        "# fields' gradients (the attributes of zpy.gradient's Tangent).",
+        "# fields' gradients (the attributes of zpy.gradient's Tangent); a",
+        "# dict[str, float], dict[str, np.ndarray] or TypedDict so, a dict of",
+        "# its items' gradients (None for an item not read).",
     ]
     if idle:
         lines += ["#", "# Not differentiable:"] + [f"#   {k}: {v}" for k, v in idle.items()]
@@ -356,7 +389,11 @@ def _gradient_defs(module: static.StaticModule, name: str, params: list[Paramete
     """``name_forward`` and ``name_gradient`` as Python ``ast`` definitions,
     their constants replaced by :func:`_constant` placeholders."""
     fn = module.function(name)
-    entry = pipeline.compiled(fn, tuple(p.active for p in params), tuple(p.kind for p in params), False)
+    inlined = callees.IMPLEMENTATIONS.set(True)  # (scipy.stats.norm.logpdf as its formula, not runtime.J)
+    try:
+        entry = pipeline.compiled(fn, tuple(p.active for p in params), tuple(p.kind for p in params), False)
+    finally:
+        callees.IMPLEMENTATIONS.reset(inlined)
     out = []
     for fdef, constants in (entry.forward_def(), entry.gradient_def(value=False)):
         tree = gast.gast_to_ast(gast.Module(body=[copy.deepcopy(fdef)], type_ignores=[]))
@@ -394,9 +431,15 @@ def _check_kinds(fdef: ast.FunctionDef, params: list[Parameter]) -> None:
     ``zpy.gradient`` would compile another."""
     values = []  # (kind, keyword, the value's expression)
     for p in params:
-        if p.active and isinstance(p.kind, tuple):
+        if p.active and isinstance(p.kind, tuple) and p.kind[0] == "fields":
             values += [(k, f"{p.name}_{f}", ast.Attribute(value=ast.Name(id=p.name, ctx=ast.Load()), attr=f,
                                                         ctx=ast.Load())) for f, k in p.kind[1]]
+        elif p.active and isinstance(p.kind, tuple):  # (a dict's items: those of its kind, or every one read)
+            kinds = dict(p.kind[1]) if isinstance(p.kind[1], tuple) else dict.fromkeys(_keys_read(fdef, p.name),
+                                                                                         p.kind[1])
+            values += [(k, re.sub(r"\W", "_", f"{p.name}_{key}"), ast.Subscript(
+                value=ast.Name(id=p.name, ctx=ast.Load()), slice=ast.Constant(key), ctx=ast.Load()))
+                for key, k in kinds.items()]
         elif p.active:
             values.append((p.kind, p.name, ast.Name(id=p.name, ctx=ast.Load())))
     for kind, check in ((FLOAT, standalone.real_numbers), (ARRAY, standalone.real_arrays)):
@@ -405,6 +448,12 @@ def _check_kinds(fdef: ast.FunctionDef, params: list[Parameter]) -> None:
             call = ast.Call(func=_constant(check, check.__name__), args=[], keywords=keywords)
             fdef.body.insert(0, ast.Expr(value=call))
     ast.fix_missing_locations(fdef)
+
+
+def _keys_read(fdef: ast.FunctionDef, name: str) -> list[str]:
+    """The constant keys of the reads ``name["key"]`` in ``fdef``, in order."""
+    return list(dict.fromkeys(n.slice.value for n in ast.walk(fdef) if isinstance(n, ast.Subscript) and isinstance(
+        n.value, ast.Name) and n.value.id == name and isinstance(n.slice, ast.Constant) and type(n.slice.value) is str))
 
 
 def _with_defaults(fdef: ast.FunctionDef, source: ast.FunctionDef) -> None:

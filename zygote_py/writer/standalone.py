@@ -20,6 +20,7 @@ import numpy as np
 from .. import runtime
 from ..ad import mutation
 from ..ir import ops
+from ..rules import numpy_shapes
 
 
 def seed(y):
@@ -77,6 +78,38 @@ def spread(dy, a):
 def real_if_real(g, x):
     """``g`` as the gradient of ``x``: its real part when ``x`` is real."""
     return g.real if np.iscomplexobj(g) and not np.iscomplexobj(x) else g
+
+
+def like(g, x):
+    """``g``, a gradient shaped like ``x``, given ``x``'s kind: an ndarray of
+    ``x``'s float dtype, a NumPy scalar of its type, a Python float, or the
+    same nesting of tuples and lists (real for a real ``x``, ``None`` for a
+    boolean). An object whose class makes its array in Python
+    (``__array__``) is refused: which field each element came from is not
+    known."""
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind not in "fc" or getattr(g, "dtype", None) == x.dtype and not isinstance(g, np.generic):
+            return g
+        g = np.asarray(g)
+        g = g.real if g.dtype.kind == "c" and x.dtype.kind != "c" else g
+        return g if g.dtype == x.dtype else g.astype(x.dtype)
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    if isinstance(x, (tuple, list)):
+        g = np.asarray(g)
+        if g.ndim == 0 and len(x):
+            g = np.broadcast_to(g, (len(x),) + np.shape(np.asarray(x[0])))
+        items = [like(g[i], v) for i, v in enumerate(x)]
+        return tuple(items) if isinstance(x, tuple) else items
+    if isinstance(x, np.generic):
+        return x.dtype.type(g if x.dtype.kind == "c" else np.real(g)) if x.dtype.kind in "fc" else np.real(g)
+    if isinstance(x, complex):
+        return complex(g)
+    if isinstance(x, (int, float)):
+        return float(np.real(g))
+    if isinstance(getattr(type(x), "__array__", None), types.FunctionType):
+        raise TypeError(f"no gradient for the array NumPy makes of a {type(x).__name__} through its __array__")
+    return g
 
 
 def scatter(x, key, dy):
@@ -225,6 +258,7 @@ REPLACES = {
     runtime.spread: spread,
     runtime.real_if_real: real_if_real,
     runtime.scatter: scatter,
+    numpy_shapes.like: like,
     runtime.scatters: scatters,
     runtime.add_at: add_at,
     runtime.add_to: add_to,

@@ -15,7 +15,9 @@
 # are not differentiated; float or no annotation means a real number,
 # np.ndarray a real array; a dataclass whose fields are annotated so
 # (or a method's self of one) gets a types.SimpleNamespace of its
-# fields' gradients (the attributes of zpy.gradient's Tangent).
+# fields' gradients (the attributes of zpy.gradient's Tangent); a
+# dict[str, float], dict[str, np.ndarray] or TypedDict so, a dict of
+# its items' gradients (None for an item not read).
 
 import math
 import numbers
