@@ -20,11 +20,21 @@
 # its items' gradients (None for an item not read).
 
 import math
-import numbers
+import numbers as numbers_1
 import numpy as np
 
 L2 = 0.01
 inf = float('inf')
+
+
+# zygote_py.writer.standalone.real_numbers
+def real_numbers(**values):
+    """Raise ``TypeError`` unless each value is a real number, the kind
+    that a parameter annotated ``float``, or not annotated, was emitted
+    for (the gradient of an array there would be wrong)."""
+    for name, value in values.items():
+        if not isinstance(value, numbers_1.Real):
+            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
 
 
 # zygote_py.writer.standalone.real_arrays
@@ -37,14 +47,12 @@ def real_arrays(**values):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
 
 
-# zygote_py.writer.standalone.real_numbers
-def real_numbers(**values):
-    """Raise ``TypeError`` unless each value is a real number, the kind
-    that a parameter annotated ``float``, or not annotated, was emitted
-    for (the gradient of an array there would be wrong)."""
-    for name, value in values.items():
-        if not isinstance(value, numbers.Real):
-            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
+# zygote_py.writer.standalone.real_parameters
+def real_parameters(numbers, arrays):
+    """``real_numbers(**numbers)`` and ``real_arrays(**arrays)``: the
+    parameters of both kinds checked in one line."""
+    real_numbers(**numbers)
+    real_arrays(**arrays)
 
 
 # zygote_py.runtime.unbroadcast
@@ -77,24 +85,6 @@ def unbroadcast(dy, x):
     return dy.real if isinstance(dy, complex) and (not isinstance(x, complex)) else dy
 
 
-# zygote_py.rules.numpy_linalg.real_matrices
-def real_matrices(dy, x1, x2, least=2):
-    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
-    too, with ``least`` to 2 dimensions each: for two matrices its
-    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
-    return type(x1) is np.ndarray and type(x2) is np.ndarray and (least <= x1.ndim <= 2) and (least <= x2.ndim <= 2) and (x1.dtype is x2.dtype) and (x1.dtype.kind == 'f') and (getattr(dy, 'dtype', None) is x1.dtype)
-
-
-# zygote_py.runtime.user_gradient
-def user_gradient(x, g):
-    """The gradient ``g`` of the argument ``x`` as ``zpy.gradient`` returns
-    it: an array of zeros for an array that this run's path did not
-    reach."""
-    if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and (g == 0):
-        return np.zeros_like(x)
-    return g
-
-
 # zygote_py.rules.numpy_linalg.fit
 def fit(g, x):
     """``g`` as the gradient of ``x``: summed down to ``x``'s shape where
@@ -105,6 +95,14 @@ def fit(g, x):
     if np.iscomplexobj(g) and (not np.iscomplexobj(x)):
         g = np.real(g)
     return unbroadcast(g, x)
+
+
+# zygote_py.rules.numpy_linalg.real_matrices
+def real_matrices(dy, x1, x2, least=2):
+    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
+    too, with ``least`` to 2 dimensions each: for two matrices its
+    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
+    return type(x1) is np.ndarray and type(x2) is np.ndarray and (least <= x1.ndim <= 2) and (least <= x2.ndim <= 2) and (x1.dtype is x2.dtype) and (x1.dtype.kind == 'f') and (getattr(dy, 'dtype', None) is x1.dtype)
 
 
 # zygote_py.rules.numpy_linalg.sum_to
@@ -160,6 +158,16 @@ def matmul_grad(dy, x1, x2, wrt):
     return fit(gb.reshape(b.shape), x2)
 
 
+# zygote_py.runtime.user_gradient
+def user_gradient(x, g):
+    """The gradient ``g`` of the argument ``x`` as ``zpy.gradient`` returns
+    it: an array of zeros for an array that this run's path did not
+    reach."""
+    if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and (g == 0):
+        return np.zeros_like(x)
+    return g
+
+
 # zygote_py.runtime.seed
 def seed(y):
     """The cotangent 1 for the real scalar output ``y``, of ``y``'s type
@@ -185,54 +193,38 @@ def spread(dy, a):
 
 # predict (regression.py, line 18): w: a real array; b: a real number; x: a real array
 def predict_forward(w, b, x):
-    real_arrays(w=w, x=x)
-    real_numbers(b=b)
-    t = x @ w
-    t_1 = np.tanh(t + b)
+    real_parameters(numbers=dict(b=b), arrays=dict(w=w, x=x))
+    t_1 = np.tanh(x @ w + b)
 
     def predict_pullback(dy):
         t_2 = dy * (1.0 - t_1 * t_1)
         db = unbroadcast(t_2, b)
-        if real_matrices(t_2, x, w):
-            dx, dw = (t_2 @ w.T, x.T @ t_2)
-        else:
-            dx, dw = (matmul_grad(t_2, x, w, 0), matmul_grad(t_2, x, w, 1))
+        dx, dw = (matmul_grad(t_2, x, w, 0), matmul_grad(t_2, x, w, 1))
         return (user_gradient(w, dw), db, user_gradient(x, dx))
     return (t_1, predict_pullback)
 
 
 def predict_gradient(w, b, x):
-    real_arrays(w=w, x=x)
-    real_numbers(b=b)
-    t = x @ w
-    t_1 = np.tanh(t + b)
-    dy = seed(t_1)
-    t_2 = dy * (1.0 - t_1 * t_1)
+    real_parameters(numbers=dict(b=b), arrays=dict(w=w, x=x))
+    t_1 = np.tanh(x @ w + b)
+    t_2 = seed(t_1) * (1.0 - t_1 * t_1)
     db = unbroadcast(t_2, b)
-    if real_matrices(t_2, x, w):
-        dx, dw = (t_2 @ w.T, x.T @ t_2)
-    else:
-        dx, dw = (matmul_grad(t_2, x, w, 0), matmul_grad(t_2, x, w, 1))
+    dx, dw = (matmul_grad(t_2, x, w, 0), matmul_grad(t_2, x, w, 1))
     return (user_gradient(w, dw), db, user_gradient(x, dx))
 
 
 # loss (regression.py, line 22): w: a real array; b: a real number; x: a real array; y: a real array
 def loss_forward(w, b, x, y):
-    real_arrays(w=w, x=x, y=y)
-    real_numbers(b=b)
-    t = x @ w
-    t_1 = np.tanh(t + b)
+    real_parameters(numbers=dict(b=b), arrays=dict(w=w, x=x, y=y))
+    t_1 = np.tanh(x @ w + b)
     r = t_1 - y
-    t_3 = L2
     t_2 = w * w
-    t_4 = t_2.sum()
-    penalty_1 = t_3 * t_4
+    penalty_1 = L2 * t_2.sum()
+    path = 1
     if penalty_1 > 1.0:
         penalty = np.sqrt(penalty_1)
         path = 0
         penalty_1 = penalty
-    else:
-        path = 1
     t_5 = r * r
     t_6 = t_5.mean()
 
@@ -241,51 +233,39 @@ def loss_forward(w, b, x, y):
         dr = 2 * unbroadcast(spread(unbroadcast(dout, t_6) / max(math.prod(np.shape(t_5)), 1), t_5) * r, r)
         if path == 0:
             dpenalty = dpenalty / (2.0 * penalty)
-        dw = 2 * unbroadcast(spread(dpenalty * t_3, t_2) * w, w)
+        dw = 2 * unbroadcast(spread(dpenalty * L2, t_2) * w, w)
         dy = -unbroadcast(dr, y)
         t_7 = unbroadcast(dr, t_1) * (1.0 - t_1 * t_1)
         db = unbroadcast(t_7, b)
-        if real_matrices(t_7, x, w):
-            dx, t_7 = (t_7 @ w.T, x.T @ t_7)
-        else:
-            dx, t_7 = (matmul_grad(t_7, x, w, 0), matmul_grad(t_7, x, w, 1))
+        dx, t_7 = (matmul_grad(t_7, x, w, 0), matmul_grad(t_7, x, w, 1))
         dw = dw + t_7
         return (user_gradient(w, dw), db, user_gradient(x, dx), user_gradient(y, dy))
     return (t_6 + penalty_1, loss_pullback)
 
 
 def loss_gradient(w, b, x, y):
-    real_arrays(w=w, x=x, y=y)
-    real_numbers(b=b)
-    t = x @ w
-    t_1 = np.tanh(t + b)
+    real_parameters(numbers=dict(b=b), arrays=dict(w=w, x=x, y=y))
+    t_1 = np.tanh(x @ w + b)
     r = t_1 - y
-    t_3 = L2
     t_2 = w * w
-    t_4 = t_2.sum()
-    penalty_1 = t_3 * t_4
+    penalty_1 = L2 * t_2.sum()
+    path = 1
     if penalty_1 > 1.0:
         penalty = np.sqrt(penalty_1)
         path = 0
         penalty_1 = penalty
-    else:
-        path = 1
     t_5 = r * r
     t_6 = t_5.mean()
-    t_8 = t_6 + penalty_1
-    dout = seed(t_8)
+    dout = seed(t_6 + penalty_1)
     dpenalty = unbroadcast(dout, penalty_1)
     dr = 2 * unbroadcast(spread(unbroadcast(dout, t_6) / max(math.prod(np.shape(t_5)), 1), t_5) * r, r)
     if path == 0:
         dpenalty = dpenalty / (2.0 * penalty)
-    dw = 2 * unbroadcast(spread(dpenalty * t_3, t_2) * w, w)
+    dw = 2 * unbroadcast(spread(dpenalty * L2, t_2) * w, w)
     dy = -unbroadcast(dr, y)
     t_7 = unbroadcast(dr, t_1) * (1.0 - t_1 * t_1)
     db = unbroadcast(t_7, b)
-    if real_matrices(t_7, x, w):
-        dx, t_7 = (t_7 @ w.T, x.T @ t_7)
-    else:
-        dx, t_7 = (matmul_grad(t_7, x, w, 0), matmul_grad(t_7, x, w, 1))
+    dx, t_7 = (matmul_grad(t_7, x, w, 0), matmul_grad(t_7, x, w, 1))
     dw = dw + t_7
     return (user_gradient(w, dw), db, user_gradient(x, dx), user_gradient(y, dy))
 
@@ -325,8 +305,7 @@ def growth_forward(rate, steps):
                 else:
                     dv = dv * inf
             v = saved_v_left.pop()
-            dv_1 = dv * t
-            dv, t_1 = (dv_1, t_1 + dv * v)
+            dv, t_1 = (dv * t, t_1 + dv * v)
         return (t_1, None)
     return (v, growth_pullback)
 
@@ -360,6 +339,5 @@ def growth_gradient(rate, steps):
             else:
                 dv = dv * inf
         v_1 = saved_v.pop()
-        dv_1 = dv * t
-        dv, t_1 = (dv_1, t_1 + dv * v_1)
+        dv, t_1 = (dv * t, t_1 + dv * v_1)
     return (t_1, None)

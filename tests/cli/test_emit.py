@@ -301,7 +301,8 @@ def test_a_dataclass_parameter_is_differentiated_by_its_fields_annotations(tmp_p
     source.write_text(DATACLASS_MODULE.format(b="float"))
     out = emit(source, tmp_path / "params_grad.py")
     text = out.read_text()
-    assert "import zygote_py" not in text and "real_numbers(p_b=p.b)" in text and "#   Params " in text
+    assert "import zygote_py" not in text and "#   Params " in text
+    assert "real_parameters(numbers=dict(p_b=p.b), arrays=dict(p_w=p.w, x=x))" in text
     sys.path.insert(0, str(tmp_path))
     try:
         model, grad = importlib.import_module("params"), importlib.import_module("params_grad")
@@ -378,7 +379,7 @@ def test_dict_parameters_are_differentiated_by_their_annotations(tmp_path, capsy
     out = emit(source, tmp_path / "dicts_grad.py")
     text = out.read_text()
     assert "import zygote_py" not in text and "#   Layer " in text
-    assert "real_numbers(p_scale=p['scale'])" in text
+    assert "real_parameters(numbers=dict(p_scale=p['scale']), arrays=dict(p_W=p['W'], p_b=p['b'], x=x))" in text
     sys.path.insert(0, str(tmp_path))
     try:
         model, grad = importlib.import_module("dicts"), importlib.import_module("dicts_grad")

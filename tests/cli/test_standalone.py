@@ -168,6 +168,14 @@ def test_real_arrays():
         standalone.real_arrays(w=A3, x=[1.0])
 
 
+def test_real_parameters_checks_both_kinds():
+    standalone.real_parameters(numbers=dict(b=1.0), arrays=dict(w=A3))
+    with pytest.raises(TypeError, match="^b is a ndarray"):
+        standalone.real_parameters(numbers=dict(b=A3), arrays=dict(w=A3))
+    with pytest.raises(TypeError, match="^w is a float"):
+        standalone.real_parameters(numbers=dict(b=1.0), arrays=dict(w=1.0))
+
+
 @pytest.mark.parametrize("g,x", [
     (A3, A3), (A3.astype(np.float32), A3), (A3 + 1j * A3, A3), (A3, A3.astype(np.float32)), (np.float64(2.0), 3.0),
     (A3, [1.0, 2.0, 3.0]), (A23, (A3, A3)), (np.float64(0.0), (1.0, 2.0)), (2.0, np.float32(1.0)),

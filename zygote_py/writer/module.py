@@ -80,7 +80,7 @@ from ..errors import ZygoteError
 from ..frontend import static
 from ..ir import ops
 from ..backend.references import importable, literal
-from . import standalone
+from . import standalone, tidy
 
 HEADER_LINE = "# generated — regenerate with zpy emit"
 _PACKAGE = "zygote_py"
@@ -420,6 +420,7 @@ def _gradient_defs(module: static.StaticModule, name: str, params: list[Paramete
         _with_defaults(node, module.node(name))
         _check_kinds(node, params)
         _drop_unused_values(node, fn.__globals__)
+        tidy.tidy(node)
         out.append(node)
     return out
 
@@ -442,11 +443,16 @@ def _check_kinds(fdef: ast.FunctionDef, params: list[Parameter]) -> None:
                 for key, k in kinds.items()]
         elif p.active:
             values.append((p.kind, p.name, ast.Name(id=p.name, ctx=ast.Load())))
-    for kind, check in ((FLOAT, standalone.real_numbers), (ARRAY, standalone.real_arrays)):
-        keywords = [ast.keyword(arg=n, value=e) for k, n, e in values if k == kind]
-        if keywords:
-            call = ast.Call(func=_constant(check, check.__name__), args=[], keywords=keywords)
-            fdef.body.insert(0, ast.Expr(value=call))
+    checks = [(check, [ast.keyword(arg=n, value=e) for k, n, e in values if k == kind])
+              for kind, check in ((FLOAT, standalone.real_numbers), (ARRAY, standalone.real_arrays))]
+    checks = [(check, keywords) for check, keywords in checks if keywords]
+    if len(checks) == 2:  # (one line: real_parameters(numbers=dict(b=b), arrays=dict(w=w, x=x)))
+        checks = [(standalone.real_parameters, [
+            ast.keyword(arg=arg, value=ast.Call(func=ast.Name(id="dict", ctx=ast.Load()), args=[], keywords=keywords))
+            for arg, (_, keywords) in zip(("numbers", "arrays"), checks)])]
+    for check, keywords in checks:
+        call = ast.Call(func=_constant(check, check.__name__), args=[], keywords=keywords)
+        fdef.body.insert(0, ast.Expr(value=call))
     ast.fix_missing_locations(fdef)
 
 

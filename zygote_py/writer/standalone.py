@@ -236,6 +236,13 @@ def real_arrays(**values):
                             "(a parameter annotated np.ndarray): pass np.asarray of it")
 
 
+def real_parameters(numbers, arrays):
+    """``real_numbers(**numbers)`` and ``real_arrays(**arrays)``: the
+    parameters of both kinds checked in one line."""
+    real_numbers(**numbers)
+    real_arrays(**arrays)
+
+
 STOP = object()
 """What :func:`iternext` returns once the iterator is exhausted."""
 

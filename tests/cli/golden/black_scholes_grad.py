@@ -50,8 +50,7 @@ def norm_cdf_forward(x):
     t_2 = 1.0 + math.erf(t_1)
 
     def norm_cdf_pullback(dy):
-        dx = dy * 0.5 * 2 / 1.7724538509055159 * math.exp(-t_1 * t_1) / t
-        return (dx,)
+        return (dy * 0.5 * 2 / 1.7724538509055159 * math.exp(-t_1 * t_1) / t,)
     return (0.5 * t_2, norm_cdf_pullback)
 
 
@@ -59,8 +58,7 @@ def norm_cdf_gradient(x):
     real_numbers(x=x)
     t = math.sqrt(2.0)
     t_1 = x / t
-    dx = 0.5641895835477563 * math.exp(-t_1 * t_1) / t
-    return (dx,)
+    return (0.5641895835477563 * math.exp(-t_1 * t_1) / t,)
 
 
 # call_price (../../../examples/black_scholes.py, line 23): spot: a real number; strike: a real number; rate: a real number; vol: a real number; maturity: a real number
@@ -78,14 +76,12 @@ def call_price_forward(spot, strike, rate, vol, maturity):
     discount = math.exp(t_5 * maturity)
     t_6 = math.sqrt(2.0)
     t_7 = d1 / t_6
-    t_8 = 1.0 + math.erf(t_7)
-    t_9 = 0.5 * t_8
+    t_9 = 0.5 * (1.0 + math.erf(t_7))
     t_15 = spot * t_9
     t_13 = strike * discount
     t_10 = math.sqrt(2.0)
     t_11 = d2 / t_10
-    t_12 = 1.0 + math.erf(t_11)
-    t_14 = 0.5 * t_12
+    t_14 = 0.5 * (1.0 + math.erf(t_11))
 
     def call_price_pullback(dy):
         t_15 = -dy
@@ -135,14 +131,12 @@ def call_price_gradient(spot, strike, rate, vol, maturity):
     discount = math.exp(t_5 * maturity)
     t_6 = math.sqrt(2.0)
     t_7 = d1 / t_6
-    t_8 = 1.0 + math.erf(t_7)
-    t_9 = 0.5 * t_8
+    t_9 = 0.5 * (1.0 + math.erf(t_7))
     t_15 = spot * t_9
     t_13 = strike * discount
     t_10 = math.sqrt(2.0)
     t_11 = d2 / t_10
-    t_12 = 1.0 + math.erf(t_11)
-    t_14 = 0.5 * t_12
+    t_14 = 0.5 * (1.0 + math.erf(t_11))
     t_15 = -1.0 * t_14
     dd2 = -1.0 * t_13 * 0.5 * 2 / 1.7724538509055159 * math.exp(-t_11 * t_11) / t_10
     dstrike = t_15 * discount
@@ -193,8 +187,7 @@ def norm_pdf_gradient(x):
     real_numbers(x=x)
     t = -0.5 * x
     t_1 = math.exp(t * x)
-    t_2 = math.sqrt(2.0 * math.pi)
-    t_4 = 1.0 / t_2 * t_1
+    t_4 = 1.0 / math.sqrt(2.0 * math.pi) * t_1
     dx = t_4 * t
     dx = dx + t_4 * x * -0.5
     return (dx,)

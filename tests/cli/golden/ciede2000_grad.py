@@ -155,12 +155,11 @@ def hue_angle_forward(b, a):
 def hue_angle_gradient(b, a):
     real_numbers(b=b, a=a)
     if a == 0:
+        label = 1
         if b == 0:
             path_2 = 0
             h = 0.0
             label = 2
-        else:
-            label = 1
     else:
         label = 1
     if label == 1:
@@ -241,8 +240,7 @@ def lab_f_forward(t):
         path = 0
         t_3 = t_2
     else:
-        t_1 = t / 0.12841854934601665
-        t_3 = t_1 + 0.13793103448275862
+        t_3 = t / 0.12841854934601665 + 0.13793103448275862
         path = 1
 
     def lab_f_pullback(dy):
@@ -267,8 +265,7 @@ def lab_f_gradient(t):
         path = 0
         t_3 = t_2
     else:
-        t_1 = t / 0.12841854934601665
-        t_3 = t_1 + 0.13793103448275862
+        t_3 = t / 0.12841854934601665 + 0.13793103448275862
         path = 1
     dy = seed(t_3)
     if path == 0:

@@ -17,8 +17,18 @@
 # its items' gradients (None for an item not read).
 
 import math
-import numbers
+import numbers as numbers_1
 import numpy as np
+
+
+# zygote_py.writer.standalone.real_numbers
+def real_numbers(**values):
+    """Raise ``TypeError`` unless each value is a real number, the kind
+    that a parameter annotated ``float``, or not annotated, was emitted
+    for (the gradient of an array there would be wrong)."""
+    for name, value in values.items():
+        if not isinstance(value, numbers_1.Real):
+            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
 
 
 # zygote_py.writer.standalone.real_arrays
@@ -31,14 +41,12 @@ def real_arrays(**values):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
 
 
-# zygote_py.writer.standalone.real_numbers
-def real_numbers(**values):
-    """Raise ``TypeError`` unless each value is a real number, the kind
-    that a parameter annotated ``float``, or not annotated, was emitted
-    for (the gradient of an array there would be wrong)."""
-    for name, value in values.items():
-        if not isinstance(value, numbers.Real):
-            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
+# zygote_py.writer.standalone.real_parameters
+def real_parameters(numbers, arrays):
+    """``real_numbers(**numbers)`` and ``real_arrays(**arrays)``: the
+    parameters of both kinds checked in one line."""
+    real_numbers(**numbers)
+    real_arrays(**arrays)
 
 
 # zygote_py.runtime.spread
@@ -79,24 +87,6 @@ def unbroadcast(dy, x):
     return dy.real if isinstance(dy, complex) and (not isinstance(x, complex)) else dy
 
 
-# zygote_py.rules.numpy_linalg.real_matrices
-def real_matrices(dy, x1, x2, least=2):
-    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
-    too, with ``least`` to 2 dimensions each: for two matrices its
-    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
-    return type(x1) is np.ndarray and type(x2) is np.ndarray and (least <= x1.ndim <= 2) and (least <= x2.ndim <= 2) and (x1.dtype is x2.dtype) and (x1.dtype.kind == 'f') and (getattr(dy, 'dtype', None) is x1.dtype)
-
-
-# zygote_py.runtime.user_gradient
-def user_gradient(x, g):
-    """The gradient ``g`` of the argument ``x`` as ``zpy.gradient`` returns
-    it: an array of zeros for an array that this run's path did not
-    reach."""
-    if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and (g == 0):
-        return np.zeros_like(x)
-    return g
-
-
 # zygote_py.rules.numpy_linalg.fit
 def fit(g, x):
     """``g`` as the gradient of ``x``: summed down to ``x``'s shape where
@@ -107,6 +97,14 @@ def fit(g, x):
     if np.iscomplexobj(g) and (not np.iscomplexobj(x)):
         g = np.real(g)
     return unbroadcast(g, x)
+
+
+# zygote_py.rules.numpy_linalg.real_matrices
+def real_matrices(dy, x1, x2, least=2):
+    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
+    too, with ``least`` to 2 dimensions each: for two matrices its
+    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
+    return type(x1) is np.ndarray and type(x2) is np.ndarray and (least <= x1.ndim <= 2) and (least <= x2.ndim <= 2) and (x1.dtype is x2.dtype) and (x1.dtype.kind == 'f') and (getattr(dy, 'dtype', None) is x1.dtype)
 
 
 # zygote_py.rules.numpy_linalg.sum_to
@@ -162,12 +160,20 @@ def matmul_grad(dy, x1, x2, wrt):
     return fit(gb.reshape(b.shape), x2)
 
 
+# zygote_py.runtime.user_gradient
+def user_gradient(x, g):
+    """The gradient ``g`` of the argument ``x`` as ``zpy.gradient`` returns
+    it: an array of zeros for an array that this run's path did not
+    reach."""
+    if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and (g == 0):
+        return np.zeros_like(x)
+    return g
+
+
 # loss (../../../examples/dask_logistic.py, line 22): w: a real array; b: a real number; X: a real array; y: a real array
 def loss_forward(w, b, X, y):
-    real_arrays(w=w, X=X, y=y)
-    real_numbers(b=b)
-    t = X @ w
-    z = t + b
+    real_parameters(numbers=dict(b=b), arrays=dict(w=w, X=X, y=y))
+    z = X @ w + b
     t_1 = np.logaddexp(0.0, z)
     t_2 = y * z
     t_3 = t_1 - t_2
@@ -180,19 +186,14 @@ def loss_forward(w, b, X, y):
         dz = unbroadcast(t_6 * y, z)
         dz = dz + unbroadcast(t_5, t_1) * np.exp(z - t_1)
         db = unbroadcast(dz, b)
-        if real_matrices(dz, X, w):
-            dX, dw = (dz @ w.T, X.T @ dz)
-        else:
-            dX, dw = (matmul_grad(dz, X, w, 0), matmul_grad(dz, X, w, 1))
+        dX, dw = (matmul_grad(dz, X, w, 0), matmul_grad(dz, X, w, 1))
         return (user_gradient(w, dw), db, user_gradient(X, dX), user_gradient(y, dy))
     return (t_4, loss_pullback)
 
 
 def loss_gradient(w, b, X, y):
-    real_arrays(w=w, X=X, y=y)
-    real_numbers(b=b)
-    t = X @ w
-    z = t + b
+    real_parameters(numbers=dict(b=b), arrays=dict(w=w, X=X, y=y))
+    z = X @ w + b
     t_1 = np.logaddexp(0.0, z)
     t_2 = y * z
     t_3 = t_1 - t_2
@@ -202,8 +203,5 @@ def loss_gradient(w, b, X, y):
     dz = unbroadcast(t_5 * y, z)
     dz = dz + unbroadcast(t_4, t_1) * np.exp(z - t_1)
     db = unbroadcast(dz, b)
-    if real_matrices(dz, X, w):
-        dX, dw = (dz @ w.T, X.T @ dz)
-    else:
-        dX, dw = (matmul_grad(dz, X, w, 0), matmul_grad(dz, X, w, 1))
+    dX, dw = (matmul_grad(dz, X, w, 0), matmul_grad(dz, X, w, 1))
     return (user_gradient(w, dw), db, user_gradient(X, dX), user_gradient(y, dy))

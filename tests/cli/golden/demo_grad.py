@@ -222,41 +222,34 @@ def foo_forward(x):
     b = math.cos(a)
 
     def foo_pullback(db):
-        da = -db * math.sin(a)
-        dx = da * math.cos(x)
-        return (dx,)
+        return (-db * math.sin(a) * math.cos(x),)
     return (b, foo_pullback)
 
 
 def foo_gradient(x):
     real_numbers(x=x)
     a = math.sin(x)
-    da = -1.0 * math.sin(a)
-    dx = da * math.cos(x)
-    return (dx,)
+    return (-1.0 * math.sin(a) * math.cos(x),)
 
 
 # layer (../../../examples/demo.py, line 31): W: a real array; b: a real array
 def layer_forward(W, b):
     real_arrays(W=W, b=b)
-    t = X
-    t_1 = W @ t
+    t_1 = W @ X
     t_2 = np.tanh(t_1 + b)
     t_3 = t_2 ** 2
 
     def layer_pullback(dy):
         t_4 = spread(dy, t_3) * (2.0 * t_2) * (1.0 - t_2 * t_2)
         db = unbroadcast(t_4, b)
-        return (user_gradient(W, matmul_grad(unbroadcast(t_4, t_1), W, t, 0)), user_gradient(b, db))
+        return (user_gradient(W, matmul_grad(unbroadcast(t_4, t_1), W, X, 0)), user_gradient(b, db))
     return (t_3.sum(), layer_pullback)
 
 
 def layer_gradient(W, b):
     real_arrays(W=W, b=b)
-    t = X
-    t_1 = W @ t
+    t_1 = W @ X
     t_2 = np.tanh(t_1 + b)
-    t_3 = t_2 ** 2
-    t_4 = spread(1.0, t_3) * (2.0 * t_2) * (1.0 - t_2 * t_2)
+    t_4 = spread(1.0, t_2 ** 2) * (2.0 * t_2) * (1.0 - t_2 * t_2)
     db = unbroadcast(t_4, b)
-    return (user_gradient(W, matmul_grad(unbroadcast(t_4, t_1), W, t, 0)), user_gradient(b, db))
+    return (user_gradient(W, matmul_grad(unbroadcast(t_4, t_1), W, X, 0)), user_gradient(b, db))

@@ -21,7 +21,7 @@
 # dict[str, float], dict[str, np.ndarray] or TypedDict so, a dict of
 # its items' gradients (None for an item not read).
 
-import numbers
+import numbers as numbers_1
 import numpy as np
 import types
 
@@ -107,14 +107,6 @@ def key_gradient(obj, key, dy):
     return {k: dy if k == key else None for k in obj}
 
 
-# zygote_py.rules.numpy_linalg.real_matrices
-def real_matrices(dy, x1, x2, least=2):
-    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
-    too, with ``least`` to 2 dimensions each: for two matrices its
-    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
-    return type(x1) is np.ndarray and type(x2) is np.ndarray and (least <= x1.ndim <= 2) and (least <= x2.ndim <= 2) and (x1.dtype is x2.dtype) and (x1.dtype.kind == 'f') and (getattr(dy, 'dtype', None) is x1.dtype)
-
-
 # zygote_py.runtime.accum
 def accum(a, b):
     """The sum of two gradients of the same value, ``None`` being zero;
@@ -147,6 +139,14 @@ def fit(g, x):
     if np.iscomplexobj(g) and (not np.iscomplexobj(x)):
         g = np.real(g)
     return unbroadcast(g, x)
+
+
+# zygote_py.rules.numpy_linalg.real_matrices
+def real_matrices(dy, x1, x2, least=2):
+    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
+    too, with ``least`` to 2 dimensions each: for two matrices its
+    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
+    return type(x1) is np.ndarray and type(x2) is np.ndarray and (least <= x1.ndim <= 2) and (least <= x2.ndim <= 2) and (x1.dtype is x2.dtype) and (x1.dtype.kind == 'f') and (getattr(dy, 'dtype', None) is x1.dtype)
 
 
 # zygote_py.rules.numpy_linalg.sum_to
@@ -208,15 +208,22 @@ def real_numbers(**values):
     that a parameter annotated ``float``, or not annotated, was emitted
     for (the gradient of an array there would be wrong)."""
     for name, value in values.items():
-        if not isinstance(value, numbers.Real):
+        if not isinstance(value, numbers_1.Real):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
+
+
+# zygote_py.writer.standalone.real_parameters
+def real_parameters(numbers, arrays):
+    """``real_numbers(**numbers)`` and ``real_arrays(**arrays)``: the
+    parameters of both kinds checked in one line."""
+    real_numbers(**numbers)
+    real_arrays(**arrays)
 
 
 # log_softmax (../../../examples/digits.py, line 21): z: a real array
 def log_softmax_forward(z):
     real_arrays(z=z)
-    t = z.max(axis=1, keepdims=True)
-    z_1 = z - t
+    z_1 = z - z.max(axis=1, keepdims=True)
     t_1 = np.exp(z_1)
     t_2 = t_1.sum(axis=1, keepdims=True)
     t_3 = np.log(t_2)
@@ -231,13 +238,11 @@ def log_softmax_forward(z):
 
 def log_softmax_gradient(z):
     real_arrays(z=z)
-    t = z.max(axis=1, keepdims=True)
-    z_1 = z - t
+    z_1 = z - z.max(axis=1, keepdims=True)
     t_1 = np.exp(z_1)
     t_2 = t_1.sum(axis=1, keepdims=True)
     t_3 = np.log(t_2)
-    t_4 = z_1 - t_3
-    dy = seed(t_4)
+    dy = seed(z_1 - t_3)
     dz = unbroadcast(dy, z_1)
     dz = dz + spread(-unbroadcast(dy, t_3) / t_2, t_1) * t_1
     dz = unbroadcast(dz, z)
@@ -247,8 +252,7 @@ def log_softmax_gradient(z):
 # cross_entropy (../../../examples/digits.py, line 26): logits: a real array; onehot: a real array
 def cross_entropy_forward(logits, onehot):
     real_arrays(logits=logits, onehot=onehot)
-    t = logits.max(axis=1, keepdims=True)
-    z = logits - t
+    z = logits - logits.max(axis=1, keepdims=True)
     t_1 = np.exp(z)
     t_2 = t_1.sum(axis=1, keepdims=True)
     t_3 = np.log(t_2)
@@ -271,8 +275,7 @@ def cross_entropy_forward(logits, onehot):
 
 def cross_entropy_gradient(logits, onehot):
     real_arrays(logits=logits, onehot=onehot)
-    t = logits.max(axis=1, keepdims=True)
-    z = logits - t
+    z = logits - logits.max(axis=1, keepdims=True)
     t_1 = np.exp(z)
     t_2 = t_1.sum(axis=1, keepdims=True)
     t_3 = np.log(t_2)
@@ -280,8 +283,7 @@ def cross_entropy_gradient(logits, onehot):
     t_5 = onehot * t_4
     t_6 = -t_5.sum()
     t_7 = len(logits)
-    t_8 = t_6 / t_7
-    dy = seed(t_8)
+    dy = seed(t_6 / t_7)
     t_9 = spread(-unbroadcast(dy / t_7, t_6), t_5)
     donehot = unbroadcast(t_9 * t_4, onehot)
     t_9 = unbroadcast(t_9 * onehot, t_4)
@@ -298,8 +300,7 @@ def logistic_loss_forward(params, X, Y):
     t = X @ W
     b = params['b']
     t_1 = t + b
-    t_2 = t_1.max(axis=1, keepdims=True)
-    z = t_1 - t_2
+    z = t_1 - t_1.max(axis=1, keepdims=True)
     t_3 = np.exp(z)
     t_4 = t_3.sum(axis=1, keepdims=True)
     t_5 = np.log(t_4)
@@ -319,10 +320,7 @@ def logistic_loss_forward(params, X, Y):
         t_12 = unbroadcast(t_11, t)
         db = unbroadcast(t_11, b)
         dparams = key_gradient(params, 'b', db)
-        if real_matrices(t_12, X, W):
-            dX, dW = (t_12 @ W.T, X.T @ t_12)
-        else:
-            dX, dW = (matmul_grad(t_12, X, W, 0), matmul_grad(t_12, X, W, 1))
+        dX, dW = (matmul_grad(t_12, X, W, 0), matmul_grad(t_12, X, W, 1))
         dparams = accum(dparams, key_gradient(params, 'W', dW))
         return (dparams, user_gradient(X, dX), user_gradient(Y, dY))
     return (t_10, logistic_loss_pullback)
@@ -334,8 +332,7 @@ def logistic_loss_gradient(params, X, Y):
     t = X @ W
     b = params['b']
     t_1 = t + b
-    t_2 = t_1.max(axis=1, keepdims=True)
-    z = t_1 - t_2
+    z = t_1 - t_1.max(axis=1, keepdims=True)
     t_3 = np.exp(z)
     t_4 = t_3.sum(axis=1, keepdims=True)
     t_5 = np.log(t_4)
@@ -343,8 +340,7 @@ def logistic_loss_gradient(params, X, Y):
     t_7 = Y * t_6
     t_8 = -t_7.sum()
     t_9 = len(t_1)
-    t_10 = t_8 / t_9
-    dy = seed(t_10)
+    dy = seed(t_8 / t_9)
     t_11 = spread(-unbroadcast(dy / t_9, t_8), t_7)
     dY = unbroadcast(t_11 * t_6, Y)
     t_11 = unbroadcast(t_11 * Y, t_6)
@@ -354,18 +350,14 @@ def logistic_loss_gradient(params, X, Y):
     t_12 = unbroadcast(t_11, t)
     db = unbroadcast(t_11, b)
     dparams = key_gradient(params, 'b', db)
-    if real_matrices(t_12, X, W):
-        dX, dW = (t_12 @ W.T, X.T @ t_12)
-    else:
-        dX, dW = (matmul_grad(t_12, X, W, 0), matmul_grad(t_12, X, W, 1))
+    dX, dW = (matmul_grad(t_12, X, W, 0), matmul_grad(t_12, X, W, 1))
     dparams = accum(dparams, key_gradient(params, 'W', dW))
     return (dparams, user_gradient(X, dX), user_gradient(Y, dY))
 
 
 # mlp_loss (../../../examples/digits.py, line 35): params: a dict of real arrays (its items read by key); X: a real array; Y: a real array; decay: a real number
 def mlp_loss_forward(params, X, Y, decay):
-    real_arrays(params_W1=params['W1'], params_W2=params['W2'], params_b1=params['b1'], params_b2=params['b2'], X=X, Y=Y)
-    real_numbers(decay=decay)
+    real_parameters(numbers=dict(decay=decay), arrays=dict(params_W1=params['W1'], params_W2=params['W2'], params_b1=params['b1'], params_b2=params['b2'], X=X, Y=Y))
     W1 = params['W1']
     W2 = params['W2']
     t = X @ W1
@@ -374,8 +366,7 @@ def mlp_loss_forward(params, X, Y, decay):
     t_1 = h @ W2
     b2 = params['b2']
     logits = t_1 + b2
-    t_2 = logits.max(axis=1, keepdims=True)
-    z = logits - t_2
+    z = logits - logits.max(axis=1, keepdims=True)
     t_3 = np.exp(z)
     t_4 = t_3.sum(axis=1, keepdims=True)
     t_5 = np.log(t_4)
@@ -406,19 +397,13 @@ def mlp_loss_forward(params, X, Y, decay):
         t_17 = unbroadcast(dlogits, t_1)
         db2 = unbroadcast(dlogits, b2)
         dparams = key_gradient(params, 'b2', db2)
-        if real_matrices(t_17, h, W2):
-            dh, t_17 = (t_17 @ W2.T, h.T @ t_17)
-        else:
-            dh, t_17 = (matmul_grad(t_17, h, W2, 0), matmul_grad(t_17, h, W2, 1))
+        dh, t_17 = (matmul_grad(t_17, h, W2, 0), matmul_grad(t_17, h, W2, 1))
         dW2 = dW2 + t_17
         t_17 = dh * (1.0 - h * h)
         t_18 = unbroadcast(t_17, t)
         db1 = unbroadcast(t_17, b1)
         dparams = accum(dparams, key_gradient(params, 'b1', db1))
-        if real_matrices(t_18, X, W1):
-            dX, t_17 = (t_18 @ W1.T, X.T @ t_18)
-        else:
-            dX, t_17 = (matmul_grad(t_18, X, W1, 0), matmul_grad(t_18, X, W1, 1))
+        dX, t_17 = (matmul_grad(t_18, X, W1, 0), matmul_grad(t_18, X, W1, 1))
         dW1 = dW1 + t_17
         dparams = accum(dparams, key_gradient(params, 'W2', dW2))
         dparams = accum(dparams, key_gradient(params, 'W1', dW1))
@@ -427,8 +412,7 @@ def mlp_loss_forward(params, X, Y, decay):
 
 
 def mlp_loss_gradient(params, X, Y, decay):
-    real_arrays(params_W1=params['W1'], params_W2=params['W2'], params_b1=params['b1'], params_b2=params['b2'], X=X, Y=Y)
-    real_numbers(decay=decay)
+    real_parameters(numbers=dict(decay=decay), arrays=dict(params_W1=params['W1'], params_W2=params['W2'], params_b1=params['b1'], params_b2=params['b2'], X=X, Y=Y))
     W1 = params['W1']
     W2 = params['W2']
     t = X @ W1
@@ -437,8 +421,7 @@ def mlp_loss_gradient(params, X, Y, decay):
     t_1 = h @ W2
     b2 = params['b2']
     logits = t_1 + b2
-    t_2 = logits.max(axis=1, keepdims=True)
-    z = logits - t_2
+    z = logits - logits.max(axis=1, keepdims=True)
     t_3 = np.exp(z)
     t_4 = t_3.sum(axis=1, keepdims=True)
     t_5 = np.log(t_4)
@@ -453,8 +436,7 @@ def mlp_loss_gradient(params, X, Y, decay):
     t_14 = t_12.sum()
     t_15 = t_13 + t_14
     t_16 = decay * t_15
-    t_18 = t_10 + t_16
-    dy = seed(t_18)
+    dy = seed(t_10 + t_16)
     t_17 = unbroadcast(dy, t_16)
     ddecay = unbroadcast(t_17 * t_15, decay)
     t_17 = t_17 * decay
@@ -469,19 +451,13 @@ def mlp_loss_gradient(params, X, Y, decay):
     t_17 = unbroadcast(dlogits, t_1)
     db2 = unbroadcast(dlogits, b2)
     dparams = key_gradient(params, 'b2', db2)
-    if real_matrices(t_17, h, W2):
-        dh, t_17 = (t_17 @ W2.T, h.T @ t_17)
-    else:
-        dh, t_17 = (matmul_grad(t_17, h, W2, 0), matmul_grad(t_17, h, W2, 1))
+    dh, t_17 = (matmul_grad(t_17, h, W2, 0), matmul_grad(t_17, h, W2, 1))
     dW2 = dW2 + t_17
     t_17 = dh * (1.0 - h * h)
     t_19 = unbroadcast(t_17, t)
     db1 = unbroadcast(t_17, b1)
     dparams = accum(dparams, key_gradient(params, 'b1', db1))
-    if real_matrices(t_19, X, W1):
-        dX, t_17 = (t_19 @ W1.T, X.T @ t_19)
-    else:
-        dX, t_17 = (matmul_grad(t_19, X, W1, 0), matmul_grad(t_19, X, W1, 1))
+    dX, t_17 = (matmul_grad(t_19, X, W1, 0), matmul_grad(t_19, X, W1, 1))
     dW1 = dW1 + t_17
     dparams = accum(dparams, key_gradient(params, 'W2', dW2))
     dparams = accum(dparams, key_gradient(params, 'W1', dW1))
@@ -491,10 +467,8 @@ def mlp_loss_gradient(params, X, Y, decay):
 # logistic_predict (../../../examples/digits.py, line 43): params: a dict of real arrays (its items read by key); X: a real array
 def logistic_predict_forward(params, X):
     real_arrays(params_W=params['W'], params_b=params['b'], X=X)
-    W = params['W']
-    t = X @ W
-    b = params['b']
-    t_1 = t + b
+    t = X @ params['W']
+    t_1 = t + params['b']
 
     def logistic_predict_pullback(dy):
         return (None, None)
@@ -503,10 +477,8 @@ def logistic_predict_forward(params, X):
 
 def logistic_predict_gradient(params, X):
     real_arrays(params_W=params['W'], params_b=params['b'], X=X)
-    W = params['W']
-    t = X @ W
-    b = params['b']
-    t_1 = t + b
+    t = X @ params['W']
+    t_1 = t + params['b']
     t_1 = t_1.argmax(axis=1)
     seed(t_1)
     return (None, None)
@@ -515,14 +487,10 @@ def logistic_predict_gradient(params, X):
 # mlp_predict (../../../examples/digits.py, line 47): params: a dict of real arrays (its items read by key); X: a real array
 def mlp_predict_forward(params, X):
     real_arrays(params_W1=params['W1'], params_b1=params['b1'], params_W2=params['W2'], params_b2=params['b2'], X=X)
-    W1 = params['W1']
-    t = X @ W1
-    b1 = params['b1']
-    t_1 = np.tanh(t + b1)
-    W2 = params['W2']
-    t_2 = t_1 @ W2
-    b2 = params['b2']
-    t_3 = t_2 + b2
+    t = X @ params['W1']
+    t_1 = np.tanh(t + params['b1'])
+    t_2 = t_1 @ params['W2']
+    t_3 = t_2 + params['b2']
 
     def mlp_predict_pullback(dy):
         return (None, None)
@@ -531,14 +499,10 @@ def mlp_predict_forward(params, X):
 
 def mlp_predict_gradient(params, X):
     real_arrays(params_W1=params['W1'], params_b1=params['b1'], params_W2=params['W2'], params_b2=params['b2'], X=X)
-    W1 = params['W1']
-    t = X @ W1
-    b1 = params['b1']
-    t_1 = np.tanh(t + b1)
-    W2 = params['W2']
-    t_2 = t_1 @ W2
-    b2 = params['b2']
-    t_3 = t_2 + b2
+    t = X @ params['W1']
+    t_1 = np.tanh(t + params['b1'])
+    t_2 = t_1 @ params['W2']
+    t_3 = t_2 + params['b2']
     t_3 = t_3.argmax(axis=1)
     seed(t_3)
     return (None, None)

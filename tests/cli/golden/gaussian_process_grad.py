@@ -24,9 +24,19 @@
 #   predict (line 42): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
 #   data (line 48): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
 
-import numbers
+import numbers as numbers_1
 import numpy as np
 import types
+
+
+# zygote_py.writer.standalone.real_numbers
+def real_numbers(**values):
+    """Raise ``TypeError`` unless each value is a real number, the kind
+    that a parameter annotated ``float``, or not annotated, was emitted
+    for (the gradient of an array there would be wrong)."""
+    for name, value in values.items():
+        if not isinstance(value, numbers_1.Real):
+            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
 
 
 # zygote_py.writer.standalone.real_arrays
@@ -39,14 +49,12 @@ def real_arrays(**values):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
 
 
-# zygote_py.writer.standalone.real_numbers
-def real_numbers(**values):
-    """Raise ``TypeError`` unless each value is a real number, the kind
-    that a parameter annotated ``float``, or not annotated, was emitted
-    for (the gradient of an array there would be wrong)."""
-    for name, value in values.items():
-        if not isinstance(value, numbers.Real):
-            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
+# zygote_py.writer.standalone.real_parameters
+def real_parameters(numbers, arrays):
+    """``real_numbers(**numbers)`` and ``real_arrays(**arrays)``: the
+    parameters of both kinds checked in one line."""
+    real_numbers(**numbers)
+    real_arrays(**arrays)
 
 
 # zygote_py.runtime.scatter
@@ -168,12 +176,9 @@ def seed_1(y):
 
 # kernel (../../../examples/gaussian_process.py, line 20): params: a dict of real numbers (its items read by key); xs: a real array; ys: a real array
 def kernel_forward(params, xs, ys):
-    real_arrays(xs=xs, ys=ys)
-    real_numbers(params_log_length=params['log_length'], params_log_signal=params['log_signal'])
-    log_length = params['log_length']
-    t = np.exp(log_length)
-    log_signal = params['log_signal']
-    t_1 = np.exp(log_signal)
+    real_parameters(numbers=dict(params_log_length=params['log_length'], params_log_signal=params['log_signal']), arrays=dict(xs=xs, ys=ys))
+    t = np.exp(params['log_length'])
+    t_1 = np.exp(params['log_signal'])
     t_2 = (slice(None, None, None), None, slice(None, None, None))
     t_4 = xs[t_2]
     t_3 = (None, slice(None, None, None), slice(None, None, None))
@@ -202,12 +207,9 @@ def kernel_forward(params, xs, ys):
 
 
 def kernel_gradient(params, xs, ys):
-    real_arrays(xs=xs, ys=ys)
-    real_numbers(params_log_length=params['log_length'], params_log_signal=params['log_signal'])
-    log_length = params['log_length']
-    t = np.exp(log_length)
-    log_signal = params['log_signal']
-    t_1 = np.exp(log_signal)
+    real_parameters(numbers=dict(params_log_length=params['log_length'], params_log_signal=params['log_signal']), arrays=dict(xs=xs, ys=ys))
+    t = np.exp(params['log_length'])
+    t_1 = np.exp(params['log_signal'])
     t_2 = (slice(None, None, None), None, slice(None, None, None))
     t_4 = xs[t_2]
     t_3 = (None, slice(None, None, None), slice(None, None, None))
@@ -220,8 +222,7 @@ def kernel_gradient(params, xs, ys):
     t_9 = t ** 2
     t_11 = t_10 / t_9
     t_12 = np.exp(t_11)
-    t_13 = t_8 * t_12
-    dy = seed_1(t_13)
+    dy = seed_1(t_8 * t_12)
     t_14 = unbroadcast(dy * t_8, t_12) * t_12
     ddistances = unbroadcast(t_14 / t_9, t_10) * -0.5
     t_15 = spread(np.expand_dims(ddistances, -1), t_7) * (2.0 * t_6)

@@ -223,10 +223,8 @@ def seed_1(y):
 # log_likelihood (../../../examples/mixture.py, line 20): params: a dict of real arrays (its items read by key); points: a real array
 def log_likelihood_forward(params, points):
     real_arrays(params_logits=params['logits'], params_log_scales=params['log_scales'], params_means=params['means'], points=points)
-    logits = params['logits']
-    log_weights = scipy.special.log_softmax(logits)
-    log_scales = params['log_scales']
-    scales = np.exp(log_scales)
+    log_weights = scipy.special.log_softmax(params['logits'])
+    scales = np.exp(params['log_scales'])
     t = (slice(None, None, None), None, slice(None, None, None))
     t_1 = points[t]
     means = params['means']
@@ -240,8 +238,7 @@ def log_likelihood_forward(params, points):
     t_5 = -0.5 * t_4
     t_6 = t_5 * t_4
     t_18 = 2 * math.pi
-    t_7 = 0.5 * math.log(t_18)
-    t_8 = t_6 - t_7
+    t_8 = t_6 - 0.5 * math.log(t_18)
     t_9 = np.log(scale)
     t_10 = t_8 - t_9
     t_12 = np.where(True, t_10, 0.0)
@@ -281,10 +278,8 @@ def log_likelihood_forward(params, points):
 
 def log_likelihood_gradient(params, points):
     real_arrays(params_logits=params['logits'], params_log_scales=params['log_scales'], params_means=params['means'], points=points)
-    logits = params['logits']
-    log_weights = scipy.special.log_softmax(logits)
-    log_scales = params['log_scales']
-    scales = np.exp(log_scales)
+    log_weights = scipy.special.log_softmax(params['logits'])
+    scales = np.exp(params['log_scales'])
     t = (slice(None, None, None), None, slice(None, None, None))
     t_1 = points[t]
     means = params['means']
@@ -298,8 +293,7 @@ def log_likelihood_gradient(params, points):
     t_5 = -0.5 * t_4
     t_6 = t_5 * t_4
     t_18 = 2 * math.pi
-    t_7 = 0.5 * math.log(t_18)
-    t_8 = t_6 - t_7
+    t_8 = t_6 - 0.5 * math.log(t_18)
     t_9 = np.log(scale)
     t_10 = t_8 - t_9
     t_12 = np.where(True, t_10, 0.0)
@@ -308,8 +302,7 @@ def log_likelihood_gradient(params, points):
     per_component = np.sum(t_14, axis=2)
     t_15 = log_weights + per_component
     t_16 = scipy.special.logsumexp(t_15, axis=1)
-    t_17 = t_16.mean()
-    dy = seed_1(t_17)
+    dy = seed_1(t_16.mean())
     t_18 = logsumexp_grads(spread(dy / max(math.prod(np.shape(t_16)), 1), t_16), t_15, 1, None, False, t_16, None)[0]
     dlog_weights = unbroadcast(t_18, log_weights)
     dper_component = unbroadcast(t_18, per_component)

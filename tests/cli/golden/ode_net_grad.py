@@ -25,8 +25,18 @@
 #   initial_weights (line 42): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
 #   adam (line 47): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
 
-import numbers
+import numbers as numbers_1
 import numpy as np
+
+
+# zygote_py.writer.standalone.real_numbers
+def real_numbers(**values):
+    """Raise ``TypeError`` unless each value is a real number, the kind
+    that a parameter annotated ``float``, or not annotated, was emitted
+    for (the gradient of an array there would be wrong)."""
+    for name, value in values.items():
+        if not isinstance(value, numbers_1.Real):
+            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
 
 
 # zygote_py.writer.standalone.real_arrays
@@ -39,22 +49,12 @@ def real_arrays(**values):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
 
 
-# zygote_py.writer.standalone.real_numbers
-def real_numbers(**values):
-    """Raise ``TypeError`` unless each value is a real number, the kind
-    that a parameter annotated ``float``, or not annotated, was emitted
-    for (the gradient of an array there would be wrong)."""
-    for name, value in values.items():
-        if not isinstance(value, numbers.Real):
-            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
-
-
-# zygote_py.rules.numpy_linalg.real_matrices
-def real_matrices(dy, x1, x2, least=2):
-    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
-    too, with ``least`` to 2 dimensions each: for two matrices its
-    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
-    return type(x1) is np.ndarray and type(x2) is np.ndarray and (least <= x1.ndim <= 2) and (least <= x2.ndim <= 2) and (x1.dtype is x2.dtype) and (x1.dtype.kind == 'f') and (getattr(dy, 'dtype', None) is x1.dtype)
+# zygote_py.writer.standalone.real_parameters
+def real_parameters(numbers, arrays):
+    """``real_numbers(**numbers)`` and ``real_arrays(**arrays)``: the
+    parameters of both kinds checked in one line."""
+    real_numbers(**numbers)
+    real_arrays(**arrays)
 
 
 # zygote_py.runtime.unbroadcast
@@ -87,16 +87,6 @@ def unbroadcast(dy, x):
     return dy.real if isinstance(dy, complex) and (not isinstance(x, complex)) else dy
 
 
-# zygote_py.runtime.user_gradient
-def user_gradient(x, g):
-    """The gradient ``g`` of the argument ``x`` as ``zpy.gradient`` returns
-    it: an array of zeros for an array that this run's path did not
-    reach."""
-    if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and (g == 0):
-        return np.zeros_like(x)
-    return g
-
-
 # zygote_py.rules.numpy_linalg.fit
 def fit(g, x):
     """``g`` as the gradient of ``x``: summed down to ``x``'s shape where
@@ -107,6 +97,14 @@ def fit(g, x):
     if np.iscomplexobj(g) and (not np.iscomplexobj(x)):
         g = np.real(g)
     return unbroadcast(g, x)
+
+
+# zygote_py.rules.numpy_linalg.real_matrices
+def real_matrices(dy, x1, x2, least=2):
+    """Whether ``x1 @ x2`` multiplies two arrays of one real dtype, ``dy``'s
+    too, with ``least`` to 2 dimensions each: for two matrices its
+    gradients are just ``dy @ x2.T`` and ``x1.T @ dy``."""
+    return type(x1) is np.ndarray and type(x2) is np.ndarray and (least <= x1.ndim <= 2) and (least <= x2.ndim <= 2) and (x1.dtype is x2.dtype) and (x1.dtype.kind == 'f') and (getattr(dy, 'dtype', None) is x1.dtype)
 
 
 # zygote_py.rules.numpy_linalg.sum_to
@@ -162,6 +160,16 @@ def matmul_grad(dy, x1, x2, wrt):
     return fit(gb.reshape(b.shape), x2)
 
 
+# zygote_py.runtime.user_gradient
+def user_gradient(x, g):
+    """The gradient ``g`` of the argument ``x`` as ``zpy.gradient`` returns
+    it: an array of zeros for an array that this run's path did not
+    reach."""
+    if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and (g == 0):
+        return np.zeros_like(x)
+    return g
+
+
 # zygote_py.runtime.seed
 def seed_1(y):
     """The cotangent 1 for the real scalar output ``y``, of ``y``'s type
@@ -179,43 +187,28 @@ def seed_1(y):
 
 # network (../../../examples/ode_net.py, line 28): y: a real array; t: a real number; w1: a real array; b1: a real array; w2: a real array
 def network_forward(y, t, w1, b1, w2):
-    real_arrays(y=y, w1=w1, b1=b1, w2=w2)
-    real_numbers(t=t)
+    real_parameters(numbers=dict(t=t), arrays=dict(y=y, w1=w1, b1=b1, w2=w2))
     t_1 = w1 @ y
     t_2 = np.tanh(t_1 + b1)
 
     def network_pullback(dout):
-        if real_matrices(dout, w2, t_2):
-            dw2, t = (dout @ t_2.T, w2.T @ dout)
-        else:
-            dw2, t = (matmul_grad(dout, w2, t_2, 0), matmul_grad(dout, w2, t_2, 1))
+        dw2, t = (matmul_grad(dout, w2, t_2, 0), matmul_grad(dout, w2, t_2, 1))
         t = t * (1.0 - t_2 * t_2)
         t_3 = unbroadcast(t, t_1)
         db1 = unbroadcast(t, b1)
-        if real_matrices(t_3, w1, y):
-            dw1, dy = (t_3 @ y.T, w1.T @ t_3)
-        else:
-            dw1, dy = (matmul_grad(t_3, w1, y, 0), matmul_grad(t_3, w1, y, 1))
+        dw1, dy = (matmul_grad(t_3, w1, y, 0), matmul_grad(t_3, w1, y, 1))
         return (user_gradient(y, dy), None, user_gradient(w1, dw1), user_gradient(b1, db1), user_gradient(w2, dw2))
     return (w2 @ t_2, network_pullback)
 
 
 def network_gradient(y, t, w1, b1, w2):
-    real_arrays(y=y, w1=w1, b1=b1, w2=w2)
-    real_numbers(t=t)
+    real_parameters(numbers=dict(t=t), arrays=dict(y=y, w1=w1, b1=b1, w2=w2))
     t_1 = w1 @ y
     t_2 = np.tanh(t_1 + b1)
-    t_3 = w2 @ t_2
-    dout = seed_1(t_3)
-    if real_matrices(dout, w2, t_2):
-        dw2, t = (dout @ t_2.T, w2.T @ dout)
-    else:
-        dw2, t = (matmul_grad(dout, w2, t_2, 0), matmul_grad(dout, w2, t_2, 1))
+    dout = seed_1(w2 @ t_2)
+    dw2, t = (matmul_grad(dout, w2, t_2, 0), matmul_grad(dout, w2, t_2, 1))
     t = t * (1.0 - t_2 * t_2)
     t_4 = unbroadcast(t, t_1)
     db1 = unbroadcast(t, b1)
-    if real_matrices(t_4, w1, y):
-        dw1, dy = (t_4 @ y.T, w1.T @ t_4)
-    else:
-        dw1, dy = (matmul_grad(t_4, w1, y, 0), matmul_grad(t_4, w1, y, 1))
+    dw1, dy = (matmul_grad(t_4, w1, y, 0), matmul_grad(t_4, w1, y, 1))
     return (user_gradient(y, dy), None, user_gradient(w1, dw1), user_gradient(b1, db1), user_gradient(w2, dw2))

@@ -43,16 +43,16 @@ def real_numbers(**values):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
 
 
-# zygote_py.ir.ops.iternext
-def iternext(iterator):
-    """One step of a ``for`` loop: the next item, or ``STOP``."""
-    return next(iterator, STOP)
-
-
 # zygote_py.ir.ops.exhausted
 def exhausted(value):
     """Whether :func:`iternext` reported the end of the iteration."""
     return value is STOP
+
+
+# zygote_py.ir.ops.iternext
+def iternext(iterator):
+    """One step of a ``for`` loop: the next item, or ``STOP``."""
+    return next(iterator, STOP)
 
 
 # zygote_py.runtime.seed
@@ -171,8 +171,7 @@ def flight_range_forward(angle, speed, drag, dt=0.01):
             t_6 = t_6 * vx_1
             dvx = dvx + t_6
             dvx = dvx + t_6
-            _ = iternext(t_7)
-            t_6 = exhausted(_)
+            t_6 = exhausted(iternext(t_7))
             if t_6:
                 break
             dx, dy, t_6, dx_1, dy_1 = (0.0, 0.0, t_8, dx, dy)
@@ -278,8 +277,7 @@ def flight_range_gradient(angle, speed, drag, dt=0.01):
         t_6 = t_6 * vx_1
         dvx = dvx + t_6
         dvx = dvx + t_6
-        _ = iternext(t_8)
-        t_6 = exhausted(_)
+        t_6 = exhausted(iternext(t_8))
         if t_6:
             break
         dx, dy, t_6, dx_1, dy_1 = (0.0, 0.0, t_9, dx, dy)
