@@ -196,3 +196,19 @@ def test_like_refuses_an_array_made_in_python():
 
     with pytest.raises(TypeError, match="through its __array__"):
         standalone.like(A1[:2], Pair())
+
+
+def test_array_tests_are_the_runtimes():
+    from zygote_py.runtime import arrays
+
+    values = [A3, A23[0], np.float64(1.0), 2.0, [1.0, 2.0], np.ma.masked_array(A3), np.int64(3), np.ndarray]
+    try:
+        import dask.array as da
+        values.append(da.from_array(A3, chunks=2))
+    except ImportError:
+        pass
+    for v in values:
+        assert standalone.is_foreign(v) == arrays.is_foreign(v), v
+        assert standalone.is_array(v) == arrays.is_array(v), v
+        got, want = standalone.asarray(v), arrays.asarray(v)
+        assert type(got) is type(want) and (got is v) == (want is v), v

@@ -873,11 +873,22 @@ def _references(fn: types.FunctionType, node: ast.FunctionDef) -> list[tuple[ast
     :class:`_NotCopyable` for a name it cannot resolve or a zygote_py module
     read otherwise."""
     names = set(static.global_names(node))
+    namespace = dict(fn.__globals__)
+    for n in list(ast.walk(node)):  # (runtime.arrays.is_foreign: the module runtime.arrays read as one name)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Attribute) and \
+                isinstance(n.value.value, ast.Name) and n.value.value.id in names:
+            m = namespace.get(n.value.value.id)
+            inner = getattr(m, n.value.attr, None) if isinstance(m, types.ModuleType) and _ours(m) else None
+            if isinstance(inner, types.ModuleType) and _ours(inner):
+                alias = "__zpy_module_" + inner.__name__.replace(".", "_")
+                namespace[alias] = inner
+                names.add(alias)
+                n.value = ast.Name(id=alias, ctx=ast.Load())
     out = []
     attribute_bases = set()
     for n in ast.walk(node):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in names:
-            m = fn.__globals__.get(n.value.id)
+            m = namespace.get(n.value.id)
             if isinstance(m, types.ModuleType) and _ours(m):
                 if not hasattr(m, n.attr):
                     raise _NotCopyable(fn)
@@ -886,8 +897,8 @@ def _references(fn: types.FunctionType, node: ast.FunctionDef) -> list[tuple[ast
                 out.append((n.value, getattr(m, n.attr), n.attr))
     for n in ast.walk(node):
         if isinstance(n, ast.Name) and n.id in names and id(n) not in attribute_bases:
-            if n.id in fn.__globals__:
-                v = fn.__globals__[n.id]
+            if n.id in namespace:
+                v = namespace[n.id]
                 if isinstance(v, types.ModuleType) and _ours(v):
                     raise _NotCopyable(fn)
                 out.append((n, v, n.id))

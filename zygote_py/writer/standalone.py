@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import runtime
 from ..ad import mutation
+from ..runtime import arrays
 from ..ir import ops
 from ..rules import numpy_shapes
 
@@ -73,6 +74,30 @@ def spread(dy, a):
     a new array of ``a``'s library (the gradient of ``a`` for a sum of it)."""
     zero = np.zeros_like(a)
     return (zero + dy).astype(zero.dtype, copy=False)
+
+
+def is_foreign(x):
+    """Whether ``x`` is an array of another library than NumPy (Dask's,
+    CuPy's): it implements one of NumPy's dispatch protocols, and is
+    neither an ``np.ndarray`` nor a NumPy scalar."""
+    cls = type(x)
+    if issubclass(cls, (np.ndarray, np.generic, type)):
+        return False
+    return any(getattr(cls, p, None) is not None for p in ("__array_function__", "__array_ufunc__",
+                                                            "__array_namespace__"))
+
+
+def is_array(x):
+    """Whether ``x`` is an array: NumPy's (or a subclass), or another
+    library's."""
+    return isinstance(x, np.ndarray) or is_foreign(x)
+
+
+def asarray(x):
+    """``np.asarray(x)`` for a number or a sequence; an array, of NumPy or
+    of another library, as it is (``np.asarray`` would compute a Dask
+    array into one process)."""
+    return x if is_array(x) else np.asarray(x)
 
 
 def real_if_real(g, x):
@@ -264,6 +289,9 @@ REPLACES = {
     runtime.unbroadcast: unbroadcast,
     runtime.spread: spread,
     runtime.real_if_real: real_if_real,
+    arrays.is_foreign: is_foreign,
+    arrays.is_array: is_array,
+    arrays.asarray: asarray,
     runtime.scatter: scatter,
     numpy_shapes.like: like,
     runtime.scatters: scatters,
