@@ -419,3 +419,63 @@ def test_dict_parameters_are_differentiated_by_their_annotations(tmp_path, capsy
     source.write_text(DICT_MODULE.format(scale="float").replace('p["scale"]', 'p["other"]'))
     assert main(["emit", str(source), "-o", str(tmp_path / "other.py")]) == 3
     assert "dicts.py:24: cannot emit layer: its gradient would call zygote_py.runtime.J" in capsys.readouterr().err
+
+
+def numeric_gradient(f, args, i, h=1e-6):
+    """Central differences of ``f`` in argument ``i`` (each item of a dict)."""
+    a = args[i]
+    if isinstance(a, dict):
+        return {k: numeric_gradient(lambda v: f(*args[:i], {**a, k: v}, *args[i + 1:]), (a[k],), 0, h) for k in a}
+    x = np.array(a, dtype=float)
+    g = np.zeros_like(x)
+    for k in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[k] += h
+        down[k] -= h
+        g[k] = (f(*args[:i], up if x.ndim else float(up), *args[i + 1:])
+                - f(*args[:i], down if x.ndim else float(down), *args[i + 1:])) / (2 * h)
+    return g if x.ndim else float(g)
+
+
+def test_unannotated_parameters_take_their_kinds_from_their_use(tmp_path, capsys):
+    """A parameter used as an array (x.shape, x @ W, x[i], len(x), a loop
+    over it, what a NumPy reduction or an array's arithmetic is given) is
+    emitted for an array; one read by string keys for a dict of such items;
+    the rest for numbers. Each gradient matches zpy.gradient and finite
+    differences; another kind is refused where it runs, naming the
+    parameter."""
+    source = Path(__file__).parent / "unannotated" / "unannotated.py"
+    assert main(["emit", str(source), "-o", str(tmp_path / "unannotated_grad.py")]) == 3
+    assert "cannot emit closure" in capsys.readouterr().err
+    out = emit(source, tmp_path / "unannotated_grad.py", "--skip-failing")
+    assert "params: a dict (read by key) of W (a real array), b (a real array), decay (a real number)" in \
+        out.read_text()
+    sys.path.insert(0, str(source.parent))  # (the gradient module reads log from it)
+    try:
+        model, grad = importlib.import_module("unannotated"), load(out)
+    finally:
+        sys.path.remove(str(source.parent))
+        sys.modules.pop("unannotated", None)
+    x = rng.normal(size=(5, 3))
+    cases = {
+        "dict_loss": ({"W": rng.normal(size=(3, 2)), "b": rng.normal(size=2), "decay": 0.1}, x,
+                      rng.normal(size=(5, 2))),
+        "softmax_xent": (rng.normal(size=(4, 3)), np.eye(3)[[0, 1, 2, 0]]),
+        "generator_sum": (rng.normal(size=4), 0.7),
+        "helper_loop": (rng.normal(size=4),),
+        "filled": (rng.normal(size=4),),
+        "until": (rng.normal(size=3), 0.5),
+    }
+    for name, args in cases.items():
+        f = getattr(model, name)
+        got, want = getattr(grad, f"{name}_gradient")(*args), zpy.gradient(f, *args)
+        for i, (g, w) in enumerate(zip(got, want)):
+            fd = numeric_gradient(f, args, i)
+            for k in (g if isinstance(g, dict) else [None]):
+                gk, wk, fk = (g[k], w[k], fd[k]) if k is not None else (g, w, fd)
+                np.testing.assert_allclose(gk, wk, rtol=1e-12, atol=1e-14, err_msg=f"{name} {i} {k}")
+                np.testing.assert_allclose(gk, fk, rtol=1e-5, atol=1e-7, err_msg=f"{name} {i} {k}")
+    with pytest.raises(TypeError, match="^x is a float, but this gradient was emitted for an array"):
+        grad.filled_gradient(0.5)
+    with pytest.raises(TypeError, match="^params_decay is a ndarray"):
+        grad.dict_loss_gradient({**cases["dict_loss"][0], "decay": np.ones(2)}, *cases["dict_loss"][1:])

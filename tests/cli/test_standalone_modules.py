@@ -58,7 +58,9 @@ CASES = {  # module → (function, arguments): every function in the golden modu
                ("logistic_predict", ({"W": normal(5, 4), "b": normal(4)}, normal(3, 5))),
                ("mlp_predict", ({"W1": normal(5, 6), "b1": normal(6), "W2": normal(6, 4), "b2": normal(4)},
                                 normal(3, 5)))],
-    "lstm": [("sigmoid", (normal(3, 2),))],
+    "lstm": [("sigmoid", (normal(3, 2),)),
+             ("lstm_loss", ({"Wx": normal(2, 12), "Wh": normal(3, 12), "b": normal(12), "Wy": normal(3, 1),
+                             "by": normal(1)}, normal(4, 5, 2), normal(4)))],  # (not annotated: kinds from use)
     "ode_net": [("network", (normal(2), 0.5, normal(4, 2), normal(4), normal(2, 4)))],
     "projectile": [("flight_range", (0.7, 20.0, 0.02, 0.01))],
     "regression": [("predict", (normal(3), 0.2, normal(5, 3))), ("loss", (normal(3), 0.2, normal(5, 3), normal(5))),

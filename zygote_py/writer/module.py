@@ -19,8 +19,10 @@ classes are emitted as ``Class_name_forward(self, ...)`` and
 **Which parameters are differentiated** is decided here, from the
 annotations, since there are no arguments to look at (:func:`plan`):
 ``int``, ``bool``, ``str`` and ``bytes`` are not, nor an unannotated
-parameter with such a default (``steps=40``); ``float``, or no
-annotation, is a real number; ``np.ndarray`` (or ``numpy.typing.NDArray``)
+parameter with such a default (``steps=40``); ``float`` is a real
+number, and no annotation what the function's use of the parameter says
+(:mod:`.usage`: a real array, a dict of them, else a real number);
+``np.ndarray`` (or ``numpy.typing.NDArray``)
 is a real array; a dataclass whose fields are all annotated ``float`` or
 ``np.ndarray`` (also a method's ``self``) has each field read
 differentiated as such a parameter would be, its gradient a
@@ -80,7 +82,7 @@ from ..errors import ZygoteError
 from ..frontend import static
 from ..ir import ops
 from ..backend.references import importable, literal
-from . import standalone, tidy
+from . import standalone, tidy, usage
 
 HEADER_LINE = "# generated — regenerate with zpy emit"
 _PACKAGE = "zygote_py"
@@ -116,23 +118,34 @@ def plan(module: static.StaticModule, name: str) -> list[Parameter]:
     default value (see the module's docstring). A method's ``self`` is
     differentiated with nothing assumed: its gradient is a structural
     tangent."""
-    args = module.node(name).args
+    node = module.node(name)
+    args = node.args
     positional = args.posonlyargs + args.args
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    out = [_parameter(module, a, d) for a, d in zip(positional, defaults)]
+    out = [_parameter(module, a, d, node) for a, d in zip(positional, defaults)]
     if "." in name and out:
         out[0] = _object(module, out[0].name, ast.Name(id=name.rpartition(".")[0])) or \
             Parameter(out[0].name, True, 0, "the object, differentiated, nothing assumed")
     if args.vararg:
         out.append(Parameter(args.vararg.arg, True, 0, "differentiated, nothing assumed"))
-    out += [_parameter(module, a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    out += [_parameter(module, a, d, node) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
     if args.kwarg:
         out.append(Parameter(args.kwarg.arg, True, 0, "differentiated, nothing assumed"))
     return out
 
 
-def _parameter(module: static.StaticModule, a: ast.arg, default: Optional[ast.expr] = None) -> Parameter:
+def _parameter(module: static.StaticModule, a: ast.arg, default: Optional[ast.expr], fdef: ast.FunctionDef
+               ) -> Parameter:
     ann = a.annotation
+    if ann is None and default is None:  # (how the function uses it: see writer/usage.py)
+        used = usage.usage(fdef, a.arg, lambda g: module.node(g) if getattr(
+            module.bindings.get(g), "kind", None) == "function" else None)
+        if used == "array":
+            return Parameter(a.arg, True, ARRAY, "a real array (used as one)")
+        if isinstance(used, dict):
+            kinds = {k: ARRAY if v == "array" else FLOAT for k, v in used.items()}
+            return Parameter(a.arg, True, items_kind(kinds), "a dict (read by key) of " + ", ".join(
+                f"{k} ({'a real array' if v == ARRAY else 'a real number'})" for k, v in kinds.items()))
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
         try:
             ann = ast.parse(ann.value, mode="eval").body
@@ -364,12 +377,14 @@ def _header(shown: str, digests: dict[str, str], skipped: dict[str, tuple[int, s
         "# a method Class.name gives Class_name_forward(self, ...) and",
         "# Class_name_gradient(self, ...).",
         "# Parameters annotated int, bool, str or bytes, or with such a default,",
-        "# are not differentiated; float or no annotation means a real number,",
-        "# np.ndarray a real array; a dataclass whose fields are annotated so",
-        "# (or a method's self of one) gets a types.SimpleNamespace of its",
-        "# fields' gradients (the attributes of zpy.gradient's Tangent); a",
-        "# dict[str, float], dict[str, np.ndarray] or TypedDict so, a dict of",
-        "# its items' gradients (None for an item not read).",
+        "# are not differentiated; float means a real number, np.ndarray a real",
+        "# array, and no annotation what the function's use of the parameter",
+        "# says (each function's kinds are listed above it, and checked when it",
+        "# runs); a dataclass whose fields are annotated so (or a method's self",
+        "# of one) gets a types.SimpleNamespace of its fields' gradients (the",
+        "# attributes of zpy.gradient's Tangent); a dict[str, float],",
+        "# dict[str, np.ndarray] or TypedDict so, a dict of its items' gradients",
+        "# (None for an item not read).",
     ]
     if idle:
         lines += ["#", "# Not differentiable:"] + [f"#   {k}: {v}" for k, v in idle.items()]

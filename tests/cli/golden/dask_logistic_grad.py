@@ -9,12 +9,14 @@
 # a method Class.name gives Class_name_forward(self, ...) and
 # Class_name_gradient(self, ...).
 # Parameters annotated int, bool, str or bytes, or with such a default,
-# are not differentiated; float or no annotation means a real number,
-# np.ndarray a real array; a dataclass whose fields are annotated so
-# (or a method's self of one) gets a types.SimpleNamespace of its
-# fields' gradients (the attributes of zpy.gradient's Tangent); a
-# dict[str, float], dict[str, np.ndarray] or TypedDict so, a dict of
-# its items' gradients (None for an item not read).
+# are not differentiated; float means a real number, np.ndarray a real
+# array, and no annotation what the function's use of the parameter
+# says (each function's kinds are listed above it, and checked when it
+# runs); a dataclass whose fields are annotated so (or a method's self
+# of one) gets a types.SimpleNamespace of its fields' gradients (the
+# attributes of zpy.gradient's Tangent); a dict[str, float],
+# dict[str, np.ndarray] or TypedDict so, a dict of its items' gradients
+# (None for an item not read).
 
 import math
 import numbers as numbers_1
