@@ -78,7 +78,8 @@ def _fold(first: ast.stmt, then: ast.Assign | ast.Return, reads: dict[str, int])
     path = _path_to(then.value, name)
     if path is None:
         return False
-    before = _evaluated_before(then.value, path)
+    before = _evaluated_before(then.value, path)  # (an assignment's targets come after its value)
+    path = [then, *path]  # (the value may be the read itself: return t)
     if not all(isinstance(n, (ast.Name, ast.Attribute, ast.Constant, ast.expr_context, ast.operator, ast.unaryop,
                               ast.cmpop, ast.boolop, ast.keyword)) for n in before):
         return False
@@ -143,13 +144,13 @@ def _reads(nodes: list[ast.AST]) -> dict[str, int]:
 
 def _record(st: ast.stmt) -> ast.stmt | None:
     """``name = constant`` when ``st`` is ``if c: ...; name = k else: name =
-    constant`` (the test not reading ``name``): the assignment that can go
-    before it, the ``else`` dropped."""
+    constant`` (neither the test nor the body reading ``name``): the
+    assignment that can go before it, the ``else`` dropped."""
     if not isinstance(st, ast.If) or len(st.orelse) != 1:
         return None
     other = st.orelse[0]
     name = _assigns(other)
-    if name is None or not isinstance(other.value, ast.Constant) or name in _reads([st.test]) or not any(
+    if name is None or not isinstance(other.value, ast.Constant) or name in _reads([st.test, *st.body]) or not any(
             _assigns(b) == name and isinstance(b.value, ast.Constant) for b in st.body):
         return None
     return other
