@@ -474,6 +474,8 @@ def _store(directory: _Directory, key: str, path: Path, fn: types.FunctionType, 
 def _describe(fn: types.FunctionType, entry: pipeline.Compiled) -> Optional[bytes]:
     """The payload of ``entry``'s cache file, or None when another process
     could not rebuild it faithfully."""
+    if entry.constant_violations:
+        return None  # (rare: errors are not worth a format of their own)
     home = fn.__globals__
     cell_names = {id(c): n for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ())}
     guards = []
@@ -564,6 +566,7 @@ class Loaded(pipeline.Compiled):
         self.changed_params = changed_params
         self.stored_globals = stored_globals
         self.raises_out = raises_out
+        self.constant_violations: list = []  # (a compilation with some is not stored: see _describe)
         self.generation = registry.generation()
         self._globals = globals_
         self._cells = cells

@@ -239,6 +239,7 @@ class Compiled:
         self.sum_output = t.sum_output
         self.real_arrays = t.real_arrays
         self.float_args = t.float_args
+        self.constant_violations = t.constant_violations
         self.generation = generation  # of the rule registry, whose rules it inlined
         self._globals = [(k, v) for kind, k, v in self.guards if kind == "global"]
         self._cells = cell_guards(fn, self.guards)
@@ -527,22 +528,23 @@ def compiled(fn: types.FunctionType, active: tuple, numeric: tuple, self_active:
     :mod:`.cells`). ``exact``: ``active`` flags exactly the parameters
     the caller differentiates (the user's, through the API), not every
     parameter given a float (the run-time ``J``), so that a call with no
-    derivative in a differentiated argument is refused at compile time
-    (see ``registry.constant_argument``)."""
-    key = (active, numeric, self_active, param_out, cells_out, exact)
+    derivative in a differentiated argument is refused (see
+    ``registry.constant_argument``); one compilation serves both."""
+    key = (active, numeric, self_active, param_out, cells_out)
     if callees.IMPLEMENTATIONS.get():  # (zpy emit's compilation, with library implementations inlined)
         key += ("implementations",)
     entry = _valid_entry(_FORWARDS, fn, key)
-    if entry is not None:
-        return entry
-    with _LOCK:
-        entry = _valid_entry(_FORWARDS, fn, key)
-        if entry is None:
-            from . import diskcache  # (it builds on this module)
+    if entry is None:
+        with _LOCK:
+            entry = _valid_entry(_FORWARDS, fn, key)
+            if entry is None:
+                from . import diskcache  # (it builds on this module)
 
-            entry = diskcache.compiled(fn, key, lambda f: _compile(
-                f, list(active), list(numeric), self_active, param_out, cells_out, exact))
-            _keep(_FORWARDS, fn, key, entry)
+                entry = diskcache.compiled(fn, key, lambda f: _compile(
+                    f, list(active), list(numeric), self_active, param_out, cells_out))
+                _keep(_FORWARDS, fn, key, entry)
+    if exact and entry.constant_violations:
+        raise entry.constant_violations[0]
     return entry
 
 
@@ -572,9 +574,9 @@ def _keep(caches: weakref.WeakKeyDictionary, fn: types.FunctionType, key: tuple,
 
 @_without_gc
 def _compile(fn: types.FunctionType, active: list[bool], numeric: list[bool], self_active: bool,
-             param_out: Optional[int] = None, cells_out: tuple = (), exact: bool = False) -> Compiled:
+             param_out: Optional[int] = None, cells_out: tuple = ()) -> Compiled:
     generation = registry.generation()
-    t = reverse.transform(primal_ir(fn), fn, active, numeric, self_active, param_out, cells_out, exact)
+    t = reverse.transform(primal_ir(fn), fn, active, numeric, self_active, param_out, cells_out)
     checked(t.forward, "the reverse transform (forward)")
     checked(t.pullback, "the reverse transform (pullback)")
     return Compiled(fn, t, generation)

@@ -79,11 +79,16 @@ class Transformed:
     """The forward's values known to be arrays of real numbers."""
     float_args: frozenset = frozenset()
     """The parameters that are Python floats where the code was compiled."""
+    constant_violations: list = field(default_factory=list)
+    """A :class:`NoDerivativeRule` for each call that passes a
+    differentiated value where its function has no derivative
+    (``registry.constant_argument``), which a caller that differentiates
+    exactly the parameters flagged raises (see ``pipeline.compiled``)."""
 
 
 def transform(
     primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool = False,
-    param_out: Optional[int] = None, cells_out: tuple = (), exact: bool = False,
+    param_out: Optional[int] = None, cells_out: tuple = (),
 ) -> Transformed:
     """Differentiate ``primal`` (the IR of ``fn``) with respect to the
     parameters flagged in ``active``. ``param_out``: differentiate it as if
@@ -93,15 +98,13 @@ def transform(
     changed object: an ``__init__`` filling in ``self``, a function changing
     its argument). ``cells_out``: as if each
     ``return v`` returned ``v`` and the values of these cells, which ``fn``
-    assigns (``nonlocal``) for its caller (see :mod:`.cells`). ``exact``:
-    ``active`` flags the parameters the caller differentiates, not every
-    float one (see ``pipeline.compiled``)."""
+    assigns (``nonlocal``) for its caller (see :mod:`.cells`)."""
     if not any(isinstance(b.term, Return) for b in primal.blocks.values()):
         return _never_returns(primal, fn, self_active)
     try:
-        return _Reverse(primal, fn, active, numeric, self_active, param_out, cells_out, exact=exact).run()
+        return _Reverse(primal, fn, active, numeric, self_active, param_out, cells_out).run()
     except analysis.MoreConsumers as more:
-        return _Reverse(primal, fn, active, numeric, self_active, param_out, cells_out, more.consumers, exact).run()
+        return _Reverse(primal, fn, active, numeric, self_active, param_out, cells_out, more.consumers).run()
 
 
 def _never_returns(primal: IR, fn: Any, self_active: bool) -> Transformed:
@@ -135,8 +138,7 @@ def _call(ir: IR, block: Block, callee: Any, *args, name: Optional[str] = None, 
 
 class _Reverse(prepare.Preparation):
     def __init__(self, primal: IR, fn: Any, active: list[bool], numeric: list[bool], self_active: bool,
-                 param_out: Optional[int], cells_out: tuple = (), consumers: frozenset = frozenset(),
-                 exact: bool = False):
+                 param_out: Optional[int], cells_out: tuple = (), consumers: frozenset = frozenset()):
         self.fn = fn
         self.consumers = set(consumers)
         self.numeric = numeric
@@ -144,7 +146,7 @@ class _Reverse(prepare.Preparation):
         self.cells_out = cells_out
         self.f = self._working_copy(primal)
         self.self_active = self_active
-        self.exact = exact
+        self.constant_violations: list[NoDerivativeRule] = []
         self.guards: dict[Any, tuple] = {}
         # the zero a gradient starts from: 0.0 when every differentiated
         # argument is a float (so gradients stay floats), else the exact 0
@@ -228,7 +230,7 @@ class _Reverse(prepare.Preparation):
         self.a.freevars = sorted(self.forward_cells_used)
         return Transformed(self.f, self.a, list(self.guards.values()), self.changed_params, self.stored_globals,
                            self.raises_out, self.float_output, self.sum_output,
-                           frozenset(self.facts.arrays & self.facts.real), self.float_args)
+                           frozenset(self.facts.arrays & self.facts.real), self.float_args, self.constant_violations)
 
     def _forward_block(self, b: Block) -> None:
         if b.id in self.inert:
@@ -337,13 +339,14 @@ class _Reverse(prepare.Preparation):
 
     def _check_constant_argument(self, s: Statement, fn: Any) -> None:
         """A differentiated value passed where ``fn`` has no derivative
-        (``registry.constant_argument``: a Bessel function's order) is an
-        error now, at the user's line. Only where the active parameters are
-        those the caller differentiates (``exact``): a function the run-time
-        ``J`` compiles takes every float it is given as differentiated,
-        constants too, and there the rule's gradient in that argument (a
-        ``nan``) reaches only a caller that differentiates it."""
-        declared = registry.constant_argument_of(fn) if fn is not analysis._MISSING and self.exact else None
+        (``registry.constant_argument``: a Bessel function's order) is
+        recorded, at the user's line: an error where the active parameters
+        are those the caller differentiates (``pipeline.compiled``'s
+        ``exact``), while a function the run-time ``J`` compiles takes every
+        float it is given as differentiated, constants too, and there the
+        rule's gradient in that argument (a ``nan``) reaches only a caller
+        that differentiates it."""
+        declared = registry.constant_argument_of(fn) if fn is not analysis._MISSING else None
         if declared is None:
             return
         position, name, what = declared
@@ -352,12 +355,12 @@ class _Reverse(prepare.Preparation):
             return  # (where the argument is is known when it runs: the rule's gradient there is nan)
         if any(isinstance(a, Var) and a in self.facts.active for a in given):
             shown = registry.display_name(fn)
-            raise NoDerivativeRule(
+            self.constant_violations.append(NoDerivativeRule(
                 f"{shown} has no derivative with respect to {what} {name!r}, and {name!r} is differentiated here",
                 function=self.f.name, filename=self.f.filename, line=s.line,
                 hint=f"keep {name!r} constant (a number, or an array that does not depend on the differentiated "
                 f"inputs): the derivative in the other arguments is computed; for the derivative in {name!r}, take "
-                f"finite differences of {shown} or register a rule with @zpy.adjoint({shown})")
+                f"finite differences of {shown} or register a rule with @zpy.adjoint({shown})"))
 
     def _check_callable(self, s: Statement, fn: Any) -> None:
         """A callee known now that cannot be differentiated at run time is an
