@@ -46,10 +46,10 @@ gets ``dy``.
 identity on values: the copy's gradient is the original's (and its
 tangent a copy of the original's).
 
-``map``, ``filter``, ``zip``, ``enumerate``, ``reversed``, ``sorted``,
-``list`` and ``tuple``: see :mod:`.higher_order`. Left out: ``iter`` and
-``next`` (a ``for`` loop needs neither: see the reverse transform), and the
-other containers' constructors.
+``map``, ``filter``, ``zip``, ``enumerate``, ``reversed``, ``iter``,
+``next``, ``sorted``, ``list`` and ``tuple``: see :mod:`.higher_order` (a
+``for`` loop needs neither ``iter`` nor ``next``: see the reverse
+transform). Left out: the other containers' constructors.
 """
 import collections
 import copy

@@ -249,6 +249,8 @@ def check_iterated(iterable: Any) -> None:
     in Python, read all at once (only a ``for`` loop indexes it, see
     :func:`indexable`)."""
     name = type(iterable).__name__
+    if type(iterable) is EagerIterator:
+        return
     if python_method(type(iterable), "__iter__") is not None:
         raise NoDerivativeRule(
             f"no rule for the derivatives of the items a {name} yields through its __iter__: which of its "
@@ -265,7 +267,14 @@ def check_iterated(iterable: Any) -> None:
 def iterator_gradient(dy: Any, iterator: EagerIterator) -> Any:
     """``dy``, the gradient of ``iterator``, checked to have one item per
     item of it: unpacking (``a, b = it``) gives a partly consumed iterator
-    a gradient of its last items only."""
+    a gradient of its last items only. The gradient of the iterator
+    itself as an object (its position: a second derivative through a
+    ``next`` call, which differentiating again runs anew) is refused."""
+    if not isinstance(dy, (list, tuple)):
+        raise NoDerivativeRule(
+            "a second derivative through next() on an iterator (from a generator, iter, map, zip...) is not "
+            "supported: differentiating again would take its items anew",
+            hint="make it a list first (xs = list(it)) and index that (xs[0], xs[1:])")
     if len(dy) != len(iterator.items):
         raise NoDerivativeRule(
             f"a gradient of {len(dy)} items for an iterator of {len(iterator.items)}: unpacking an "
