@@ -180,8 +180,10 @@ class _Forward:
         """The copy of ``primal`` the transform changes: the cells handed to
         a nested function read once at its start (``self.handed``, by name),
         those it assigns returned with its value; reads of parameters that
-        nested functions capture, the parameters (``self.cells``)."""
+        nested functions capture, the parameters (``self.cells``); a log
+        into a global list is a side effect (:func:`.idioms.log_appends`)."""
         p = primal.copy()
+        idioms.log_appends(p)
         read = cells.cells_out(p, self.written) if self.written else {}
         read.update(cells.cells_in(p, tuple(n for n in self.given if n not in self.written)))
         self.handed = {n: read[n] for n in self.given}

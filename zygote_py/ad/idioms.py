@@ -20,6 +20,15 @@
   real array, numbers, whose rules are inlined and whose gradients go back
   into ``p``'s item by item, instead of a tuple that only the run-time
   ``J`` differentiates.
+- **A log.** ``HISTORY.append(float(loss))`` (or ``append(loss)``,
+  ``extend``, ``insert``, ``add``, ``appendleft``) of a global that the
+  function reads nowhere else, its result unused, keeps a record of values
+  that nothing in the function reads back: it is a side effect with no
+  gradient, like ``print``, and the container receives the plain value
+  (:func:`log_appends`). A function that also reads the global (``return
+  loss + HISTORY[0]``) is left to the mutation pass, which refuses to
+  change a global in place with a differentiated value: whether the values
+  read back should carry gradients is ambiguous.
 """
 from __future__ import annotations
 
@@ -29,6 +38,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .. import runtime
 from ..ir import ops, passes
 from ..ir.core import IR, Const, Operand, Starred, Statement, Var
 from . import analysis
@@ -201,3 +211,35 @@ def index_unpacked_vectors(ir: IR, facts: Facts) -> bool:
 def _item_read(s: Statement, facts: Facts, unpacked: set[Var]) -> bool:
     return (facts.callee(s) is operator.getitem and len(s.args) == 2 and not s.kwargs and s.args[0] in unpacked
             and isinstance(s.args[1], Const) and type(s.args[1].value) is int)
+
+
+_LOGS = ("append", "extend", "insert", "add", "appendleft")
+"""The methods of :data:`runtime.LOG_CONTAINERS` that :func:`log_appends`
+reads as logging."""
+
+
+def log_appends(f: IR) -> None:
+    """Each call ``G.append(v)`` (a method of :data:`_LOGS`) of a global
+    ``G`` that ``f`` reads only to call such methods, never assigns, and
+    whose result is unused, becomes ``runtime.logged(G.append, v)``, a
+    side effect with no gradient (see the module's docstring)."""
+    stmts = [s for b in f.blocks.values() for s in b.stmts]
+    counts = passes.use_counts(f)
+    loads: dict[str, list[Var]] = {}
+    for s in stmts:
+        if isinstance(s.callee, Const) and s.callee.value in (ops.load_global, ops.store_global):
+            loads.setdefault(s.args[0].value, []).append(s.var if s.callee.value is ops.load_global else None)
+    methods = {s.var: s for s in stmts if isinstance(s.callee, Const) and s.callee.value is getattr
+               and len(s.args) == 2 and isinstance(s.args[1], Const) and s.args[1].value in _LOGS}
+    calls = {s.callee: s for s in stmts if isinstance(s.callee, Var) and s.callee in methods
+             and counts.get(s.var, 0) == 0 and not s.kwargs and not any(isinstance(a, Starred) for a in s.args)}
+    for name, vs in loads.items():
+        if None in vs or not all(counts.get(v, 0) == sum(1 for m in methods.values() if m.args[0] == v)
+                                 for v in vs):
+            continue  # (assigned, or read for anything but a log's method)
+        logs = [m for m in methods.values() if m.args[0] in vs]
+        if logs and all(counts.get(m.var, 0) == 1 and m.var in calls for m in logs):
+            for m in logs:
+                call = calls[m.var]
+                call.args = [m.var, *call.args]
+                call.callee = Const(runtime.logged)
