@@ -181,9 +181,12 @@ class _Forward:
         a nested function read once at its start (``self.handed``, by name),
         those it assigns returned with its value; reads of parameters that
         nested functions capture, the parameters (``self.cells``); a log
-        into a global list is a side effect (:func:`.idioms.log_appends`)."""
+        into a global list is a side effect (:func:`.idioms.log_appends`);
+        ``d.setdefault(k, []).append(v)`` changes ``d[k]``
+        (:func:`.idioms.setdefault_items`)."""
         p = primal.copy()
         idioms.log_appends(p)
+        idioms.setdefault_items(p)
         read = cells.cells_out(p, self.written) if self.written else {}
         read.update(cells.cells_in(p, tuple(n for n in self.given if n not in self.written)))
         self.handed = {n: read[n] for n in self.given}
@@ -320,7 +323,7 @@ class _Forward:
             elif fn is ops.merge_dict:
                 hold(first, s.args[1:])  # (what the mapping holds)
             elif method is not None and method[1] in analysis.HOLDING_METHODS:
-                hold(method[0], s.args)
+                hold(method[0], s.args[1:] if method[1] == "setdefault" else s.args)  # (a key: immutable)
             elif method is not None and method[1] not in _MUTATORS | _PART_METHODS:
                 hold(s.var, [method[0]])  # xs.copy(), d.values()
 

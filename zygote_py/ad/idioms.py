@@ -29,6 +29,11 @@
   loss + HISTORY[0]``) is left to the mutation pass, which refuses to
   change a global in place with a differentiated value: whether the values
   read back should carry gradients is ambiguous.
+- **Grouping into lists.** ``d.setdefault(k, []).append(v)`` changes the
+  item ``d[k]`` that ``setdefault`` returns: it is read as
+  ``d.setdefault(k, []); d[k].append(v)``, the change of an item the
+  mutation pass follows (as for a ``defaultdict``'s ``d[k].append(v)``):
+  :func:`setdefault_items`.
 """
 from __future__ import annotations
 
@@ -243,3 +248,40 @@ def log_appends(f: IR) -> None:
                 call = calls[m.var]
                 call.args = [m.var, *call.args]
                 call.callee = Const(runtime.logged)
+
+
+def setdefault_items(f: IR) -> None:
+    """Each ``y = d.setdefault(k, v)`` whose ``y`` is read only for its
+    methods (``y.append(x)``) has those reads take ``d[k]``, read right
+    after it (the same object: see the module's docstring)."""
+    stmts = {s.var: s for b in f.blocks.values() for s in b.stmts}
+    reads: dict[Var, list[Statement]] = {}
+    for b in f.blocks.values():
+        for s in b.stmts:
+            for o in s.operands():
+                if isinstance(o, Var):
+                    reads.setdefault(o, []).append(s)
+    held = {o for b in f.blocks.values() for o in b.term_operands()} \
+        | {a for b in f.blocks.values() for j in b.jumps() for a in j.args}
+    for b in f.blocks.values():
+        for i, s in enumerate(list(b.stmts)):
+            m = stmts.get(s.callee) if isinstance(s.callee, Var) else None
+            if m is None or not _is_method(m, "setdefault") or len(s.args) != 2 or s.kwargs \
+                    or any(isinstance(a, Starred) for a in s.args) or s.var in held:
+                continue
+            uses = reads.get(s.var, [])
+            if not uses or not all(_is_method(u, None) and u.args[0] == s.var and s.var not in u.args[1:]
+                                   for u in uses):
+                continue
+            item = f.new_var()
+            b.stmts.insert(b.stmts.index(s) + 1, Statement(item, Const(operator.getitem), [m.args[0], s.args[0]],
+                                                           [], s.line))
+            for u in uses:
+                u.args = [item, *u.args[1:]]
+
+
+def _is_method(s: Statement, name: Optional[str]) -> bool:
+    """Whether ``s`` is ``getattr(obj, name)`` (any name for ``None``)."""
+    return isinstance(s.callee, Const) and s.callee.value is getattr and len(s.args) == 2 \
+        and isinstance(s.args[0], Var) and isinstance(s.args[1], Const) and isinstance(s.args[1].value, str) \
+        and (name is None or s.args[1].value == name)

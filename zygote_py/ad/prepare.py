@@ -170,9 +170,11 @@ class Preparation:
         """The copy of ``primal`` the transform changes: for ``param_out``,
         each ``return v`` returns ``(v, that parameter)`` (the mutation pass
         then makes it the parameter's last version); a log into a global
-        list is a side effect (:func:`.idioms.log_appends`)."""
+        list is a side effect (:func:`.idioms.log_appends`); ``d.setdefault(k,
+        []).append(v)`` changes ``d[k]`` (:func:`.idioms.setdefault_items`)."""
         f = primal.copy()
         idioms.log_appends(f)
+        idioms.setdefault_items(f)
         if self.param_out is not None:
             for b in f.blocks.values():
                 if isinstance(b.term, Return):
