@@ -31,3 +31,29 @@ def a_list_read_twice(p):
 @pytest.mark.parametrize("f", [stacked_twice, a_list_read_twice])
 def test_a_lists_gradients_from_several_reads_are_added_item_by_item(f):
     check(f, P)
+
+
+def _windows(xs, k):
+    for i in range(len(xs) - k + 1):
+        yield xs[i:i + k]
+
+
+def products_of_windows(p):
+    # at second order np.prod's rule asked a NumPy scalar's .all(), refused as a differentiated call
+    return sum(np.prod(w) for w in _windows(p, 3))
+
+
+LABELS = [0, 1, 0, 2, 1, 0]
+
+
+def group_statistics(p):
+    # at second order np.mean of a list read a NumPy scalar's .size, refused as no field of it
+    groups = {}
+    for label, v in zip(LABELS, p):
+        groups.setdefault(label, []).append(v)
+    return sum(np.var(np.array(g)) + np.mean(g) for g in groups.values())
+
+
+def test_a_numpy_scalars_all_and_metadata_carry_no_gradient():
+    check(products_of_windows, P)
+    check(group_statistics, P, forward=False)
