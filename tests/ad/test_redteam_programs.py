@@ -57,3 +57,24 @@ def group_statistics(p):
 def test_a_numpy_scalars_all_and_metadata_carry_no_gradient():
     check(products_of_windows, P)
     check(group_statistics, P, forward=False)
+
+
+def _summed(x, axis=None, scale=1.0):
+    return np.sum(np.sin(x) * scale, axis=axis)
+
+
+def _with_keywords(kwargs):
+    def f(*a):
+        return np.sum(_summed(*a, **kwargs) ** 2)
+    return f
+
+
+def keywords_from_a_dict(x):
+    kw = {"scale": x[0]}
+    return np.sum(_summed(x.reshape(2, 3), axis=1, **kw) ** 2)
+
+
+def test_forward_mode_passes_keywords_from_a_mapping():
+    # (autograd's test suite wraps every function as F(*a) calling fun(*a, **kwargs): forward mode refused it)
+    check(_with_keywords({"axis": 0, "scale": 2.0}), P.reshape(2, 3))
+    check(keywords_from_a_dict, P)

@@ -724,12 +724,17 @@ class _Forward:
         defines ``__call__``, a closure)."""
         dargs = [self._arg_tangent(a, out, s.line) for a in s.args]
         dkw = [(k, self._arg_tangent(v, out, s.line)) for k, v in s.kwargs]
-        if any(k is None for k, _ in s.kwargs):
-            raise self.refuse("a call that passes **keywords", s.line, "pass the keywords by name")
         args_t = self.emit(out, ops.build_tuple, *copy.args, line=s.line)
-        kw_t = self.emit(out, ops.build_dict, *[x for k, v in copy.kwargs for x in (Const(k), v)], line=s.line)
+        kw_t = self.emit(out, ops.build_dict, *[x for k, v in copy.kwargs if k is not None for x in (Const(k), v)],
+                         line=s.line)
         dargs_t = self.emit(out, ops.build_tuple, *dargs, line=s.line)
-        dkw_t = self.emit(out, ops.build_dict, *[x for k, v in dkw for x in (Const(k), v)], line=s.line)
+        dkw_t = self.emit(out, ops.build_dict, *[x for k, v in dkw if k is not None for x in (Const(k), v)],
+                          line=s.line)
+        for (k, v), (_, dv) in zip(copy.kwargs, dkw):  # f(**kw): kw's items, and its tangent's
+            if k is None:
+                self.emit(out, ops.merge_dict, kw_t, v, line=s.line, pure=False)
+                if not (isinstance(dv, Const) and dv.value is None):
+                    self.emit(out, ops.merge_dict, dkw_t, dv, line=s.line, pure=False)
         if rule is not None:
             d = self.emit(out, pushrules.call, Const(rule), copy.var, args_t, kw_t, dargs_t, dkw_t,
                           name=self._dname(s.var), line=s.line)
