@@ -145,3 +145,64 @@ def test_a_generator_that_cannot_be_read_ahead_is_refused(gen, what):
 def test_the_plain_call_is_still_a_lazy_generator():
     assert summed(X) == pytest.approx(sum(a * b for a, b in zip(X, X[1:])))
     assert next(endless(2.0)) == 2.0
+
+
+class Bag:
+    def __init__(self, xs):
+        self.xs = xs
+
+    def __iter__(self):
+        for v in self.xs:
+            yield v * 2.0
+
+
+class Countdown:
+    def __init__(self, xs):
+        self.xs, self.i = xs, 0
+
+    def __iter__(self):
+        self.i = 0
+        return self
+
+    def __next__(self):
+        if self.i >= len(self.xs):
+            raise StopIteration
+        self.i += 1
+        return self.xs[self.i - 1]
+
+
+def loop_over_a_bag(x):
+    t = 0.0
+    for v in Bag(list(x)):
+        t = t + v * v * v
+    return t
+
+
+def loop_over_a_bag_argument(c, bag):
+    t = 0.0
+    for v in bag:
+        t = t + np.sin(v * c)
+    return t
+
+
+def loop_over_a_countdown(x):
+    t = 0.0
+    for v in Countdown(list(x)):
+        t = t + v * v
+    return t
+
+
+def test_a_loop_over_an_object_whose_iter_is_a_generator_in_reverse_mode():
+    check(loop_over_a_bag, X, forward=False, second=False)
+    g = zpy.gradient(loop_over_a_bag_argument, 1.5, Bag([0.3, -0.8]))
+    assert g[0] == pytest.approx(sum(2 * v * np.cos(2 * v * 1.5) for v in [0.3, -0.8]))
+    assert g[1].xs == pytest.approx([2 * 1.5 * np.cos(2 * v * 1.5) for v in [0.3, -0.8]])
+
+
+def test_a_loop_over_an_objects_own_iter_is_refused_where_it_is_not_differentiated():
+    with pytest.raises(zpy.NoDerivativeRule, match="own __iter__ or __getitem__"):
+        zpy.jvp(loop_over_a_bag, (X,), (X,))
+    with pytest.raises(zpy.NoDerivativeRule, match="second derivative through the items a Bag yields"):
+        zpy.hvp(loop_over_a_bag, (X,), (X,))
+    with pytest.raises(zpy.NoDerivativeRule, match="yields through its own __next__"):
+        zpy.gradient(loop_over_a_countdown, X)

@@ -37,6 +37,7 @@
 """
 from __future__ import annotations
 
+import builtins
 import operator
 import types
 from typing import Any, Callable, Optional
@@ -239,9 +240,9 @@ def log_appends(f: IR) -> None:
     calls = {s.callee: s for s in stmts if isinstance(s.callee, Var) and s.callee in methods
              and counts.get(s.var, 0) == 0 and not s.kwargs and not any(isinstance(a, Starred) for a in s.args)}
     for name, vs in loads.items():
-        if None in vs or not all(counts.get(v, 0) == sum(1 for m in methods.values() if m.args[0] == v)
-                                 for v in vs):
-            continue  # (assigned, or read for anything but a log's method)
+        if name in vars(builtins) or None in vs or not all(
+                counts.get(v, 0) == sum(1 for m in methods.values() if m.args[0] == v) for v in vs):
+            continue  # (list.append(self, v) of a class's own; assigned; read for anything but a log's method)
         logs = [m for m in methods.values() if m.args[0] in vs]
         if logs and all(counts.get(m.var, 0) == 1 and m.var in calls for m in logs):
             for m in logs:

@@ -296,6 +296,14 @@ def indexable(xs):
     """A sequence a loop indexes passes its gradient through; anything
     else, read into a list, gets the gradient ``list`` would give it."""
     start = runtime.position(xs)
+    method = runtime.own_iter(xs)
+    if method is not None:  # (the items the class's __iter__ yields, differentiated through it)
+        it, pullback = runtime.J(method, xs)
+        items = runtime.read_ahead(it, xs)
+
+        def back_through(dy):
+            return (runtime.call_pullback(pullback, list(dy))[1],)
+        return items, back_through
     y = runtime.indexable(xs)
 
     def back(dy):
@@ -307,6 +315,11 @@ def indexable(xs):
 def indexable_push(y, xs, *, dxs):
     if y is xs or dxs is None:
         return dxs
+    method = runtime.own_iter(xs)
+    if method is not None:
+        it, dit = runtime.push(method, (xs,), {}, (dxs,), {})
+        runtime.read_ahead(it, xs)
+        return list(dit)
     runtime.check_iterated(xs)
     return list(dxs)
 
