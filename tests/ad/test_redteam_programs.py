@@ -78,3 +78,14 @@ def test_forward_mode_passes_keywords_from_a_mapping():
     # (autograd's test suite wraps every function as F(*a) calling fun(*a, **kwargs): forward mode refused it)
     check(_with_keywords({"axis": 0, "scale": 2.0}), P.reshape(2, 3))
     check(keywords_from_a_dict, P)
+
+
+def items_of_reductions(x):
+    # (hvp crashed: forward mode called ndarray.item on the NumPy scalar x.mean() gives)
+    m = x.mean().item()
+    s = np.sum(x ** 2).item()
+    return m * s
+
+
+def test_a_numpy_scalars_array_methods_in_forward_mode():
+    check(items_of_reductions, P)
