@@ -206,3 +206,15 @@ def test_a_loop_over_an_objects_own_iter_is_refused_where_it_is_not_differentiat
         zpy.hvp(loop_over_a_bag, (X,), (X,))
     with pytest.raises(zpy.NoDerivativeRule, match="yields through its own __next__"):
         zpy.gradient(loop_over_a_countdown, X)
+
+
+def consecutive(x):
+    return ((x[i], x[i + 1]) for i in range(len(x) - 1))
+
+
+def returned_generator_expression(x):
+    return sum((b - a) ** 2 for a, b in consecutive(x))
+
+
+def test_a_function_returning_a_generator_expression_is_read_ahead():
+    check(returned_generator_expression, X)

@@ -17,6 +17,10 @@ itertools.count()``) cannot be read ahead and is refused, as is a ``yield``
 whose value is used (``x = yield v``: a value sent into the generator) and
 ``return v`` with a value (the value of a ``yield from``).
 
+A function that returns a generator expression (``return ((x[i], x[i + 1])
+for i in ...)``) is read ahead alike: it returns ``iter()`` of the list
+comprehension with the same items.
+
 May import: the errors.
 """
 from __future__ import annotations
@@ -48,6 +52,25 @@ def read_ahead(node: gast.FunctionDef, *, function: str, filename: str) -> gast.
     rewrite = _ReadAhead(function, filename)
     node.body = [_at(gast.Assign([_name(gast.Store())], gast.List([], gast.Load()), None), node),
                  *rewrite.statements(node.body), _at(_returned(), node.body[-1])]
+    gast.fix_missing_locations(node)
+    return node
+
+
+def returns_generator(node: gast.AST) -> bool:
+    """Whether ``node`` is a function that returns a generator expression
+    (``return (f(v) for v in xs)``) of its own."""
+    return isinstance(node, gast.FunctionDef) and any(
+        isinstance(n, gast.Return) and isinstance(n.value, gast.GeneratorExp) for n in _own_nodes(node.body))
+
+
+def returned_ahead(node: gast.FunctionDef) -> gast.FunctionDef:
+    """A copy of ``node`` whose ``return (... for ...)`` returns ``iter([...
+    for ...])``: the same items, read ahead as a generator function's are."""
+    node = copy.deepcopy(node)
+    for n in _own_nodes(node.body):
+        if isinstance(n, gast.Return) and isinstance(n.value, gast.GeneratorExp):
+            items = gast.copy_location(gast.ListComp(elt=n.value.elt, generators=n.value.generators), n.value)
+            n.value = _at(gast.Call(gast.Name("iter", gast.Load(), None, None), [items], []), n)
     gast.fix_missing_locations(node)
     return node
 

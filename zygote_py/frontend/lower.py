@@ -157,6 +157,8 @@ def lower(
     """
     if generators.is_generator(node):
         node = generators.read_ahead(node, function=name, filename=filename)
+    elif generators.returns_generator(node):
+        node = generators.returned_ahead(node)
     if consumers:
         scope = analyze(node, freevars, function=name, filename=filename)
         node = consumption.consumed_as_lists(node, {c for c in consumers if scope.kind(c[0].split(".")[0]) == "global"})
