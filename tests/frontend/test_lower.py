@@ -1395,8 +1395,9 @@ def test_match_class_pattern_without_match_args_and_missing_attributes():
 @pytest.mark.parametrize(
     "body, what, line",
     [
-        ("x = 1\n    yield x", "'yield'", 4),
-        ("yield from x", "'yield from'", 3),
+        ("x = 1\n    y = yield x", "'yield' whose value is used", 4),
+        ("yield from x\n    return 2", "'return' with a value", 4),
+        ("while True:\n        yield x", "a loop that never ends", 3),
         ("await x", "'await'", 3),
         ("async with x:\n        pass", "'async with'", 3),
         ("async for a in x:\n        pass", "'async for'", 3),

@@ -37,6 +37,7 @@ from ..ir.passes import optimize
 from ..ir.verify import checked
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
 from .. import registry
+from . import idioms
 
 LIMIT = 80
 """The most statements a function may have to be inlined."""
@@ -105,6 +106,7 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
             break
     if guards:
         optimize(checked(ir, "inlining calls"))  # (the parameters' block arguments become the values passed)
+        idioms.log_appends(ir)  # (a helper's HISTORY.append(v))
     return guards
 
 

@@ -180,8 +180,13 @@ class _Forward:
         """The copy of ``primal`` the transform changes: the cells handed to
         a nested function read once at its start (``self.handed``, by name),
         those it assigns returned with its value; reads of parameters that
-        nested functions capture, the parameters (``self.cells``)."""
+        nested functions capture, the parameters (``self.cells``); a log
+        into a global list is a side effect (:func:`.idioms.log_appends`);
+        ``d.setdefault(k, []).append(v)`` changes ``d[k]``
+        (:func:`.idioms.setdefault_items`)."""
         p = primal.copy()
+        idioms.log_appends(p)
+        idioms.setdefault_items(p)
         read = cells.cells_out(p, self.written) if self.written else {}
         read.update(cells.cells_in(p, tuple(n for n in self.given if n not in self.written)))
         self.handed = {n: read[n] for n in self.given}
@@ -318,7 +323,7 @@ class _Forward:
             elif fn is ops.merge_dict:
                 hold(first, s.args[1:])  # (what the mapping holds)
             elif method is not None and method[1] in analysis.HOLDING_METHODS:
-                hold(method[0], s.args)
+                hold(method[0], s.args[1:] if method[1] == "setdefault" else s.args)  # (a key: immutable)
             elif method is not None and method[1] not in _MUTATORS | _PART_METHODS:
                 hold(s.var, [method[0]])  # xs.copy(), d.values()
 
@@ -719,12 +724,17 @@ class _Forward:
         defines ``__call__``, a closure)."""
         dargs = [self._arg_tangent(a, out, s.line) for a in s.args]
         dkw = [(k, self._arg_tangent(v, out, s.line)) for k, v in s.kwargs]
-        if any(k is None for k, _ in s.kwargs):
-            raise self.refuse("a call that passes **keywords", s.line, "pass the keywords by name")
         args_t = self.emit(out, ops.build_tuple, *copy.args, line=s.line)
-        kw_t = self.emit(out, ops.build_dict, *[x for k, v in copy.kwargs for x in (Const(k), v)], line=s.line)
+        kw_t = self.emit(out, ops.build_dict, *[x for k, v in copy.kwargs if k is not None for x in (Const(k), v)],
+                         line=s.line)
         dargs_t = self.emit(out, ops.build_tuple, *dargs, line=s.line)
-        dkw_t = self.emit(out, ops.build_dict, *[x for k, v in dkw for x in (Const(k), v)], line=s.line)
+        dkw_t = self.emit(out, ops.build_dict, *[x for k, v in dkw if k is not None for x in (Const(k), v)],
+                          line=s.line)
+        for (k, v), (_, dv) in zip(copy.kwargs, dkw):  # f(**kw): kw's items, and its tangent's
+            if k is None:
+                self.emit(out, ops.merge_dict, kw_t, v, line=s.line, pure=False)
+                if not (isinstance(dv, Const) and dv.value is None):
+                    self.emit(out, ops.merge_dict, dkw_t, dv, line=s.line, pure=False)
         if rule is not None:
             d = self.emit(out, pushrules.call, Const(rule), copy.var, args_t, kw_t, dargs_t, dkw_t,
                           name=self._dname(s.var), line=s.line)

@@ -20,15 +20,31 @@
   real array, numbers, whose rules are inlined and whose gradients go back
   into ``p``'s item by item, instead of a tuple that only the run-time
   ``J`` differentiates.
+- **A log.** ``HISTORY.append(float(loss))`` (or ``append(loss)``,
+  ``extend``, ``insert``, ``add``, ``appendleft``) of a global that the
+  function reads nowhere else, its result unused, keeps a record of values
+  that nothing in the function reads back: it is a side effect with no
+  gradient, like ``print``, and the container receives the plain value
+  (:func:`log_appends`). A function that also reads the global (``return
+  loss + HISTORY[0]``) is left to the mutation pass, which refuses to
+  change a global in place with a differentiated value: whether the values
+  read back should carry gradients is ambiguous.
+- **Grouping into lists.** ``d.setdefault(k, []).append(v)`` changes the
+  item ``d[k]`` that ``setdefault`` returns: it is read as
+  ``d.setdefault(k, []); d[k].append(v)``, the change of an item the
+  mutation pass follows (as for a ``defaultdict``'s ``d[k].append(v)``):
+  :func:`setdefault_items`.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 import types
 from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .. import runtime
 from ..ir import ops, passes
 from ..ir.core import IR, Const, Operand, Starred, Statement, Var
 from . import analysis
@@ -201,3 +217,72 @@ def index_unpacked_vectors(ir: IR, facts: Facts) -> bool:
 def _item_read(s: Statement, facts: Facts, unpacked: set[Var]) -> bool:
     return (facts.callee(s) is operator.getitem and len(s.args) == 2 and not s.kwargs and s.args[0] in unpacked
             and isinstance(s.args[1], Const) and type(s.args[1].value) is int)
+
+
+_LOGS = ("append", "extend", "insert", "add", "appendleft")
+"""The methods of :data:`runtime.LOG_CONTAINERS` that :func:`log_appends`
+reads as logging."""
+
+
+def log_appends(f: IR) -> None:
+    """Each call ``G.append(v)`` (a method of :data:`_LOGS`) of a global
+    ``G`` that ``f`` reads only to call such methods, never assigns, and
+    whose result is unused, becomes ``runtime.logged(G.append, v)``, a
+    side effect with no gradient (see the module's docstring)."""
+    stmts = [s for b in f.blocks.values() for s in b.stmts]
+    counts = passes.use_counts(f)
+    loads: dict[str, list[Var]] = {}
+    for s in stmts:
+        if isinstance(s.callee, Const) and s.callee.value in (ops.load_global, ops.store_global):
+            loads.setdefault(s.args[0].value, []).append(s.var if s.callee.value is ops.load_global else None)
+    methods = {s.var: s for s in stmts if isinstance(s.callee, Const) and s.callee.value is getattr
+               and len(s.args) == 2 and isinstance(s.args[1], Const) and s.args[1].value in _LOGS}
+    calls = {s.callee: s for s in stmts if isinstance(s.callee, Var) and s.callee in methods
+             and counts.get(s.var, 0) == 0 and not s.kwargs and not any(isinstance(a, Starred) for a in s.args)}
+    for name, vs in loads.items():
+        if name in vars(builtins) or None in vs or not all(
+                counts.get(v, 0) == sum(1 for m in methods.values() if m.args[0] == v) for v in vs):
+            continue  # (list.append(self, v) of a class's own; assigned; read for anything but a log's method)
+        logs = [m for m in methods.values() if m.args[0] in vs]
+        if logs and all(counts.get(m.var, 0) == 1 and m.var in calls for m in logs):
+            for m in logs:
+                call = calls[m.var]
+                call.args = [m.var, *call.args]
+                call.callee = Const(runtime.logged)
+
+
+def setdefault_items(f: IR) -> None:
+    """Each ``y = d.setdefault(k, v)`` whose ``y`` is read only for its
+    methods (``y.append(x)``) has those reads take ``d[k]``, read right
+    after it (the same object: see the module's docstring)."""
+    stmts = {s.var: s for b in f.blocks.values() for s in b.stmts}
+    reads: dict[Var, list[Statement]] = {}
+    for b in f.blocks.values():
+        for s in b.stmts:
+            for o in s.operands():
+                if isinstance(o, Var):
+                    reads.setdefault(o, []).append(s)
+    held = {o for b in f.blocks.values() for o in b.term_operands()} \
+        | {a for b in f.blocks.values() for j in b.jumps() for a in j.args}
+    for b in f.blocks.values():
+        for i, s in enumerate(list(b.stmts)):
+            m = stmts.get(s.callee) if isinstance(s.callee, Var) else None
+            if m is None or not _is_method(m, "setdefault") or len(s.args) != 2 or s.kwargs \
+                    or any(isinstance(a, Starred) for a in s.args) or s.var in held:
+                continue
+            uses = reads.get(s.var, [])
+            if not uses or not all(_is_method(u, None) and u.args[0] == s.var and s.var not in u.args[1:]
+                                   for u in uses):
+                continue
+            item = f.new_var()
+            b.stmts.insert(b.stmts.index(s) + 1, Statement(item, Const(operator.getitem), [m.args[0], s.args[0]],
+                                                           [], s.line))
+            for u in uses:
+                u.args = [item, *u.args[1:]]
+
+
+def _is_method(s: Statement, name: Optional[str]) -> bool:
+    """Whether ``s`` is ``getattr(obj, name)`` (any name for ``None``)."""
+    return isinstance(s.callee, Const) and s.callee.value is getattr and len(s.args) == 2 \
+        and isinstance(s.args[0], Var) and isinstance(s.args[1], Const) and isinstance(s.args[1].value, str) \
+        and (name is None or s.args[1].value == name)

@@ -19,7 +19,7 @@ from ..ir import ops, passes
 from ..ir.cfg import natural_loops, predecessors, reverse_postorder
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
 from ..rules import higher_order
-from . import analysis, cells
+from . import analysis, cells, idioms
 from .analysis import Facts
 from .mutation import loops as mutation_loops, versions as mutation_pass
 
@@ -169,8 +169,12 @@ class Preparation:
     def _working_copy(self, primal: IR) -> IR:
         """The copy of ``primal`` the transform changes: for ``param_out``,
         each ``return v`` returns ``(v, that parameter)`` (the mutation pass
-        then makes it the parameter's last version)."""
+        then makes it the parameter's last version); a log into a global
+        list is a side effect (:func:`.idioms.log_appends`); ``d.setdefault(k,
+        []).append(v)`` changes ``d[k]`` (:func:`.idioms.setdefault_items`)."""
         f = primal.copy()
+        idioms.log_appends(f)
+        idioms.setdefault_items(f)
         if self.param_out is not None:
             for b in f.blocks.values():
                 if isinstance(b.term, Return):

@@ -594,6 +594,7 @@ class _Reverse(prepare.Preparation):
         self.slots: dict[int, list[Var]] = {}
         self.iters_of: dict[int, list[int]] = {}
         self.maybe_adj: set[Var] = set()  # gradients that may be None at run time
+        self.structured_adj: set[Var] = set()  # sums of gradients of values not known to be numbers or arrays
         self.zero_ok: set[Var] = set()  # block arguments that may start from 0 where no gradient arrives
         self.zero_made: set[Var] = set()  # gradients that may be that 0 at run time (see _may_be_zero)
         self.seeded: list[tuple[list[tuple[Statement, int]], list[Statement]]] = []  # see _drop_unseeded_rules
@@ -645,7 +646,9 @@ class _Reverse(prepare.Preparation):
 
     def _simplify_adjoint(self) -> None:
         """Settle which gradients are statically absent, start the numeric
-        ones that some paths leave out from 0, and add numbers with ``+``."""
+        ones that some paths leave out from 0, and add the gradients of
+        numbers and arrays with ``+`` (a list's, a dict's or an object's
+        with ``runtime.accum``, item by item)."""
         a = self.a
         passes.prune_unreachable(a)
         self._pass_zero_back()
@@ -667,7 +670,8 @@ class _Reverse(prepare.Preparation):
         for b in a.blocks.values():
             for s in b.stmts:
                 if isinstance(s.callee, Const) and s.callee.value is runtime.accum:
-                    if any(isinstance(x, Const) and x.value is None or x in maybe for x in s.args):
+                    if any(isinstance(x, Const) and x.value is None or x in maybe for x in s.args) \
+                            or s.var in self.structured_adj:
                         maybe.add(s.var)
                     else:
                         s.callee = Const(operator.add)
@@ -744,6 +748,8 @@ class _Reverse(prepare.Preparation):
         out = _call(self.a, block, runtime.accum, g, h, name=self._dname(v), pure=True)
         if self._maybe(g) and self._maybe(h):
             self.maybe_adj.add(out)
+        if v not in self.facts.numeric:  # (a list's gradient is a list: + would join the two)
+            self.structured_adj.add(out)
         if self._may_be_zero(g) and self._may_be_zero(h):
             self.zero_made.add(out)
         return out

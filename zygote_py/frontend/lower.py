@@ -58,7 +58,7 @@ from zygote_py.ir.core import IR, Block, Branch, Const, Operand, Raise, Return, 
 
 from .patterns import lower_match
 from .scope import Scope, analyze, comprehension_inlined
-from . import cleanup, consumption, ssa
+from . import cleanup, consumption, generators, ssa
 
 
 __all__ = ["lower"]
@@ -147,13 +147,18 @@ def lower(
     read to the end before returning (the AD passes the builtins ``sum``,
     ``max``... it found, and guards on them): such a generator expression is
     lowered as the list comprehension it is then equivalent to (see
-    :func:`_consumed_as_lists`). Raises
+    :func:`_consumed_as_lists`). A generator function is lowered as the
+    function that reads it ahead (:mod:`.generators`). Raises
     :class:`~zygote_py.errors.UnsupportedSyntax` naming the construct, the
-    function, the file and the line for what cannot be lowered (generators,
-    ``async``, ``class`` statements and relative imports inside the function,
+    function, the file and the line for what cannot be lowered (a
+    generator that cannot be read ahead, ``async``, ``class`` statements and relative imports inside the function,
     a mapping pattern's ``**rest``, ``try/except*``, a bare ``raise``
     outside an ``except`` clause).
     """
+    if generators.is_generator(node):
+        node = generators.read_ahead(node, function=name, filename=filename)
+    elif generators.returns_generator(node):
+        node = generators.returned_ahead(node)
     if consumers:
         scope = analyze(node, freevars, function=name, filename=filename)
         node = consumption.consumed_as_lists(node, {c for c in consumers if scope.kind(c[0].split(".")[0]) == "global"})

@@ -46,10 +46,10 @@ gets ``dy``.
 identity on values: the copy's gradient is the original's (and its
 tangent a copy of the original's).
 
-``map``, ``filter``, ``zip``, ``enumerate``, ``reversed``, ``sorted``,
-``list`` and ``tuple``: see :mod:`.higher_order`. Left out: ``iter`` and
-``next`` (a ``for`` loop needs neither: see the reverse transform), and the
-other containers' constructors.
+``map``, ``filter``, ``zip``, ``enumerate``, ``reversed``, ``iter``,
+``next``, ``sorted``, ``list`` and ``tuple``: see :mod:`.higher_order` (a
+``for`` loop needs neither ``iter`` nor ``next``: see the reverse
+transform). Left out: the other containers' constructors.
 """
 import collections
 import copy
@@ -86,6 +86,7 @@ nondifferentiable(
     logging.LoggerAdapter.error, logging.LoggerAdapter.exception, logging.LoggerAdapter.critical,
     logging.LoggerAdapter.log,
     warnings.warn, warnings.warn_explicit, io.StringIO.write, io.TextIOWrapper.write, io.TextIOBase.write,
+    runtime.logged,  # (HISTORY.append(loss) of a global list the function reads nowhere else)
 )
 nondifferentiable(importlib.import_module, ops.import_from)  # (import inside a function)
 nondifferentiable(str.format, str.format_map, str.join, str.__mod__, json.dumps, json.dump)  # (text)

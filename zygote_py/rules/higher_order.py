@@ -1,5 +1,5 @@
 """Rules for the builtins that take functions or iterables: ``map``,
-``filter``, ``zip``, ``enumerate``, ``reversed``, ``sorted``, ``list``,
+``filter``, ``zip``, ``enumerate``, ``reversed``, ``iter``, ``next``, ``sorted``, ``list``,
 ``tuple``, and :func:`functools.reduce` and :func:`functools.partial`;
 and :func:`vectorized`, the code a call of an ``np.vectorize`` object is
 differentiated as.
@@ -24,7 +24,10 @@ iterator gets there: Python's iterator would read the change (see
 Gradients:
 
 - An iterator's gradient is a list with one gradient per item, ``None`` for
-  an item that gets none.
+  an item that gets none. ``iter(xs)`` is such an iterator over ``xs``'s
+  items (an iterator's is itself); ``next(it)`` gives ``it`` a gradient at
+  the position of the item it took (a second derivative through it is
+  refused: differentiating again would take the item anew).
 - An iterable argument gets a gradient of its own kind (a tuple for a
   tuple, a list for a list, an array for an array, a list for an iterator),
   one per item, ``None`` (zeros in an array) for the items the call did
@@ -129,6 +132,47 @@ def reversed_(sequence):
     def back(dy):
         return (runtime.like_iterable(sequence, list(runtime.iterator_gradient(dy, y))[::-1]),)
     return y, back
+
+
+@adjoint(iter)
+def iter_(iterable):
+    """``iter(xs)``: an iterator over ``xs``'s items (itself for an
+    iterator), each item's gradient going back to its position."""
+    if type(iterable) is runtime.EagerIterator:
+        return iterable, lambda dy: (dy,)
+    items, start = runtime.take(iterable)
+    y = runtime.EagerIterator(list(items), (iterable,), None, [start])
+
+    def back(dy):
+        return (runtime.like_iterable(iterable, list(runtime.iterator_gradient(dy, y)), start),)
+    return y, back
+
+
+@adjoint(next)
+def next_(iterator, *default):
+    """``next(it)``: the iterator's gradient has the item's at the
+    item's position (the default's when it was exhausted)."""
+    if type(iterator) is not runtime.EagerIterator:
+        raise errors.NoDerivativeRule(
+            f"no rule for the derivative of next() on a {type(iterator).__name__}",
+            hint="make it a list first (list(it)) and index that")
+    k, n = iterator.position, len(iterator.items)
+    y = next(iterator, *default)
+
+    def back(dy):
+        if k >= n:
+            return (None, dy)
+        return ([None] * k + [dy] + [None] * (n - k - 1), *([None] * len(default)))
+    return y, back
+
+
+@pushforward(next)
+def next_push(y, iterator, *default, diterator, ddefault):
+    if diterator is None:
+        return runtime.zero_tangent(y)
+    sentinel = object()
+    d = next(diterator, sentinel)
+    return runtime.tangent_of_items(default, ddefault)[0] if d is sentinel else d
 
 
 @adjoint(sorted)
@@ -252,6 +296,14 @@ def indexable(xs):
     """A sequence a loop indexes passes its gradient through; anything
     else, read into a list, gets the gradient ``list`` would give it."""
     start = runtime.position(xs)
+    method = runtime.own_iter(xs)
+    if method is not None:  # (the items the class's __iter__ yields, differentiated through it)
+        it, pullback = runtime.J(method, xs)
+        items = runtime.read_ahead(it, xs)
+
+        def back_through(dy):
+            return (runtime.call_pullback(pullback, list(dy))[1],)
+        return items, back_through
     y = runtime.indexable(xs)
 
     def back(dy):
@@ -263,6 +315,11 @@ def indexable(xs):
 def indexable_push(y, xs, *, dxs):
     if y is xs or dxs is None:
         return dxs
+    method = runtime.own_iter(xs)
+    if method is not None:
+        it, dit = runtime.push(method, (xs,), {}, (dxs,), {})
+        runtime.read_ahead(it, xs)
+        return list(dit)
     runtime.check_iterated(xs)
     return list(dxs)
 

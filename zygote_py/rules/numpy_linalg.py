@@ -260,6 +260,8 @@ def kron_grad(dy, a, b, wrt):
     an (``a``, ``b``) pair, times the other operand, summed over the other
     operand's axes."""
     A, B = np.asarray(a), np.asarray(b)
+    if (A.ndim == 0) != (B.ndim == 0):  # (a product with a number, whose axes need no splitting, in any order)
+        return fit(sum_to(dy * conj(B if wrt == 0 else A), (A if wrt == 0 else B).shape), a if wrt == 0 else b)
     nd = max(A.ndim, B.ndim)
     sa = (1,) * (nd - A.ndim) + A.shape
     sb = (1,) * (nd - B.ndim) + B.shape

@@ -25,7 +25,7 @@ or the public API.
 """
 from . import arrays, seam  # noqa: F401
 from .values import (  # noqa: F401
-    calls_wrapped, captures_differentiable, cell_value, is_differentiable_value, is_number, unshared,
+    calls_wrapped, captures_differentiable, cell_value, is_differentiable_value, is_number, logged, unshared,
 )
 from .sparse import (  # noqa: F401
     add_at, add_to, basic_index, dense, item_buffer, item_gradient, Items, Lazy, Scatter, scatter, scatters,
@@ -46,7 +46,7 @@ from .objects import (  # noqa: F401
 )
 from .iterators import (  # noqa: F401
     check_iterated, check_unchanged, EagerIterator, filter_spans, indexable, items_read, iterator_gradient,
-    ITERATORS, like_iterable, position, reversed_spans, source_versions, take, tangent_of_items, TangentView,
+    ITERATORS, like_iterable, own_iter, position, read_ahead, reversed_spans, source_versions, take, tangent_of_items, TangentView,
 )
 from .cells import (  # noqa: F401
     call_with_cells, check_assigned, forward_with_cells, lent_cells, push_with_cells,

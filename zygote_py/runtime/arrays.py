@@ -71,7 +71,9 @@ def asarray(x: Any) -> Any:
 def call(f: Callable, args: tuple, kwargs: dict) -> Any:
     """``f(*args, **kwargs)``, where a method of ``np.ndarray`` called on
     another library's array (``np.ndarray.reshape(x, 24)``, which the
-    descriptor refuses) is that array's own method."""
-    if type(f) is types.MethodDescriptorType and f.__objclass__ is np.ndarray and args and is_foreign(args[0]):
+    descriptor refuses), or on a NumPy scalar (``x.mean().item()``), is
+    that value's own method."""
+    if type(f) is types.MethodDescriptorType and f.__objclass__ is np.ndarray and args \
+            and (is_foreign(args[0]) or isinstance(args[0], np.generic)):
         return getattr(args[0], f.__name__)(*args[1:], **kwargs)
     return f(*args, **kwargs)

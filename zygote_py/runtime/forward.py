@@ -52,7 +52,8 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
     if floats:  # math.sin(obj): math.sin(float(obj)), obj.__float__ pushed forward
         pairs = [push(float, (a,), {}, (d,), {}) if i in floats else (a, d) for i, (a, d) in enumerate(zip(args, dargs))]
         return push(f, tuple(p[0] for p in pairs), kwargs, tuple(p[1] for p in pairs), dkwargs)
-    if isinstance(f, type) and f in ITERATORS:  # (a callable object may be unhashable)
+    # (a callable object may be unhashable)
+    if isinstance(f, type) and f in ITERATORS or f is iter and len(args) == 1:
         return _push_iterator(f, args, kwargs, dargs)
     if joins_sequences(f, args):
         return _push_joined(f, args, dargs)
@@ -183,17 +184,21 @@ def push_in_place(op: Callable, x: Any, v: Any, dx: Any, dv: Any) -> tuple[Any, 
 
 
 def _push_iterator(f: Any, args: tuple, kwargs: dict, dargs: tuple) -> tuple[EagerIterator, EagerIterator]:
-    """``map``, ``filter``, ``zip``, ``enumerate`` and ``reversed`` in
-    forward mode: their items and the items' tangents, computed at once
+    """``map``, ``filter``, ``zip``, ``enumerate``, ``reversed`` and
+    ``iter`` in forward mode: their items and the items' tangents, computed at once
     (as reverse mode computes them, see :class:`EagerIterator`), each
     iterable and its tangent read alike (``zip`` takes one item too many
     from the longer iterator, as Python's does)."""
     if f is map or f is filter:
         function, iterables, dits = args[0], args[1:], dargs[1:]
     else:
-        function, iterables, dits = None, args[:1] if f is enumerate or f is reversed else args, dargs
+        function, iterables, dits = None, args[:1] if f in (enumerate, reversed, iter) else args, dargs
+    if f is iter and type(iterables[0]) is EagerIterator:  # (an iterator's iterator is itself)
+        return iterables[0], dits[0]
     starts = [position(it) for it in iterables]
     tangents = [tangent_of_items(it, d) for it, d in zip(iterables, dits)]
+    if f is iter:
+        return EagerIterator(list(iterables[0]), iterables, None, starts), EagerIterator(list(tangents[0]))
     if f is reversed:
         items = list(reversed(iterables[0]))
         return EagerIterator(items, iterables, reversed_spans(len(items))), EagerIterator(list(reversed(tangents[0])))

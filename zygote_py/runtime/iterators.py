@@ -242,6 +242,36 @@ def like_iterable(iterable: Any, grads: list, start: int = 0) -> Any:
     return grads
 
 
+def own_iter(xs: Any) -> Any:
+    """The ``__iter__`` written in Python of ``xs``'s class, which a loop
+    over ``xs`` calls (one that :func:`indexable` does not index); None
+    for anything else."""
+    if type(xs) is EagerIterator or isinstance(xs, (list, tuple, np.ndarray, Mapping)) \
+            or hasattr(xs, "__len__") and hasattr(xs, "__getitem__"):
+        return None
+    return python_method(type(xs), "__iter__")
+
+
+def read_ahead(it: Any, xs: Any) -> list:
+    """The items of ``it``, what a class's own ``__iter__`` returned for
+    ``xs``: a generator's, read ahead (an :class:`EagerIterator`); an
+    iterator written in Python (``__iter__`` returning ``self`` with a
+    ``__next__``) is refused, as is a plain iterator (in code
+    differentiated again)."""
+    if type(it) is not EagerIterator:
+        name = type(xs).__name__
+        if it is xs:
+            raise NoDerivativeRule(
+                f"no rule for the derivatives of the items a {name} yields through its own __next__: which of its "
+                "fields each came from is not known",
+                hint=f"write {name}.__iter__ as a generator (for v in self.items: yield v), or iterate over the "
+                "list, tuple or array that holds them")
+        raise NoDerivativeRule(
+            f"a second derivative through the items a {name} yields through its own __iter__ is not supported",
+            hint="iterate over the list, tuple or array that holds them (for v in obj.items)")
+    return it.items[it.position:]
+
+
 def check_iterated(iterable: Any) -> None:
     """Raise :class:`NoDerivativeRule` if ``iterable``'s items, which carry
     derivatives, came from its ``__iter__`` written in Python (which of its
@@ -249,6 +279,8 @@ def check_iterated(iterable: Any) -> None:
     in Python, read all at once (only a ``for`` loop indexes it, see
     :func:`indexable`)."""
     name = type(iterable).__name__
+    if type(iterable) is EagerIterator:
+        return
     if python_method(type(iterable), "__iter__") is not None:
         raise NoDerivativeRule(
             f"no rule for the derivatives of the items a {name} yields through its __iter__: which of its "
@@ -265,7 +297,14 @@ def check_iterated(iterable: Any) -> None:
 def iterator_gradient(dy: Any, iterator: EagerIterator) -> Any:
     """``dy``, the gradient of ``iterator``, checked to have one item per
     item of it: unpacking (``a, b = it``) gives a partly consumed iterator
-    a gradient of its last items only."""
+    a gradient of its last items only. The gradient of the iterator
+    itself as an object (its position: a second derivative through a
+    ``next`` call, which differentiating again runs anew) is refused."""
+    if not isinstance(dy, (list, tuple)):
+        raise NoDerivativeRule(
+            "a second derivative through next() on an iterator (from a generator, iter, map, zip...) is not "
+            "supported: differentiating again would take its items anew",
+            hint="make it a list first (xs = list(it)) and index that (xs[0], xs[1:])")
     if len(dy) != len(iterator.items):
         raise NoDerivativeRule(
             f"a gradient of {len(dy)} items for an iterator of {len(iterator.items)}: unpacking an "

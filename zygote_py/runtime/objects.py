@@ -128,7 +128,7 @@ def builtin_method(f: Any) -> Any:
     return method
 
 
-_SCALAR_METHODS = {"conjugate", "conj", "clip", "sum", "mean", "prod", "max", "min", "round", "std", "var"}
+_SCALAR_METHODS = {"conjugate", "conj", "clip", "sum", "mean", "prod", "max", "min", "round", "std", "var", "all", "any"}
 """A NumPy scalar's methods that take their arguments as the NumPy functions
 of the same names do after the array."""
 
@@ -226,6 +226,8 @@ def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
         if name in METADATA_ATTRIBUTES:
             return None
         raise NoDerivativeRule(f"no rule for the gradient of an array's {name!r} attribute")
+    if isinstance(obj, np.generic) and name in METADATA_ATTRIBUTES:  # (a NumPy scalar's, as an array's)
+        return None
     if isinstance(obj, (int, float, complex, np.number)) and name in ("real", "imag"):
         if not np.iscomplexobj(obj):
             return dy if name == "real" else None  # a real number's imag is the constant 0

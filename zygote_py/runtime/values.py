@@ -1,12 +1,14 @@
 """What kind of value a run-time value is, to differentiation: a number
 (added with ``+``), a value that can carry a gradient, state that carries
-none, an object that only calls what it wraps; and a copy of an operand
-that shares memory with an array changed in place.
+none, an object that only calls what it wraps; a copy of an operand
+that shares memory with an array changed in place; and values logged into
+a global list (:func:`logged`).
 
-May import: NumPy, :mod:`.operators`.
+May import: NumPy, the errors, :mod:`.operators`.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import io
 import sys
@@ -15,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import UnsupportedSyntax
 from .operators import number_type, python_method
 
 
@@ -131,3 +134,23 @@ def calls_wrapped(obj: Any) -> bool:
     object given one by ``functools.update_wrapper``) runs code of its own
     around the call, so the function it wraps is not what it computes."""
     return type(obj) is functools._lru_cache_wrapper or getattr(type(obj), "calls_wrapped", False) is True
+
+
+LOG_CONTAINERS = (list, set, collections.deque)
+"""The containers a differentiated function may log values into: see
+:func:`logged`."""
+
+
+def logged(method: Any, *args: Any) -> None:
+    """``method(*args)``: ``HISTORY.append(loss)`` (a list, set or deque's
+    ``append``, ``extend``, ``insert``, ``add`` or ``appendleft``) of a
+    global the differentiated function reads nowhere else, a log of values
+    that passes them no gradient (see ``ad.idioms.log_appends``). The
+    global is checked to be such a container where it runs: a class's own
+    ``append`` may keep what it is given for the result."""
+    if type(getattr(method, "__self__", None)) not in LOG_CONTAINERS:
+        raise UnsupportedSyntax(
+            f"{getattr(method, '__qualname__', method)!r} on a global that is not a list, set or deque, given a "
+            "differentiated value: where it keeps the value for is not known",
+            hint="log into a plain list (HISTORY.append(float(loss))), or return the value")
+    method(*args)
