@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import zygote_py as zpy
+from zygote_py import registry
 from zygote_py.ad import pipeline
 from tests.rules.npcheck import check_program, difference_gradient
 
@@ -177,3 +178,62 @@ def test_a_class_whose_method_is_replaced(spring_method):
         assert zpy.gradient(captured, x)[0] == pytest.approx(fd, rel=1e-6)
         assert zpy.jvp(captured, (x,), (1.0,))[1] == pytest.approx(fd, rel=1e-6)
         Spring.energy = stiff_energy
+
+
+def power_chain(x, n):
+    """Calls itself through the run-time ``J`` (a recursive callee is not
+    inlined), which remembers that it has no rule."""
+    return x if n == 0 else x * power_chain(x, n - 1)
+
+
+@pytest.fixture
+def chain_rule_removed():
+    yield
+    registry.remove(power_chain)
+
+
+def apply(f, x):
+    return f(x, 3) * 1.0  # (f known only when it runs: a call through J)
+
+
+def test_a_rule_registered_for_a_function_already_called_at_run_time(chain_rule_removed):
+    """``J`` calls a function it found to have no rule straight through its
+    compiled forward, until a rule is registered: the rule then applies
+    (here a deliberately wrong one, three times the true gradient), and
+    once removed, the source again."""
+    x = 1.3
+    for _ in range(2):  # (the second time through the remembered dispatch)
+        assert zpy.gradient(apply, power_chain, x)[1] == pytest.approx(4 * x ** 3, rel=1e-12)
+
+    @zpy.adjoint(power_chain)
+    def _(x, n):
+        return power_chain(x, n), lambda dy: (3 * dy * (n + 1) * x ** n, None)
+
+    assert zpy.gradient(apply, power_chain, x)[1] == pytest.approx(12 * x ** 3, rel=1e-12)
+    registry.remove(power_chain)
+    assert zpy.gradient(apply, power_chain, x)[1] == pytest.approx(4 * x ** 3, rel=1e-12)
+
+
+def _scaled(x, c):
+    return np.sum(x * c * x)
+
+
+def _caller(x, c):
+    return power_chain(_scaled(x, c), 2)
+
+
+@pytest.mark.parametrize("x, c", [(1.5, 2.0), (1.5, 2), (np.array([1.5, -0.5]), 2.0), (1.5, True),
+                                  (np.array([[1.5, -0.5]]), np.array([2.0, 1.0])), (np.array([1.5, -0.5]), 2)])
+def test_the_kinds_of_run_time_arguments_decide_the_compilation(x, c):
+    """The kinds ``J`` reads by type (a float, an int, a bool) or by value
+    (an array's dtype and dimensions) pick the compilation, whichever
+    came first: each gradient against central differences, in both
+    modes (and at second order for arrays)."""
+    if type(x) is np.ndarray and type(c) is np.ndarray:
+        check_program(_caller, x, c)
+        return
+    g = zpy.gradient(_caller, x, c)
+    assert (g[1] is None) == isinstance(c, int)
+    np.testing.assert_allclose(g[0], difference_gradient(lambda x: _caller(x, c), (np.asarray(x),), 0), rtol=1e-6)
+    dx = np.ones_like(x)
+    np.testing.assert_allclose(zpy.jvp(lambda x: _caller(x, c), (x,), (dx,))[1], np.sum(g[0] * dx), rtol=1e-8)

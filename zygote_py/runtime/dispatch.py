@@ -15,6 +15,7 @@ import dataclasses
 import inspect
 import operator
 import types
+import weakref
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -250,6 +251,8 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
     order. An operator on an object whose class defines it in Python
     (``__add__``...) differentiates that method; a namedtuple or plain
     dataclass constructor passes each field's gradient to its argument."""
+    if type(f) is types.FunctionType and _PLAIN.get(f) == _GENERATION[0]:
+        return seam.compiler().call_forward(f, args, kwargs)
     methods = overload(f) if args else None  # (float(): no object)
     if methods is not None:
         done = overloaded_call(methods, args, _method_pullback)
@@ -288,7 +291,10 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
             pb = rule_pullback(rule, back, len(args) + 1, kwargs, arrays.is_array(y))
             return y, lambda dy: pb(dy)[1:]  # (the method's gradient: x's, then its arguments')
     if isinstance(f, types.FunctionType):
-        return seam.compiler().call_forward(f, args, kwargs)
+        done = seam.compiler().call_forward(f, args, kwargs)
+        if type(f) is types.FunctionType:
+            _PLAIN[f] = _GENERATION[0]
+        return done
     if type(f) is functools._lru_cache_wrapper:  # its function, not the cache: a cached value has no pullback
         return J(f.__wrapped__, *args, **kwargs)
     if type(f) is np.vectorize:
@@ -317,6 +323,15 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
             hint=f"register one with @zpy.adjoint({name}), or keep it out of the differentiated path",
         )
     return f(*args, **kwargs), no_pullback
+
+
+_PLAIN: "weakref.WeakKeyDictionary[types.FunctionType, int]" = weakref.WeakKeyDictionary()
+"""Python functions that :func:`J` found to be differentiated through
+their source (no rule, not marked non-differentiable, no registered
+implementation), with the registry's generation then: until a rule is
+registered or removed, their calls go straight to the compiled forward
+(a recursive function's every call: the look-ups cost more than a call)."""
+_GENERATION = registry.current_generation
 
 
 def rule_for(f: Any, args: tuple) -> Optional[Callable]:
