@@ -237,3 +237,84 @@ def test_the_kinds_of_run_time_arguments_decide_the_compilation(x, c):
     np.testing.assert_allclose(g[0], difference_gradient(lambda x: _caller(x, c), (np.asarray(x),), 0), rtol=1e-6)
     dx = np.ones_like(x)
     np.testing.assert_allclose(zpy.jvp(lambda x: _caller(x, c), (x,), (dx,))[1], np.sum(g[0] * dx), rtol=1e-8)
+
+
+class Weighted:
+    """Fields read by a method called at run time: known by their kinds
+    when the call begins (``analysis.attrs_kind``)."""
+
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+        self.name = "weighted"
+
+    def loss(self, x):
+        return np.sum(self.w * x * x + self.b * x)
+
+
+def through_method(m, x):
+    return apply_loss(m.loss, x)
+
+
+def apply_loss(f, x):
+    return f(x) * 1.0  # (f known only when it runs: a call through J)
+
+
+@pytest.mark.parametrize("w, b", [(0.5, 2.0), (np.array([0.5, -1.0, 2.0]), 2.0),
+                                  (0.5, np.array([[1.0, 2.0, 3.0], [0.5, 0.0, -1.0]]))])
+def test_a_field_rebound_to_another_kind(compilations, w, b):
+    """An object whose fields are floats, then one rebound to an array
+    (which ``x`` broadcasts to: a float's code would not sum its
+    gradient), then back: each kind compiled once, every gradient (of
+    ``x`` and of the fields) against central differences, in both modes
+    and at second order."""
+    m = Weighted(0.5, 2.0)
+    for fields in ((0.5, 2.0), (w, b), (0.5, 2.0), (w, b)):
+        m.w, m.b = fields
+        check_program(lambda x: through_method(m, x), X)
+        dm = zpy.gradient(through_method, m, X)[0]
+        for name in ("w", "b"):
+            def moved(v, name=name):
+                old = getattr(m, name)
+                setattr(m, name, v)
+                try:
+                    return through_method(m, X)
+                finally:
+                    setattr(m, name, old)
+            np.testing.assert_allclose(getattr(dm, name), difference_gradient(moved, (np.asarray(getattr(m, name)),), 0)
+                                       if np.ndim(getattr(m, name)) else
+                                       (moved(getattr(m, name) + 1e-6) - moved(getattr(m, name) - 1e-6)) / 2e-6,
+                                       rtol=1e-6, atol=1e-8)
+    assert compilations.count(Weighted.loss.__code__) == (1 if np.ndim(w) == np.ndim(b) == 0 else 2)
+
+
+class Scale:
+    def __init__(self, w):
+        self.w = w
+
+
+SHARED = Scale(2.0)
+
+
+def grow():
+    SHARED.w = np.array([2.0, 3.0])
+
+
+def scaled_twice(s, x):
+    a = s.w * x
+    grow()  # (rebinds s.w to an array, through another reference to s)
+    return np.sum(a + s.w * x)
+
+
+def apply_shared(f, x):
+    return f(SHARED, x)
+
+
+def test_a_field_rebound_by_code_the_method_runs():
+    """A function that runs code of the user's (here inlined: an
+    attribute store) between two reads of a field does not rest on the
+    kinds its object's fields had when it was called."""
+    for _ in range(2):
+        SHARED.w = 2.0
+        g = zpy.gradient(apply_shared, scaled_twice, 1.5)[1]
+        assert type(g) is float and g == pytest.approx(9.0, rel=1e-12)

@@ -43,7 +43,7 @@ from .mutation import versions as mutation_pass
 from ..runtime.arguments import call_cotangent, defaulted, raw_cotangent
 from ..runtime.arrays import is_foreign
 from ..runtime.values import captures_differentiable, cell_value, is_differentiable_value
-from .analysis import Facts, Kind, is_float, kind, static_values
+from .analysis import Facts, Kind, attrs_kind, is_float, kind, static_values
 
 
 def _without_gc(build: Callable) -> Callable:
@@ -613,14 +613,18 @@ def masks(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple[tuple, tup
         decided = (False, 0) if v is _GONE else _BY_TYPE.get(t)
         if decided is None:
             decided = (v.dtype.kind in "fc", kind(v)) if t is np.ndarray else _by_type(v)
+        elif decided[1] is None:  # (an object of a plain class: its fields' kinds)
+            decided = (True, attrs_kind(v))
         active.append(decided[0])
         numeric.append(decided[1])
     return tuple(active), tuple(numeric)
 
 
-_BY_TYPE: dict[type, tuple[bool, int]] = {}
+_BY_TYPE: dict[type, tuple[bool, Optional[int]]] = {}
 """For types whose instances all carry a gradient or all do not, and all
-have the same kind: those two answers (see :func:`_by_type`)."""
+have the same kind: those two answers (see :func:`_by_type`); the kind
+``None`` for a plain class, whose objects' kind is their fields' (see
+:func:`.analysis.attrs_kind`)."""
 
 _BY_VALUE = (tuple, list, dict, set, frozenset, np.ndarray, types.FunctionType)
 """Types (and their subclasses) whose answers depend on the value: the
@@ -633,8 +637,20 @@ def _by_type(v: Any) -> tuple[bool, int]:
     decided = (is_differentiable_value(v), kind(v))
     t = type(v)
     if not issubclass(t, _BY_VALUE) and not is_foreign(v) and len(_BY_TYPE) < 4096:
-        _BY_TYPE[t] = decided
+        plain = decided == (True, 0) and _plain_class(v)
+        _BY_TYPE[t] = (True, None) if plain else decided
+        if plain:
+            return True, attrs_kind(v)
     return decided
+
+
+def _plain_class(v: Any) -> bool:
+    """Whether ``v``'s attributes are read the plain way (no
+    ``__getattr__``, no ``__getattribute__`` of its own) from a
+    ``__dict__`` it has: its fields' kinds are known from the object."""
+    t = type(v)
+    return type(getattr(v, "__dict__", None)) is dict and t.__getattribute__ is object.__getattribute__ \
+        and getattr(t, "__getattr__", None) is None
 
 
 def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
