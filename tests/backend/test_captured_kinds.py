@@ -318,3 +318,26 @@ def test_a_field_rebound_by_code_the_method_runs():
         SHARED.w = 2.0
         g = zpy.gradient(apply_shared, scaled_twice, 1.5)[1]
         assert type(g) is float and g == pytest.approx(9.0, rel=1e-12)
+
+
+class Pair:
+    def __init__(self, A):
+        self.A = A
+
+    def step(self, x, P):
+        return self.A @ x, [self.A @ P, P.sum()]
+
+
+def pair_loss(A, x):
+    p = Pair(A)
+    for _ in range(2):
+        x, (P, s) = p.step(x, np.outer(x, x))  # (items of a tuple and a list a run-time call returned)
+    return np.sum(x * x) + s
+
+
+def test_items_of_what_a_run_time_call_returns():
+    """``J``'s own path for an item of a tuple or list (the first
+    list item unused: a zero cotangent for an array), against central
+    differences in both modes and at second order."""
+    A = np.array([[0.9, 0.2], [-0.1, 1.1]])
+    check_program(pair_loss, A, np.array([0.5, -1.5]))

@@ -253,6 +253,11 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
     dataclass constructor passes each field's gradient to its argument."""
     if type(f) is types.FunctionType and _PLAIN.get(f) == _GENERATION[0]:
         return seam.compiler().call_forward(f, args, kwargs)
+    if f is operator.getitem and len(args) == 2 and type(args[1]) is int and type(args[0]) in (tuple, list) \
+            and not kwargs:  # (an item of what a call known only at run time returned: x, P = kf.predict(x, P))
+        rule = _item_rule()
+        y, back = rule(*args)
+        return y, rule_pullback(rule, back, 2, kwargs, arrays.is_array(y))
     methods = overload(f) if args else None  # (float(): no object)
     if methods is not None:
         done = overloaded_call(methods, args, _method_pullback)
@@ -332,6 +337,17 @@ implementation), with the registry's generation then: until a rule is
 registered or removed, their calls go straight to the compiled forward
 (a recursive function's every call: the look-ups cost more than a call)."""
 _GENERATION = registry.current_generation
+
+
+def _item_rule() -> Callable:
+    """``operator.getitem``'s rule, looked up once per generation of the
+    registry."""
+    if _ITEM_RULE[0] != _GENERATION[0]:
+        _ITEM_RULE[:] = [_GENERATION[0], registry.lookup(operator.getitem)]
+    return _ITEM_RULE[1]
+
+
+_ITEM_RULE: list = [None, None]
 
 
 def rule_for(f: Any, args: tuple) -> Optional[Callable]:
