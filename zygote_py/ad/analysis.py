@@ -90,7 +90,7 @@ def attrs_kind(obj: Any) -> Any:
     has none. A field rebound to a value of another kind, or gone, is
     another kind: a compilation for it is made."""
     kinds = []
-    shadowed = data_descriptors(type(obj))
+    shadowed = runtime.plain_attributes(type(obj)) or frozenset()
     for name, v in obj.__dict__.items():
         t = type(v)
         if t is float:
@@ -102,14 +102,6 @@ def attrs_kind(obj: Any) -> Any:
         if name not in shadowed:
             kinds.append((name, k))
     return ("attrs", tuple(kinds)) if kinds else 0
-
-
-@functools.lru_cache(maxsize=None)
-def data_descriptors(cls: type) -> frozenset:
-    """The names of ``cls``'s data descriptors (properties...), which an
-    attribute read finds before the object's ``__dict__``."""
-    return frozenset(name for c in cls.__mro__ for name, v in vars(c).items()
-                     if hasattr(type(v), "__set__") or hasattr(type(v), "__delete__"))
 
 
 _READS = (getattr, isinstance, type)
