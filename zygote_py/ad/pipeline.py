@@ -612,7 +612,8 @@ def masks(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple[tuple, tup
         t = type(v)
         decided = (False, 0) if v is _GONE else _BY_TYPE.get(t)
         if decided is None:
-            decided = (v.dtype.kind in "fc", kind(v)) if t is np.ndarray else _by_type(v)
+            decided = (v.dtype.kind in "fc", kind(v)) if t is np.ndarray else \
+                (is_differentiable_value(v), 0) if t is dict else _by_type(v)  # (a dict: no kind of number)
         elif decided[1] is None:  # (an object of a plain class: its fields' kinds)
             decided = (True, attrs_kind(v))
         active.append(decided[0])
