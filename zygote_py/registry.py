@@ -416,6 +416,12 @@ def lookup(fn: Any) -> Optional[Rule]:
     return None if entry is None or entry is NONDIFFERENTIABLE or type(entry) is _Implementation else entry
 
 
+def is_builtin_rule(fn: Any) -> bool:
+    """Whether ``fn`` has a built-in rule that no rule of the user's
+    replaces (a run-time shortcut may then compute what that rule does)."""
+    return key(fn) not in _user and _entry(fn) is not None
+
+
 def is_nondifferentiable(fn: Any) -> bool:
     """Whether ``fn``'s output carries no gradient, by registration."""
     return _entry(fn) is NONDIFFERENTIABLE

@@ -16,6 +16,7 @@ May import: :mod:`.errors`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import numbers
 import operator
 import types
@@ -196,12 +197,24 @@ def fields(obj: Any) -> list[str]:
         return [*obj.__code__.co_freevars, *_defaults(obj)]
     if isinstance(obj, Tangent):
         return list(obj._zpy_values)
-    names = [f.name for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj) else []
-    names += getattr(obj, "__dict__", ())
-    for cls in type(obj).__mro__:
-        slots = cls.__dict__.get("__slots__", ())
-        names += [n for n in ([slots] if isinstance(slots, str) else slots) if hasattr(obj, n)]
-    return list(dict.fromkeys(n for n in names if n not in ("__dict__", "__weakref__")))
+    declared, slots = _class_fields(type(obj))
+    names = [*declared, *getattr(obj, "__dict__", ())]
+    if slots:
+        names += [n for n in slots if hasattr(obj, n)]
+    return list(dict.fromkeys(names)) if declared or slots else names
+
+
+@functools.lru_cache(maxsize=4096)
+def _class_fields(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A class's dataclass fields and the ``__slots__`` of its classes
+    (kept per class: :func:`fields` is asked for every gradient of an
+    object's field)."""
+    declared = tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else ()
+    slots = []
+    for c in cls.__mro__:
+        s = c.__dict__.get("__slots__", ())
+        slots += [n for n in ([s] if isinstance(s, str) else s) if n not in ("__dict__", "__weakref__")]
+    return declared, tuple(slots)
 
 
 def same(a: Any, b: Any) -> bool:

@@ -80,12 +80,63 @@ def items_kind(kinds: "dict[str, int] | int") -> tuple:
     return ("items", kinds if isinstance(kinds, int) else tuple(sorted(kinds.items())))
 
 
-def field_reads(ir: IR, numeric_args: list) -> dict[Var, int]:
-    """``obj.name`` of an argument of a :func:`fields_kind`, and ``obj[key]``
-    (a constant key) of one of an :func:`items_kind` → the kind of that
-    field or item."""
-    objects = {a: (getattr if k[0] == "fields" else operator.getitem, k[1])
-               for a, k in zip(ir.entry.args, numeric_args) if isinstance(k, tuple)}
+def attrs_kind(obj: Any) -> Any:
+    """The kind of an object given to a call at run time (see
+    ``pipeline.masks``; its class reads attributes the plain way): its
+    attributes that hold a float or a real float array, by name, as
+    ``("attrs", ((name, kind), ...))``, for which each ``obj.name`` of a
+    function that only reads ``obj`` is differentiated as an argument of
+    that kind would be (inlined rules, not the run-time ``J``); 0 when it
+    has none. A field rebound to a value of another kind, or gone, is
+    another kind: a compilation for it is made."""
+    kinds = []
+    shadowed = runtime.plain_attributes(type(obj)) or frozenset()
+    for name, v in obj.__dict__.items():
+        t = type(v)
+        if t is float:
+            k = FLOAT
+        elif t is np.ndarray and v.dtype.kind == "f":
+            k = VECTOR if v.ndim == 1 else ARRAY
+        else:
+            continue
+        if name not in shadowed:
+            kinds.append((name, k))
+    return ("attrs", tuple(kinds)) if kinds else 0
+
+
+_READS = (getattr, isinstance, type)
+"""What a function may do with an object of an ``"attrs"`` kind for its
+field reads to be known: read attributes, ask its class."""
+
+
+def _only_read(ir: IR, obj: Var, facts: Optional["Facts"]) -> bool:
+    """Whether ``obj`` (an argument) is only ever the object of an attribute
+    read with a constant name or of ``isinstance``/``type``: nothing can
+    have changed its fields when one is read (a call of a method, which
+    may assign a field, passes it on: that is another use)."""
+    for b in ir.blocks.values():
+        if obj in b.term_operands() or any(obj in j.args for j in b.jumps()) or \
+                b.handler is not None and obj in b.handler.args:
+            return False
+        for s in b.stmts:
+            if obj not in s.operands():
+                continue
+            fn = facts.callee(s) if facts is not None else _callee_fn(s)
+            if not (any(fn is r for r in _READS) and s.args and s.args[0] == obj and obj not in s.args[1:]
+                    and s.callee != obj and not s.kwargs and (fn is not getattr or (
+                        len(s.args) == 2 and isinstance(s.args[1], Const)))):
+                return False
+    return True
+
+
+def field_reads(ir: IR, numeric_args: list, facts: Optional["Facts"] = None) -> dict[Var, int]:
+    """``obj.name`` of an argument of a :func:`fields_kind` (or of an
+    :func:`attrs_kind`, when the function only reads the object and runs
+    no code of the user's), and ``obj[key]`` (a constant key) of one of an
+    :func:`items_kind` → the kind of that field or item."""
+    objects = {a: (operator.getitem if k[0] == "items" else getattr, k[1])
+               for a, k in zip(ir.entry.args, numeric_args)
+               if isinstance(k, tuple) and (k[0] != "attrs" or _only_read(ir, a, facts))}
     if not objects:
         return {}
 
@@ -96,13 +147,53 @@ def field_reads(ir: IR, numeric_args: list) -> dict[Var, int]:
             return kinds if type(key) is str else None
         return dict(kinds).get(key)
 
-    out = {}
+    out, objs = {}, {}
     for b in ir.blocks.values():
         for s in b.stmts:
             if len(s.args) == 2 and s.args[0] in objects and not s.kwargs and isinstance(s.args[1], Const) \
                     and _callee_fn(s) is objects[s.args[0]][0] and known(s) is not None:
                 out[s.var] = known(s)
+                objs[s.var] = s.args[0]
+    observed = {a for a, k in zip(ir.entry.args, numeric_args) if a in objects and k[0] == "attrs"}
+    arrays_ = {v for v, k in [*zip(ir.entry.args, numeric_args), *out.items()] if k in (ARRAY, VECTOR, COMPLEX_ARRAY)}
+    if observed and not _runs_no_user_code(ir, facts, arrays_):
+        out = {v: k for v, k in out.items() if objs[v] not in observed}
     return out
+
+
+_WRITES = (setattr, delattr, object.__setattr__, object.__delattr__, vars)
+"""Callees that may change an object's fields."""
+
+
+def _stmts(ir: IR) -> Iterator[Statement]:
+    return (s for b in ir.blocks.values() for s in b.stmts)
+
+
+def _runs_no_user_code(ir: IR, facts: Optional["Facts"], arrays_: set[Var]) -> bool:
+    """Whether every call of ``ir`` is of a callee known at compile time
+    that runs no Python code of the user's (a function with a rule, a
+    NumPy or built-in function, an array's method): the kinds an
+    :func:`attrs_kind` saw when the call began hold for all its field reads
+    (user code might rebind a field through another reference to the
+    object)."""
+    if facts is None:
+        return False
+    defs = {s.var: s for s in _stmts(ir)}
+    for s in _stmts(ir):
+        fn = facts.callee(s)
+        if any(fn is w for w in _WRITES) or fn is getattr and len(s.args) > 1 and s.args[1] == Const("__dict__"):
+            return False  # (an inlined function's obj.w = ..., which may be the object's)
+        if fn is _MISSING:
+            d = defs.get(s.callee)
+            if d is None or _callee_fn(d) is not getattr or d.args[0] not in arrays_:
+                return False
+        elif isinstance(fn, (types.FunctionType, types.MethodType)):
+            if not (getattr(fn, "__module__", None) or "").startswith(("zygote_py.", "numpy")) and \
+                    registry.lookup(fn) is None and not registry.is_nondifferentiable(fn):
+                return False
+        elif isinstance(fn, type) and isinstance(getattr(fn, "__init__", None), types.FunctionType):
+            return False
+    return True
 
 
 def kind(x: Any) -> int:
@@ -730,7 +821,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     num = facts.numeric
     seqs = facts.sequences
     entry = ir.entry
-    facts.fields = field_reads(ir, numeric_args)
+    facts.fields = field_reads(ir, numeric_args, facts)
     given = [*zip(entry.args, numeric_args), *facts.fields.items()]  # (a known field is read as an argument)
     num.update(a for a, k in given if k in (NUMBER, FLOAT, ARRAY, VECTOR, COMPLEX_ARRAY))
     facts.arrays.update(a for a, k in given if k in (ARRAY, VECTOR, COMPLEX_ARRAY))

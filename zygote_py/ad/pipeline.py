@@ -41,8 +41,9 @@ from ..rules import nested as nested_rules
 from . import callees, pushrules, reverse
 from .mutation import versions as mutation_pass
 from ..runtime.arguments import call_cotangent, defaulted, raw_cotangent
+from ..runtime.arrays import is_foreign
 from ..runtime.values import captures_differentiable, cell_value, is_differentiable_value
-from .analysis import Facts, Kind, is_float, kind, static_values
+from .analysis import Facts, Kind, attrs_kind, is_float, kind, static_values
 
 
 def _without_gc(build: Callable) -> Callable:
@@ -339,9 +340,14 @@ class Compiled:
         return source_of(self._emit_fused()[2])
 
     def forward_function(self, fn: types.FunctionType) -> types.FunctionType:
-        """``f_forward(*args) -> (y, pullback)``."""
-        code, constants, _ = self._emit_forward()
-        return instantiate(code, constants, fn, keep_identity=False)
+        """``f_forward(*args) -> (y, pullback)`` (made once per function
+        object: ``J`` asks for it at every call)."""
+        made = self._instances.get(fn)
+        g = None if made is None else made.get("forward")
+        if g is None:
+            code, constants, _ = self._emit_forward()
+            g = self._instances.setdefault(fn, {})["forward"] = instantiate(code, constants, fn, keep_identity=False)
+        return g
 
     def vjp_function(self, fn: types.FunctionType) -> types.FunctionType:
         """``f_vjp(dout, *args) -> (y, grads)``: the pullback of ``dout``
@@ -582,9 +588,11 @@ def _compile(fn: types.FunctionType, active: list[bool], numeric: list[bool], se
     return Compiled(fn, t, generation)
 
 
+@functools.lru_cache(maxsize=4096)
 def code_signature(code: types.CodeType) -> Signature:
     """The signature of the function running ``code`` (that of its IR,
-    known without lowering its source)."""
+    known without lowering its source; cached per code, as it is asked at
+    every run-time call: do not change it)."""
     names = code.co_varnames
     p, n, k = code.co_posonlyargcount, code.co_argcount, code.co_kwonlyargcount
     vararg = names[n + k] if code.co_flags & inspect.CO_VARARGS else None
@@ -593,11 +601,59 @@ def code_signature(code: types.CodeType) -> Signature:
 
 
 def masks(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple[tuple, tuple]:
-    values = param_values(code_signature(fn.__code__), fn, args, kwargs)
-    return (
-        tuple(v is not _GONE and is_differentiable_value(v) for v in values),
-        tuple(0 if v is _GONE else kind(v) for v in values),
-    )
+    """Which parameters of the call ``fn(*args, **kwargs)`` carry a
+    gradient, and their kinds (:func:`.analysis.kind`): what a compilation
+    is specialised on. Asked at every run-time call (``J``), so a call
+    giving every parameter by position skips :func:`param_values`, and a
+    value whose type alone decides both answers is looked up by its type."""
+    sig = code_signature(fn.__code__)
+    if kwargs or sig.vararg or sig.kwarg or sig.kwonly or len(args) != len(sig.posonly) + len(sig.args):
+        args = param_values(sig, fn, args, kwargs)
+    active, numeric = [], []
+    for v in args:
+        t = type(v)
+        decided = (False, 0) if v is _GONE else _BY_TYPE.get(t)
+        if decided is None:
+            decided = (v.dtype.kind in "fc", kind(v)) if t is np.ndarray else \
+                (is_differentiable_value(v), 0) if t is dict else _by_type(v)  # (a dict: no kind of number)
+        elif decided[1] is None:  # (an object of a plain class: its fields' kinds)
+            decided = (True, attrs_kind(v))
+        active.append(decided[0])
+        numeric.append(decided[1])
+    return tuple(active), tuple(numeric)
+
+
+_BY_TYPE: dict[type, tuple[bool, Optional[int]]] = {}
+"""For types whose instances all carry a gradient or all do not, and all
+have the same kind: those two answers (see :func:`_by_type`); the kind
+``None`` for a plain class, whose objects' kind is their fields' (see
+:func:`.analysis.attrs_kind`)."""
+
+_BY_VALUE = (tuple, list, dict, set, frozenset, np.ndarray, types.FunctionType)
+"""Types (and their subclasses) whose answers depend on the value: the
+items, the dtype, the captured variables."""
+
+
+def _by_type(v: Any) -> tuple[bool, int]:
+    """``v``'s answers for :func:`masks`, kept for its type when the type
+    alone decides them (a float, an int, a string, an object of a class)."""
+    decided = (is_differentiable_value(v), kind(v))
+    t = type(v)
+    if not issubclass(t, _BY_VALUE) and not is_foreign(v) and len(_BY_TYPE) < 4096:
+        plain = decided == (True, 0) and _plain_class(v)
+        _BY_TYPE[t] = (True, None) if plain else decided
+        if plain:
+            return True, attrs_kind(v)
+    return decided
+
+
+def _plain_class(v: Any) -> bool:
+    """Whether ``v``'s attributes are read the plain way (no
+    ``__getattr__``, no ``__getattribute__`` of its own) from a
+    ``__dict__`` it has: its fields' kinds are known from the object."""
+    t = type(v)
+    return type(getattr(v, "__dict__", None)) is dict and t.__getattribute__ is object.__getattribute__ \
+        and getattr(t, "__getattr__", None) is None
 
 
 def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,

@@ -214,6 +214,15 @@ def field(grad, name):
     return runtime.field(grad, name), back
 
 
+@adjoint(runtime.field_gradient)
+def field_gradient(obj, name, dy):
+    """Linear in ``dy``: an object's gradient holding ``dy`` for its field
+    ``name``; the cotangent of that field's entry goes back to ``dy``."""
+    def back(g):
+        return (None, None, runtime.field(g, name))
+    return runtime.field_gradient(obj, name, dy), back
+
+
 @adjoint(runtime.without_field)
 def without_field(grad, name):
     """A structural gradient without one field's entry: its cotangent
@@ -763,6 +772,11 @@ def sequence_gradient_push(y, n, key, dy, is_tuple, *, ddy):
 @pushforward(runtime.field)
 def field_push(y, grad, name, *, dgrad):
     return runtime.field(dgrad, name)
+
+
+@pushforward(runtime.field_gradient)
+def field_gradient_push(y, obj, name, dy, *, ddy):
+    return runtime.field_gradient(obj, name, ddy)
 
 
 @pushforward(runtime.without_field)

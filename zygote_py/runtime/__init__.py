@@ -42,7 +42,7 @@ from .gradients import (  # noqa: F401
 from .objects import (  # noqa: F401
     attribute_gradient, builtin_method, cached_value, class_attribute, construct_fields, construct_vjp, generated,
     getter_of, LINEAR_ATTRIBUTES, METADATA_ATTRIBUTES, MISSING, number_subclass, object_snapshot, owner_of,
-    python_init, setter, to_default,
+    plain_attributes, python_init, setter, to_default,
 )
 from .iterators import (  # noqa: F401
     check_iterated, check_unchanged, EagerIterator, filter_spans, indexable, items_read, iterator_gradient,

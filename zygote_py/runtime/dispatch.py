@@ -15,6 +15,7 @@ import dataclasses
 import inspect
 import operator
 import types
+import weakref
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -25,11 +26,11 @@ from ..tangent import Tangent
 from . import arrays, seam
 from .arguments import out_argument
 from .cells import forward_with_cells, lent_cells
-from .gradients import call_pullback, field, is_number_zero, NO_GRADS, no_pullback
+from .gradients import call_pullback, field, field_gradient, is_number_zero, NO_GRADS, no_pullback
 from .iterators import EagerIterator
 from .objects import (
     builtin_method, cached_value, class_attribute, construct_fields, generated, getter_of, MISSING,
-    number_subclass, owner_of, python_init, to_default,
+    number_subclass, owner_of, plain_attributes, python_init, to_default,
 )
 from .operators import overload, overloaded_call, python_bound_method, python_method
 from .values import is_differentiable_value
@@ -250,6 +251,17 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
     order. An operator on an object whose class defines it in Python
     (``__add__``...) differentiates that method; a namedtuple or plain
     dataclass constructor passes each field's gradient to its argument."""
+    if type(f) is types.FunctionType and _PLAIN.get(f) == _GENERATION[0]:
+        return seam.compiler().call_forward(f, args, kwargs)
+    if f is getattr and len(args) == 2 and not kwargs:
+        done = _field_read(*args)
+        if done is not None:
+            return done
+    if f is operator.getitem and len(args) == 2 and type(args[1]) is int and type(args[0]) in (tuple, list) \
+            and not kwargs:  # (an item of what a call known only at run time returned: x, P = kf.predict(x, P))
+        rule = _item_rule()
+        y, back = rule(*args)
+        return y, rule_pullback(rule, back, 2, kwargs, arrays.is_array(y))
     methods = overload(f) if args else None  # (float(): no object)
     if methods is not None:
         done = overloaded_call(methods, args, _method_pullback)
@@ -288,7 +300,10 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
             pb = rule_pullback(rule, back, len(args) + 1, kwargs, arrays.is_array(y))
             return y, lambda dy: pb(dy)[1:]  # (the method's gradient: x's, then its arguments')
     if isinstance(f, types.FunctionType):
-        return seam.compiler().call_forward(f, args, kwargs)
+        done = seam.compiler().call_forward(f, args, kwargs)
+        if type(f) is types.FunctionType:
+            _PLAIN[f] = _GENERATION[0]
+        return done
     if type(f) is functools._lru_cache_wrapper:  # its function, not the cache: a cached value has no pullback
         return J(f.__wrapped__, *args, **kwargs)
     if type(f) is np.vectorize:
@@ -317,6 +332,55 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
             hint=f"register one with @zpy.adjoint({name}), or keep it out of the differentiated path",
         )
     return f(*args, **kwargs), no_pullback
+
+
+_PLAIN: "weakref.WeakKeyDictionary[types.FunctionType, int]" = weakref.WeakKeyDictionary()
+"""Python functions that :func:`J` found to be differentiated through
+their source (no rule, not marked non-differentiable, no registered
+implementation), with the registry's generation then: until a rule is
+registered or removed, their calls go straight to the compiled forward
+(a recursive function's every call: the look-ups cost more than a call)."""
+_GENERATION = registry.current_generation
+
+
+def _field_read(obj: Any, name: Any) -> Optional[tuple[Any, Callable]]:
+    """``J(getattr, obj, name)`` for a field in the ``__dict__`` of an
+    object of a plain class (see :func:`~.objects.plain_attributes`), when
+    getattr's rule is the built-in one: what that rule computes, without
+    looking the attribute up on the class (an expression tree's
+    ``e.left``); ``None`` for any other read."""
+    shadowed = plain_attributes(type(obj))
+    if shadowed is None or type(name) is not str or name in shadowed:
+        return None
+    d = getattr(obj, "__dict__", None)
+    if type(d) is not dict or name not in d:
+        return None
+    if _GETATTR[0] != _GENERATION[0]:
+        _GETATTR[:] = [_GENERATION[0], registry.is_builtin_rule(getattr)]
+    if not _GETATTR[1]:
+        return None
+    y = d[name]
+    array = arrays.is_array(y)
+
+    def pullback(dy):
+        if array and is_number_zero(dy):
+            return NO_GRADS
+        return (None, field_gradient(obj, name, dy), None)
+    return y, pullback
+
+
+_GETATTR: list = [None, False]
+
+
+def _item_rule() -> Callable:
+    """``operator.getitem``'s rule, looked up once per generation of the
+    registry."""
+    if _ITEM_RULE[0] != _GENERATION[0]:
+        _ITEM_RULE[:] = [_GENERATION[0], registry.lookup(operator.getitem)]
+    return _ITEM_RULE[1]
+
+
+_ITEM_RULE: list = [None, None]
 
 
 def rule_for(f: Any, args: tuple) -> Optional[Callable]:

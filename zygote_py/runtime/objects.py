@@ -194,6 +194,21 @@ MISSING = object()
 """No value: an attribute no class defines, an argument not given."""
 
 
+@functools.lru_cache(maxsize=4096)
+def plain_attributes(cls: type) -> Optional[frozenset]:
+    """For a class whose objects' attributes are read the plain way (no
+    ``__getattr__``, no ``__getattribute__`` of its own; not a function, a
+    class or a module): the names of its descriptors, whose reads are not
+    plain field reads (a property comes before the object's ``__dict__``;
+    a ``functools.cached_property`` keeps its value there, but is
+    differentiated through its function). ``None`` for any other class."""
+    if issubclass(cls, (types.FunctionType, type, types.ModuleType)) or \
+            cls.__getattribute__ is not object.__getattribute__ or getattr(cls, "__getattr__", None) is not None:
+        return None
+    return frozenset(name for c in cls.__mro__ for name, v in vars(c).items()
+                     if hasattr(type(v), "__get__"))
+
+
 def class_attribute(cls: type, name: str) -> Any:
     """What ``cls`` or a base class defines under ``name`` (a method, a
     property, a constant), as stored; ``MISSING`` if none does."""
