@@ -323,7 +323,9 @@ def J_forward(args, kwargs, dargs, dkwargs):
     # may be the caller's, or another value's) as they were.
     given = runtime.copied(tuple(dfargs), changed) if own else tuple(dfargs)
     y, dy = runtime.push(f, tuple(fargs), kwargs, given, dkwargs, df)
-    if not own and any(m and (y is a or not tangent.same(a, before)) for m, a, before in zip(mutable, fargs, kept)):
+    helper = getattr(f, "__module__", None) == runtime.unbroadcast.__module__  # (gives back a gradient it takes)
+    if not own and any(m and (y is a and not helper or not tangent.same(a, before))
+                       for m, a, before in zip(mutable, fargs, kept)):
         _refuse_change(f)
     pullback = runtime.Pullback(None, f, kept, kwargs, changed=changed)
     return (y, pullback), (dy, runtime.pullback_gradient(df, dkept, dict(dkwargs) if kwargs else None))
