@@ -36,15 +36,15 @@ def value_and_grad_rule(f, argnums=0, has_aux=False):
 
 registry.adjoint(api.gradient)(nested.gradient)
 registry.adjoint(api.value_and_gradient)(nested.value_and_gradient)
-registry.pushforward(api.gradient)(nested.gradient_push)
-registry.pushforward(api.value_and_gradient)(nested.value_and_gradient_push)
 registry.adjoint(api.jvp)(nested.forward_mode)
 registry.adjoint(api.pullback)(nested.pullback)
+runtime.MACHINERY_PUSHES.update({  # (forward mode: one run gives the value and its tangent, see runtime.push)
+    api.gradient: nested.gradient_forward, api.value_and_gradient: nested.value_and_gradient_forward,
+    transforms.run_grad: nested.run_grad_forward})
 
 # (transformed's code object, shared by every function grad makes, is read as DECLARED)
 register_emitted(next(c for c in transforms._transform.__code__.co_consts if getattr(c, "co_name", None) == "transformed"),
                  gast.parse(transforms.DECLARED).body[0])
 registry.adjoint(transforms.run_grad)(nested.run_grad)
-registry.pushforward(transforms.run_grad)(nested.run_grad_push)
 registry.adjoint(transforms.grad)(grad_rule)
 registry.adjoint(transforms.value_and_grad)(value_and_grad_rule)

@@ -213,9 +213,14 @@ def test_a_fifth_derivative():
     assert d(lambda x: fourth(lambda u: u ** 6, x), 1.5) == pytest.approx(720 * 1.5, rel=1e-12)
 
 
-def test_forward_mode_over_a_second_derivative_is_refused_with_a_clear_error():
-    with pytest.raises(NoDerivativeRule, match="forward mode through zygote_py's own (J|vjp)"):
-        zpy.jvp(lambda x: d(lambda y: d(lambda z: z ** 4, y), x), (1.5,), (1.0,))
+def test_forward_mode_over_a_second_derivative():
+    """``jvp`` of a second derivative (forward over reverse over reverse):
+    the gradient functions pushed forward, a rule's pullback read as code."""
+    assert zpy.jvp(lambda x: d(lambda y: d(lambda z: z ** 4, y), x), (1.5,), (1.0,)) == \
+        pytest.approx((12 * 1.5 ** 2, 24 * 1.5), rel=1e-12)
+    third = zpy.jvp(lambda x: d(lambda y: d(lambda z: math.sin(z) * z ** 3, y), x), (0.7,), (1.0,))[1]
+    assert third == pytest.approx(slope(lambda x: d(lambda y: d(lambda z: math.sin(z) * z ** 3, y), x), 0.7, 1e-4),
+                                  rel=1e-6)
 
 
 def through_a_pullback(x):

@@ -13,6 +13,7 @@ the compiler inlines.
 from __future__ import annotations
 
 import inspect
+import types
 from typing import Any, Optional
 
 from .. import registry, runtime
@@ -124,7 +125,8 @@ def _forward(entry: Any, fn: Any) -> str:
         return "—"  # made by the reverse transform's passes only
     rule = registry.lookup_pushforward(fn)
     if rule is None:
-        return "run time" if fn in runtime.ITERATORS else "from the adjoint"
+        machinery = isinstance(fn, types.FunctionType) and fn in runtime.MACHINERY_PUSHES
+        return "run time" if machinery or fn in runtime.ITERATORS else "from the adjoint"
     return "inlined" if push_ir(rule) is not None else "run time"
 
 

@@ -31,7 +31,7 @@ import gast
 from ..errors import UnsupportedSyntax
 from ..frontend.cleanup import drop_needless_checks
 from ..ir import ops
-from ..ir.cfg import predecessors
+from ..ir.cfg import dominates, dominators, natural_loops, predecessors
 from ..ir.core import IR, Const, Operand, Return, Statement, Var
 from ..ir.passes import remove_trivial_args, substitute
 from .. import runtime
@@ -98,8 +98,47 @@ def rebound_names(f: IR) -> set[str]:
             for name in assigned_names(s.args[0].value)}
 
 
+def one_value_cells(f: IR, cells: set[str], facts: Any) -> set[str]:
+    """Of ``cells``, those that hold one value for every nested function
+    capturing them, from where it is made on: a parameter's that nothing
+    assigns, or one assigned once, outside any loop, before each nested
+    function capturing it is made (the assignment dominates it), and that
+    no nested function assigns or changes in place. A nested function
+    capturing only such cells may escape (be returned, stored or passed
+    on, as a rule's pullback is): its tangent is that of the values it
+    captured (see :func:`share_cells`)."""
+    params = set(f.signature.names())
+    rebound = rebound_names(f)
+    stores: dict[str, list[tuple[int, int]]] = {}
+    makers: list[tuple[int, int, set[str]]] = []
+    for b in f.blocks.values():
+        for i, s in enumerate(b.stmts):
+            fn = facts.callee(s)
+            if fn is ops.store_deref:
+                stores.setdefault(s.args[0].value, []).append((b.id, i))
+            elif fn is ops.make_function:
+                makers.append((b.id, i, captured_names(s.args[0].value)))
+    looped = set().union(*natural_loops(f).values())
+    idom = dominators(f)
+    found = set()
+    for c in cells - rebound:
+        at = stores.get(c, [])
+        if not at:
+            if c in params:
+                found.add(c)
+            continue
+        if len(at) > 1 or at[0][0] in looped or at[0][0] not in idom:
+            continue
+        (sb, si), = at
+        if all(c not in names or mb in idom and (mi > si if mb == sb else dominates(idom, sb, mb))
+               for mb, mi, names in makers):
+            found.add(c)
+    return found
+
+
 def share_cells(f: IR, cells: set[str], facts: Any,
-                refuse: Callable[[str, Optional[int]], UnsupportedSyntax]) -> bool:
+                refuse: Callable[[str, Optional[int]], UnsupportedSyntax],
+                escaping: Optional[dict[Var, tuple[tuple[str, ...], Var]]] = None) -> bool:
     """In the function that owns ``cells`` (cell variables that are not one
     value, or in forward mode that may hold a differentiated value), rewrite
     the calls of nested functions that capture them, then make every read
@@ -107,13 +146,33 @@ def share_cells(f: IR, cells: set[str], facts: Any,
     (``runtime.J(runtime.call_with_cells, g, ...)``, differentiated again)
     already hand the cells their values: the values they leave are read
     from their results. ``facts``: the function's, for static callees.
-    Returns whether it changed anything."""
+    Returns whether it changed anything.
+
+    ``escaping`` (forward mode): a dict to fill with the nested functions
+    that capture, of ``cells``, only :func:`one_value_cells` (each may
+    escape): for each, the names of those cells and a tuple of the values
+    they hold where it is made, whose tangents make its own."""
     if not cells:
         return False
     callee = facts.callee
     defs = {s.var: s for b in f.blocks.values() for s in b.stmts}
     makers = {v: s for v, s in defs.items() if callee(s) is ops.make_function
               and captured_names(s.args[0].value) & cells}
+    if escaping is not None:
+        one = one_value_cells(f, cells, facts)
+        for b in f.blocks.values():
+            out = []
+            for s in b.stmts:
+                names = tuple(sorted(captured_names(s.args[0].value) & cells)) if s.var in makers else ()
+                if names and set(names) <= one:
+                    loads = [f.new_var(n) for n in names]
+                    out += [Statement(v, Const(ops.load_deref), [Const(n)], [], s.line) for v, n in zip(loads, names)]
+                    held = f.new_var()
+                    out.append(Statement(held, Const(ops.build_tuple), loads, [], s.line))
+                    escaping[s.var] = (names, held)
+                    del makers[s.var]
+                out.append(s)
+            b.stmts = out
     params = {c: a for c, a in zip(f.signature.names(), f.entry.args) if c in cells}  # a parameter's cell starts with it
     if not makers:
         return _ssa(f, cells, {}, params)

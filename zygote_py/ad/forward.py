@@ -68,6 +68,7 @@ from ..ir.cfg import reverse_postorder
 from ..ir.passes import member, substitute
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
 from .. import registry
+from .. import tangent as tangent_module
 from ..rules import operators
 from . import analysis, callees, cells, idioms, pushrules
 from .mutation import loops as mutation_loops, versions as mutation_pass
@@ -137,6 +138,7 @@ class _Forward:
         self.consumers = consumers
         self.emitted = is_emitted(fn)
         self.outer, self.given, self.written = frozenset(shared), given, written
+        self.closures: dict[Var, tuple[tuple[str, ...], Var]] = {}  # escaping nested functions (see .cells)
         self.p = primal = self._working_copy(primal)
         self._analyse(active, numeric)
         consumers = self._consumers()
@@ -214,7 +216,7 @@ class _Forward:
             return self.refuse(what, line, "call the nested function where it is defined, or pass the variables "
                                            "to it as arguments and return their new values")
 
-        cells.share_cells(p, shared, self.facts, refuse)
+        cells.share_cells(p, shared, self.facts, refuse, self.closures)
         self._analyse(active, numeric)
         return shared
 
@@ -235,6 +237,7 @@ class _Forward:
         analysis.static_values(self.p, fn.__globals__, closure, self.facts)
         self.facts.metadata = analysis.metadata_reads(self.p, numeric, self.facts)
         self.facts.active.update(self.handed.values())
+        self.facts.active.update(self.closures)
         analysis.activity(self.p, active, False, self.facts, self.cells)
         analysis.numeric(self.p, numeric, self.facts)
 
@@ -546,6 +549,9 @@ class _Forward:
         if fn is ops.make_scope and analysis.read_without_gradient(self.p, s.var, self.facts):
             out.append(copy)  # any(v > 0 for v in xs): no tangent needed
             return
+        if s.var in self.closures:
+            self._closure(s, copy, out)
+            return
         if fn is ops.make_function and cells.captured_names(s.args[0].value) & self.shared \
                 or fn is ops.store_deref and s.args[0].value in self.shared | set(self.written) \
                 or s.var in self.handed.values():
@@ -725,16 +731,9 @@ class _Forward:
         dargs = [self._arg_tangent(a, out, s.line) for a in s.args]
         dkw = [(k, self._arg_tangent(v, out, s.line)) for k, v in s.kwargs]
         args_t = self.emit(out, ops.build_tuple, *copy.args, line=s.line)
-        kw_t = self.emit(out, ops.build_dict, *[x for k, v in copy.kwargs if k is not None for x in (Const(k), v)],
-                         line=s.line)
+        kw_t = self._keywords(out, copy.kwargs, s.line)
         dargs_t = self.emit(out, ops.build_tuple, *dargs, line=s.line)
-        dkw_t = self.emit(out, ops.build_dict, *[x for k, v in dkw if k is not None for x in (Const(k), v)],
-                          line=s.line)
-        for (k, v), (_, dv) in zip(copy.kwargs, dkw):  # f(**kw): kw's items, and its tangent's
-            if k is None:
-                self.emit(out, ops.merge_dict, kw_t, v, line=s.line, pure=False)
-                if not (isinstance(dv, Const) and dv.value is None):
-                    self.emit(out, ops.merge_dict, dkw_t, dv, line=s.line, pure=False)
+        dkw_t = self._keywords(out, dkw, s.line)
         if rule is not None:
             d = self.emit(out, pushrules.call, Const(rule), copy.var, args_t, kw_t, dargs_t, dkw_t,
                           name=self._dname(s.var), line=s.line)
@@ -745,6 +744,30 @@ class _Forward:
         pair = self.emit(out, runtime.push, copy.callee, args_t, kw_t, dargs_t, dkw_t,
                          *(() if is_zero(dcallee) else (dcallee,)), line=s.line, pure=False)
         self._set(s, self._split(s, copy, pair, out), out)
+
+    def _closure(self, s: Statement, copy: Statement, out: list[Statement]) -> None:
+        """A nested function that captures cells holding one value each
+        (:func:`.cells.one_value_cells`), which may escape: its tangent is a
+        ``Tangent`` of those values' tangents by name, as its gradient is
+        (``runtime.push`` calls it with them)."""
+        out.append(copy)
+        names, held = self.closures[s.var]
+        given = [(n, self.tangent(v)) for n, v in zip(names, self.defs[held].args)]
+        given = [(n, t) for n, t in given if not is_zero(t)]
+        if given:
+            t = self.f.new_var(self._dname(s.var))
+            out.append(Statement(t, Const(tangent_module.Tangent), [Const(names)], given, s.line))
+            self.t[s.var] = t
+
+    def _keywords(self, out: list[Statement], kwargs: list, line: Optional[int]) -> Var:
+        """The dict of a call's keyword arguments (or of their tangents),
+        ``**mapping`` entries merged in order (a zero tangent of a mapping
+        adds none: the keywords it gives have zero tangents)."""
+        d = self.emit(out, ops.build_dict, *[x for k, v in kwargs if k is not None for x in (Const(k), v)], line=line)
+        for k, v in kwargs:
+            if k is None and not (isinstance(v, Const) and v.value is None):
+                out.append(Statement(self.f.new_var(None), Const(ops.merge_dict), [d, v], [], line, False))
+        return d
 
     def _split(self, s: Statement, copy: Statement, pair: Var, out: list[Statement]) -> Var:
         """``copy.var = pair[0]`` and ``pair[1]``, its tangent, for ``pair``

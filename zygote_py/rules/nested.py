@@ -80,7 +80,7 @@ from zygote_py.rules import nested  # noqa: E402  (the rules below name their he
 
 nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel, runtime.changing_method,
                   runtime.position, runtime.Pullback.plan, runtime.adds_in_python,
-                  tangent.fields, runtime.is_number_zero)
+                  tangent.fields, runtime.is_number_zero, runtime.arrays.is_array, runtime.arrays.is_foreign)
 
 
 @adjoint(runtime.copied)
@@ -322,12 +322,19 @@ def J_forward(args, kwargs, dargs, dkwargs):
     gradient is (:func:`runtime.pullback_gradient`)."""
     (f, *fargs), (df, *dfargs) = args, dargs
     mutable = [isinstance(a, (list, dict, np.ndarray)) for a in fargs]
-    if any(mutable) and (f in registry.CHANGES_IN_PLACE or any(type(a) is collections.defaultdict for a in fargs)):
+    own = f in registry.CHANGES_IN_PLACE  # (one of the mutation pass's changes: see below)
+    if any(mutable) and not own and any(type(a) is collections.defaultdict for a in fargs):
         _refuse_change(f)  # (before the call changes anything; reading a defaultdict may add a key)
     changed = runtime.changed_position(f, fargs)
     kept, dkept = runtime.copied(tuple(fargs), changed), runtime.copied(tuple(dfargs), changed)  # (as they were)
-    y, dy = runtime.push(f, tuple(fargs), kwargs, tuple(dfargs), dkwargs, df)
-    if any(m and (y is a or not tangent.same(a, before)) for m, a, before in zip(mutable, fargs, kept)):
+    # A change the mutation pass made explicit gives the changed object back, and the gradient code reads it
+    # (and each name for it) from there on: its tangent is pushed on copies, leaving the tangents given (which
+    # may be the caller's, or another value's) as they were.
+    given = runtime.copied(tuple(dfargs), changed) if own else tuple(dfargs)
+    y, dy = runtime.push(f, tuple(fargs), kwargs, given, dkwargs, df)
+    helper = getattr(f, "__module__", None) == runtime.unbroadcast.__module__  # (gives back a gradient it takes)
+    if not own and any(m and (y is a and not helper or not tangent.same(a, before))
+                       for m, a, before in zip(mutable, fargs, kept)):
         _refuse_change(f)
     pullback = runtime.Pullback(None, f, kept, kwargs, changed=changed)
     return (y, pullback), (dy, runtime.pullback_gradient(df, dkept, dict(dkwargs) if kwargs else None))
@@ -376,7 +383,15 @@ def call_pullback_forward(args, kwargs, dargs, dkwargs):
     return grads, runtime.zero_tangent(grads) if dv is None else from_v(dv)
 
 
+def gradient_function_forward(args, kwargs, dargs, dkwargs):
+    """Forward mode through ``gradient_function(f, args)``: the gradient
+    function shares ``f``'s captured variables, and so their tangents (as
+    its gradient is ``f``'s)."""
+    return runtime.gradient_function(*args, **kwargs), dargs[0]
+
+
 runtime.MACHINERY_PUSHES.update({
+    runtime.gradient_function: gradient_function_forward,
     runtime.J: J_forward,
     runtime.J_nested: runtime.nested(J_forward),
     runtime.call_pullback: call_pullback_forward,
@@ -592,19 +607,28 @@ def forward_mode(f, primals, tangents):
     return runtime.push(f, tuple(primals), {}, tuple(tangents), {}), back
 
 
-def gradient_push(y, f, *args, dargs):
-    """Forward mode: the pushforward of the gradient code emitted for ``f``
-    (so ``jvp`` of a gradient is forward-over-reverse)."""
-    return value_and_gradient_push(y, f, *args, dargs=dargs)[1]
-
-
-def value_and_gradient_push(y, f, *args, dargs):
-    if registry.lookup(f) is not None:
+def value_and_gradient_forward(args, kwargs, dargs, dkwargs):
+    """Forward mode through ``zpy.value_and_gradient(f, *xs)`` (``jvp`` of
+    a gradient is forward-over-reverse): the pushforward of the gradient
+    code emitted for ``f`` (or of its rule and pullback), which gives the
+    value too, from one run (``f`` may change its arguments in place, as
+    the call does, and their tangents change alike). ``f``'s tangent, a
+    closure's (of the variables it captures), is its gradient function's."""
+    (f, *xs), (df, *dxs) = args, dargs
+    if kwargs:
         raise errors.NoDerivativeRule(
-            f"forward mode: the derivative of the gradient of {registry.display_name(f)}, a function with a "
-            "rule, is not supported (its rule's pullback is a closure)",
-            hint="use reverse mode over it: zpy.gradient of a function calling zpy.gradient, or zpy.hessian")
-    return runtime.push(runtime.gradient_function(f, args), args, {}, dargs, {})[1]
+            "forward mode over zpy.gradient with keyword arguments is not supported",
+            hint="bind them in a lambda: zpy.gradient(lambda x: f(x, k=2.0), x)")
+    xs, dxs = tuple(xs), tuple(dxs)
+    (y, grads), (dy, dgrads) = runtime.push(runtime.gradient_function(f, xs), xs, {}, dxs, {}, df)
+    return (y, runtime.user_gradient(xs, grads)), (dy, runtime.user_gradient(xs, dgrads))
+
+
+def gradient_forward(args, kwargs, dargs, dkwargs):
+    """Forward mode through ``zpy.gradient(f, *xs)``: see
+    :func:`value_and_gradient_forward`."""
+    (_, grads), (_, dgrads) = value_and_gradient_forward(args, kwargs, dargs, dkwargs)
+    return grads, dgrads
 
 
 def run_grad(f, argnums, has_aux, value, bound, args, kwargs):
@@ -626,22 +650,21 @@ def run_grad(f, argnums, has_aux, value, bound, args, kwargs):
     return ((out[0], picked) if value else picked), back
 
 
-def run_grad_push(y, f, argnums, has_aux, value, bound, args, kwargs, *, dargs):
-    """Forward mode over ``zpy.grad(f)``'s function: the pushforward of
-    the gradient code emitted for ``f`` (``jacfwd(grad(f))`` is
-    forward-over-reverse), picked at ``argnums``; keyword arguments and a
-    partial's bound arguments are constants."""
+def run_grad_forward(args, kwargs, dargs, dkwargs):
+    """Forward mode through a call of ``zpy.grad(f)``'s function
+    (``jacfwd(grad(f))`` is forward-over-reverse): as
+    :func:`value_and_gradient_forward`, picked at ``argnums``; keyword
+    arguments and a partial's bound arguments are constants."""
+    f, argnums, has_aux, value, _, xs, keywords = args
     nested.nested_grad_supported(has_aux, {})
-    if registry.lookup(f) is not None:
-        raise errors.NoDerivativeRule(
-            f"forward mode: the derivative of the gradient of {registry.display_name(f)}, a function with a "
-            "rule, is not supported (its rule's pullback is a closure)",
-            hint="use reverse mode over it: zpy.jacrev(zpy.grad(f)), or zpy.hessian")
-    fn, full, dfull, keywords = runtime.unpartial(f, args, dargs, kwargs)
-    dvalue, dgrads = runtime.push(runtime.gradient_function(fn, full, keywords), full, keywords, dfull, {})[1]
-    dgrads = dgrads[len(full) - len(args):]
-    picked = dgrads[argnums] if isinstance(argnums, int) else tuple(dgrads[i] for i in argnums)
-    return (dvalue, picked) if value else picked
+    fn, full, dfull, keywords = runtime.unpartial(f, xs, dargs[5], keywords)
+    (y, grads), (dy, dgrads) = runtime.push(runtime.gradient_function(fn, full, keywords), full, keywords, dfull, {},
+                                            dargs[0] if fn is f else None)
+    skip = len(full) - len(xs)
+    grads, dgrads = runtime.user_gradient(xs, grads[skip:]), runtime.user_gradient(xs, dgrads[skip:])
+    picked, dpicked = ((g[argnums] if isinstance(argnums, int) else tuple(g[i] for i in argnums))
+                       for g in (grads, dgrads))
+    return ((y, picked), (dy, dpicked)) if value else (picked, dpicked)
 
 
 def nested_grad_supported(has_aux, kwargs):

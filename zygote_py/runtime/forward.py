@@ -21,11 +21,11 @@ from ..tangent import Tangent
 from . import arrays, seam
 from .cells import call_with_cells, push_with_cells
 from .dispatch import (
-    apply_rule, field_constructor, float_operands, J, joins_sequences, refuse_out, rule_pullback, vectorized,
+    apply_rule, field_constructor, float_operands, J, joins_sequences, Pullback, refuse_out, rule_pullback, vectorized,
 )
 from .gradients import call_pullback, changing_zero, field, is_zero_tangent, may_change, zero_operand, zero_tangent
 from .iterators import EagerIterator, filter_spans, ITERATORS, position, reversed_spans, tangent_of_items
-from .nesting import gradient_function, J_nested
+from .nesting import gradient_function, J_nested, rule_gradient, rule_vjp
 from .objects import (
     builtin_method, cached_value, class_attribute, getter_of, LINEAR_ATTRIBUTES, MISSING, number_subclass,
     python_init, setter,
@@ -72,10 +72,11 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
     if registry.is_nondifferentiable(f) or all(map(is_zero_tangent, (df, *dargs, *dkwargs.values()))):
         y = arrays.call(f, args, kwargs)
         return y, zero_tangent(y)
-    if type(f) is types.FunctionType and f.__module__.startswith(_MACHINERY) and (f in _PULLBACKS or registry.lookup(f) is None):
-        pushed = MACHINERY_PUSHES.get(f)
-        if pushed is not None:  # (J and call_pullback: the value changes too, a pullback becoming a Pullback)
-            return pushed(args, kwargs, dargs, dkwargs)
+    pushed = MACHINERY_PUSHES.get(f) if type(f) is types.FunctionType else None
+    if pushed is not None:  # (J and call_pullback: the value changes too, a pullback becoming a Pullback)
+        return pushed(args, kwargs, dargs, dkwargs)
+    if type(f) is types.FunctionType and f.__module__.startswith(_MACHINERY) and f.__code__ not in READABLE \
+            and (f in _PULLBACKS or registry.lookup(f) is None):
         raise NoDerivativeRule(
             f"forward mode through zygote_py's own {f.__name__} (the run-time machinery of a gradient of a "
             "gradient) is not supported: a third derivative, or the second through a call to another function",
@@ -95,6 +96,8 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         return push(f.func, (*f.args, *args), {**f.keywords, **kwargs},
                     (*(field(df, "args") or (None,) * len(f.args)), *dargs),
                     {**(field(df, "keywords") or {}), **dkwargs}, field(df, "func"))
+    if type(f) is Pullback:  # (gradient code calls a pullback it made directly: call_pullback, dy not None)
+        return push(call_pullback, (f, *args), kwargs, (df, *dargs), dkwargs)
     call = python_method(type(f), "__call__")
     if call is not None:  # an object whose class defines __call__: its tangent is the object's
         return push(call, (f, *args), kwargs, (df, *dargs), dkwargs)
@@ -292,15 +295,21 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
 _MACHINERY = ("zygote_py.runtime.", "zygote_py.api", "zygote_py.ad.pipeline")
 
 
+READABLE = {c for g in (rule_vjp, rule_gradient) for c in g.__code__.co_consts if isinstance(c, types.CodeType)}
+"""The code of the machinery that forward mode reads as any Python function's: a rule's ``vjp`` and
+``gradient`` (its rule called, then its pullback), which the pushforwards of ``call_pullback`` and
+``zpy.gradient`` push (see ``rules.nested``)."""
 _PULLBACKS = {J, J_nested, call_pullback, gradient_function}
 """The machinery whose reverse-mode rules (third derivatives) have no
 pushforward rule: their pullbacks are closures."""
 MACHINERY_PUSHES: dict[Callable, Callable] = {}
 """Forward mode through those of them that gradient code calls (``J``,
-``call_pullback``): ``f`` to a function of ``(args, kwargs, dargs,
-dkwargs)`` returning the value and its tangent, as :func:`push` does;
-registered by ``rules.nested``, which keeps the call in a
-:class:`Pullback` that its pushforward reads."""
+``call_pullback``, ``gradient_function``) and through ``zpy.gradient`` and
+its kind, whose value and tangent come from one run: ``f`` to a function of
+``(args, kwargs, dargs, dkwargs)`` returning the value and its tangent, as
+:func:`push` does; registered by ``rules.nested`` (which keeps the call of
+``J`` in a :class:`Pullback` that its pushforward reads) and
+``own_rules``."""
 
 
 def owned(t: Any, value: Any) -> Any:

@@ -87,6 +87,8 @@ def zero_tangent(x: Any) -> Any:
         return type(x)(0)
     if isinstance(x, (int, np.integer)):
         return 0  # (an integer carries no tangent; 0 keeps arithmetic on it working)
+    if x is NO_GRADS:  # (the gradients of a call no gradient reached: their tangents, none either)
+        return x
     if isinstance(x, (tuple, list, MappingView)):  # (d.keys(): a list, as list(d.keys()) is)
         items = [zero_tangent(v) for v in x]
         return tuple(items) if isinstance(x, tuple) else items
