@@ -349,7 +349,15 @@ call again copies it whole first (``runtime.changed_position``)."""
 CHANGES_IN_PLACE = Mark()
 """Functions that change an argument in place (the in-place operators, the
 operations the mutation pass makes): forward mode over gradient code
-refuses them before they run (see ``rules.nested.J_forward``)."""
+pushes them forward on copies of the tangents given (see
+``rules.nested.J_forward``)."""
+
+RUNS_USERS_CODE = Mark()
+"""Operations of the mutation pass that call the user's code (a function
+changing its argument, a method, a base class's ``__init__``), whose
+pullbacks run once (they empty their stacks): forward mode over gradient
+code, which pulls back once per component of a tangent, refuses them
+before they run."""
 
 
 _constant: dict[Any, tuple[int, str, str]] = {}

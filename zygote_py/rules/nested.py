@@ -323,6 +323,8 @@ def J_forward(args, kwargs, dargs, dkwargs):
     (f, *fargs), (df, *dfargs) = args, dargs
     mutable = [isinstance(a, (list, dict, np.ndarray)) for a in fargs]
     own = f in registry.CHANGES_IN_PLACE  # (one of the mutation pass's changes: see below)
+    if f in registry.RUNS_USERS_CODE:
+        _refuse_change(f)  # (its pullback runs once: pushing it by its adjoint would run it once per component)
     if any(mutable) and not own and any(type(a) is collections.defaultdict for a in fargs):
         _refuse_change(f)  # (before the call changes anything; reading a defaultdict may add a key)
     changed = runtime.changed_position(f, fargs)

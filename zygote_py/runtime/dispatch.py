@@ -111,17 +111,23 @@ def caught(exc: BaseException) -> None:
         )
 
 
+_ITERATORS = (EagerIterator, type(iter([])), type(iter(())), type(iter(range(0))))
+"""Iterators that ``copy.copy`` copies at their position (a generator
+function's items, read ahead: ``iter()`` of a list)."""
+
+
 def copied(values: tuple, changed: Optional[int] = None) -> tuple:
     """``values`` with each list, dict, array and plain object (of a class
     written in Python, with a ``__dict__``) among them copied (one level
     deep: code after the call may assign its items or fields; through
     tuples, which hold them as they are), and each
-    :class:`EagerIterator` (at its position): their state at a call, for a
+    :class:`EagerIterator` or iterator over a list, tuple or range (at its
+    position): their state at a call, for a
     :class:`Pullback`. ``changed``: the position (or a tuple of them) of an
     object the call changes in place, which may be of any kind, and is
     copied whole, the same copy wherever it is among ``values``."""
     out = tuple(list(v) if type(v) is list else dict(v) if type(v) is dict else v.copy() if type(v) is np.ndarray
-                else copy.copy(v) if type(v) is EagerIterator or _plain_object(v)
+                else copy.copy(v) if type(v) in _ITERATORS or _plain_object(v)
                 else copied(v) if type(v) is tuple else v for v in values)  # (a tuple of a cell's list, say)
     for position in () if changed is None else changed if type(changed) is tuple else (changed,):
         obj = values[position]

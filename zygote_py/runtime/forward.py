@@ -440,7 +440,10 @@ def _object_by_components(y: Any, component: Callable[[Any], float]) -> Any:
 
 
 def _real_inner(g: Any, t: Any) -> float:
-    if g is None or t is None:
+    """``Re <g, t>``; a zero tangent adds nothing, whatever the gradient
+    (a rule's ``nan`` gradient in an argument it has none in: ``gammainc``'s
+    ``a``, a number spread into the call)."""
+    if g is None or t is None or type(t) in (int, float) and t == 0:
         return 0.0
     if isinstance(g, Tangent):
         return sum(_real_inner(v, field(t, k)) for k, v in tangent.entries(g).items())
