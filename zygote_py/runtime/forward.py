@@ -246,11 +246,7 @@ def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: 
         # (np.add.at: a rule of its own; a static or class method; a field holding a function or a
         # callable object, whose tangent is the field's)
         return push(bound, args, kwargs, dargs, dkwargs, None if dobj is None else attribute_tangent(obj, name, dobj))
-    rule = registry.lookup_pushforward(method) if arrays.is_foreign(obj) else None
-    if rule is not None:  # (np.ndarray.sum's rule, called on another library's array: its own sum gives the value)
-        refuse_out(method, (obj, *args), kwargs)
-        y = bound(*args, **kwargs)
-        return y, seam.compiler().push_rule(rule, y, (obj, *args), kwargs, (dobj, *dargs), dkwargs)
+    # (np.ndarray.sum on another library's array: push calls the array's own sum for the value, arrays.call)
     return push(method, (obj, *args), kwargs, (dobj, *dargs), dkwargs)
 
 

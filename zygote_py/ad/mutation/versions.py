@@ -465,31 +465,29 @@ def _outputs_as_stores(f: IR, facts: Facts) -> bool:
     for b in f.blocks.values():
         out = []
         for s in b.stmts:
-            fn = facts.callee(s)
+            fn, args = facts.callee(s), s.args
             method = _array_method(defs.get(s.callee) if isinstance(s.callee, Var) else None, facts)
             if method is not None:  # x.sum(0, None, y): np.ndarray.sum(x, 0, None, y)
-                fn = getattr(np.ndarray, method.args[1].value)
-                names = runtime.numpy_parameters(fn)
-                if any(k == "out" for k, _ in s.kwargs) or len(s.args) >= names.index("out"):
-                    s.callee, s.args = Const(fn), [method.args[0], *s.args]
-                    if uses.get(method.var) == 1:
-                        unused.add(method.var)
+                fn, args = getattr(np.ndarray, method.args[1].value), [method.args[0], *s.args]
             names = runtime.numpy_parameters(fn) if fn is not _MISSING else None
-            at = names.index("out") if names is not None else 0
-            given = [v for k, v in s.kwargs if k == "out"] or s.args[at:at + 1]
-            if names is None or not given or any(k is None for k, _ in s.kwargs) \
-                    or any(isinstance(a, Starred) for a in s.args[:at + 1]) or len(s.args) > len(names):
+            y = runtime.out_argument(fn, args, dict(s.kwargs)) if names is not None else None
+            if y is None or any(k is None for k, _ in s.kwargs) or len(args) > len(names) \
+                    or any(isinstance(a, Starred) for a in args[:names.index("out") + 1]):
                 out.append(s)
                 continue
+            at = names.index("out")
             keywords = [(k, v) for k, v in s.kwargs if k != "out"] \
-                + [(k, v) for k, v in zip(names[at + 1:], s.args[at + 1:])]  # (keepdims, after out by position)
+                + [(k, v) for k, v in zip(names[at + 1:], args[at + 1:])]  # (keepdims, after out by position)
             keywords = [(k, v) for k, v in keywords if not (k == "where" and isinstance(v, Const) and v.value is True)]
             where = next((v for k, v in keywords if k == "where"), None)
-            y = given[0]
             if where is not None and not (isinstance(fn, np.ufunc) and y in facts.arrays):
                 out.append(s)  # (np.sum(x, where=m, out=y), or y not known: refused where it runs)
                 continue
-            s.kwargs, s.args = [(k, v) for k, v in keywords if k != "where"], s.args[:at]
+            if method is not None:
+                s.callee = Const(fn)
+                if uses.get(method.var) == 1:
+                    unused.add(method.var)
+            s.kwargs, s.args = [(k, v) for k, v in keywords if k != "where"], args[:at]
             changed = True
             if isinstance(y, Const) and y.value is None:
                 out.append(s)
