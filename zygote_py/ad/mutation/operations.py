@@ -1023,7 +1023,8 @@ def take_item_owned_push(y, d, key, value, dtype, *, dd):
 
 
 # (every function of this module but the snapshots, and the in-place operators, change an argument in place:
-# forward mode over gradient code refuses them before they run)
+# forward mode over gradient code pushes them on copies of their tangents; those that run the user's code it
+# refuses before they run)
 registry.CHANGES_IN_PLACE(*PLAIN, *(v for v in list(globals().values()) if isinstance(v, types.FunctionType)
                                     and v.__module__ == __name__ and v not in (snapshot, snapshot_holder)))
 registry.RUNS_USERS_CODE(init_object, call_changing, call_method, call_changing_method)

@@ -390,7 +390,9 @@ def in_place_as_stores(f: IR, facts: Facts) -> bool:
     ``np.fill_diagonal(y, v, ...)`` and ``np.multiply.at(y, i, v)`` (and
     ``maximum``'s, ``minimum``'s) become ``y[...] = t`` of the value that
     :mod:`zygote_py.rules.numpy_arrays` or :mod:`~zygote_py.rules.numpy_ufuncs`
-    computes. Whether any changed."""
+    computes; a NumPy call writing into ``out=`` first
+    (:func:`_outputs_as_stores`). Whether any changed."""
+    changed = _outputs_as_stores(f, facts)
     defs = {s.var: s for b in f.blocks.values() for s in b.stmts}
     uses = use_counts(f)
 
@@ -409,7 +411,6 @@ def in_place_as_stores(f: IR, facts: Facts) -> bool:
         value = facts.static.get(base, _MISSING) if isinstance(base, Var) else base.value
         return value if any(value is u for u in effects.AT_UFUNCS) else None
 
-    changed = _outputs_as_stores(f, facts)
     callees = {s.callee for s in defs.values() if isinstance(s.callee, Var)}
     methods = {v: m for v, m in defs.items() if v in callees and uses.get(v) == 1 and m.args and (
         read(m, effects.METHOD_VALUES) is not None and m.args[0] in facts.arrays or ufunc_of(m) is not None)}
