@@ -215,6 +215,9 @@ def _pullback(f: Callable, args: tuple, kwargs: dict, wanted: Optional[tuple]) -
     try:
         entry = _compiled(fn, full, kwargs, _positions(skip, len(args), wanted))
         forward = runtime.nested(entry.forward_function(fn))
+        names = entry.signature.posonly + entry.signature.args
+        changed = tuple(i for i, name in enumerate(names[:len(full)]) if name in entry.changed_params)
+        given = runtime.copied(full, changed) if changed else full  # (as they were, for a second run)
         y, back = forward(*full, **kwargs)
     except RecursionError as e:
         raise _too_deep(e, f) from None
@@ -225,8 +228,8 @@ def _pullback(f: Callable, args: tuple, kwargs: dict, wanted: Optional[tuple]) -
         _check_cotangent(y, dy, fn)
         try:
             b = state.pop("back", None)
-            if b is None:  # stacks were consumed by the first call: record again
-                _, b = forward(*full, **kwargs)
+            if b is None:  # stacks were consumed by the first call: record again, on the arguments as given
+                _, b = forward(*(runtime.copied(given, changed) if changed else full), **kwargs)
             grads = runtime.call_grads(sig, len(full), list(kwargs), b(dy))
         except RecursionError as e:
             raise _too_deep(e, f) from None

@@ -11,6 +11,10 @@ and Hessians.
   the gradient of the directional derivative ``gradient(f, x) · v`` (see
   :mod:`zygote_py.rules.nested`).
 
+Each runs ``f`` on copies of its arguments (:func:`fresh`), so that
+every run sees them as given where ``f`` changes them in place, and the
+caller's arguments are left as they were.
+
 Every one takes pytrees (``zpy.tree``'s: tuples, lists, dicts,
 namedtuples, objects through their fields) as arguments and outputs, and
 lays its result out as JAX does: the output's structure, then at each of
@@ -24,6 +28,7 @@ May import: the public API (:mod:`.api`), the runtime, :mod:`.tangent` and
 """
 from __future__ import annotations
 
+import copy
 import functools
 from typing import Any, Callable, Optional
 
@@ -43,13 +48,28 @@ def jacobian(f: Callable, /, *args: Any, **kwargs: Any) -> tuple:
     structures. Forward mode when the output is larger than the inputs,
     else reverse mode."""
     wanted = tuple(range(len(args)))
-    y = f(*args, **kwargs)
+    y = f(*fresh(args), **kwargs)
     if _size(y) > _size(args):
         try:
             return _jacobian_forward(f, args, kwargs, wanted, y)
         except ZygoteError:
             pass  # (what forward mode refuses, reverse mode may not)
     return _jacobian_reverse(f, args, kwargs, wanted)
+
+
+def fresh(args: tuple) -> tuple:
+    """Copies of the arguments ``args`` (``copy.deepcopy``'s, one memo:
+    two arguments sharing an array share its copy), for one run of a
+    function that a derivative runs more than once. An argument that
+    ``copy.deepcopy`` cannot copy is passed as it is."""
+    memo: dict = {}
+    out = []
+    for a in args:
+        try:
+            out.append(copy.deepcopy(a, memo))
+        except Exception:  # noqa: BLE001  (whatever its __deepcopy__ or __reduce__ raises)
+            out.append(a)
+    return tuple(out)
 
 
 def _size(x: Any) -> int:
@@ -139,7 +159,7 @@ def _jacobian_forward(f: Callable, args: tuple, kwargs: dict, wanted: tuple | in
     ys, ydef = tree.flatten(shaped(y))
     columns: list[list[list]] = [[[] for _ in xs] for _ in ys]  # [output leaf][input leaf] → its columns
     for i, _, unit in _directions(xs):
-        dy = jvp(f, args, _per_argument(tree.unflatten(xdef, unit), wanted, len(args)), **kwargs)[1]
+        dy = jvp(f, fresh(args), _per_argument(tree.unflatten(xdef, unit), wanted, len(args)), **kwargs)[1]
         for o, d in enumerate(leaves_like(shaped(y), dy)):
             columns[o][i].append(None if d is None else np.asarray(d))
     return tree.unflatten(ydef, [tree.unflatten(xdef, [_columns(columns[o][i], yl, x) for i, x in enumerate(xs)])
@@ -166,7 +186,7 @@ def _jacobian_reverse(f: Callable, args: tuple, kwargs: Optional[dict] = None,
     kwargs = kwargs or {}
     wanted = tuple(range(len(args))) if wanted is None else wanted
     nums = (wanted,) if isinstance(wanted, int) else wanted
-    y, back = _pullback(f, args, kwargs, nums)
+    y, back = _pullback(f, fresh(args), kwargs, nums)
     inputs = shaped(_inputs(args, wanted))
     xs, xdef = tree.flatten(inputs)
     ys, ydef = tree.flatten(shaped(y))
@@ -206,14 +226,14 @@ def hvp(f: Callable, primals: tuple, vectors: tuple, **kwargs: Any) -> tuple:
     runtime.NEST[0] += 1
     try:
         g = runtime.gradient_function(fn, full, kwargs)
-        _, (_, dgrads) = runtime.push(g, full, kwargs, directions, {})
+        _, (_, dgrads) = runtime.push(g, fresh(full), kwargs, directions, {})
         return tuple(runtime.user_gradient(x, d) for x, d in zip(primals, dgrads[skip:]))
     except ZygoteError as e:
         if "forward mode" not in e.message:
             raise _located(e, f) from None
     finally:
         runtime.NEST[0] -= 1
-    return _hvp_reverse(f, primals, vectors, kwargs)
+    return _hvp_reverse(f, fresh(primals), vectors, kwargs)
 
 
 def _hvp_reverse(f: Callable, primals: tuple, vectors: tuple, kwargs: dict) -> tuple:

@@ -202,7 +202,7 @@ def jacfwd(f: Callable, argnums: int | tuple = 0) -> Callable:
 
     def jacobian_forward(*args: Any, **kwargs: Any) -> Any:
         _wanted(argnums, len(args), "jacfwd")
-        y = f(*args, **kwargs)
+        y = f(*derivatives.fresh(args), **kwargs)
         return derivatives._jacobian_forward(f, args, kwargs, argnums, y)
 
     return jacobian_forward

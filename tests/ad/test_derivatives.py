@@ -116,3 +116,71 @@ def test_gradient_of_a_gradient_of_a_loop_over_items():
         return float(np.sum(g * g))
     x = np.array([0.3, 0.6, 0.9])
     np.testing.assert_allclose(zpy.gradient(norm_of_gradient, x)[0], central(norm_of_gradient, x), rtol=1e-6)
+
+
+# Functions that change their arguments in place, run more than once by a
+# derivative: each run must see the arguments as given (they gave the
+# derivative at the changed arguments, in silence), and the caller's are
+# left as they were.
+
+def sgd_on_dict(p, lr):
+    for _ in range(3):
+        g = {k: 2 * p[k] + 0.1 for k in p}
+        for k in p:
+            p[k] -= lr * g[k]
+    return sum(np.sum(v ** 3) for v in p.values())
+
+
+def doubled_in_place(x):
+    x *= 2.0
+    return x ** 2
+
+
+def _params():
+    return {"w": np.array([0.5, -0.8]), "b": np.array([0.3])}
+
+
+def test_hvp_of_a_function_changing_its_dict_argument():
+    p = _params()
+    got = zpy.hvp(sgd_on_dict, (p, 0.1), ({"w": np.zeros(2), "b": np.zeros(1)}, 1.0))
+    assert np.array_equal(p["w"], _params()["w"]) and np.array_equal(p["b"], _params()["b"])
+
+    def dlr(lr):
+        return zpy.gradient(sgd_on_dict, _params(), lr)[1]
+    want = (dlr(0.1 + STEP) - dlr(0.1 - STEP)) / (2 * STEP)
+    assert np.isclose(got[1], want, rtol=1e-5)
+    for k in ("w", "b"):
+        dw = [(zpy.gradient(sgd_on_dict, _params(), 0.1 + s)[0][k]) for s in (STEP, -STEP)]
+        assert np.allclose(got[0][k], (dw[0] - dw[1]) / (2 * STEP), rtol=1e-5, atol=1e-7)
+
+
+def test_hessian_of_a_function_changing_its_dict_argument():
+    def f(p):
+        for k in p:
+            p[k] = p[k] * 0.9 + 0.1
+        return np.sum(p["w"] ** 3) + np.sum(p["w"] * p["b"])
+
+    def plain(w, b):
+        w, b = w * 0.9 + 0.1, b * 0.9 + 0.1
+        return np.sum(w ** 3) + np.sum(w * b)
+
+    p = {"w": np.array([0.5, -0.8]), "b": np.array([0.3, 0.2])}
+    h = zpy.hessian(f, p)
+    want = zpy.hessian(plain, p["w"], p["b"])
+    assert np.allclose(h["w"]["w"], want[0][0]) and np.allclose(h["w"]["b"], want[0][1])
+    assert np.allclose(h["w"]["w"], np.diag(6 * 0.81 * (p["w"] * 0.9 + 0.1)))
+
+
+@pytest.mark.parametrize("transform", [zpy.jacfwd, zpy.jacrev, lambda f: lambda x: zpy.jacobian(f, x)[0]])
+def test_jacobians_of_a_function_changing_its_argument(transform):
+    x = np.array([1.0, 2.0])
+    assert np.allclose(transform(doubled_in_place)(x), np.diag(8 * np.array([1.0, 2.0])))
+    assert np.array_equal(x, [1.0, 2.0])
+
+
+def test_a_pullback_called_twice_on_a_function_changing_its_argument():
+    x = np.array([1.0, 2.0])
+    y, back = zpy.pullback(doubled_in_place, x)
+    assert np.array_equal(y, [4.0, 16.0]) and np.array_equal(x, [2.0, 4.0])  # (changed once, as by a call)
+    assert np.array_equal(back(np.array([1.0, 0.0]))[0], [8.0, 0.0])
+    assert np.array_equal(back(np.array([0.0, 1.0]))[0], [0.0, 16.0])
