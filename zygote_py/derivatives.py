@@ -29,7 +29,6 @@ May import: the public API (:mod:`.api`), the runtime, :mod:`.tangent` and
 from __future__ import annotations
 
 import copy
-import functools
 from typing import Any, Callable, Optional
 
 import numpy as np
