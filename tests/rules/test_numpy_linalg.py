@@ -258,6 +258,19 @@ def test_matmul_of_lists_and_integers():
     assert grads[0].shape == (2, 2)
 
 
+@pytest.mark.parametrize("shape", [(6,), (2, 6)])
+def test_hessian_of_a_product_with_an_integer_array(shape):
+    # (the pushforward of matmul_grad got the integer operand's tangent, None)
+    w = np.arange(6)
+    x = rand(shape)
+
+    def f(x):
+        return np.sum((x ** 2) @ w)
+    want = 2 * np.broadcast_to(w, shape)
+    assert np.allclose(zpy.hvp(f, (x,), (np.ones(shape),))[0], want)
+    assert np.allclose(zpy.hessian(f, x).reshape(x.size, x.size), np.diag(want.ravel()))
+
+
 def test_matmul_complex():
     a, b = rand((3, 4), 1, complex), rand((4, 2), 2, complex)
     loss, cot = linear(rand((3, 2), 3, complex))

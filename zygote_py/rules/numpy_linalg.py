@@ -164,9 +164,14 @@ def matmul_grad(dy, x1, x2, wrt):
 @pushforward(matmul_grad)
 def matmul_grad_push(y, dy, x1, x2, wrt, *, ddy, dx1, dx2):
     """Forward mode over emitted gradient code: linear in ``dy`` and in the
-    other operand (through its conjugate, for complex ones)."""
+    other operand (through its conjugate, for complex ones); an operand
+    with no tangent (an integer array's ``None``) adds no term."""
+    d_other = dx2 if wrt == 0 else dx1
+    by_dy = numpy_linalg.matmul_grad(ddy, x1, x2, wrt)
+    if runtime.is_zero_tangent(d_other):
+        return by_dy
     other = numpy_linalg.matmul_grad(dy, x1, dx2, 0) if wrt == 0 else numpy_linalg.matmul_grad(dy, dx1, x2, 1)
-    return numpy_linalg.matmul_grad(ddy, x1, x2, wrt) + other
+    return by_dy + other
 
 
 @pushforward(np.multiply.outer)
