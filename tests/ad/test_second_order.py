@@ -220,3 +220,22 @@ def test_a_loop_over_an_object_with_getitem_to_third_order():
     second = lambda y: zpy.gradient(lambda z: zpy.gradient(sum_of_fourth_powers, z)[0], y)[0]  # noqa: E731
     assert second(x) == pytest.approx(12 * 17 * x ** 2)
     assert zpy.gradient(second, x)[0] == pytest.approx(24 * 17 * x)
+
+
+def test_a_numpy_scalar_indexed_by_an_empty_tuple_in_gradient_code():
+    # (the gradient code of np.median indexes a float64 with (), which had no
+    # gradient: the Hessian of var + median was refused)
+    x = np.array([0.1, 0.9, 2.3, -0.4, 1.7, 3.2, 0.55])
+    v = np.arange(7.0)
+
+    def f(x):
+        return np.var(x, ddof=1) + np.median(x)
+    n = len(x)
+    want = 2 / (n - 1) * (v - v.mean())  # (the median's Hessian is zero)
+    assert np.allclose(zpy.hvp(f, (x,), (v,))[0], want)
+    assert np.allclose(zpy.gradient(lambda x: np.sum(zpy.gradient(f, x)[0] * v), x)[0], want)
+
+    def g(x):
+        return np.sum(x)[()] ** 2
+    assert np.allclose(zpy.gradient(g, x)[0], 2 * np.sum(x))
+    assert np.allclose(zpy.hvp(g, (x,), (v,))[0], 2 * np.sum(v))

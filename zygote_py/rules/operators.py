@@ -543,7 +543,7 @@ def getitem(container, key):
             return (runtime.sequence_gradient(n, key, dy, isinstance(container, tuple)), None)
         if isinstance(container, dict):
             return ({key: dy}, None)
-        if runtime.arrays.is_array(container):
+        if runtime.arrays.is_array(container) or isinstance(container, np.generic):  # (a NumPy scalar's x[()])
             return (runtime.scatter(container, key, dy), None)
         raise errors.NoDerivativeRule(
             f"no rule for the gradient of indexing a {type(container).__name__}",
