@@ -167,6 +167,40 @@ def test_callable_objects_at_second_order():
     assert_second_order(layers_of, x)
 
 
+class Vec:
+    """A 2-vector with operators, scaled from the left by a number
+    (2.0 * v: Python calls v.__rmul__(2.0))."""
+
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __add__(self, o):
+        return Vec(self.x + o.x, self.y + o.y)
+
+    def __mul__(self, s):
+        return Vec(self.x * s, self.y * s)
+
+    __rmul__ = __mul__
+
+    def __rsub__(self, s):
+        return Vec(s - self.x, s - self.y)
+
+    def __abs__(self):
+        return (self.x ** 2 + self.y ** 2) ** 0.5
+
+
+def vec_norm(x):
+    v = Vec(x[0], x[1])
+    w = 2.0 * v + Vec(x[1], x[0]) * 0.5 + (1.5 - v) * x[0]
+    return abs(w)
+
+
+def test_reflected_operators_of_a_class_at_second_order():
+    """Were refused at second order: the pullback of 2.0 * v, which
+    Python makes as v.__rmul__(2.0), known only at run time."""
+    assert_second_order(vec_norm, np.array([1.2, -0.4]))
+
+
 def scaled_tanh(x, beta=1.0, *, gamma=0.5):
     return np.sum(np.tanh(beta * x) ** 2) * gamma + beta ** 2 * np.sum(x)
 

@@ -770,6 +770,8 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
         candidates = list(overloaded(*args))
         if len(candidates) == 1 and not candidates[0][1]:  # obj[k], -obj: the one method Python calls
             return vjp_plan(candidates[0][0], args, kwargs)  # (its gradients are in the operator's order)
+        if len(candidates) == 1 and len(args) == 2:  # 2.0 * v: the one method Python calls, v.__rmul__(2.0)
+            return _reflected(vjp_plan(candidates[0][0], args[::-1], kwargs))
         raise NoDerivativeRule(
             f"differentiating again the pullback of an operator ({name}) that both operands' classes define, or "
             "a reflected one (b.__radd__(a)), is not supported: a second derivative through gradient code that "
@@ -826,6 +828,29 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
         "itself) is not supported: a second derivative through gradient code that "
         "calls it at run time, or a third derivative",
         hint="call a plain function instead")
+
+
+def _reflected(plan: Optional[tuple]) -> Optional[tuple]:
+    """The plan of a binary operator's call ``a op b`` that Python makes
+    as ``b.__rop__(a)``, from that of the method's call on ``(b, a)``:
+    ``V`` takes the operands in the operator's order, and the gradients
+    are swapped back to it."""
+    if plan is None or plan[0] is None:
+        return plan
+    v, to_v, from_v, method = plan
+    if method:
+        raise NoDerivativeRule("differentiating again the pullback of a reflected operator whose method is not a "
+                               "function of the class", hint="call the class's method by name")
+
+    def reflected_v(dout, a, b, **kwargs):
+        return v(dout, b, a, **kwargs)
+    return reflected_v, lambda w: to_v(_swapped(w)), lambda t: _swapped(from_v(t)), False
+
+
+def _swapped(grads: tuple) -> tuple:
+    """Gradients in ``J``'s convention (the function's, the operands',
+    the keyword arguments') with the two operands' swapped."""
+    return (grads[0], grads[2], grads[1], *grads[3:])
 
 
 def _as_method(plan: Optional[tuple]) -> Optional[tuple]:
