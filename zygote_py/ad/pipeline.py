@@ -416,6 +416,8 @@ def cell_guards(fn: types.FunctionType, guards: list[tuple]) -> list[tuple[Optio
 
 def _cells_of(fn: types.FunctionType, cells: list[tuple[Optional[str], Any, Any]]) -> list[tuple]:
     """:func:`cell_guards`' cells as ``fn`` has them: ``(cell, value)``."""
+    if not cells:  # (most compilations: asked at every run-time call)
+        return cells
     own = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     return [(cell if name is None else own[name], v) for name, cell, v in cells]
 
