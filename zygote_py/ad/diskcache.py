@@ -258,12 +258,20 @@ def _source_files(folder: str) -> list[tuple]:
 
 def _key(fn: types.FunctionType, spec: tuple) -> Optional[str]:
     """The entry's key (hex), or None when the user's rules have no
-    fingerprint."""
+    fingerprint, or ``spec`` holds an object's class (an ``"attrs"`` kind,
+    :func:`.analysis.attrs_kind`): the compilation rests on its bases,
+    which another process may define otherwise under the same name."""
     rules = _rules_fingerprint()
-    if rules is None:
+    if rules is None or _holds_class(spec):
         return None
     text = repr((_environment(), rules, fn.__module__, _code_digest(fn.__code__), spec))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _holds_class(spec: Any) -> bool:
+    if isinstance(spec, tuple):
+        return any(_holds_class(v) for v in spec)
+    return isinstance(spec, type)
 
 
 _RULES: dict[int, Optional[tuple]] = {}
