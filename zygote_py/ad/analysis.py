@@ -91,17 +91,15 @@ def attrs_kind(obj: Any) -> Any:
     rebound to a value of another kind, or gone, or an object of another
     class, is another kind: a compilation for it is made."""
     kinds = []
-    shadowed = runtime.plain_attributes(type(obj)) or frozenset()
     for name, v in obj.__dict__.items():
         t = type(v)
         if t is float:
-            k = FLOAT
+            kinds.append((name, FLOAT))
         elif t is np.ndarray and v.dtype.kind == "f":
-            k = VECTOR if v.ndim == 1 else ARRAY
-        else:
-            continue
-        if name not in shadowed:
-            kinds.append((name, k))
+            kinds.append((name, VECTOR if v.ndim == 1 else ARRAY))
+    if kinds:  # (asked at every call: the class's descriptors only when there are such fields)
+        shadowed = runtime.plain_attributes(type(obj)) or frozenset()
+        kinds = [(name, k) for name, k in kinds if name not in shadowed]
     return ("attrs", tuple(kinds), type(obj))
 
 
