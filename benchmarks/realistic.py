@@ -12,7 +12,9 @@ loops taken in turns; see ``benchmarks/README.md``): ``forward`` is the plain
 program, ``ours`` is ``zpy.gradient(f, *args)``, ``grad`` the function of
 ``zpy.grad`` made once. ``first ms`` is the CPU time of the first
 ``zpy.gradient`` of a fresh copy of the programs' module (compilation
-included). Where a program's arguments are marked ``fresh`` (the model
+included), after the library itself is loaded by a gradient of
+:func:`_load_library`'s one-line function, whose time (importing the
+compiler and the rules: once per process) is reported on its own line. Where a program's arguments are marked ``fresh`` (the model
 factory's weights), every column gets new array objects at each call, as a
 training loop does.
 
@@ -232,6 +234,19 @@ def as_arrays(result: Any, n: int) -> list[np.ndarray]:
     return [run.to_numpy(g) for g in result][:n]
 
 
+def _doubled(x):
+    return 2.0 * x
+
+
+def _load_library() -> float:
+    """The CPU ms of the process's first gradient (of a one-line function):
+    importing zygote_py's compiler and its rules, once per process, which
+    is not any program's first call."""
+    start = time.process_time()
+    zpy.gradient(_doubled, 1.0)
+    return (time.process_time() - start) * 1e3
+
+
 def central_difference(f: Callable, args: tuple, h: float = 1e-6) -> tuple[list[np.ndarray], list[float]]:
     """A random direction per argument and the central difference of ``f``
     along all of them at once."""
@@ -314,7 +329,7 @@ def _numeric_hessian(f: Callable, x: np.ndarray, h: float = 1e-4) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-def report(results: list[Result], peers: list[str], env: dict[str, Any]) -> str:
+def report(results: list[Result], peers: list[str], env: dict[str, Any], load_ms: float) -> str:
     columns = [c for c in ["forward", "ours", "grad", *peers] if any(c in r.times for r in results)]
     rows = [[r.program.name, *(run.fmt_us(r.times.get(c)) + (" WRONG" if c in r.wrong else "") for c in columns)]
             for r in results]
@@ -347,6 +362,7 @@ def report(results: list[Result], peers: list[str], env: dict[str, Any]) -> str:
         "",
         f"median ours/forward {median:.2f}x   target <= {MEDIAN_TARGET:g}: "
         f"{'met' if median <= MEDIAN_TARGET else 'MISSED'}",
+        f"loading the library (the process's first gradient, before the first calls above): {load_ms:,.0f} CPU ms",
     ]
     if jit:
         out.append("jax.jit first call (trace + compile), CPU ms: " + ", ".join(f"{n} {ms:,.0f}" for n, ms in jit))
@@ -370,13 +386,14 @@ def main(argv: Optional[list[str]] = None) -> int:
         programs = [p for p in PROGRAMS if p.name in names]
     wall = time.perf_counter()
     run.steady_allocator()
+    load_ms = _load_library()
     loaded = [p for p in run.PEERS if p.load()]
     results = []
     for p in programs:
         results.append(run_program(p, loaded, opts.repeat))
         print(f"{p.name}: done ({time.perf_counter() - wall:.0f} s)", file=sys.stderr, flush=True)
     env = run.environment(run.PEERS, loaded, opts.repeat)
-    print(report(results, [p.name for p in loaded], env))
+    print(report(results, [p.name for p in loaded], env, load_ms))
     print(f"\nThis run: {time.perf_counter() - wall:.0f} s wall.")
     return 0 if not any(r.wrong for r in results) else 1
 

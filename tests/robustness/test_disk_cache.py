@@ -316,6 +316,42 @@ def test_a_closure_capturing_arrays_is_cached_by_their_kind(folder, cache, scale
     np.testing.assert_allclose(second["g"], fd, rtol=1e-5, atol=1e-8)
 
 
+OBJECTS = """
+from base import Base
+
+
+class Leaf(Base):
+    def __init__(self, value):
+        self.value = value
+
+
+def scaled(e, x):
+    if isinstance(e, Leaf):  # (folded: the compilation is for an object of Leaf)
+        return e.value * x * x
+    return x
+"""
+
+OBJECT_GRADIENT = """
+import model
+out["g"] = zpy.gradient(model.scaled, model.Leaf(0.5), 1.5)[1]
+"""
+
+
+def test_a_compilation_for_an_object_of_a_class_is_cached_by_its_classes(folder, cache):
+    """A function given an object is compiled for its class (its class
+    tests folded): another process loads it while the modules of the
+    class and its bases are unchanged, and compiles it again once the
+    module of a base class is edited."""
+    (folder / "model.py").write_text(OBJECTS)
+    (folder / "base.py").write_text("class Base:\n    pass\n")
+    first = run(cache, folder, OBJECT_GRADIENT)
+    assert first["stats"] == {"misses": 1, "stored": 1} and first["g"] == pytest.approx(1.5, rel=1e-12)
+    assert run(cache, folder, OBJECT_GRADIENT)["stats"] == {"hits": 1}
+    (folder / "base.py").write_text("class Base:\n    unit = 1.0\n")
+    edited = run(cache, folder, OBJECT_GRADIENT)
+    assert edited["stats"] == {"misses": 1, "stored": 1} and edited["g"] == pytest.approx(1.5, rel=1e-12)
+
+
 def test_another_zygote_py_version_does_not_read_the_entry(folder, cache):
     path = write_model(folder)
     run(cache, folder)

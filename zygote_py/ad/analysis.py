@@ -83,25 +83,24 @@ def items_kind(kinds: "dict[str, int] | int") -> tuple:
 def attrs_kind(obj: Any) -> Any:
     """The kind of an object given to a call at run time (see
     ``pipeline.masks``; its class reads attributes the plain way): its
-    attributes that hold a float or a real float array, by name, as
-    ``("attrs", ((name, kind), ...))``, for which each ``obj.name`` of a
-    function that only reads ``obj`` is differentiated as an argument of
-    that kind would be (inlined rules, not the run-time ``J``); 0 when it
-    has none. A field rebound to a value of another kind, or gone, is
-    another kind: a compilation for it is made."""
+    attributes that hold a float or a real float array, by name, and its
+    class, as ``("attrs", ((name, kind), ...), class)``, for which each
+    ``obj.name`` of a function that only reads ``obj`` is differentiated as
+    an argument of that kind would be (inlined rules, not the run-time
+    ``J``), and ``isinstance(obj, C)`` is known (:mod:`.classes`). A field
+    rebound to a value of another kind, or gone, or an object of another
+    class, is another kind: a compilation for it is made."""
     kinds = []
-    shadowed = runtime.plain_attributes(type(obj)) or frozenset()
     for name, v in obj.__dict__.items():
         t = type(v)
         if t is float:
-            k = FLOAT
+            kinds.append((name, FLOAT))
         elif t is np.ndarray and v.dtype.kind == "f":
-            k = VECTOR if v.ndim == 1 else ARRAY
-        else:
-            continue
-        if name not in shadowed:
-            kinds.append((name, k))
-    return ("attrs", tuple(kinds)) if kinds else 0
+            kinds.append((name, VECTOR if v.ndim == 1 else ARRAY))
+    if kinds:  # (asked at every call: the class's descriptors only when there are such fields)
+        shadowed = runtime.plain_attributes(type(obj)) or frozenset()
+        kinds = [(name, k) for name, k in kinds if name not in shadowed]
+    return ("attrs", tuple(kinds), type(obj))
 
 
 _READS = (getattr, isinstance, type)

@@ -258,12 +258,33 @@ def _source_files(folder: str) -> list[tuple]:
 
 def _key(fn: types.FunctionType, spec: tuple) -> Optional[str]:
     """The entry's key (hex), or None when the user's rules have no
-    fingerprint."""
+    fingerprint, or ``spec`` holds an object's class (an ``"attrs"`` kind,
+    :func:`.analysis.attrs_kind`) one of whose classes (its bases: the
+    compilation folds class tests on them) has no import name."""
     rules = _rules_fingerprint()
-    if rules is None:
+    spec = _classes_named(spec)
+    if rules is None or spec is _UNNAMED:
         return None
     text = repr((_environment(), rules, fn.__module__, _code_digest(fn.__code__), spec))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+_UNNAMED = object()
+
+
+def _classes_named(spec: Any) -> Any:
+    """``spec`` with each class in it replaced by the references
+    (:func:`_reference`: import name, and its module's version or file
+    stamp) of the classes of its MRO, which another process finds again
+    only where none of their modules changed; ``_UNNAMED`` when one has
+    none."""
+    if isinstance(spec, tuple):
+        items = tuple(_classes_named(v) for v in spec)
+        return _UNNAMED if any(v is _UNNAMED for v in items) else items
+    if isinstance(spec, type):
+        refs = tuple(_reference(c) for c in spec.__mro__)
+        return _UNNAMED if None in refs else ("class", refs)
+    return spec
 
 
 _RULES: dict[int, Optional[tuple]] = {}

@@ -416,6 +416,8 @@ def cell_guards(fn: types.FunctionType, guards: list[tuple]) -> list[tuple[Optio
 
 def _cells_of(fn: types.FunctionType, cells: list[tuple[Optional[str], Any, Any]]) -> list[tuple]:
     """:func:`cell_guards`' cells as ``fn`` has them: ``(cell, value)``."""
+    if not cells:  # (most compilations: asked at every run-time call)
+        return cells
     own = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     return [(cell if name is None else own[name], v) for name, cell, v in cells]
 
@@ -668,11 +670,13 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
     active, numeric = masks(fn, args, kwargs)
     self_active = captures_differentiable(fn)  # a closure whose captured variables are differentiated
     entry = compiled(fn, active, numeric, self_active, param_out, cells_out)
-    outs = () if param_out is None else param_out if type(param_out) is tuple else (param_out,)
-    out = {entry.signature.names()[p] for p in outs}
-    changed = [name for name in entry.changed_params if name not in out]
-    values = dict(zip(entry.signature.names(), param_values(entry.signature, fn, args, kwargs))) if changed else {}
-    watched = [(n, values[n], _differentiable_state(values[n])) for n in changed if _has_fields(values[n])]
+    changed, watched = [], []
+    if entry.changed_params:
+        outs = () if param_out is None else param_out if type(param_out) is tuple else (param_out,)
+        out = {entry.signature.names()[p] for p in outs}
+        changed = [name for name in entry.changed_params if name not in out]
+        values = dict(zip(entry.signature.names(), param_values(entry.signature, fn, args, kwargs))) if changed else {}
+        watched = [(n, values[n], _differentiable_state(values[n])) for n in changed if _has_fields(values[n])]
     if len(watched) < len(changed):
         raise UnsupportedSyntax(
             f"{fn.__qualname__} changes its differentiated argument {changed[0]!r} in place, "

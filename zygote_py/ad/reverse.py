@@ -44,7 +44,7 @@ from ..ir import ops
 from ..ir import passes
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Return, Signature, Starred, Statement, Var
 from .. import registry
-from . import analysis, callees, cells, idioms
+from . import analysis, callees, cells, classes, idioms
 from .nones import propagate_none
 from .inline import Inliner, bind_arguments, rule_ir
 from . import prepare, reverse_passes
@@ -155,6 +155,7 @@ class _Reverse(prepare.Preparation):
         self.indices: set[Var] = set()
         self.cell_values = self._promote_cells()
         self._analyse(active)
+        self._fold_class_tests(active)
         eager = self._consume_generators()
         if eager is not None:
             primal = eager
@@ -331,6 +332,18 @@ class _Reverse(prepare.Preparation):
         if fn is ops.load_global and isinstance(base, (types.BuiltinFunctionType, type)):
             return getattr(builtins, s.args[0].value, None) is base
         return isinstance(base, types.ModuleType)
+
+    def _fold_class_tests(self, active: list[bool]) -> None:
+        """``isinstance`` of an object argument whose class the compilation
+        is specialised on, folded with the branches it guards
+        (:mod:`.classes`), guarded on the globals its classes were read
+        from."""
+        read = classes.fold_class_tests(self.f, self.numeric, self.facts)
+        if read:
+            for v in read:
+                self._guard(v)
+            passes.optimize(self.f)
+            self._analyse(active)
 
     def _guard(self, callee: Operand) -> None:
         origin = analysis.guard(self.facts, callee) if isinstance(callee, Var) else None

@@ -130,6 +130,9 @@ def closure_gradient(fn: types.FunctionType, grads: dict[str, Any]) -> Tangent:
 def call_grads(sig: Signature, nargs: int, keywords: list[str], grads: tuple) -> list[Any]:
     """Parameter gradients → one per positional argument of the call, then
     one per keyword argument, in call order."""
+    if not keywords and sig.vararg is None and sig.kwarg is None and not sig.kwonly \
+            and nargs == len(grads):  # (every parameter given by position: the gradients as they are)
+        return list(grads)
     names = sig.names()
     by_name = dict(zip(names, grads))
     positional = sig.posonly + sig.args

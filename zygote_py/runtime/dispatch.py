@@ -268,6 +268,15 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
         rule = _item_rule()
         y, back = rule(*args)
         return y, rule_pullback(rule, back, 2, kwargs, arrays.is_array(y))
+    if type(f) is types.BuiltinFunctionType and args and not kwargs and all(type(a) in _FLOATS for a in args):
+        # (a + b of an evaluator's numbers: no operator method, no sequence, no out= to look for)
+        rule = registry.lookup(f)
+        if rule is not None:
+            try:
+                y, back = rule(*args)
+            except TypeError:  # (one the rule does not take: apply_rule says so)
+                y, back = apply_rule(rule, f, args, kwargs)
+            return y, rule_pullback(rule, back, len(args), kwargs, arrays.is_array(y))
     methods = overload(f) if args else None  # (float(): no object)
     if methods is not None:
         done = overloaded_call(methods, args, _method_pullback)
@@ -339,6 +348,10 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
         )
     return f(*args, **kwargs), no_pullback
 
+
+_FLOATS = (float, np.float64)
+"""Types of numbers whose operators are built in (no method of the
+user's), and that no NumPy function reads as a sequence."""
 
 _PLAIN: "weakref.WeakKeyDictionary[types.FunctionType, int]" = weakref.WeakKeyDictionary()
 """Python functions that :func:`J` found to be differentiated through

@@ -233,6 +233,8 @@ def unbroadcast(dy: Any, x: Any) -> Any:
         return dy  # the common case: no broadcast, no cast
     if type(dy) is float and type(x) in (float, np.float64) or type(dy) is type(x) is np.float64:
         return dy
+    if type(dy) is np.float64 and type(x) is float:  # (a float's gradient from a NumPy function's value)
+        return dy.item()
     if dy is None:
         return None
     if isinstance(x, np.generic) and type(dy) is np.ndarray and x.dtype.kind == "f":
