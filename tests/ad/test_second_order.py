@@ -273,3 +273,29 @@ def test_a_numpy_scalar_indexed_by_an_empty_tuple_in_gradient_code():
         return np.sum(x)[()] ** 2
     assert np.allclose(zpy.gradient(g, x)[0], 2 * np.sum(x))
     assert np.allclose(zpy.hvp(g, (x,), (v,))[0], 2 * np.sum(v))
+
+
+def test_map_of_a_builtin_function_at_second_order():
+    """Was refused at second order: map's pullback filled its columns of
+    gradients in place, items of a list, which cannot be differentiated."""
+    import math
+    import operator
+
+    def f(xs, ys):
+        return sum(map(math.exp, xs)) + sum(map(operator.mul, xs, ys)) * sum(ys)
+
+    xs, ys = [0.1, 0.2, -0.5], [1.5, -0.3, 0.7]
+    v, w = [1.0, 2.0, 3.0], [0.5, -1.0, 0.25]
+    got = zpy.hvp(f, (xs, ys), (v, w))
+    sy = sum(ys)
+    # d/dx_i = exp(x_i) + y_i * S_y; d/dy_i = x_i * S_y + S_xy
+    want_x = [math.exp(x) * a + wi * sy + y * sum(w) for x, y, a, wi in zip(xs, ys, v, w)]
+    want_y = [a * sy + x * sum(w) + sum(ai * yj for ai, yj in zip(v, ys)) + sum(xj * wj for xj, wj in zip(xs, w))
+              for x, a in zip(xs, v)]
+    assert np.allclose(got[0], want_x) and np.allclose(got[1], want_y)
+
+    def d(xs, ys):  # (reverse over reverse)
+        return sum(g * t for g, t in zip(zpy.gradient(f, xs, ys)[0], v))
+    dx, dy = zpy.gradient(d, xs, ys)
+    assert np.allclose(dx, [math.exp(x) * a for x, a in zip(xs, v)])
+    assert np.allclose(dy, [a * sy + np.dot(v, ys) for a in v])

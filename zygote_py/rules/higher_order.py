@@ -73,14 +73,13 @@ def map_(function, *iterables):
 
     def back(dy):
         dfunction = None
-        columns = [[] for _ in iterables]
+        rows = []  # (per call, the items' gradients: a list of its own, which differentiating this again can follow)
         for (_, pullback), d in zip(calls, runtime.iterator_gradient(dy, y)):
             grads = runtime.call_pullback(pullback, d)
             dfunction = runtime.accum(dfunction, grads[0])
-            for j, column in enumerate(columns):
-                column.append(grads[1 + j])
-        return (dfunction, *(runtime.like_iterable(it, column, start)
-                             for it, column, start in zip(iterables, columns, starts)))
+            rows.append(grads[1:])
+        return (dfunction, *[runtime.like_iterable(it, [row[j] for row in rows], start)
+                             for j, (it, start) in enumerate(zip(iterables, starts))])
     return y, back
 
 
