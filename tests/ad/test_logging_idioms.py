@@ -53,7 +53,15 @@ def logs_in_a_helper(x):
     return y * y
 
 
-@pytest.mark.parametrize("f", [logs_the_loss, logs_in_a_loop, logs_in_a_helper])
+def logs_and_trims(x):
+    loss = np.sum((x - 1.0) ** 2)
+    HISTORY.append(float(loss))
+    if len(HISTORY) > 1000:  # (its length and clear() read no value back)
+        HISTORY.clear()
+    return loss
+
+
+@pytest.mark.parametrize("f", [logs_the_loss, logs_in_a_loop, logs_in_a_helper, logs_and_trims])
 def test_a_log_into_a_global_list_is_a_side_effect(f):
     HISTORY.clear()
     check(f, X)

@@ -22,7 +22,8 @@
   ``J`` differentiates.
 - **A log.** ``HISTORY.append(float(loss))`` (or ``append(loss)``,
   ``extend``, ``insert``, ``add``, ``appendleft``) of a global that the
-  function reads nowhere else, its result unused, keeps a record of values
+  function reads nowhere else (but for its ``len`` and ``clear()``, which
+  read no value back), its result unused, keeps a record of values
   that nothing in the function reads back: it is a side effect with no
   gradient, like ``print``, and the container receives the plain value
   (:func:`log_appends`). A function that also reads the global (``return
@@ -236,12 +237,17 @@ def log_appends(f: IR) -> None:
         if isinstance(s.callee, Const) and s.callee.value in (ops.load_global, ops.store_global):
             loads.setdefault(s.args[0].value, []).append(s.var if s.callee.value is ops.load_global else None)
     methods = {s.var: s for s in stmts if isinstance(s.callee, Const) and s.callee.value is getattr
-               and len(s.args) == 2 and isinstance(s.args[1], Const) and s.args[1].value in _LOGS}
+               and len(s.args) == 2 and isinstance(s.args[1], Const) and s.args[1].value in (*_LOGS, "clear")}
     calls = {s.callee: s for s in stmts if isinstance(s.callee, Var) and s.callee in methods
              and counts.get(s.var, 0) == 0 and not s.kwargs and not any(isinstance(a, Starred) for a in s.args)}
+    builtin_len = {s.var for s in stmts if isinstance(s.callee, Const) and s.callee.value is ops.load_global
+                   and isinstance(s.args[0], Const) and s.args[0].value == "len"}
+    lengths = [s.args[0] for s in stmts if len(s.args) == 1 and not s.kwargs and (
+        s.callee in builtin_len or isinstance(s.callee, Const) and s.callee.value is len)]
     for name, vs in loads.items():
         if name in vars(builtins) or None in vs or not all(
-                counts.get(v, 0) == sum(1 for m in methods.values() if m.args[0] == v) for v in vs):
+                counts.get(v, 0) == sum(1 for m in methods.values() if m.args[0] == v) + lengths.count(v)
+                for v in vs):
             continue  # (list.append(self, v) of a class's own; assigned; read for anything but a log's method)
         logs = [m for m in methods.values() if m.args[0] in vs]
         if logs and all(counts.get(m.var, 0) == 1 and m.var in calls for m in logs):
