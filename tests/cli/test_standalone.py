@@ -1,16 +1,17 @@
 """The helpers copied into gradient modules (backend/standalone.py) agree
 with the runtime's on real numbers and arrays."""
 import dataclasses
+import operator
 import types
 
 import numpy as np
 import pytest
 
-from zygote_py import runtime
+from zygote_py import registry, runtime
 from zygote_py.writer import standalone
 from zygote_py.ir import ops
 from zygote_py.ad import mutation
-from zygote_py.rules import numpy_shapes
+from zygote_py.rules import numpy_linalg, numpy_shapes
 
 rng = np.random.default_rng(0)
 A23, A13, A3, A1 = rng.normal(size=(2, 3)), rng.normal(size=(1, 3)), rng.normal(size=3), rng.normal(size=1)
@@ -212,3 +213,38 @@ def test_array_tests_are_the_runtimes():
         assert standalone.is_array(v) == arrays.is_array(v), v
         got, want = standalone.asarray(v), arrays.asarray(v)
         assert type(got) is type(want) and (got is v) == (want is v), v
+
+
+@pytest.mark.parametrize("f,args", [
+    (operator.matmul, (A23, A3)), (operator.add, (A23, 2.0)), (operator.mul, (-0.5, A13)), (abs, (A3 - 0.2,)),
+    (operator.pow, (A3, 2)), (ops.build_tuple, (A3, 2.0)),
+])
+def test_by_rule_is_the_runtimes_J(f, args):
+    y, back = standalone.by_rule(f, registry.lookup(f), *args)
+    want, want_back = runtime.J(f, *args)
+    dy = tuple(np.ones_like(np.asarray(v)) for v in want) if f is ops.build_tuple else np.ones_like(want) + A1
+    for got, g in zip([y, *back(dy)], [want, *want_back(dy)]):
+        assert (got is None) == (g is None)
+        if g is not None:
+            np.testing.assert_allclose(np.hstack(got) if type(g) is tuple else got,
+                                       np.hstack(g) if type(g) is tuple else g)
+    assert standalone.call_pullback(back, None) == (None,) * (len(args) + 1)
+    assert f is ops.build_tuple or back(0) == (None,) * (len(args) + 1)  # (an array's 0: no gradients)
+
+
+def test_by_rule_refuses_what_the_runtime_differentiates_otherwise():
+    class Meters:
+        def __mul__(self, other):
+            return self
+
+    with pytest.raises(TypeError, match="^mul of a Meters: this gradient module was emitted for numbers and arrays"):
+        standalone.by_rule(operator.mul, registry.lookup(operator.mul), Meters(), 2.0)
+    with pytest.raises(TypeError, match="^add of a list or tuple"):
+        standalone.by_rule(operator.add, registry.lookup(operator.add), [1.0], [2.0])
+
+
+@pytest.mark.parametrize("shape,offset,dy", [((3, 3), 0, A3), ((2, 3), 1, np.array([1.0, 2.0])), ((3, 2), -1, 2.5)])
+def test_diagonal_scatter_is_dense(shape, offset, dy):
+    a = np.zeros(shape)
+    np.testing.assert_array_equal(standalone.diagonal_scatter(a, offset, dy),
+                                  dense(numpy_linalg.diagonal_scatter(a, offset, dy)))

@@ -706,12 +706,48 @@ class _Writer:
                 for g in _globals(d):
                     self._user(g)
             for d in defs:
+                self._by_rules(d)
+            for d in defs:
                 for c in _constants(d):
                     self._resolve(c)
         except Exception:
             vars(self).update(state)
             raise
         self.defs.append(defs)
+
+    def _by_rules(self, d: ast.FunctionDef) -> None:
+        """``runtime.J(f, *args)`` of a callee ``f`` known when emitting (the
+        kinds of its arguments are not) whose derivative rule can be copied:
+        ``by_rule(f, rule, *args)``, the rule copied (see
+        :func:`.standalone.by_rule`). Other calls of ``J`` stay, and refuse
+        the function (:meth:`_resolve`)."""
+        local = _locals(d)
+        for n in ast.walk(d):
+            if not (isinstance(n, ast.Call) and _is_constant(n.func) and n.func.constant is runtime.J and n.args
+                    and not n.keywords and not any(isinstance(a, ast.Starred) for a in n.args)):
+                continue
+            f = self._known(n.args[0], local)
+            rule = registry.lookup(f) if f is not None and f is not getattr else None
+            if rule is None:
+                continue
+            try:
+                self._check_copyable(rule, set())
+            except _NotCopyable:
+                continue
+            n.func = _constant(standalone.by_rule, "by_rule", n.func.line)
+            n.args.insert(1, _constant(rule, rule.__name__, n.func.line))
+
+    def _known(self, node: ast.expr, local: set[str]) -> Any:
+        """The value ``node`` reads when it is a constant, a builtin or an
+        attribute of one (``operator.matmul``); else None."""
+        if _is_constant(node):
+            return node.constant
+        if isinstance(node, ast.Name) and node.id not in local and node.id not in self.module.bindings:
+            return getattr(builtins, node.id, None)
+        if isinstance(node, ast.Attribute):
+            base = self._known(node.value, local)
+            return None if base is None else getattr(base, node.attr, None)
+        return None
 
     def texts(self) -> list[list[str]]:
         """The added definitions' text, grouped per function (forward,
@@ -829,15 +865,16 @@ class _Writer:
 
     def _source(self, fn: types.FunctionType) -> ast.FunctionDef:
         node = ast.parse(textwrap.dedent(inspect.getsource(fn.__code__))).body[0]
-        if not isinstance(node, ast.FunctionDef) or node.decorator_list or fn.__code__.co_freevars:
+        if not isinstance(node, ast.FunctionDef) or fn.__code__.co_freevars:
             raise _NotCopyable(fn)
+        node.decorator_list = []  # (fn is the function this def makes, its code read: @adjoint(f) registers it)
         return static._without_annotations(node)
 
     def _check_copyable(self, fn: Any, seen: set) -> None:
         """Raise :class:`_NotCopyable` unless ``fn`` (or its replacement in
         :mod:`.standalone`) and the helpers it calls read only modules,
         literals, builtins and other copyable helpers."""
-        fn = standalone.REPLACES.get(fn, fn)
+        fn = _replacement(fn)
         if id(fn) in seen or id(fn) in self.by_id:
             return
         seen.add(id(fn))
@@ -849,7 +886,10 @@ class _Writer:
                 self._check_copyable(v, seen)
 
     def _copy(self, value: Any) -> str:
-        fn = standalone.REPLACES.get(value, value)
+        fn = _replacement(value)
+        if id(fn) in self.by_id:  # (copied already, read by another helper: standalone.is_foreign)
+            self.by_id[id(value)] = self.by_id[id(fn)]
+            return self.by_id[id(fn)]
         name = self._free(fn.__name__)
         self._claim(name, value)
         self.by_id[id(fn)] = name
@@ -863,6 +903,15 @@ class _Writer:
         node.name = name
         self.helpers.append(f"# {_origin(value)}.{value.__qualname__}\n" + ast.unparse(node))
         return name
+
+
+def _replacement(value: Any) -> Any:
+    """What a gradient module copies for ``value``: its plain version in
+    :mod:`.standalone`, or itself."""
+    try:
+        return standalone.REPLACES.get(value, value)
+    except TypeError:  # (unhashable: a namespace a rule reads)
+        return value
 
 
 def _origin(value: Any) -> str:

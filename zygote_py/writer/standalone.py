@@ -13,6 +13,7 @@ values, and O(size of the array) per item added instead of O(1).
 """
 import dataclasses
 import numbers
+import operator
 import types
 
 import numpy as np
@@ -21,7 +22,7 @@ from .. import runtime
 from ..ad import mutation
 from ..runtime import arrays
 from ..ir import ops
-from ..rules import numpy_shapes
+from ..rules import numpy_linalg, numpy_shapes
 
 
 def seed(y):
@@ -183,6 +184,16 @@ def add_to(g, x, key, dy):
     return g + scatter(x, key, dy)
 
 
+def diagonal_scatter(a, offset, dy):
+    """Zeros of the 2-d ``a``'s shape (its float dtype) with ``dy`` (a
+    number, or one value per item) added along its ``offset`` diagonal."""
+    n, m = np.shape(a)
+    i = np.arange(max(0, min(n + min(offset, 0), m - max(offset, 0))))
+    g = np.zeros((n, m), a.dtype if a.dtype.kind in "fc" else float)
+    g[i + max(-offset, 0), i + max(offset, 0)] = dy
+    return g
+
+
 def field_gradient(obj, name, dy):
     """The gradient of the dataclass instance ``obj`` for a gradient ``dy``
     of its field ``name``: a namespace of its fields' gradients, ``None``
@@ -268,6 +279,40 @@ def real_parameters(numbers, arrays):
     real_arrays(**arrays)
 
 
+def by_rule(f, rule, *args):
+    """``f(*args)`` and its pullback, by ``f``'s derivative rule ``rule``
+    (both known when the module was emitted, the kinds of the arguments
+    not): the pullback gives ``None`` for ``f``, then one gradient per
+    argument, and no gradients for no cotangent (``None``, or the number 0
+    for an array). Numbers, arrays and Python's containers only: an object
+    whose class defines the operation in Python, and lists or tuples that
+    ``+`` or ``*`` join or repeat, have other gradients (``zpy.gradient``
+    computes them)."""
+    for a in args:
+        if not (type(a) in (bool, int, float, complex, str, slice, tuple, list, dict) or a is None or a is ...
+                or isinstance(a, (np.ndarray, np.generic)) or is_foreign(a)):
+            raise TypeError(f"{getattr(f, '__name__', f)} of a {type(a).__name__}: this gradient module was "
+                            "emitted for numbers and arrays; differentiate it with zpy.gradient")
+    if f in (operator.add, operator.mul, operator.iadd, operator.imul) and any(
+            type(a) in (tuple, list) for a in args):
+        raise TypeError(f"{f.__name__} of a list or tuple: this gradient module was emitted for numbers and "
+                        "arrays; differentiate it with zpy.gradient")
+    y, back = rule(*args)
+    array = is_array(y)
+
+    def pullback(dy):
+        if dy is None or array and isinstance(dy, (int, float, np.number)) and dy == 0:
+            return (None,) * (len(args) + 1)
+        return (None, *back(dy)[:len(args)])
+    return y, pullback
+
+
+def call_pullback(back, dy):
+    """``back(dy)``: ``back`` is a pullback of :func:`by_rule`, which gives
+    no gradients for no cotangent (``None``)."""
+    return back(dy)
+
+
 STOP = object()
 """What :func:`iternext` returns once the iterator is exhausted."""
 
@@ -299,8 +344,10 @@ REPLACES = {
     runtime.add_to: add_to,
     runtime.accum: accum,
     runtime.field_gradient: field_gradient,
+    numpy_linalg.diagonal_scatter: diagonal_scatter,
     runtime.user_gradient: user_gradient,
     runtime.dense: dense,
+    runtime.call_pullback: call_pullback,
     mutation.store_item: store_item,
 }
 """Runtime helper → the function written into gradient modules for it."""

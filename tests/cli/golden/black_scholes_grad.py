@@ -2,9 +2,10 @@
 # generated — regenerate with zpy emit: zpy emit ../../../examples/black_scholes.py -o black_scholes_grad.py --skip-failing
 #
 # Source definitions (sha256 of their text, first 16 hex digits):
-#   norm_cdf    8f0ab8c7ce9d3687
-#   call_price  337cc83ccf14c593
-#   norm_pdf    a6ffda7419da1696
+#   norm_cdf            8f0ab8c7ce9d3687
+#   call_price          337cc83ccf14c593
+#   norm_pdf            a6ffda7419da1696
+#   closed_form_greeks  19cdeaf7e6211270
 #
 # NAME_forward(*args) returns (y, pullback) and pullback(dy) the gradients
 # (it may be called again); NAME_gradient(*args) returns the gradients;
@@ -26,10 +27,12 @@
 # Not emitted (zpy emit --skip-failing):
 #   chain_value (line 46): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
 #   erf_array (line 46): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
-#   closed_form_greeks (line 60): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
 
 import math
 import numbers
+import numpy as np
+import operator
+import types
 
 inf = float('inf')
 
@@ -42,6 +45,113 @@ def real_numbers(**values):
     for name, value in values.items():
         if not isinstance(value, numbers.Real):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
+
+
+# zygote_py.writer.standalone.is_foreign
+def is_foreign(x):
+    """Whether ``x`` is an array of another library than NumPy (Dask's,
+    CuPy's): it implements one of NumPy's dispatch protocols, and is
+    neither an ``np.ndarray`` nor a NumPy scalar."""
+    cls = type(x)
+    if issubclass(cls, (np.ndarray, np.generic, type)):
+        return False
+    return any((getattr(cls, p, None) is not None for p in ('__array_function__', '__array_ufunc__', '__array_namespace__')))
+
+
+# zygote_py.writer.standalone.is_array
+def is_array(x):
+    """Whether ``x`` is an array: NumPy's (or a subclass), or another
+    library's."""
+    return isinstance(x, np.ndarray) or is_foreign(x)
+
+
+# zygote_py.writer.standalone.by_rule
+def by_rule(f, rule, *args):
+    """``f(*args)`` and its pullback, by ``f``'s derivative rule ``rule``
+    (both known when the module was emitted, the kinds of the arguments
+    not): the pullback gives ``None`` for ``f``, then one gradient per
+    argument, and no gradients for no cotangent (``None``, or the number 0
+    for an array). Numbers, arrays and Python's containers only: an object
+    whose class defines the operation in Python, and lists or tuples that
+    ``+`` or ``*`` join or repeat, have other gradients (``zpy.gradient``
+    computes them)."""
+    for a in args:
+        if not (type(a) in (bool, int, float, complex, str, slice, tuple, list, dict) or a is None or a is ... or isinstance(a, (np.ndarray, np.generic)) or is_foreign(a)):
+            raise TypeError(f"{getattr(f, '__name__', f)} of a {type(a).__name__}: this gradient module was emitted for numbers and arrays; differentiate it with zpy.gradient")
+    if f in (operator.add, operator.mul, operator.iadd, operator.imul) and any((type(a) in (tuple, list) for a in args)):
+        raise TypeError(f'{f.__name__} of a list or tuple: this gradient module was emitted for numbers and arrays; differentiate it with zpy.gradient')
+    y, back = rule(*args)
+    array = is_array(y)
+
+    def pullback(dy):
+        if dy is None or (array and isinstance(dy, (int, float, np.number)) and (dy == 0)):
+            return (None,) * (len(args) + 1)
+        return (None, *back(dy)[:len(args)])
+    return (y, pullback)
+
+
+# zygote_py.ir.ops.build_dict
+def build_dict(*keys_and_values):
+    """``{k1: v1, k2: v2}``: arguments alternate keys and values."""
+    it = iter(keys_and_values)
+    return {k: v for k, v in zip(it, it)}
+
+
+# zygote_py.rules.operators.build_dict
+def build_dict_1(*keys_and_values):
+    y = build_dict(*keys_and_values)
+
+    def back(dy):
+        last = {k: i for i, k in enumerate(keys_and_values[::2])}
+        grads = [None] * len(keys_and_values)
+        for key, i in last.items():
+            grads[2 * i + 1] = dy.get(key)
+        return tuple(grads)
+    return (y, back)
+
+
+# zygote_py.runtime.call_pullback
+def call_pullback(back, dy):
+    """``back(dy)``: ``back`` is a pullback of :func:`by_rule`, which gives
+    no gradients for no cotangent (``None``)."""
+    return back(dy)
+
+
+# zygote_py.runtime.accum
+def accum(a, b):
+    """The sum of two gradients of the same value, ``None`` being zero;
+    tuples, lists, dicts and the namespaces of :func:`field_gradient` add
+    item by item."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, types.SimpleNamespace):
+        return types.SimpleNamespace(**{k: accum(v, getattr(b, k)) for k, v in vars(a).items()})
+    if isinstance(a, (tuple, list)):
+        items = [accum(u, v) for u, v in zip(a, b)]
+        return items if isinstance(a, list) else tuple(items)
+    if isinstance(a, dict):
+        total = dict(a)
+        for key, value in b.items():
+            total[key] = accum(total.get(key), value)
+        return total
+    return a + b
+
+
+# zygote_py.runtime.seed
+def seed(y):
+    """The cotangent 1 for the real scalar output ``y``, of ``y``'s type
+    (of its library for an array: NumPy's, Dask's, CuPy's)."""
+    if type(y) is float:
+        return 1.0
+    if hasattr(type(y), '__array_function__') and y.ndim == 0 and (y.dtype.kind in 'fiu'):
+        return np.ones_like(y) if y.dtype.kind == 'f' else 1
+    if isinstance(y, np.floating):
+        return y.dtype.type(1)
+    if isinstance(y, (int, np.integer)) and (not isinstance(y, bool)):
+        return 1
+    raise TypeError(f'a gradient needs a real scalar output, not {type(y).__name__} {np.shape(y)}')
 
 
 # norm_cdf (../../../examples/black_scholes.py, line 19): x: a real number
@@ -193,3 +303,267 @@ def norm_pdf_gradient(x):
     dx = t_4 * t
     dx = dx + t_4 * x * -0.5
     return (dx,)
+
+
+# closed_form_greeks (../../../examples/black_scholes.py, line 55): spot: a real number; strike: a real number; rate: a real number; vol: a real number; maturity: a real number
+def closed_form_greeks_forward(spot, strike, rate, vol, maturity):
+    real_numbers(spot=spot, strike=strike, rate=rate, vol=vol, maturity=maturity)
+    t = math.sqrt(maturity)
+    sd = vol * t
+    t_1 = spot / strike
+    t_2 = math.log(t_1)
+    t_3 = 0.5 * vol
+    t_4 = rate + t_3 * vol
+    d1 = (t_2 + t_4 * maturity) / sd
+    d2 = d1 - sd
+    t_5 = -rate
+    discount = math.exp(t_5 * maturity)
+    t_6 = math.sqrt(2.0)
+    t_7 = d1 / t_6
+    t_46 = 0.5 * (1.0 + math.erf(t_7))
+    t_12 = -discount
+    t_9 = math.sqrt(2.0)
+    t_10 = d2 / t_9
+    t_13 = 0.5 * (1.0 + math.erf(t_10))
+    t_47 = t_12 * t_13
+    t_14 = strike * maturity
+    t_18 = t_14 * discount
+    t_15 = math.sqrt(2.0)
+    t_16 = d2 / t_15
+    t_19 = 0.5 * (1.0 + math.erf(t_16))
+    t_48 = t_18 * t_19
+    t_20 = -0.5 * d1
+    t_21 = math.exp(t_20 * d1)
+    t_22 = math.sqrt(2.0 * math.pi)
+    t_23 = t_21 / t_22
+    t_25 = spot * t_23
+    t_24 = math.sqrt(maturity)
+    t_49 = t_25 * t_24
+    t_26 = -0.5 * d1
+    t_27 = math.exp(t_26 * d1)
+    t_28 = math.sqrt(2.0 * math.pi)
+    t_29 = t_27 / t_28
+    t_30 = spot * sd
+    t_31 = t_29 / t_30
+    t_32 = -0.5 * d1
+    t_33 = math.exp(t_32 * d1)
+    t_34 = math.sqrt(2.0 * math.pi)
+    t_35 = t_33 / t_34
+    t_36 = spot * t_35
+    t_50 = t_36 * vol
+    t_37 = math.sqrt(maturity)
+    t_38 = 2 * t_37
+    t_39 = t_50 / t_38
+    t_40 = rate * strike
+    t_44 = t_40 * discount
+    t_41 = math.sqrt(2.0)
+    t_42 = d2 / t_41
+    t_45 = 0.5 * (1.0 + math.erf(t_42))
+    t_46, y_back = by_rule(build_dict, build_dict_1, 'delta', t_46, 'dual_delta', t_47, 'rho', t_48, 'vega', t_49, 'gamma', t_31, 'dmaturity', t_39 + t_44 * t_45)
+
+    def closed_form_greeks_pullback(dy):
+        t_46 = call_pullback(y_back, dy)
+        t_48 = accum(0.0, t_46[2])
+        t_49 = accum(0.0, t_46[4])
+        t_50 = accum(0.0, t_46[6])
+        t_47 = accum(0.0, t_46[8])
+        t_51 = accum(0.0, t_46[10])
+        t_46 = accum(0.0, t_46[12])
+        t_52 = t_46 * t_45
+        dd2 = t_46 * t_44 * 0.5 * 2 / 1.7724538509055159 * math.exp(-t_42 * t_42) / t_41
+        t_53 = t_52 * discount
+        ddiscount = t_52 * t_40
+        drate = t_53 * strike
+        dstrike = t_53 * rate
+        t_52 = t_46 / t_38
+        t_46 = -t_46 * t_39 / t_38 * 2
+        if t_37:
+            t_46 = t_46 / (2 * t_37)
+        else:
+            t_46 = t_46 * inf
+        t_53 = t_52 * vol
+        dvol = t_52 * t_36
+        dspot = t_53 * t_35
+        t_52 = t_53 * spot / t_34 * t_33
+        dd1 = t_52 * t_32
+        dd1 = dd1 + t_52 * d1 * -0.5
+        t_52 = -t_51 * t_31 / t_30
+        dsd = t_52 * spot
+        dspot = dspot + t_52 * sd
+        t_51 = t_51 / t_30 / t_28 * t_27
+        dd1 = dd1 + t_51 * t_26
+        dd1 = dd1 + t_51 * d1 * -0.5
+        t_51 = t_47 * t_24
+        t_47 = t_47 * t_25
+        if t_24:
+            t_47 = t_47 / (2 * t_24)
+        else:
+            t_47 = t_47 * inf
+        dmaturity = t_46 + t_47
+        dspot = dspot + t_51 * t_23
+        t_46 = t_51 * spot / t_22 * t_21
+        dd1 = dd1 + t_46 * t_20
+        dd1 = dd1 + t_46 * d1 * -0.5
+        t_46 = t_50 * t_19
+        dd2 = dd2 + t_50 * t_18 * 0.5 * 2 / 1.7724538509055159 * math.exp(-t_16 * t_16) / t_15
+        t_47 = t_46 * discount
+        ddiscount = ddiscount + t_46 * t_14
+        dstrike = dstrike + t_47 * maturity
+        dmaturity = dmaturity + t_47 * strike
+        dd2 = dd2 + t_49 * t_12 * 0.5 * 2 / 1.7724538509055159 * math.exp(-t_10 * t_10) / t_9
+        ddiscount = ddiscount - t_49 * t_13
+        dd1 = dd1 + t_48 * 0.5 * 2 / 1.7724538509055159 * math.exp(-t_7 * t_7) / t_6
+        t_46 = ddiscount * discount
+        dmaturity = dmaturity + t_46 * t_5
+        drate = drate - t_46 * maturity
+        dd1 = dd1 + dd2
+        dsd = dsd - dd2
+        t_46 = dd1 / sd
+        dsd = dsd + -dd1 * d1 / sd
+        t_47 = t_46 * maturity
+        dmaturity = dmaturity + t_46 * t_4
+        drate = drate + t_47
+        dvol = dvol + t_47 * t_3
+        dvol = dvol + t_47 * vol * 0.5
+        t_46 = t_46 / (t_1 * 1.0)
+        dspot = dspot + t_46 / strike
+        dstrike = dstrike + -t_46 * t_1 / strike
+        t_46 = dsd * vol
+        dvol = dvol + dsd * t
+        if t:
+            t_46 = t_46 / (2 * t)
+        else:
+            t_46 = t_46 * inf
+        dmaturity = dmaturity + t_46
+        return (dspot, dstrike, drate, dvol, dmaturity)
+    return (t_46, closed_form_greeks_pullback)
+
+
+def closed_form_greeks_gradient(spot, strike, rate, vol, maturity):
+    real_numbers(spot=spot, strike=strike, rate=rate, vol=vol, maturity=maturity)
+    t = math.sqrt(maturity)
+    sd = vol * t
+    t_1 = spot / strike
+    t_2 = math.log(t_1)
+    t_3 = 0.5 * vol
+    t_4 = rate + t_3 * vol
+    d1 = (t_2 + t_4 * maturity) / sd
+    d2 = d1 - sd
+    t_5 = -rate
+    discount = math.exp(t_5 * maturity)
+    t_6 = math.sqrt(2.0)
+    t_7 = d1 / t_6
+    t_46 = 0.5 * (1.0 + math.erf(t_7))
+    t_12 = -discount
+    t_9 = math.sqrt(2.0)
+    t_10 = d2 / t_9
+    t_13 = 0.5 * (1.0 + math.erf(t_10))
+    t_47 = t_12 * t_13
+    t_14 = strike * maturity
+    t_18 = t_14 * discount
+    t_15 = math.sqrt(2.0)
+    t_16 = d2 / t_15
+    t_19 = 0.5 * (1.0 + math.erf(t_16))
+    t_48 = t_18 * t_19
+    t_20 = -0.5 * d1
+    t_21 = math.exp(t_20 * d1)
+    t_22 = math.sqrt(2.0 * math.pi)
+    t_23 = t_21 / t_22
+    t_25 = spot * t_23
+    t_24 = math.sqrt(maturity)
+    t_49 = t_25 * t_24
+    t_26 = -0.5 * d1
+    t_27 = math.exp(t_26 * d1)
+    t_28 = math.sqrt(2.0 * math.pi)
+    t_29 = t_27 / t_28
+    t_30 = spot * sd
+    t_31 = t_29 / t_30
+    t_32 = -0.5 * d1
+    t_33 = math.exp(t_32 * d1)
+    t_34 = math.sqrt(2.0 * math.pi)
+    t_35 = t_33 / t_34
+    t_36 = spot * t_35
+    t_50 = t_36 * vol
+    t_37 = math.sqrt(maturity)
+    t_38 = 2 * t_37
+    t_39 = t_50 / t_38
+    t_40 = rate * strike
+    t_44 = t_40 * discount
+    t_41 = math.sqrt(2.0)
+    t_42 = d2 / t_41
+    t_45 = 0.5 * (1.0 + math.erf(t_42))
+    t_48, y_back = by_rule(build_dict, build_dict_1, 'delta', t_46, 'dual_delta', t_47, 'rho', t_48, 'vega', t_49, 'gamma', t_31, 'dmaturity', t_39 + t_44 * t_45)
+    t_46 = call_pullback(y_back, seed(t_48))
+    t_49 = accum(0.0, t_46[2])
+    t_50 = accum(0.0, t_46[4])
+    t_51 = accum(0.0, t_46[6])
+    t_47 = accum(0.0, t_46[8])
+    t_52 = accum(0.0, t_46[10])
+    t_46 = accum(0.0, t_46[12])
+    t_53 = t_46 * t_45
+    dd2 = t_46 * t_44 * 0.5 * 2 / 1.7724538509055159 * math.exp(-t_42 * t_42) / t_41
+    t_54 = t_53 * discount
+    ddiscount = t_53 * t_40
+    drate = t_54 * strike
+    dstrike = t_54 * rate
+    t_53 = t_46 / t_38
+    t_46 = -t_46 * t_39 / t_38 * 2
+    if t_37:
+        t_46 = t_46 / (2 * t_37)
+    else:
+        t_46 = t_46 * inf
+    t_54 = t_53 * vol
+    dvol = t_53 * t_36
+    dspot = t_54 * t_35
+    t_53 = t_54 * spot / t_34 * t_33
+    dd1 = t_53 * t_32
+    dd1 = dd1 + t_53 * d1 * -0.5
+    t_53 = -t_52 * t_31 / t_30
+    dsd = t_53 * spot
+    dspot = dspot + t_53 * sd
+    t_52 = t_52 / t_30 / t_28 * t_27
+    dd1 = dd1 + t_52 * t_26
+    dd1 = dd1 + t_52 * d1 * -0.5
+    t_52 = t_47 * t_24
+    t_47 = t_47 * t_25
+    if t_24:
+        t_47 = t_47 / (2 * t_24)
+    else:
+        t_47 = t_47 * inf
+    dmaturity = t_46 + t_47
+    dspot = dspot + t_52 * t_23
+    t_46 = t_52 * spot / t_22 * t_21
+    dd1 = dd1 + t_46 * t_20
+    dd1 = dd1 + t_46 * d1 * -0.5
+    t_46 = t_51 * t_19
+    dd2 = dd2 + t_51 * t_18 * 0.5 * 2 / 1.7724538509055159 * math.exp(-t_16 * t_16) / t_15
+    t_47 = t_46 * discount
+    ddiscount = ddiscount + t_46 * t_14
+    dstrike = dstrike + t_47 * maturity
+    dmaturity = dmaturity + t_47 * strike
+    dd2 = dd2 + t_50 * t_12 * 0.5 * 2 / 1.7724538509055159 * math.exp(-t_10 * t_10) / t_9
+    ddiscount = ddiscount - t_50 * t_13
+    dd1 = dd1 + t_49 * 0.5 * 2 / 1.7724538509055159 * math.exp(-t_7 * t_7) / t_6
+    t_46 = ddiscount * discount
+    dmaturity = dmaturity + t_46 * t_5
+    drate = drate - t_46 * maturity
+    dd1 = dd1 + dd2
+    dsd = dsd - dd2
+    t_46 = dd1 / sd
+    dsd = dsd + -dd1 * d1 / sd
+    t_47 = t_46 * maturity
+    dmaturity = dmaturity + t_46 * t_4
+    drate = drate + t_47
+    dvol = dvol + t_47 * t_3
+    dvol = dvol + t_47 * vol * 0.5
+    t_46 = t_46 / (t_1 * 1.0)
+    dspot = dspot + t_46 / strike
+    dstrike = dstrike + -t_46 * t_1 / strike
+    t_46 = dsd * vol
+    dvol = dvol + dsd * t
+    if t:
+        t_46 = t_46 / (2 * t)
+    else:
+        t_46 = t_46 * inf
+    dmaturity = dmaturity + t_46
+    return (dspot, dstrike, drate, dvol, dmaturity)
