@@ -738,12 +738,16 @@ class _Writer:
             n.args.insert(1, _constant(rule, rule.__name__, n.func.line))
 
     def _known(self, node: ast.expr, local: set[str]) -> Any:
-        """The value ``node`` reads when it is a constant, a builtin or an
-        attribute of one (``operator.matmul``); else None."""
+        """The value ``node`` reads when it is a constant, a builtin, a module
+        the source imports or an attribute of one (``operator.matmul``,
+        ``np.ndarray.reshape``); else None."""
         if _is_constant(node):
             return node.constant
-        if isinstance(node, ast.Name) and node.id not in local and node.id not in self.module.bindings:
-            return getattr(builtins, node.id, None)
+        if isinstance(node, ast.Name) and node.id not in local:
+            b = self.module.bindings.get(node.id)
+            if b is None:
+                return getattr(builtins, node.id, None)
+            return self.module.namespace.get(node.id) if b.kind == "import" else None  # (np of import numpy as np)
         if isinstance(node, ast.Attribute):
             base = self._known(node.value, local)
             return None if base is None else getattr(base, node.attr, None)
