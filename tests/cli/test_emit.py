@@ -467,8 +467,12 @@ def test_unannotated_parameters_take_their_kinds_from_their_use(tmp_path, capsys
         "helper_loop": (rng.normal(size=4),),
         "filled": (rng.normal(size=4),),
         "until": (rng.normal(size=3), 0.5),
+        "special": ({"k": rng.uniform(1.0, 2.0, size=5), "s": 0.3}, rng.normal(size=5)),
+        "softplus_total": (rng.normal(size=4),),
     }
-    for name, args in cases.items():
+    either = [("special", ({"k": 1.7, "s": -0.2}, rng.normal(size=5))),
+              ("softplus_total", (0.4,))]  # (given to a library's function: numbers too)
+    for name, args in [*cases.items(), *either]:
         f = getattr(model, name)
         got, want = getattr(grad, f"{name}_gradient")(*args), zpy.gradient(f, *args)
         for i, (g, w) in enumerate(zip(got, want)):
@@ -481,3 +485,8 @@ def test_unannotated_parameters_take_their_kinds_from_their_use(tmp_path, capsys
         grad.filled_gradient(0.5)
     with pytest.raises(TypeError, match="^params_decay is a ndarray"):
         grad.dict_loss_gradient({**cases["dict_loss"][0], "decay": np.ones(2)}, *cases["dict_loss"][1:])
+    with pytest.raises(TypeError, match="^a is a list, but this gradient was emitted for a real number or array"):
+        grad.softplus_total_gradient([0.5])
+    assert "params: a dict (read by key) of s (a real number or array), k (a real number or array); x: a real " \
+        "array (used as one)" in out.read_text()
+    assert "a: a real number or array (given to a library's function)" in out.read_text()

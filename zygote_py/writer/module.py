@@ -64,6 +64,7 @@ import copy
 import dataclasses
 import inspect
 import re
+import sys
 import textwrap
 import types
 import typing
@@ -109,6 +110,7 @@ class Parameter:
     kind: int
     described: str  # "a real number", "not differentiated (int)"...
     reads: Optional[str] = None  # the module's class whose fields' annotations gave the kind (a dependency)
+    either: frozenset = frozenset()  # keys (None: the parameter itself) emitted for an array, a number allowed
 
 
 def plan(module: static.StaticModule, name: str) -> list[Parameter]:
@@ -142,10 +144,14 @@ def _parameter(module: static.StaticModule, a: ast.arg, default: Optional[ast.ex
             module.bindings.get(g), "kind", None) == "function" else None)
         if used == "array":
             return Parameter(a.arg, True, ARRAY, "a real array (used as one)")
+        if used == "either":
+            return Parameter(a.arg, True, ARRAY, _EITHER, either=frozenset([None]))
         if isinstance(used, dict):
-            kinds = {k: ARRAY if v == "array" else FLOAT for k, v in used.items()}
+            kinds = {k: FLOAT if v == "number" else ARRAY for k, v in used.items()}
+            described = {"either": "a real number or array", "array": "a real array", "number": "a real number"}
             return Parameter(a.arg, True, items_kind(kinds), "a dict (read by key) of " + ", ".join(
-                f"{k} ({'a real array' if v == ARRAY else 'a real number'})" for k, v in kinds.items()))
+                f"{k} ({described[v]})" for k, v in used.items()),
+                either=frozenset(k for k, v in used.items() if v == "either"))
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
         try:
             ann = ast.parse(ann.value, mode="eval").body
@@ -167,6 +173,9 @@ def _parameter(module: static.StaticModule, a: ast.arg, default: Optional[ast.ex
         return Parameter(a.arg, True, ARRAY, "a real array")
     return _mapping(module, a.arg, ann) or _object(module, a.arg, base) or \
         Parameter(a.arg, True, 0, "differentiated, nothing assumed")
+
+
+_EITHER = "a real number or array (given to a library's function)"
 
 
 def _array_type(t: Any) -> bool:
@@ -453,15 +462,17 @@ def _check_kinds(fdef: ast.FunctionDef, params: list[Parameter]) -> None:
         elif p.active and isinstance(p.kind, tuple):  # (a dict's items: those of its kind, or every one read)
             kinds = dict(p.kind[1]) if isinstance(p.kind[1], tuple) else dict.fromkeys(_keys_read(fdef, p.name),
                                                                                          p.kind[1])
-            values += [(k, re.sub(r"\W", "_", f"{p.name}_{key}"), ast.Subscript(
+            values += [(_EITHER if key in p.either else k, re.sub(r"\W", "_", f"{p.name}_{key}"), ast.Subscript(
                 value=ast.Name(id=p.name, ctx=ast.Load()), slice=ast.Constant(key), ctx=ast.Load()))
                 for key, k in kinds.items()]
         elif p.active:
-            values.append((p.kind, p.name, ast.Name(id=p.name, ctx=ast.Load())))
+            values.append((_EITHER if p.either else p.kind, p.name, ast.Name(id=p.name, ctx=ast.Load())))
     checks = [(check, [ast.keyword(arg=n, value=e) for k, n, e in values if k == kind])
-              for kind, check in ((FLOAT, standalone.real_numbers), (ARRAY, standalone.real_arrays))]
+              for kind, check in ((FLOAT, standalone.real_numbers), (ARRAY, standalone.real_arrays),
+                                  (_EITHER, standalone.real_values))]
     checks = [(check, keywords) for check, keywords in checks if keywords]
-    if len(checks) == 2:  # (one line: real_parameters(numbers=dict(b=b), arrays=dict(w=w, x=x)))
+    if len(checks) == 2 and checks[1][0] is standalone.real_arrays:
+        # (one line: real_parameters(numbers=dict(b=b), arrays=dict(w=w, x=x)))
         checks = [(standalone.real_parameters, [
             ast.keyword(arg=arg, value=ast.Call(func=ast.Name(id="dict", ctx=ast.Load()), args=[], keywords=keywords))
             for arg, (_, keywords) in zip(("numbers", "arrays"), checks)])]
@@ -857,7 +868,7 @@ class _Writer:
             self._claim(name, value)
             self.literals.append(f"{name} = {_float(value) if type(value) is float else repr(value)}")
             return name
-        where = importable(value)
+        where = importable(value) or _special_ufunc(value)
         if where is None:
             raise CannotEmit(f"the gradient reads a {type(value).__name__} ({value!r:.60}) that cannot be "
                              "written into a module", filename=str(self.module.path),
@@ -907,6 +918,16 @@ class _Writer:
         node.name = name
         self.helpers.append(f"# {_origin(value)}.{value.__qualname__}\n" + ast.unparse(node))
         return name
+
+
+def _special_ufunc(value: Any) -> Optional[tuple[str, str]]:
+    """``("scipy.special", name)`` for one of its ufuncs (which name no
+    module: ``psi``, read by ``gammaln``'s rule), if SciPy is imported."""
+    special = sys.modules.get("scipy.special")
+    name = getattr(value, "__name__", None)
+    if isinstance(value, np.ufunc) and special is not None and getattr(special, name, None) is value:
+        return "scipy.special", name
+    return None
 
 
 def _replacement(value: Any) -> Any:

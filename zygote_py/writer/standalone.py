@@ -272,6 +272,19 @@ def real_arrays(**values):
                             "(a parameter annotated np.ndarray): pass np.asarray of it")
 
 
+def real_values(**values):
+    """Raise ``TypeError`` unless each value is a real number or an array
+    (of any library), the kinds a library's function takes, which a
+    parameter given to one and not annotated was emitted for."""
+    for name, value in values.items():
+        if not isinstance(value, (numbers.Real, np.ndarray)) and not any(
+                getattr(type(value), p, None) is not None
+                for p in ("__array_function__", "__array_ufunc__", "__array_namespace__")):
+            raise TypeError(f"{name} is a {type(value).__name__}, but this gradient was emitted for a real number "
+                            "or array (a parameter given to a library's function, not annotated): annotate it "
+                            "and run zpy emit again")
+
+
 def real_parameters(numbers, arrays):
     """``real_numbers(**numbers)`` and ``real_arrays(**arrays)``: the
     parameters of both kinds checked in one line."""
