@@ -3,6 +3,7 @@
 determinism and hygiene; no execution of the source module."""
 import ast
 import importlib
+import math
 import importlib.util
 import os
 import subprocess
@@ -128,22 +129,26 @@ def zpy_fn(module, name):
 
 
 def test_a_function_needing_zygote_py_at_run_time_fails_at_its_line(tmp_path, capsys):
-    # (math.hypot: a rule called at run time; fact, recursive, is called rather than inlined, and its value,
-    # of a kind known only at run time, multiplied by the product's rule, which checks it is a number)
+    # (a nested function called: differentiated at run time. math.hypot, and a product with what fact,
+    # recursive, called rather than inlined, returns, of a kind known only at run time: by their rules, which
+    # check their operands are numbers)
     out = tmp_path / "g.py"
     assert main(["emit", str(CORPUS / "dynamic.py"), "-o", str(out)]) == 3
     err = capsys.readouterr().err
-    assert "dynamic.py:14: cannot emit hyp: its gradient would call zygote_py.runtime.J" in err
+    assert "dynamic.py:22: cannot emit nested: its gradient would call zygote_py.runtime.J" in err
     assert "not differentiable: fact: fact has no differentiated parameter" in err
-    assert "--skip-failing" in err and not out.exists() and "chain" not in err
-    # --skip-failing: the module without them, each listed with its line; fact as not differentiable
+    assert "--skip-failing" in err and not out.exists() and "chain" not in err and "hyp" not in err
+    # --skip-failing: the module without it, listed with its line; fact as not differentiable
     text = emit(CORPUS / "dynamic.py", out, "--skip-failing").read_text()
-    assert "#   hyp (line 14): its gradient would call zygote_py.runtime.J" in text
+    assert "#   nested (line 22): its gradient would call zygote_py.runtime.J" in text
     assert "# Not differentiable:\n#   fact: fact has no differentiated parameter" in text
     assert "zygote_py import" not in text and "import zygote_py" not in text
-    assert "by_rule(operator.mul, mul_any, t_1, fact(3))" in text
-    (dx,) = load(out).chain_gradient(0.7)
-    assert dx == pytest.approx(12 * 0.7 / (1 + 0.7 ** 2), rel=1e-14)
+    assert "by_rule(operator.mul, mul_any, t_1, fact(3))" in text and "by_rule(math.hypot, hypot, x, y)" in text
+    module = load(out)
+    assert module.chain_gradient(0.7)[0] == pytest.approx(12 * 0.7 / (1 + 0.7 ** 2), rel=1e-14)
+    dx, dy = module.hyp_gradient(0.7, -0.4)
+    r = math.hypot(0.7, -0.4)
+    assert (dx, dy) == (pytest.approx(r + 0.7 * 0.7 / r, rel=1e-14), pytest.approx(0.7 * -0.4 / r, rel=1e-14))
 
 
 @pytest.mark.parametrize("name", ["calls", "arrays", "module_values"])
@@ -448,7 +453,8 @@ def test_unannotated_parameters_take_their_kinds_from_their_use(tmp_path, capsys
     parameter."""
     source = Path(__file__).parent / "unannotated" / "unannotated.py"
     assert main(["emit", str(source), "-o", str(tmp_path / "unannotated_grad.py")]) == 3
-    assert "cannot emit closure" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "cannot emit closure" in err and "history" not in err
     out = emit(source, tmp_path / "unannotated_grad.py", "--skip-failing")
     assert "params: a dict (read by key) of W (a real array), b (a real array), decay (a real number)" in \
         out.read_text()
@@ -467,6 +473,7 @@ def test_unannotated_parameters_take_their_kinds_from_their_use(tmp_path, capsys
         "helper_loop": (rng.normal(size=4),),
         "filled": (rng.normal(size=4),),
         "until": (rng.normal(size=3), 0.5),
+        "history": (rng.normal(size=3),),
         "special": ({"k": rng.uniform(1.0, 2.0, size=5), "s": 0.3}, rng.normal(size=5)),
         "softplus_total": (rng.normal(size=4),),
     }

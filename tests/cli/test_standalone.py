@@ -1,5 +1,6 @@
 """The helpers copied into gradient modules (backend/standalone.py) agree
 with the runtime's on real numbers and arrays."""
+import collections
 import dataclasses
 import operator
 import types
@@ -248,3 +249,36 @@ def test_diagonal_scatter_is_dense(shape, offset, dy):
     a = np.zeros(shape)
     np.testing.assert_array_equal(standalone.diagonal_scatter(a, offset, dy),
                                   dense(numpy_linalg.diagonal_scatter(a, offset, dy)))
+
+
+@pytest.mark.parametrize("make,dy", [
+    (lambda: (sum, [A3, 2 * A3]), A3 + 1), (lambda: (sum, (1.0, 2.0), 3.0), 1.5), (lambda: (sum, A23), A3),
+    (lambda: (mutation.append, [A3, 1.0], 2.0), [A3, 2.0, 3.0]),
+])
+def test_the_rules_of_sum_and_append_are_the_runtimes(make, dy):
+    f, *args = make()
+    rule = standalone.REPLACES[registry.lookup(f)]
+    y, back = standalone.by_rule(f, rule, *args)
+    f, *args = make()
+    want, want_back = runtime.J(f, *args)
+    got, expected = [y, *back(dy)], [want, *want_back(dy)]
+    assert len(got) == len(expected) and type(got[1]) is type(expected[1])
+    for g, e in zip(got, expected):
+        assert (g is None) == (e is None)
+        if e is not None:
+            np.testing.assert_allclose(flat(g), flat(e))
+
+
+def flat(v):
+    return np.hstack([np.ravel(u) for u in v]) if isinstance(v, (list, tuple)) else np.ravel(v)
+
+
+def test_sum_and_append_refuse_objects_whose_class_adds_in_python():
+    class Meters(float):
+        def __add__(self, other):
+            return self
+
+    with pytest.raises(TypeError, match="^sum of what is not a list, tuple or array of numbers and arrays"):
+        standalone.sum_([Meters(1.0), 2.0])
+    with pytest.raises(TypeError, match="^append to a deque"):
+        standalone.append_(collections.deque(), 1.0)

@@ -48,7 +48,8 @@ ONEHOT = np.eye(4)[[0, 2, 3]]
 GP = {"log_length": 0.2, "log_signal": -0.3, "log_noise": -1.0, "mean": 0.1}
 CASES = {  # module → (function, arguments): every function in the golden module
     "black_scholes": [("norm_cdf", (0.3,)), ("call_price", (100.0, 105.0, 0.03, 0.2, 0.75)), ("norm_pdf", (0.4,)),
-                      ("closed_form_greeks", (100.0, 105.0, 0.03, 0.2, 0.75))],  # (a dict of values)
+                      ("closed_form_greeks", (100.0, 105.0, 0.03, 0.2, 0.75)),  # (a dict of values)
+                      ("erf_array", (normal(4),))],  # (a list appended to)
     "dask_logistic": [("loss", (normal(8), 0.3, normal(20, 8), (normal(20) > 0).astype(float)))],
     "ciede2000": [("hue_angle", (0.3, -0.5)), ("hue_angle", (-0.2, -0.4)), ("linear", (0.5,)), ("linear", (0.02,)),
                   ("lab_f", (0.5,)), ("lab_f", (0.001,))],

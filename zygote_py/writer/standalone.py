@@ -22,7 +22,7 @@ from .. import runtime
 from ..ad import mutation
 from ..runtime import arrays
 from ..ir import ops
-from ..rules import numpy_linalg, numpy_shapes
+from ..rules import builtins as builtin_rules, numpy_linalg, numpy_shapes
 
 
 def seed(y):
@@ -302,8 +302,7 @@ def by_rule(f, rule, *args):
     ``+`` or ``*`` join or repeat, have other gradients (``zpy.gradient``
     computes them)."""
     for a in args:
-        if not (type(a) in (bool, int, float, complex, str, slice, tuple, list, dict) or a is None or a is ...
-                or isinstance(a, (np.ndarray, np.generic)) or is_foreign(a)):
+        if not (plain(a) or type(a) in (str, slice, tuple, list, dict) or a is None or a is ...):
             raise TypeError(f"{getattr(f, '__name__', f)} of a {type(a).__name__}: this gradient module was "
                             "emitted for numbers and arrays; differentiate it with zpy.gradient")
     if f in (operator.add, operator.mul, operator.iadd, operator.imul) and any(
@@ -318,6 +317,45 @@ def by_rule(f, rule, *args):
             return (None,) * (len(args) + 1)
         return (None, *back(dy)[:len(args)])
     return y, pullback
+
+
+def plain(x):
+    """Whether ``x`` is a number or an array, whose operations NumPy
+    defines (not an object defining them in Python)."""
+    return type(x) in (bool, int, float, complex) or isinstance(x, (np.ndarray, np.generic)) or is_foreign(x)
+
+
+def append_(obj, value):
+    """The rule of ``obj.append(value)`` (then ``obj``) for a list ``obj``:
+    the gradient of the list as it was, and of ``value``, are the list's
+    but its last item, and that item's."""
+    if type(obj) is not list:
+        raise TypeError(f"append to a {type(obj).__name__}: this gradient module was emitted for lists; "
+                        "differentiate it with zpy.gradient")
+    obj.append(value)
+
+    def back(dy):
+        return list(dy[:-1]), dy[-1]
+    return obj, back
+
+
+def sum_(iterable, *start):
+    """The rule of ``sum(iterable, *start)`` over a list, tuple or array of
+    numbers and arrays: each item's gradient, and ``start``'s, is the
+    output's."""
+    if not isinstance(iterable, (tuple, list, np.ndarray)) or not all(plain(v) for v in iterable):
+        raise TypeError("sum of what is not a list, tuple or array of numbers and arrays: this gradient module "
+                        "was emitted for those; differentiate it with zpy.gradient")
+    n = len(iterable)
+
+    def back(dy):
+        grads = [dy] * n
+        if isinstance(iterable, np.ndarray):
+            grads = np.array(grads, dtype=iterable.dtype).reshape(iterable.shape)
+        elif isinstance(iterable, tuple):
+            grads = tuple(grads)
+        return (grads, dy) if start else (grads,)
+    return sum(iterable, *start), back
 
 
 def call_pullback(back, dy):
@@ -362,5 +400,7 @@ REPLACES = {
     runtime.dense: dense,
     runtime.call_pullback: call_pullback,
     mutation.store_item: store_item,
+    mutation.operations.append_: append_,
+    builtin_rules.sum_: sum_,
 }
 """Runtime helper → the function written into gradient modules for it."""

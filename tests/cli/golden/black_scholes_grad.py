@@ -4,6 +4,7 @@
 # Source definitions (sha256 of their text, first 16 hex digits):
 #   norm_cdf            8f0ab8c7ce9d3687
 #   call_price          337cc83ccf14c593
+#   erf_array           0cb39e81c58c4888
 #   norm_pdf            a6ffda7419da1696
 #   closed_form_greeks  19cdeaf7e6211270
 #
@@ -26,7 +27,6 @@
 #
 # Not emitted (zpy emit --skip-failing):
 #   chain_value (line 46): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
-#   erf_array (line 46): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
 
 import math
 import numbers
@@ -47,6 +47,16 @@ def real_numbers(**values):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for a real number (a parameter annotated float, or not annotated): annotate it (np.ndarray) and run zpy emit again')
 
 
+# zygote_py.writer.standalone.real_arrays
+def real_arrays(**values):
+    """Raise ``TypeError`` unless each value is an array, the kind that a
+    parameter annotated ``np.ndarray`` was emitted for: NumPy's, or another
+    library's that NumPy's functions dispatch to (Dask's, CuPy's)."""
+    for name, value in values.items():
+        if not isinstance(value, np.ndarray) and (not any((getattr(type(value), p, None) is not None for p in ('__array_function__', '__array_ufunc__', '__array_namespace__')))):
+            raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
+
+
 # zygote_py.writer.standalone.is_foreign
 def is_foreign(x):
     """Whether ``x`` is an array of another library than NumPy (Dask's,
@@ -65,6 +75,13 @@ def is_array(x):
     return isinstance(x, np.ndarray) or is_foreign(x)
 
 
+# zygote_py.writer.standalone.plain
+def plain(x):
+    """Whether ``x`` is a number or an array, whose operations NumPy
+    defines (not an object defining them in Python)."""
+    return type(x) in (bool, int, float, complex) or isinstance(x, (np.ndarray, np.generic)) or is_foreign(x)
+
+
 # zygote_py.writer.standalone.by_rule
 def by_rule(f, rule, *args):
     """``f(*args)`` and its pullback, by ``f``'s derivative rule ``rule``
@@ -76,7 +93,7 @@ def by_rule(f, rule, *args):
     ``+`` or ``*`` join or repeat, have other gradients (``zpy.gradient``
     computes them)."""
     for a in args:
-        if not (type(a) in (bool, int, float, complex, str, slice, tuple, list, dict) or a is None or a is ... or isinstance(a, (np.ndarray, np.generic)) or is_foreign(a)):
+        if not (plain(a) or type(a) in (str, slice, tuple, list, dict) or a is None or (a is ...)):
             raise TypeError(f"{getattr(f, '__name__', f)} of a {type(a).__name__}: this gradient module was emitted for numbers and arrays; differentiate it with zpy.gradient")
     if f in (operator.add, operator.mul, operator.iadd, operator.imul) and any((type(a) in (tuple, list) for a in args)):
         raise TypeError(f'{f.__name__} of a list or tuple: this gradient module was emitted for numbers and arrays; differentiate it with zpy.gradient')
@@ -90,24 +107,58 @@ def by_rule(f, rule, *args):
     return (y, pullback)
 
 
-# zygote_py.ir.ops.build_dict
-def build_dict(*keys_and_values):
-    """``{k1: v1, k2: v2}``: arguments alternate keys and values."""
-    it = iter(keys_and_values)
-    return {k: v for k, v in zip(it, it)}
+# zygote_py.ad.mutation.append
+def append(obj, value):
+    """``obj.append(value)``, then ``obj``."""
+    obj.append(value)
+    return obj
 
 
-# zygote_py.rules.operators.build_dict
-def build_dict_1(*keys_and_values):
-    y = build_dict(*keys_and_values)
+# zygote_py.ad.mutation.operations.append_
+def append_(obj, value):
+    """The rule of ``obj.append(value)`` (then ``obj``) for a list ``obj``:
+    the gradient of the list as it was, and of ``value``, are the list's
+    but its last item, and that item's."""
+    if type(obj) is not list:
+        raise TypeError(f'append to a {type(obj).__name__}: this gradient module was emitted for lists; differentiate it with zpy.gradient')
+    obj.append(value)
 
     def back(dy):
-        last = {k: i for i, k in enumerate(keys_and_values[::2])}
-        grads = [None] * len(keys_and_values)
-        for key, i in last.items():
-            grads[2 * i + 1] = dy.get(key)
-        return tuple(grads)
-    return (y, back)
+        return (list(dy[:-1]), dy[-1])
+    return (obj, back)
+
+
+# zygote_py.rules.numpy_shapes.like
+def like(g, x):
+    """``g``, a gradient shaped like ``x``, given ``x``'s kind: an ndarray of
+    ``x``'s float dtype, a NumPy scalar of its type, a Python float, or the
+    same nesting of tuples and lists (real for a real ``x``, ``None`` for a
+    boolean). An object whose class makes its array in Python
+    (``__array__``) is refused: which field each element came from is not
+    known."""
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind not in 'fc' or (getattr(g, 'dtype', None) == x.dtype and (not isinstance(g, np.generic))):
+            return g
+        g = np.asarray(g)
+        g = g.real if g.dtype.kind == 'c' and x.dtype.kind != 'c' else g
+        return g if g.dtype == x.dtype else g.astype(x.dtype)
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    if isinstance(x, (tuple, list)):
+        g = np.asarray(g)
+        if g.ndim == 0 and len(x):
+            g = np.broadcast_to(g, (len(x),) + np.shape(np.asarray(x[0])))
+        items = [like(g[i], v) for i, v in enumerate(x)]
+        return tuple(items) if isinstance(x, tuple) else items
+    if isinstance(x, np.generic):
+        return x.dtype.type(g if x.dtype.kind == 'c' else np.real(g)) if x.dtype.kind in 'fc' else np.real(g)
+    if isinstance(x, complex):
+        return complex(g)
+    if isinstance(x, (int, float)):
+        return float(np.real(g))
+    if isinstance(getattr(type(x), '__array__', None), types.FunctionType):
+        raise TypeError(f'no gradient for the array NumPy makes of a {type(x).__name__} through its __array__')
+    return g
 
 
 # zygote_py.runtime.call_pullback
@@ -115,6 +166,61 @@ def call_pullback(back, dy):
     """``back(dy)``: ``back`` is a pullback of :func:`by_rule`, which gives
     no gradients for no cotangent (``None``)."""
     return back(dy)
+
+
+# zygote_py.runtime.is_number_zero
+def is_number_zero(dy):
+    """Whether ``dy``, an array's gradient, is the number 0 that the
+    adjoint starts it from on the paths that give it none (or a multiple
+    of it): a rule that reshapes the gradient cannot take it, and it
+    gives no gradients."""
+    return isinstance(dy, (int, float, np.number)) and dy == 0
+
+
+# zygote_py.runtime.add_into
+def add_into(g, v):
+    """``g + v``, where ``g`` is a gradient summed around a loop that an
+    earlier ``+`` made (so nothing else holds it): added in place when both
+    are arrays of one shape and dtype, which saves an array per
+    iteration."""
+    if type(g) is np.ndarray and type(v) is np.ndarray and (g.shape == v.shape) and (g.dtype is v.dtype):
+        g += v
+        return g
+    return g + v
+
+
+# zygote_py.runtime.user_gradient
+def user_gradient(x, g):
+    """The gradient ``g`` of the argument ``x`` as ``zpy.gradient`` returns
+    it: an array of zeros for an array that this run's path did not
+    reach."""
+    if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and (g == 0):
+        return np.zeros_like(x)
+    return g
+
+
+# zygote_py.runtime.scatter
+def scatter(x, key, dy):
+    """The gradient of ``x`` for a gradient ``dy`` of ``x[key]``: zeros of
+    ``x``'s shape with ``dy`` added at ``key`` (repeated indices add up);
+    zeros of another library's array where ``dy`` or ``x`` is one, with
+    ``dy`` assigned (that library has no ``np.add.at``: one index,
+    integers, slices or a mask)."""
+    if dy is None:
+        return None
+    dtype = getattr(x, 'dtype', None)
+    dtype = dtype if dtype is not None and dtype.kind in 'fc' else np.dtype(float)
+    dy = np.real(dy) if dtype.kind != 'c' else dy
+    lazy = [v for v in (dy, x) if hasattr(type(v), '__array_function__') and (not isinstance(v, (np.ndarray, np.generic)))]
+    if lazy:
+        if any((isinstance(k, list) or (np.ndim(k) and getattr(k, 'dtype', None) != bool) for k in (key if isinstance(key, tuple) else (key,)))):
+            raise TypeError("the gradient of indexing another library's array with integer arrays (whose repeated indices add up) needs np.add.at, which it does not have")
+        g = np.zeros_like(lazy[0], dtype=dtype, shape=np.shape(x))
+        g[key] = dy
+        return g
+    g = np.zeros(np.shape(x), dtype)
+    np.add.at(g, key, dy)
+    return g
 
 
 # zygote_py.runtime.accum
@@ -152,6 +258,26 @@ def seed(y):
     if isinstance(y, (int, np.integer)) and (not isinstance(y, bool)):
         return 1
     raise TypeError(f'a gradient needs a real scalar output, not {type(y).__name__} {np.shape(y)}')
+
+
+# zygote_py.ir.ops.build_dict
+def build_dict(*keys_and_values):
+    """``{k1: v1, k2: v2}``: arguments alternate keys and values."""
+    it = iter(keys_and_values)
+    return {k: v for k, v in zip(it, it)}
+
+
+# zygote_py.rules.operators.build_dict
+def build_dict_1(*keys_and_values):
+    y = build_dict(*keys_and_values)
+
+    def back(dy):
+        last = {k: i for i, k in enumerate(keys_and_values[::2])}
+        grads = [None] * len(keys_and_values)
+        for key, i in last.items():
+            grads[2 * i + 1] = dy.get(key)
+        return tuple(grads)
+    return (y, back)
 
 
 # norm_cdf (../../../examples/black_scholes.py, line 19): x: a real number
@@ -277,6 +403,88 @@ def call_price_gradient(spot, strike, rate, vol, maturity):
         t_15 = t_15 * inf
     dmaturity = dmaturity + t_15
     return (dspot, dstrike, drate, dvol, dmaturity)
+
+
+# erf_array (../../../examples/black_scholes.py, line 44): x: a real array
+def erf_array_forward(x):
+    real_arrays(x=x)
+    trip = 0
+    saved_t = []
+    saved_v = []
+    saved_y_back = []
+    t_2 = []
+    for item in range(len(x)):
+        saved_t.append(item)
+        v = x[item]
+        saved_v.append(v)
+        t_2, y_back = by_rule(append, append_, t_2, math.erf(v))
+        saved_y_back.append(y_back)
+        trip += 1
+    t = t_2
+    t_1 = np.array(t_2)
+
+    def erf_array_pullback(dy):
+        saved_t_left = list(saved_t)
+        saved_v_left = list(saved_v)
+        saved_y_back_left = list(saved_y_back)
+        if t_1.dtype.kind not in 'fc':
+            t_2 = None
+        else:
+            t_2 = like(dy, t)
+        dx = 0
+        for _ in range(trip):
+            y_back = saved_y_back_left.pop()
+            v = saved_v_left.pop()
+            t_4 = saved_t_left.pop()
+            t_2 = call_pullback(y_back, t_2)
+            t_5 = t_2[1]
+            dv = accum(0, t_2[2]) * 2 / 1.7724538509055159 * math.exp(-v * v)
+            if is_number_zero(dv):
+                t_2 = 0
+            else:
+                t_2 = scatter(x, t_4, dv)
+            dx = add_into(dx, t_2)
+            t_2 = t_5
+        return (user_gradient(x, dx),)
+    return (t_1, erf_array_pullback)
+
+
+def erf_array_gradient(x):
+    real_arrays(x=x)
+    trip = 0
+    saved_t = []
+    saved_v = []
+    saved_y_back = []
+    t_2 = []
+    for item in range(len(x)):
+        saved_t.append(item)
+        v = x[item]
+        saved_v.append(v)
+        t_2, y_back = by_rule(append, append_, t_2, math.erf(v))
+        saved_y_back.append(y_back)
+        trip += 1
+    t = t_2
+    t_1 = np.array(t_2)
+    dy = seed(t_1)
+    if t_1.dtype.kind not in 'fc':
+        t_2 = None
+    else:
+        t_2 = like(dy, t)
+    dx = 0
+    for _ in range(trip):
+        y_back = saved_y_back.pop()
+        v = saved_v.pop()
+        t_3 = saved_t.pop()
+        t_2 = call_pullback(y_back, t_2)
+        t_4 = t_2[1]
+        dv = accum(0, t_2[2]) * 2 / 1.7724538509055159 * math.exp(-v * v)
+        if is_number_zero(dv):
+            t_2 = 0
+        else:
+            t_2 = scatter(x, t_3, dv)
+        dx = add_into(dx, t_2)
+        t_2 = t_4
+    return (user_gradient(x, dx),)
 
 
 # norm_pdf (../../../examples/black_scholes.py, line 51): x: a real number

@@ -226,6 +226,13 @@ def is_array(x):
     return isinstance(x, np.ndarray) or is_foreign(x)
 
 
+# zygote_py.writer.standalone.plain
+def plain(x):
+    """Whether ``x`` is a number or an array, whose operations NumPy
+    defines (not an object defining them in Python)."""
+    return type(x) in (bool, int, float, complex) or isinstance(x, (np.ndarray, np.generic)) or is_foreign(x)
+
+
 # zygote_py.writer.standalone.by_rule
 def by_rule(f, rule, *args):
     """``f(*args)`` and its pullback, by ``f``'s derivative rule ``rule``
@@ -237,7 +244,7 @@ def by_rule(f, rule, *args):
     ``+`` or ``*`` join or repeat, have other gradients (``zpy.gradient``
     computes them)."""
     for a in args:
-        if not (type(a) in (bool, int, float, complex, str, slice, tuple, list, dict) or a is None or a is ... or isinstance(a, (np.ndarray, np.generic)) or is_foreign(a)):
+        if not (plain(a) or type(a) in (str, slice, tuple, list, dict) or a is None or (a is ...)):
             raise TypeError(f"{getattr(f, '__name__', f)} of a {type(a).__name__}: this gradient module was emitted for numbers and arrays; differentiate it with zpy.gradient")
     if f in (operator.add, operator.mul, operator.iadd, operator.imul) and any((type(a) in (tuple, list) for a in args)):
         raise TypeError(f'{f.__name__} of a list or tuple: this gradient module was emitted for numbers and arrays; differentiate it with zpy.gradient')
