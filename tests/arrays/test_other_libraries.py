@@ -118,10 +118,9 @@ def emitted(tmp_path_factory):
     return module
 
 
-EMITTED = [(f, args) for f, args in CASES if f is not programs.columns]
-"""The programs a standalone module holds, as for NumPy arrays (columns'
-gradient calls zygote_py's ``J`` when it runs: a method of an array the
-compiler does not know to be one: issue 35; ``abs`` or ``reshape`` of one
+EMITTED = CASES
+"""The programs a standalone module holds, as for NumPy arrays (``abs``,
+``reshape`` or a method of an array the compiler does not know to be one
 is called by its rule)."""
 
 

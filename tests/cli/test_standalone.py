@@ -282,3 +282,34 @@ def test_sum_and_append_refuse_objects_whose_class_adds_in_python():
         standalone.sum_([Meters(1.0), 2.0])
     with pytest.raises(TypeError, match="^append to a deque"):
         standalone.append_(collections.deque(), 1.0)
+
+
+@pytest.mark.parametrize("container,key,dy", [((A3, 2.0), 0, A3 + 1), ([1.0, 2.0, 3.0], slice(1, None), [4.0, 5.0]),
+                                              ({"a": 2.0}, "a", 3.0), (A23, (1, slice(None)), A3)])
+def test_the_rule_of_an_item_is_the_runtimes(container, key, dy):
+    y, back = standalone.by_rule(operator.getitem, standalone.getitem, container, key)
+    want, want_back = runtime.J(operator.getitem, container, key)
+    np.testing.assert_array_equal(y, want)
+    got, expected = back(dy), want_back(dy)
+    assert type(got[1]) is type(expected[1]) and got[2] is None and expected[2] is None
+    if isinstance(expected[1], dict):
+        assert got[1] == expected[1]
+    else:
+        assert all((g is None) == (e is None) for g, e in zip(got[1], expected[1]))
+        np.testing.assert_allclose(flat([g for g in got[1] if g is not None]),
+                                   flat([e for e in expected[1] if e is not None]))
+    with pytest.raises(TypeError, match="^no gradient for the items of a range"):
+        standalone.getitem(range(3), 1)[1](1.0)
+
+
+def test_a_method_of_an_array_is_called_by_the_rule_of_numpys():
+    pair, back = standalone.by_method(registry.lookup(np.ndarray.sum), A23, "sum", 1)
+    want, want_back = runtime.J(mutation.call_method, A23, "sum", 1)
+    assert pair[0] is A23 and want[0] is A23
+    np.testing.assert_array_equal(pair[1], want[1])
+    for got, expected in zip(back((A23, A3[:2])), want_back((A23, A3[:2]))):
+        assert (got is None) == (expected is None)
+        if expected is not None:
+            np.testing.assert_allclose(got, expected)
+    with pytest.raises(TypeError, match="^sum of a list: this gradient module was emitted for an array's method"):
+        standalone.by_method(registry.lookup(np.ndarray.sum), [1.0], "sum")

@@ -77,11 +77,12 @@ import numpy as np
 
 from .. import registry, runtime
 from .._version import __version__
-from ..ad import callees, pipeline
-from ..ad.analysis import ARRAY, FLOAT, NUMBER, fields_kind, items_kind
+from ..ad import callees, mutation, pipeline
+from ..ad.analysis import ARRAY, ARRAY_VALUED, FLOAT, NUMBER, fields_kind, items_kind
 from ..errors import ZygoteError
 from ..frontend import static
 from ..ir import ops
+from ..ir.passes import member
 from ..backend.references import importable, literal
 from . import standalone, tidy, usage
 
@@ -738,15 +739,20 @@ class _Writer:
                     and not n.keywords and not any(isinstance(a, ast.Starred) for a in n.args)):
                 continue
             f = self._known(n.args[0], local)
-            rule = registry.lookup(f) if f is not None and f is not getattr else None
+            method = _array_method(f, n.args)
+            rule = registry.lookup(method or f) if f is not None and f is not getattr else None
             if rule is None:
                 continue
             try:
                 self._check_copyable(rule, set())
             except _NotCopyable:
                 continue
-            n.func = _constant(standalone.by_rule, "by_rule", n.func.line)
-            n.args.insert(1, _constant(rule, rule.__name__, n.func.line))
+            helper = standalone.by_method if method else standalone.by_rule
+            n.func = _constant(helper, helper.__name__, n.func.line)
+            if method:  # (by_method(rule, obj, name, *args))
+                n.args[0] = _constant(rule, rule.__name__, n.func.line)
+            else:  # (by_rule(f, rule, *args))
+                n.args.insert(1, _constant(rule, rule.__name__, n.func.line))
 
     def _known(self, node: ast.expr, local: set[str]) -> Any:
         """The value ``node`` reads when it is a constant, a builtin, a module
@@ -918,6 +924,16 @@ class _Writer:
         node.name = name
         self.helpers.append(f"# {_origin(value)}.{value.__qualname__}\n" + ast.unparse(node))
         return name
+
+
+def _array_method(f: Any, args: list[ast.expr]) -> Any:
+    """``np.ndarray.sum`` for ``J(mutation.call_method, x, "sum", ...)``: a
+    method of NumPy's arrays that changes nothing (its value an array), on
+    an object whose kind is known only when it runs; else None."""
+    if f is not mutation.call_method or len(args) < 3 or not isinstance(args[2], ast.Constant):
+        return None
+    method = getattr(np.ndarray, str(args[2].value), None)
+    return method if method is not None and member(method, ARRAY_VALUED) else None
 
 
 def _special_ufunc(value: Any) -> Optional[tuple[str, str]]:

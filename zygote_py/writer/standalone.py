@@ -22,7 +22,7 @@ from .. import runtime
 from ..ad import mutation
 from ..runtime import arrays
 from ..ir import ops
-from ..rules import builtins as builtin_rules, numpy_linalg, numpy_shapes
+from ..rules import builtins as builtin_rules, numpy_linalg, numpy_shapes, operators as operator_rules
 
 
 def seed(y):
@@ -358,6 +358,42 @@ def sum_(iterable, *start):
     return sum(iterable, *start), back
 
 
+def getitem(container, key):
+    """The rule of ``container[key]`` for a tuple, list, dict or array; the
+    items of another container have no gradient here."""
+    n = len(container) if isinstance(container, (tuple, list)) else 0
+
+    def back(dy):
+        if isinstance(container, (tuple, list)):
+            return runtime.sequence_gradient(n, key, dy, isinstance(container, tuple)), None
+        if isinstance(container, dict):
+            return {key: dy}, None
+        if is_array(container):
+            return scatter(container, key, dy), None
+        raise TypeError(f"no gradient for the items of a {type(container).__name__} in this gradient module; "
+                        "differentiate it with zpy.gradient")
+    return container[key], back
+
+
+def by_method(rule, obj, name, *args):
+    """``obj.name(*args)`` of an array ``obj`` (the object and the value, as
+    the mutation pass reads a method call that may change its object), by
+    ``rule``, the rule of NumPy's method, which changes nothing (known when
+    the module was emitted, the kind of ``obj`` not): the pullback takes
+    the object's and the value's cotangents and gives ``None`` for the
+    callee, the object's gradient, ``None`` for ``name``, the arguments'."""
+    if not is_array(obj):
+        raise TypeError(f"{name} of a {type(obj).__name__}: this gradient module was emitted for an array's "
+                        "method; differentiate it with zpy.gradient")
+    value, back = rule(obj, *args)
+
+    def pullback(dy):
+        dobj, dvalue = (None, None) if dy is None else dy
+        grads = (None,) * (len(args) + 1) if dvalue is None else back(dvalue)
+        return (None, accum(dobj, grads[0]), None, *grads[1:1 + len(args)])
+    return (obj, value), pullback
+
+
 def call_pullback(back, dy):
     """``back(dy)``: ``back`` is a pullback of :func:`by_rule`, which gives
     no gradients for no cotangent (``None``)."""
@@ -402,5 +438,6 @@ REPLACES = {
     mutation.store_item: store_item,
     mutation.operations.append_: append_,
     builtin_rules.sum_: sum_,
+    operator_rules.getitem: getitem,
 }
 """Runtime helper → the function written into gradient modules for it."""
