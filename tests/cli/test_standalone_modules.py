@@ -49,7 +49,9 @@ GP = {"log_length": 0.2, "log_signal": -0.3, "log_noise": -1.0, "mean": 0.1}
 CASES = {  # module → (function, arguments): every function in the golden module
     "black_scholes": [("norm_cdf", (0.3,)), ("call_price", (100.0, 105.0, 0.03, 0.2, 0.75)), ("norm_pdf", (0.4,)),
                       ("closed_form_greeks", (100.0, 105.0, 0.03, 0.2, 0.75)),  # (a dict of values)
-                      ("erf_array", (normal(4),))],  # (a list appended to)
+                      ("erf_array", (normal(4),)),  # (a list appended to)
+                      ("chain_value", (100.0, np.array([90.0, 100.0, 110.0]), 0.03, 0.2, 0.75,
+                                       np.array([1.0, -2.0, 0.5])))],
     "dask_logistic": [("loss", (normal(8), 0.3, normal(20, 8), (normal(20) > 0).astype(float)))],
     "ciede2000": [("hue_angle", (0.3, -0.5)), ("hue_angle", (-0.2, -0.4)), ("linear", (0.5,)), ("linear", (0.02,)),
                   ("lab_f", (0.5,)), ("lab_f", (0.001,))],

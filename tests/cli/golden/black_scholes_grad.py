@@ -4,6 +4,7 @@
 # Source definitions (sha256 of their text, first 16 hex digits):
 #   norm_cdf            8f0ab8c7ce9d3687
 #   call_price          337cc83ccf14c593
+#   chain_value         8d7a2aa08fc48c08
 #   erf_array           0cb39e81c58c4888
 #   norm_pdf            a6ffda7419da1696
 #   closed_form_greeks  19cdeaf7e6211270
@@ -24,9 +25,6 @@
 #
 # Not differentiable:
 #   main: main is a main function
-#
-# Not emitted (zpy emit --skip-failing):
-#   chain_value (line 46): its gradient would call zygote_py.runtime.J when it runs (``f(*args, **kwargs)`` and its pullback, for a callee known only at run time), and a gradient module runs without zygote_py (annotate the parameters (float, np.ndarray, int) so that the kind of every value is known, or differentiate it with zpy.gradient)
 
 import math
 import numbers
@@ -55,6 +53,14 @@ def real_arrays(**values):
     for name, value in values.items():
         if not isinstance(value, np.ndarray) and (not any((getattr(type(value), p, None) is not None for p in ('__array_function__', '__array_ufunc__', '__array_namespace__')))):
             raise TypeError(f'{name} is a {type(value).__name__}, but this gradient was emitted for an array (a parameter annotated np.ndarray): pass np.asarray of it')
+
+
+# zygote_py.writer.standalone.real_parameters
+def real_parameters(numbers, arrays):
+    """``real_numbers(**numbers)`` and ``real_arrays(**arrays)``: the
+    parameters of both kinds checked in one line."""
+    real_numbers(**numbers)
+    real_arrays(**arrays)
 
 
 # zygote_py.writer.standalone.is_foreign
@@ -107,6 +113,64 @@ def by_rule(f, rule, *args):
     return (y, pullback)
 
 
+# zygote_py.runtime.sequence_gradient
+def sequence_gradient(n, key, dy, is_tuple):
+    """The gradient of a tuple (``is_tuple``) or list of ``n`` items for the
+    gradient ``dy`` of its item or slice ``key``."""
+    grads = [None] * n
+    grads[key] = dy
+    return tuple(grads) if is_tuple else grads
+
+
+# zygote_py.writer.standalone.scatter
+def scatter(x, key, dy):
+    """The gradient of ``x`` for a gradient ``dy`` of ``x[key]``: zeros of
+    ``x``'s shape with ``dy`` added at ``key`` (repeated indices add up);
+    zeros of another library's array where ``dy`` or ``x`` is one, with
+    ``dy`` assigned (that library has no ``np.add.at``: one index,
+    integers, slices or a mask)."""
+    if dy is None:
+        return None
+    dtype = getattr(x, 'dtype', None)
+    dtype = dtype if dtype is not None and dtype.kind in 'fc' else np.dtype(float)
+    dy = np.real(dy) if dtype.kind != 'c' else dy
+    lazy = [v for v in (dy, x) if hasattr(type(v), '__array_function__') and (not isinstance(v, (np.ndarray, np.generic)))]
+    if lazy:
+        if any((isinstance(k, list) or (np.ndim(k) and getattr(k, 'dtype', None) != bool) for k in (key if isinstance(key, tuple) else (key,)))):
+            raise TypeError("the gradient of indexing another library's array with integer arrays (whose repeated indices add up) needs np.add.at, which it does not have")
+        g = np.zeros_like(lazy[0], dtype=dtype, shape=np.shape(x))
+        g[key] = dy
+        return g
+    g = np.zeros(np.shape(x), dtype)
+    np.add.at(g, key, dy)
+    return g
+
+
+# zygote_py.rules.operators.getitem
+def getitem(container, key):
+    """The rule of ``container[key]`` for a tuple, list, dict or array; the
+    items of another container have no gradient here."""
+    n = len(container) if isinstance(container, (tuple, list)) else 0
+
+    def back(dy):
+        if isinstance(container, (tuple, list)):
+            return (sequence_gradient(n, key, dy, isinstance(container, tuple)), None)
+        if isinstance(container, dict):
+            return ({key: dy}, None)
+        if is_array(container):
+            return (scatter(container, key, dy), None)
+        raise TypeError(f'no gradient for the items of a {type(container).__name__} in this gradient module; differentiate it with zpy.gradient')
+    return (container[key], back)
+
+
+# zygote_py.rules.pymath.erf
+def erf(x):
+
+    def back(dy):
+        return (dy * 2 / math.sqrt(math.pi) * math.exp(-x * x),)
+    return (math.erf(x), back)
+
+
 # zygote_py.ad.mutation.append
 def append(obj, value):
     """``obj.append(value)``, then ``obj``."""
@@ -126,6 +190,44 @@ def append_(obj, value):
     def back(dy):
         return (list(dy[:-1]), dy[-1])
     return (obj, back)
+
+
+# zygote_py.runtime.spread
+def spread(dy, a):
+    """``dy`` broadcast to the shape of the array ``a``, with its dtype, as
+    a new array of ``a``'s library (the gradient of ``a`` for a sum of it)."""
+    zero = np.zeros_like(a)
+    return (zero + dy).astype(zero.dtype, copy=False)
+
+
+# zygote_py.runtime.unbroadcast
+def unbroadcast(dy, x):
+    """``dy`` summed down to the shape of ``x``, an operand that NumPy
+    broadcast to the shape of ``dy``, with ``x``'s float dtype (a Python
+    number ``x`` gets a Python number)."""
+    if dy is None:
+        return None
+    shape = np.shape(x)
+    dshape = np.shape(dy)
+    if dshape != shape:
+        extra = len(dshape) - len(shape)
+        if extra >= 0:
+            axes = tuple(range(extra)) + tuple((i + extra for i, n in enumerate(shape) if n == 1 and dshape[i + extra] != 1))
+            if axes:
+                dy = np.sum(dy, axis=axes, keepdims=True)
+        if extra > 0:
+            dy = np.reshape(dy, shape)
+        elif np.shape(dy) != shape:
+            dy = np.broadcast_to(dy, shape)
+    if isinstance(x, np.generic) or hasattr(type(x), '__array_function__'):
+        if x.dtype.kind in 'fc' and np.result_type(dy) != x.dtype:
+            if np.iscomplexobj(dy) and x.dtype.kind != 'c':
+                dy = np.real(dy)
+            dy = (dy if hasattr(type(dy), '__array_function__') else np.asarray(dy)).astype(x.dtype)
+        return dy[()] if isinstance(x, np.generic) and isinstance(dy, np.ndarray) else dy
+    if isinstance(dy, (np.ndarray, np.generic)) and isinstance(x, (int, float)):
+        dy = dy.item()
+    return dy.real if isinstance(dy, complex) and (not isinstance(x, complex)) else dy
 
 
 # zygote_py.rules.numpy_shapes.like
@@ -168,27 +270,6 @@ def call_pullback(back, dy):
     return back(dy)
 
 
-# zygote_py.runtime.is_number_zero
-def is_number_zero(dy):
-    """Whether ``dy``, an array's gradient, is the number 0 that the
-    adjoint starts it from on the paths that give it none (or a multiple
-    of it): a rule that reshapes the gradient cannot take it, and it
-    gives no gradients."""
-    return isinstance(dy, (int, float, np.number)) and dy == 0
-
-
-# zygote_py.runtime.add_into
-def add_into(g, v):
-    """``g + v``, where ``g`` is a gradient summed around a loop that an
-    earlier ``+`` made (so nothing else holds it): added in place when both
-    are arrays of one shape and dtype, which saves an array per
-    iteration."""
-    if type(g) is np.ndarray and type(v) is np.ndarray and (g.shape == v.shape) and (g.dtype is v.dtype):
-        g += v
-        return g
-    return g + v
-
-
 # zygote_py.runtime.user_gradient
 def user_gradient(x, g):
     """The gradient ``g`` of the argument ``x`` as ``zpy.gradient`` returns
@@ -196,30 +277,6 @@ def user_gradient(x, g):
     reach."""
     if isinstance(x, np.ndarray) and isinstance(g, (int, float)) and (g == 0):
         return np.zeros_like(x)
-    return g
-
-
-# zygote_py.runtime.scatter
-def scatter(x, key, dy):
-    """The gradient of ``x`` for a gradient ``dy`` of ``x[key]``: zeros of
-    ``x``'s shape with ``dy`` added at ``key`` (repeated indices add up);
-    zeros of another library's array where ``dy`` or ``x`` is one, with
-    ``dy`` assigned (that library has no ``np.add.at``: one index,
-    integers, slices or a mask)."""
-    if dy is None:
-        return None
-    dtype = getattr(x, 'dtype', None)
-    dtype = dtype if dtype is not None and dtype.kind in 'fc' else np.dtype(float)
-    dy = np.real(dy) if dtype.kind != 'c' else dy
-    lazy = [v for v in (dy, x) if hasattr(type(v), '__array_function__') and (not isinstance(v, (np.ndarray, np.generic)))]
-    if lazy:
-        if any((isinstance(k, list) or (np.ndim(k) and getattr(k, 'dtype', None) != bool) for k in (key if isinstance(key, tuple) else (key,)))):
-            raise TypeError("the gradient of indexing another library's array with integer arrays (whose repeated indices add up) needs np.add.at, which it does not have")
-        g = np.zeros_like(lazy[0], dtype=dtype, shape=np.shape(x))
-        g[key] = dy
-        return g
-    g = np.zeros(np.shape(x), dtype)
-    np.add.at(g, key, dy)
     return g
 
 
@@ -258,6 +315,27 @@ def seed(y):
     if isinstance(y, (int, np.integer)) and (not isinstance(y, bool)):
         return 1
     raise TypeError(f'a gradient needs a real scalar output, not {type(y).__name__} {np.shape(y)}')
+
+
+# zygote_py.runtime.is_number_zero
+def is_number_zero(dy):
+    """Whether ``dy``, an array's gradient, is the number 0 that the
+    adjoint starts it from on the paths that give it none (or a multiple
+    of it): a rule that reshapes the gradient cannot take it, and it
+    gives no gradients."""
+    return isinstance(dy, (int, float, np.number)) and dy == 0
+
+
+# zygote_py.runtime.add_into
+def add_into(g, v):
+    """``g + v``, where ``g`` is a gradient summed around a loop that an
+    earlier ``+`` made (so nothing else holds it): added in place when both
+    are arrays of one shape and dtype, which saves an array per
+    iteration."""
+    if type(g) is np.ndarray and type(v) is np.ndarray and (g.shape == v.shape) and (g.dtype is v.dtype):
+        g += v
+        return g
+    return g + v
 
 
 # zygote_py.ir.ops.build_dict
@@ -403,6 +481,245 @@ def call_price_gradient(spot, strike, rate, vol, maturity):
         t_15 = t_15 * inf
     dmaturity = dmaturity + t_15
     return (dspot, dstrike, drate, dvol, dmaturity)
+
+
+# chain_value (../../../examples/black_scholes.py, line 32): spot: a real number; strikes: a real array; rate: a real number; vol: a real number; maturity: a real number; positions: a real array
+def chain_value_forward(spot, strikes, rate, vol, maturity, positions):
+    real_parameters(numbers=dict(spot=spot, rate=rate, vol=vol, maturity=maturity), arrays=dict(strikes=strikes, positions=positions))
+    trip = 0
+    saved_v_back = []
+    saved_y_back = []
+    saved_y_back_1 = []
+    saved_v_back_1 = []
+    saved_y_back_2 = []
+    saved_y_back_3 = []
+    t = np.sqrt(maturity)
+    sd = vol * t
+    t_1 = spot / strikes
+    t_4 = np.log(t_1)
+    t_2 = 0.5 * vol
+    t_3 = rate + t_2 * vol
+    t_5 = t_3 * maturity
+    t_6 = t_4 + t_5
+    d1 = t_6 / sd
+    d2 = d1 - sd
+    t_7 = np.sqrt(2.0)
+    t_8 = d1 / t_7
+    t_23 = []
+    for item in range(len(t_8)):
+        v, v_back = by_rule(operator.getitem, getitem, t_8, item)
+        saved_v_back.append(v_back)
+        t_25, y_back = by_rule(math.erf, erf, v)
+        saved_y_back.append(y_back)
+        t_23, y_back = by_rule(append, append_, t_23, t_25)
+        saved_y_back_1.append(y_back)
+        trip += 1
+    t_9 = t_23
+    trip_1 = 0
+    t_10 = np.array(t_23)
+    cdf1 = 0.5 * (1.0 + t_10)
+    t_12 = np.sqrt(2.0)
+    t_13 = d2 / t_12
+    t_23 = []
+    for item_1 in range(len(t_13)):
+        v, v_back = by_rule(operator.getitem, getitem, t_13, item_1)
+        saved_v_back_1.append(v_back)
+        t_24, y_back = by_rule(math.erf, erf, v)
+        saved_y_back_2.append(y_back)
+        t_23, y_back = by_rule(append, append_, t_23, t_24)
+        saved_y_back_3.append(y_back)
+        trip_1 += 1
+    t_14 = t_23
+    t_15 = np.array(t_23)
+    cdf2 = 0.5 * (1.0 + t_15)
+    t_20 = spot * cdf1
+    t_17 = -rate
+    t_18 = np.exp(t_17 * maturity)
+    t_19 = strikes * t_18
+    t_21 = t_19 * cdf2
+    prices = t_20 - t_21
+    t_22 = positions * prices
+
+    def chain_value_pullback(dy):
+        saved_v_back_left = list(saved_v_back)
+        saved_v_back_1_left = list(saved_v_back_1)
+        saved_y_back_left = list(saved_y_back)
+        saved_y_back_1_left = list(saved_y_back_1)
+        saved_y_back_2_left = list(saved_y_back_2)
+        saved_y_back_3_left = list(saved_y_back_3)
+        t_23 = spread(dy, t_22)
+        dpositions = unbroadcast(t_23 * np.conjugate(prices), positions)
+        dprices = unbroadcast(t_23 * positions, prices)
+        t_23 = unbroadcast(dprices, t_20)
+        t_24 = -unbroadcast(dprices, t_21)
+        t_25 = unbroadcast(t_24 * np.conjugate(cdf2), t_19)
+        dcdf2 = unbroadcast(t_24 * t_19, cdf2)
+        dstrikes = unbroadcast(t_25 * t_18, strikes)
+        t_24 = unbroadcast(t_25 * strikes, t_18) * t_18
+        dmaturity = t_24 * t_17
+        drate = -(t_24 * maturity)
+        dspot = unbroadcast(t_23 * np.conjugate(cdf1), spot)
+        dcdf1 = t_23 * spot
+        t_23 = dcdf2 * 0.5
+        if t_15.dtype.kind not in 'fc':
+            t_23 = None
+        else:
+            t_23 = like(t_23, t_14)
+        t_23, t_24 = (0, t_23)
+        for _ in range(trip_1):
+            y_back = saved_y_back_3_left.pop()
+            y_back_1 = saved_y_back_2_left.pop()
+            v_back = saved_v_back_1_left.pop()
+            t_24 = call_pullback(y_back, t_24)
+            dv = call_pullback(y_back_1, t_24[2])[1]
+            t_23, t_24 = (accum(t_23, accum(0, call_pullback(v_back, dv)[1])), t_24[1])
+        dd2 = unbroadcast(t_23 / t_12, d2)
+        t_23 = dcdf1 * 0.5
+        if t_10.dtype.kind not in 'fc':
+            t_23 = None
+        else:
+            t_23 = like(t_23, t_9)
+        t_23, t_24 = (0, t_23)
+        for _ in range(trip):
+            y_back = saved_y_back_1_left.pop()
+            y_back_1 = saved_y_back_left.pop()
+            v_back = saved_v_back_left.pop()
+            t_24 = call_pullback(y_back, t_24)
+            dv = call_pullback(y_back_1, t_24[2])[1]
+            t_23, t_24 = (accum(t_23, accum(0, call_pullback(v_back, dv)[1])), t_24[1])
+        dd1 = unbroadcast(t_23 / t_7, d1)
+        dsd = -unbroadcast(dd2, sd)
+        dd1 = dd1 + unbroadcast(dd2, d1)
+        t_23 = unbroadcast(dd1 / sd, t_6)
+        dsd = dsd + unbroadcast(-dd1 * (d1 / sd), sd)
+        t_24 = unbroadcast(t_23, t_5)
+        t_25 = t_24 * maturity
+        dmaturity = dmaturity + t_24 * t_3
+        drate = drate + t_25
+        dvol = t_25 * t_2
+        dvol = dvol + t_25 * vol * 0.5
+        t_23 = unbroadcast(t_23, t_4) / t_1
+        dspot = dspot + unbroadcast(t_23 / strikes, spot)
+        dstrikes = dstrikes + -t_23 * (t_1 / strikes)
+        dvol = dvol + unbroadcast(dsd * t, vol)
+        dmaturity = dmaturity + dsd * vol / (2.0 * t)
+        return (dspot, user_gradient(strikes, dstrikes), drate, dvol, dmaturity, user_gradient(positions, dpositions))
+    return (t_22.sum(), chain_value_pullback)
+
+
+def chain_value_gradient(spot, strikes, rate, vol, maturity, positions):
+    real_parameters(numbers=dict(spot=spot, rate=rate, vol=vol, maturity=maturity), arrays=dict(strikes=strikes, positions=positions))
+    trip = 0
+    saved_v_back = []
+    saved_y_back = []
+    saved_y_back_1 = []
+    saved_v_back_1 = []
+    saved_y_back_2 = []
+    saved_y_back_3 = []
+    t = np.sqrt(maturity)
+    sd = vol * t
+    t_1 = spot / strikes
+    t_4 = np.log(t_1)
+    t_2 = 0.5 * vol
+    t_3 = rate + t_2 * vol
+    t_5 = t_3 * maturity
+    t_6 = t_4 + t_5
+    d1 = t_6 / sd
+    d2 = d1 - sd
+    t_7 = np.sqrt(2.0)
+    t_8 = d1 / t_7
+    t_23 = []
+    for item in range(len(t_8)):
+        v, v_back = by_rule(operator.getitem, getitem, t_8, item)
+        saved_v_back.append(v_back)
+        t_25, y_back = by_rule(math.erf, erf, v)
+        saved_y_back.append(y_back)
+        t_23, y_back = by_rule(append, append_, t_23, t_25)
+        saved_y_back_1.append(y_back)
+        trip += 1
+    t_9 = t_23
+    trip_1 = 0
+    t_10 = np.array(t_23)
+    cdf1 = 0.5 * (1.0 + t_10)
+    t_12 = np.sqrt(2.0)
+    t_13 = d2 / t_12
+    t_23 = []
+    for item_1 in range(len(t_13)):
+        v, v_back = by_rule(operator.getitem, getitem, t_13, item_1)
+        saved_v_back_1.append(v_back)
+        t_24, y_back = by_rule(math.erf, erf, v)
+        saved_y_back_2.append(y_back)
+        t_23, y_back = by_rule(append, append_, t_23, t_24)
+        saved_y_back_3.append(y_back)
+        trip_1 += 1
+    t_14 = t_23
+    t_15 = np.array(t_23)
+    cdf2 = 0.5 * (1.0 + t_15)
+    t_20 = spot * cdf1
+    t_17 = -rate
+    t_18 = np.exp(t_17 * maturity)
+    t_19 = strikes * t_18
+    t_21 = t_19 * cdf2
+    prices = t_20 - t_21
+    t_22 = positions * prices
+    t_25 = t_22.sum()
+    t_23 = spread(seed(t_25), t_22)
+    dpositions = unbroadcast(t_23 * np.conjugate(prices), positions)
+    dprices = unbroadcast(t_23 * positions, prices)
+    t_23 = unbroadcast(dprices, t_20)
+    t_24 = -unbroadcast(dprices, t_21)
+    t_26 = unbroadcast(t_24 * np.conjugate(cdf2), t_19)
+    dcdf2 = unbroadcast(t_24 * t_19, cdf2)
+    dstrikes = unbroadcast(t_26 * t_18, strikes)
+    t_24 = unbroadcast(t_26 * strikes, t_18) * t_18
+    dmaturity = t_24 * t_17
+    drate = -(t_24 * maturity)
+    dspot = unbroadcast(t_23 * np.conjugate(cdf1), spot)
+    dcdf1 = t_23 * spot
+    t_23 = dcdf2 * 0.5
+    if t_15.dtype.kind not in 'fc':
+        t_23 = None
+    else:
+        t_23 = like(t_23, t_14)
+    t_23, t_24 = (0, t_23)
+    for _ in range(trip_1):
+        y_back = saved_y_back_3.pop()
+        y_back_1 = saved_y_back_2.pop()
+        v_back = saved_v_back_1.pop()
+        t_24 = call_pullback(y_back, t_24)
+        dv = call_pullback(y_back_1, t_24[2])[1]
+        t_23, t_24 = (accum(t_23, accum(0, call_pullback(v_back, dv)[1])), t_24[1])
+    dd2 = unbroadcast(t_23 / t_12, d2)
+    t_23 = dcdf1 * 0.5
+    if t_10.dtype.kind not in 'fc':
+        t_23 = None
+    else:
+        t_23 = like(t_23, t_9)
+    t_23, t_24 = (0, t_23)
+    for _ in range(trip):
+        y_back = saved_y_back_1.pop()
+        y_back_1 = saved_y_back.pop()
+        v_back = saved_v_back.pop()
+        t_24 = call_pullback(y_back, t_24)
+        dv = call_pullback(y_back_1, t_24[2])[1]
+        t_23, t_24 = (accum(t_23, accum(0, call_pullback(v_back, dv)[1])), t_24[1])
+    dd1 = unbroadcast(t_23 / t_7, d1)
+    dsd = -unbroadcast(dd2, sd)
+    dd1 = dd1 + unbroadcast(dd2, d1)
+    t_23 = unbroadcast(dd1 / sd, t_6)
+    dsd = dsd + unbroadcast(-dd1 * (d1 / sd), sd)
+    t_24 = unbroadcast(t_23, t_5)
+    t_26 = t_24 * maturity
+    dmaturity = dmaturity + t_24 * t_3
+    drate = drate + t_26
+    dvol = t_26 * t_2
+    dvol = dvol + t_26 * vol * 0.5
+    t_23 = unbroadcast(t_23, t_4) / t_1
+    dspot = dspot + unbroadcast(t_23 / strikes, spot)
+    dstrikes = dstrikes + -t_23 * (t_1 / strikes)
+    dvol = dvol + unbroadcast(dsd * t, vol)
+    dmaturity = dmaturity + dsd * vol / (2.0 * t)
+    return (dspot, user_gradient(strikes, dstrikes), drate, dvol, dmaturity, user_gradient(positions, dpositions))
 
 
 # erf_array (../../../examples/black_scholes.py, line 44): x: a real array
