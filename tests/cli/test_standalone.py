@@ -240,6 +240,8 @@ def test_by_rule_refuses_what_the_runtime_differentiates_otherwise():
 
     with pytest.raises(TypeError, match="^mul of a Meters: this gradient module was emitted for numbers and arrays"):
         standalone.by_rule(operator.mul, registry.lookup(operator.mul), Meters(), 2.0)
+    with pytest.raises(TypeError, match="^mul of a matrix"):  # (whose * is @)
+        standalone.by_rule(operator.mul, registry.lookup(operator.mul), np.asmatrix(A23), A3)
     with pytest.raises(TypeError, match="^add of a list or tuple"):
         standalone.by_rule(operator.add, registry.lookup(operator.add), [1.0], [2.0])
 
@@ -311,5 +313,6 @@ def test_a_method_of_an_array_is_called_by_the_rule_of_numpys():
         assert (got is None) == (expected is None)
         if expected is not None:
             np.testing.assert_allclose(got, expected)
-    with pytest.raises(TypeError, match="^sum of a list: this gradient module was emitted for an array's method"):
-        standalone.by_method(registry.lookup(np.ndarray.sum), [1.0], "sum")
+    for other in ([1.0], np.asmatrix(A23)):
+        with pytest.raises(TypeError, match="^sum of a (list|matrix): this gradient module was emitted for an array's"):
+            standalone.by_method(registry.lookup(np.ndarray.sum), other, "sum")

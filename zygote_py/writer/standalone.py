@@ -321,8 +321,9 @@ def by_rule(f, rule, *args):
 
 def plain(x):
     """Whether ``x`` is a number or an array, whose operations NumPy
-    defines (not an object defining them in Python)."""
-    return type(x) in (bool, int, float, complex) or isinstance(x, (np.ndarray, np.generic)) or is_foreign(x)
+    defines (not an object defining them in Python, as ``np.matrix``
+    does)."""
+    return type(x) in (bool, int, float, complex, np.ndarray) or isinstance(x, np.generic) or is_foreign(x)
 
 
 def append_(obj, value):
@@ -382,7 +383,7 @@ def by_method(rule, obj, name, *args):
     the module was emitted, the kind of ``obj`` not): the pullback takes
     the object's and the value's cotangents and gives ``None`` for the
     callee, the object's gradient, ``None`` for ``name``, the arguments'."""
-    if not is_array(obj):
+    if not (type(obj) is np.ndarray or is_foreign(obj)):
         raise TypeError(f"{name} of a {type(obj).__name__}: this gradient module was emitted for an array's "
                         "method; differentiate it with zpy.gradient")
     value, back = rule(obj, *args)
