@@ -84,8 +84,9 @@ def is_array(x):
 # zygote_py.writer.standalone.plain
 def plain(x):
     """Whether ``x`` is a number or an array, whose operations NumPy
-    defines (not an object defining them in Python)."""
-    return type(x) in (bool, int, float, complex) or isinstance(x, (np.ndarray, np.generic)) or is_foreign(x)
+    defines (not an object defining them in Python, as ``np.matrix``
+    does)."""
+    return type(x) in (bool, int, float, complex, np.ndarray) or isinstance(x, np.generic) or is_foreign(x)
 
 
 # zygote_py.writer.standalone.by_rule
