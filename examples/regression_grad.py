@@ -221,28 +221,26 @@ def loss_forward(w, b, x, y):
     t_1 = np.tanh(x @ w + b)
     r = t_1 - y
     t_2 = w * w
-    penalty_1 = L2 * t_2.sum()
-    path = 1
-    if penalty_1 > 1.0:
-        penalty = np.sqrt(penalty_1)
-        path = 0
-        penalty_1 = penalty
+    penalty = L2 * t_2.sum()
+    path = penalty > 1.0
+    if path:
+        penalty = np.sqrt(penalty)
     t_5 = r * r
     t_6 = t_5.mean()
 
     def loss_pullback(dout):
-        dpenalty = unbroadcast(dout, penalty_1)
+        dpenalty = unbroadcast(dout, penalty)
         dr = 2 * unbroadcast(spread(unbroadcast(dout, t_6) / max(math.prod(np.shape(t_5)), 1), t_5) * r, r)
-        if path == 0:
+        if path:
             dpenalty = dpenalty / (2.0 * penalty)
         dw = 2 * unbroadcast(spread(dpenalty * L2, t_2) * w, w)
         dy = -unbroadcast(dr, y)
         t_7 = unbroadcast(dr, t_1) * (1.0 - t_1 * t_1)
         db = unbroadcast(t_7, b)
-        dx, t_7 = (matmul_grad(t_7, x, w, 0), matmul_grad(t_7, x, w, 1))
-        dw = dw + t_7
+        dx = matmul_grad(t_7, x, w, 0)
+        dw = dw + matmul_grad(t_7, x, w, 1)
         return (user_gradient(w, dw), db, user_gradient(x, dx), user_gradient(y, dy))
-    return (t_6 + penalty_1, loss_pullback)
+    return (t_6 + penalty, loss_pullback)
 
 
 def loss_gradient(w, b, x, y):
@@ -250,25 +248,23 @@ def loss_gradient(w, b, x, y):
     t_1 = np.tanh(x @ w + b)
     r = t_1 - y
     t_2 = w * w
-    penalty_1 = L2 * t_2.sum()
-    path = 1
-    if penalty_1 > 1.0:
-        penalty = np.sqrt(penalty_1)
-        path = 0
-        penalty_1 = penalty
+    penalty = L2 * t_2.sum()
+    path = penalty > 1.0
+    if path:
+        penalty = np.sqrt(penalty)
     t_5 = r * r
     t_6 = t_5.mean()
-    dout = seed(t_6 + penalty_1)
-    dpenalty = unbroadcast(dout, penalty_1)
+    dout = seed(t_6 + penalty)
+    dpenalty = unbroadcast(dout, penalty)
     dr = 2 * unbroadcast(spread(unbroadcast(dout, t_6) / max(math.prod(np.shape(t_5)), 1), t_5) * r, r)
-    if path == 0:
+    if path:
         dpenalty = dpenalty / (2.0 * penalty)
     dw = 2 * unbroadcast(spread(dpenalty * L2, t_2) * w, w)
     dy = -unbroadcast(dr, y)
     t_7 = unbroadcast(dr, t_1) * (1.0 - t_1 * t_1)
     db = unbroadcast(t_7, b)
-    dx, t_7 = (matmul_grad(t_7, x, w, 0), matmul_grad(t_7, x, w, 1))
-    dw = dw + t_7
+    dx = matmul_grad(t_7, x, w, 0)
+    dw = dw + matmul_grad(t_7, x, w, 1)
     return (user_gradient(w, dw), db, user_gradient(x, dx), user_gradient(y, dy))
 
 

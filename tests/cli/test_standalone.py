@@ -1,16 +1,18 @@
 """The helpers copied into gradient modules (backend/standalone.py) agree
 with the runtime's on real numbers and arrays."""
+import collections
 import dataclasses
+import operator
 import types
 
 import numpy as np
 import pytest
 
-from zygote_py import runtime
+from zygote_py import registry, runtime
 from zygote_py.writer import standalone
 from zygote_py.ir import ops
 from zygote_py.ad import mutation
-from zygote_py.rules import numpy_shapes
+from zygote_py.rules import numpy_linalg, numpy_shapes
 
 rng = np.random.default_rng(0)
 A23, A13, A3, A1 = rng.normal(size=(2, 3)), rng.normal(size=(1, 3)), rng.normal(size=3), rng.normal(size=1)
@@ -212,3 +214,105 @@ def test_array_tests_are_the_runtimes():
         assert standalone.is_array(v) == arrays.is_array(v), v
         got, want = standalone.asarray(v), arrays.asarray(v)
         assert type(got) is type(want) and (got is v) == (want is v), v
+
+
+@pytest.mark.parametrize("f,args", [
+    (operator.matmul, (A23, A3)), (operator.add, (A23, 2.0)), (operator.mul, (-0.5, A13)), (abs, (A3 - 0.2,)),
+    (operator.pow, (A3, 2)), (ops.build_tuple, (A3, 2.0)),
+])
+def test_by_rule_is_the_runtimes_J(f, args):
+    y, back = standalone.by_rule(f, registry.lookup(f), *args)
+    want, want_back = runtime.J(f, *args)
+    dy = tuple(np.ones_like(np.asarray(v)) for v in want) if f is ops.build_tuple else np.ones_like(want) + A1
+    for got, g in zip([y, *back(dy)], [want, *want_back(dy)]):
+        assert (got is None) == (g is None)
+        if g is not None:
+            np.testing.assert_allclose(np.hstack(got) if type(g) is tuple else got,
+                                       np.hstack(g) if type(g) is tuple else g)
+    assert standalone.call_pullback(back, None) == (None,) * (len(args) + 1)
+    assert f is ops.build_tuple or back(0) == (None,) * (len(args) + 1)  # (an array's 0: no gradients)
+
+
+def test_by_rule_refuses_what_the_runtime_differentiates_otherwise():
+    class Meters:
+        def __mul__(self, other):
+            return self
+
+    with pytest.raises(TypeError, match="^mul of a Meters: this gradient module was emitted for numbers and arrays"):
+        standalone.by_rule(operator.mul, registry.lookup(operator.mul), Meters(), 2.0)
+    with pytest.raises(TypeError, match="^mul of a matrix"):  # (whose * is @)
+        standalone.by_rule(operator.mul, registry.lookup(operator.mul), np.asmatrix(A23), A3)
+    with pytest.raises(TypeError, match="^add of a list or tuple"):
+        standalone.by_rule(operator.add, registry.lookup(operator.add), [1.0], [2.0])
+
+
+@pytest.mark.parametrize("shape,offset,dy", [((3, 3), 0, A3), ((2, 3), 1, np.array([1.0, 2.0])), ((3, 2), -1, 2.5)])
+def test_diagonal_scatter_is_dense(shape, offset, dy):
+    a = np.zeros(shape)
+    np.testing.assert_array_equal(standalone.diagonal_scatter(a, offset, dy),
+                                  dense(numpy_linalg.diagonal_scatter(a, offset, dy)))
+
+
+@pytest.mark.parametrize("make,dy", [
+    (lambda: (sum, [A3, 2 * A3]), A3 + 1), (lambda: (sum, (1.0, 2.0), 3.0), 1.5), (lambda: (sum, A23), A3),
+    (lambda: (mutation.append, [A3, 1.0], 2.0), [A3, 2.0, 3.0]),
+])
+def test_the_rules_of_sum_and_append_are_the_runtimes(make, dy):
+    f, *args = make()
+    rule = standalone.REPLACES[registry.lookup(f)]
+    y, back = standalone.by_rule(f, rule, *args)
+    f, *args = make()
+    want, want_back = runtime.J(f, *args)
+    got, expected = [y, *back(dy)], [want, *want_back(dy)]
+    assert len(got) == len(expected) and type(got[1]) is type(expected[1])
+    for g, e in zip(got, expected):
+        assert (g is None) == (e is None)
+        if e is not None:
+            np.testing.assert_allclose(flat(g), flat(e))
+
+
+def flat(v):
+    return np.hstack([np.ravel(u) for u in v]) if isinstance(v, (list, tuple)) else np.ravel(v)
+
+
+def test_sum_and_append_refuse_objects_whose_class_adds_in_python():
+    class Meters(float):
+        def __add__(self, other):
+            return self
+
+    with pytest.raises(TypeError, match="^sum of what is not a list, tuple or array of numbers and arrays"):
+        standalone.sum_([Meters(1.0), 2.0])
+    with pytest.raises(TypeError, match="^append to a deque"):
+        standalone.append_(collections.deque(), 1.0)
+
+
+@pytest.mark.parametrize("container,key,dy", [((A3, 2.0), 0, A3 + 1), ([1.0, 2.0, 3.0], slice(1, None), [4.0, 5.0]),
+                                              ({"a": 2.0}, "a", 3.0), (A23, (1, slice(None)), A3)])
+def test_the_rule_of_an_item_is_the_runtimes(container, key, dy):
+    y, back = standalone.by_rule(operator.getitem, standalone.getitem, container, key)
+    want, want_back = runtime.J(operator.getitem, container, key)
+    np.testing.assert_array_equal(y, want)
+    got, expected = back(dy), want_back(dy)
+    assert type(got[1]) is type(expected[1]) and got[2] is None and expected[2] is None
+    if isinstance(expected[1], dict):
+        assert got[1] == expected[1]
+    else:
+        assert all((g is None) == (e is None) for g, e in zip(got[1], expected[1]))
+        np.testing.assert_allclose(flat([g for g in got[1] if g is not None]),
+                                   flat([e for e in expected[1] if e is not None]))
+    with pytest.raises(TypeError, match="^no gradient for the items of a range"):
+        standalone.getitem(range(3), 1)[1](1.0)
+
+
+def test_a_method_of_an_array_is_called_by_the_rule_of_numpys():
+    pair, back = standalone.by_method(registry.lookup(np.ndarray.sum), A23, "sum", 1)
+    want, want_back = runtime.J(mutation.call_method, A23, "sum", 1)
+    assert pair[0] is A23 and want[0] is A23
+    np.testing.assert_array_equal(pair[1], want[1])
+    for got, expected in zip(back((A23, A3[:2])), want_back((A23, A3[:2]))):
+        assert (got is None) == (expected is None)
+        if expected is not None:
+            np.testing.assert_allclose(got, expected)
+    for other in ([1.0], np.asmatrix(A23)):
+        with pytest.raises(TypeError, match="^sum of a (list|matrix): this gradient module was emitted for an array's"):
+            standalone.by_method(registry.lookup(np.ndarray.sum), other, "sum")

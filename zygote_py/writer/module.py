@@ -64,6 +64,7 @@ import copy
 import dataclasses
 import inspect
 import re
+import sys
 import textwrap
 import types
 import typing
@@ -76,11 +77,12 @@ import numpy as np
 
 from .. import registry, runtime
 from .._version import __version__
-from ..ad import callees, pipeline
-from ..ad.analysis import ARRAY, FLOAT, NUMBER, fields_kind, items_kind
+from ..ad import callees, mutation, pipeline
+from ..ad.analysis import ARRAY, ARRAY_VALUED, FLOAT, NUMBER, fields_kind, items_kind
 from ..errors import ZygoteError
 from ..frontend import static
 from ..ir import ops
+from ..ir.passes import member
 from ..backend.references import importable, literal
 from . import standalone, tidy, usage
 
@@ -109,6 +111,7 @@ class Parameter:
     kind: int
     described: str  # "a real number", "not differentiated (int)"...
     reads: Optional[str] = None  # the module's class whose fields' annotations gave the kind (a dependency)
+    either: frozenset = frozenset()  # keys (None: the parameter itself) emitted for an array, a number allowed
 
 
 def plan(module: static.StaticModule, name: str) -> list[Parameter]:
@@ -142,10 +145,14 @@ def _parameter(module: static.StaticModule, a: ast.arg, default: Optional[ast.ex
             module.bindings.get(g), "kind", None) == "function" else None)
         if used == "array":
             return Parameter(a.arg, True, ARRAY, "a real array (used as one)")
+        if used == "either":
+            return Parameter(a.arg, True, ARRAY, _EITHER, either=frozenset([None]))
         if isinstance(used, dict):
-            kinds = {k: ARRAY if v == "array" else FLOAT for k, v in used.items()}
+            kinds = {k: FLOAT if v == "number" else ARRAY for k, v in used.items()}
+            described = {"either": "a real number or array", "array": "a real array", "number": "a real number"}
             return Parameter(a.arg, True, items_kind(kinds), "a dict (read by key) of " + ", ".join(
-                f"{k} ({'a real array' if v == ARRAY else 'a real number'})" for k, v in kinds.items()))
+                f"{k} ({described[v]})" for k, v in used.items()),
+                either=frozenset(k for k, v in used.items() if v == "either"))
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
         try:
             ann = ast.parse(ann.value, mode="eval").body
@@ -167,6 +174,9 @@ def _parameter(module: static.StaticModule, a: ast.arg, default: Optional[ast.ex
         return Parameter(a.arg, True, ARRAY, "a real array")
     return _mapping(module, a.arg, ann) or _object(module, a.arg, base) or \
         Parameter(a.arg, True, 0, "differentiated, nothing assumed")
+
+
+_EITHER = "a real number or array (given to a library's function)"
 
 
 def _array_type(t: Any) -> bool:
@@ -453,15 +463,17 @@ def _check_kinds(fdef: ast.FunctionDef, params: list[Parameter]) -> None:
         elif p.active and isinstance(p.kind, tuple):  # (a dict's items: those of its kind, or every one read)
             kinds = dict(p.kind[1]) if isinstance(p.kind[1], tuple) else dict.fromkeys(_keys_read(fdef, p.name),
                                                                                          p.kind[1])
-            values += [(k, re.sub(r"\W", "_", f"{p.name}_{key}"), ast.Subscript(
+            values += [(_EITHER if key in p.either else k, re.sub(r"\W", "_", f"{p.name}_{key}"), ast.Subscript(
                 value=ast.Name(id=p.name, ctx=ast.Load()), slice=ast.Constant(key), ctx=ast.Load()))
                 for key, k in kinds.items()]
         elif p.active:
-            values.append((p.kind, p.name, ast.Name(id=p.name, ctx=ast.Load())))
+            values.append((_EITHER if p.either else p.kind, p.name, ast.Name(id=p.name, ctx=ast.Load())))
     checks = [(check, [ast.keyword(arg=n, value=e) for k, n, e in values if k == kind])
-              for kind, check in ((FLOAT, standalone.real_numbers), (ARRAY, standalone.real_arrays))]
+              for kind, check in ((FLOAT, standalone.real_numbers), (ARRAY, standalone.real_arrays),
+                                  (_EITHER, standalone.real_values))]
     checks = [(check, keywords) for check, keywords in checks if keywords]
-    if len(checks) == 2:  # (one line: real_parameters(numbers=dict(b=b), arrays=dict(w=w, x=x)))
+    if len(checks) == 2 and checks[1][0] is standalone.real_arrays:
+        # (one line: real_parameters(numbers=dict(b=b), arrays=dict(w=w, x=x)))
         checks = [(standalone.real_parameters, [
             ast.keyword(arg=arg, value=ast.Call(func=ast.Name(id="dict", ctx=ast.Load()), args=[], keywords=keywords))
             for arg, (_, keywords) in zip(("numbers", "arrays"), checks)])]
@@ -706,12 +718,57 @@ class _Writer:
                 for g in _globals(d):
                     self._user(g)
             for d in defs:
+                self._by_rules(d)
+            for d in defs:
                 for c in _constants(d):
                     self._resolve(c)
         except Exception:
             vars(self).update(state)
             raise
         self.defs.append(defs)
+
+    def _by_rules(self, d: ast.FunctionDef) -> None:
+        """``runtime.J(f, *args)`` of a callee ``f`` known when emitting (the
+        kinds of its arguments are not) whose derivative rule can be copied:
+        ``by_rule(f, rule, *args)``, the rule copied (see
+        :func:`.standalone.by_rule`). Other calls of ``J`` stay, and refuse
+        the function (:meth:`_resolve`)."""
+        local = _locals(d)
+        for n in ast.walk(d):
+            if not (isinstance(n, ast.Call) and _is_constant(n.func) and n.func.constant is runtime.J and n.args
+                    and not n.keywords and not any(isinstance(a, ast.Starred) for a in n.args)):
+                continue
+            f = self._known(n.args[0], local)
+            method = _array_method(f, n.args)
+            rule = registry.lookup(method or f) if f is not None and f is not getattr else None
+            if rule is None:
+                continue
+            try:
+                self._check_copyable(rule, set())
+            except _NotCopyable:
+                continue
+            helper = standalone.by_method if method else standalone.by_rule
+            n.func = _constant(helper, helper.__name__, n.func.line)
+            if method:  # (by_method(rule, obj, name, *args))
+                n.args[0] = _constant(rule, rule.__name__, n.func.line)
+            else:  # (by_rule(f, rule, *args))
+                n.args.insert(1, _constant(rule, rule.__name__, n.func.line))
+
+    def _known(self, node: ast.expr, local: set[str]) -> Any:
+        """The value ``node`` reads when it is a constant, a builtin, a module
+        the source imports or an attribute of one (``operator.matmul``,
+        ``np.ndarray.reshape``); else None."""
+        if _is_constant(node):
+            return node.constant
+        if isinstance(node, ast.Name) and node.id not in local:
+            b = self.module.bindings.get(node.id)
+            if b is None:
+                return getattr(builtins, node.id, None)
+            return self.module.namespace.get(node.id) if b.kind == "import" else None  # (np of import numpy as np)
+        if isinstance(node, ast.Attribute):
+            base = self._known(node.value, local)
+            return None if base is None else getattr(base, node.attr, None)
+        return None
 
     def texts(self) -> list[list[str]]:
         """The added definitions' text, grouped per function (forward,
@@ -817,7 +874,7 @@ class _Writer:
             self._claim(name, value)
             self.literals.append(f"{name} = {_float(value) if type(value) is float else repr(value)}")
             return name
-        where = importable(value)
+        where = importable(value) or _special_ufunc(value)
         if where is None:
             raise CannotEmit(f"the gradient reads a {type(value).__name__} ({value!r:.60}) that cannot be "
                              "written into a module", filename=str(self.module.path),
@@ -829,15 +886,16 @@ class _Writer:
 
     def _source(self, fn: types.FunctionType) -> ast.FunctionDef:
         node = ast.parse(textwrap.dedent(inspect.getsource(fn.__code__))).body[0]
-        if not isinstance(node, ast.FunctionDef) or node.decorator_list or fn.__code__.co_freevars:
+        if not isinstance(node, ast.FunctionDef) or fn.__code__.co_freevars:
             raise _NotCopyable(fn)
+        node.decorator_list = []  # (fn is the function this def makes, its code read: @adjoint(f) registers it)
         return static._without_annotations(node)
 
     def _check_copyable(self, fn: Any, seen: set) -> None:
         """Raise :class:`_NotCopyable` unless ``fn`` (or its replacement in
         :mod:`.standalone`) and the helpers it calls read only modules,
         literals, builtins and other copyable helpers."""
-        fn = standalone.REPLACES.get(fn, fn)
+        fn = _replacement(fn)
         if id(fn) in seen or id(fn) in self.by_id:
             return
         seen.add(id(fn))
@@ -849,7 +907,10 @@ class _Writer:
                 self._check_copyable(v, seen)
 
     def _copy(self, value: Any) -> str:
-        fn = standalone.REPLACES.get(value, value)
+        fn = _replacement(value)
+        if id(fn) in self.by_id:  # (copied already, read by another helper: standalone.is_foreign)
+            self.by_id[id(value)] = self.by_id[id(fn)]
+            return self.by_id[id(fn)]
         name = self._free(fn.__name__)
         self._claim(name, value)
         self.by_id[id(fn)] = name
@@ -863,6 +924,35 @@ class _Writer:
         node.name = name
         self.helpers.append(f"# {_origin(value)}.{value.__qualname__}\n" + ast.unparse(node))
         return name
+
+
+def _array_method(f: Any, args: list[ast.expr]) -> Any:
+    """``np.ndarray.sum`` for ``J(mutation.call_method, x, "sum", ...)``: a
+    method of NumPy's arrays that changes nothing (its value an array), on
+    an object whose kind is known only when it runs; else None."""
+    if f is not mutation.call_method or len(args) < 3 or not isinstance(args[2], ast.Constant):
+        return None
+    method = getattr(np.ndarray, str(args[2].value), None)
+    return method if method is not None and member(method, ARRAY_VALUED) else None
+
+
+def _special_ufunc(value: Any) -> Optional[tuple[str, str]]:
+    """``("scipy.special", name)`` for one of its ufuncs (which name no
+    module: ``psi``, read by ``gammaln``'s rule), if SciPy is imported."""
+    special = sys.modules.get("scipy.special")
+    name = getattr(value, "__name__", None)
+    if isinstance(value, np.ufunc) and special is not None and getattr(special, name, None) is value:
+        return "scipy.special", name
+    return None
+
+
+def _replacement(value: Any) -> Any:
+    """What a gradient module copies for ``value``: its plain version in
+    :mod:`.standalone`, or itself."""
+    try:
+        return standalone.REPLACES.get(value, value)
+    except TypeError:  # (unhashable: a namespace a rule reads)
+        return value
 
 
 def _origin(value: Any) -> str:

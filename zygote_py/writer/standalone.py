@@ -13,6 +13,7 @@ values, and O(size of the array) per item added instead of O(1).
 """
 import dataclasses
 import numbers
+import operator
 import types
 
 import numpy as np
@@ -21,7 +22,7 @@ from .. import runtime
 from ..ad import mutation
 from ..runtime import arrays
 from ..ir import ops
-from ..rules import numpy_shapes
+from ..rules import builtins as builtin_rules, numpy_linalg, numpy_shapes, operators as operator_rules
 
 
 def seed(y):
@@ -183,6 +184,16 @@ def add_to(g, x, key, dy):
     return g + scatter(x, key, dy)
 
 
+def diagonal_scatter(a, offset, dy):
+    """Zeros of the 2-d ``a``'s shape (its float dtype) with ``dy`` (a
+    number, or one value per item) added along its ``offset`` diagonal."""
+    n, m = np.shape(a)
+    i = np.arange(max(0, min(n + min(offset, 0), m - max(offset, 0))))
+    g = np.zeros((n, m), a.dtype if a.dtype.kind in "fc" else float)
+    g[i + max(-offset, 0), i + max(offset, 0)] = dy
+    return g
+
+
 def field_gradient(obj, name, dy):
     """The gradient of the dataclass instance ``obj`` for a gradient ``dy``
     of its field ``name``: a namespace of its fields' gradients, ``None``
@@ -261,11 +272,133 @@ def real_arrays(**values):
                             "(a parameter annotated np.ndarray): pass np.asarray of it")
 
 
+def real_values(**values):
+    """Raise ``TypeError`` unless each value is a real number or an array
+    (of any library), the kinds a library's function takes, which a
+    parameter given to one and not annotated was emitted for."""
+    for name, value in values.items():
+        if not isinstance(value, (numbers.Real, np.ndarray)) and not any(
+                getattr(type(value), p, None) is not None
+                for p in ("__array_function__", "__array_ufunc__", "__array_namespace__")):
+            raise TypeError(f"{name} is a {type(value).__name__}, but this gradient was emitted for a real number "
+                            "or array (a parameter given to a library's function, not annotated): annotate it "
+                            "and run zpy emit again")
+
+
 def real_parameters(numbers, arrays):
     """``real_numbers(**numbers)`` and ``real_arrays(**arrays)``: the
     parameters of both kinds checked in one line."""
     real_numbers(**numbers)
     real_arrays(**arrays)
+
+
+def by_rule(f, rule, *args):
+    """``f(*args)`` and its pullback, by ``f``'s derivative rule ``rule``
+    (both known when the module was emitted, the kinds of the arguments
+    not): the pullback gives ``None`` for ``f``, then one gradient per
+    argument, and no gradients for no cotangent (``None``, or the number 0
+    for an array). Numbers, arrays and Python's containers only: an object
+    whose class defines the operation in Python, and lists or tuples that
+    ``+`` or ``*`` join or repeat, have other gradients (``zpy.gradient``
+    computes them)."""
+    for a in args:
+        if not (plain(a) or type(a) in (str, slice, tuple, list, dict) or a is None or a is ...):
+            raise TypeError(f"{getattr(f, '__name__', f)} of a {type(a).__name__}: this gradient module was "
+                            "emitted for numbers and arrays; differentiate it with zpy.gradient")
+    if f in (operator.add, operator.mul, operator.iadd, operator.imul) and any(
+            type(a) in (tuple, list) for a in args):
+        raise TypeError(f"{f.__name__} of a list or tuple: this gradient module was emitted for numbers and "
+                        "arrays; differentiate it with zpy.gradient")
+    y, back = rule(*args)
+    array = is_array(y)
+
+    def pullback(dy):
+        if dy is None or array and isinstance(dy, (int, float, np.number)) and dy == 0:
+            return (None,) * (len(args) + 1)
+        return (None, *back(dy)[:len(args)])
+    return y, pullback
+
+
+def plain(x):
+    """Whether ``x`` is a number or an array, whose operations NumPy
+    defines (not an object defining them in Python, as ``np.matrix``
+    does)."""
+    return type(x) in (bool, int, float, complex, np.ndarray) or isinstance(x, np.generic) or is_foreign(x)
+
+
+def append_(obj, value):
+    """The rule of ``obj.append(value)`` (then ``obj``) for a list ``obj``:
+    the gradient of the list as it was, and of ``value``, are the list's
+    but its last item, and that item's."""
+    if type(obj) is not list:
+        raise TypeError(f"append to a {type(obj).__name__}: this gradient module was emitted for lists; "
+                        "differentiate it with zpy.gradient")
+    obj.append(value)
+
+    def back(dy):
+        return list(dy[:-1]), dy[-1]
+    return obj, back
+
+
+def sum_(iterable, *start):
+    """The rule of ``sum(iterable, *start)`` over a list, tuple or array of
+    numbers and arrays: each item's gradient, and ``start``'s, is the
+    output's."""
+    if not isinstance(iterable, (tuple, list, np.ndarray)) or not all(plain(v) for v in iterable):
+        raise TypeError("sum of what is not a list, tuple or array of numbers and arrays: this gradient module "
+                        "was emitted for those; differentiate it with zpy.gradient")
+    n = len(iterable)
+
+    def back(dy):
+        grads = [dy] * n
+        if isinstance(iterable, np.ndarray):
+            grads = np.array(grads, dtype=iterable.dtype).reshape(iterable.shape)
+        elif isinstance(iterable, tuple):
+            grads = tuple(grads)
+        return (grads, dy) if start else (grads,)
+    return sum(iterable, *start), back
+
+
+def getitem(container, key):
+    """The rule of ``container[key]`` for a tuple, list, dict or array; the
+    items of another container have no gradient here."""
+    n = len(container) if isinstance(container, (tuple, list)) else 0
+
+    def back(dy):
+        if isinstance(container, (tuple, list)):
+            return runtime.sequence_gradient(n, key, dy, isinstance(container, tuple)), None
+        if isinstance(container, dict):
+            return {key: dy}, None
+        if is_array(container):
+            return scatter(container, key, dy), None
+        raise TypeError(f"no gradient for the items of a {type(container).__name__} in this gradient module; "
+                        "differentiate it with zpy.gradient")
+    return container[key], back
+
+
+def by_method(rule, obj, name, *args):
+    """``obj.name(*args)`` of an array ``obj`` (the object and the value, as
+    the mutation pass reads a method call that may change its object), by
+    ``rule``, the rule of NumPy's method, which changes nothing (known when
+    the module was emitted, the kind of ``obj`` not): the pullback takes
+    the object's and the value's cotangents and gives ``None`` for the
+    callee, the object's gradient, ``None`` for ``name``, the arguments'."""
+    if not (type(obj) is np.ndarray or is_foreign(obj)):
+        raise TypeError(f"{name} of a {type(obj).__name__}: this gradient module was emitted for an array's "
+                        "method; differentiate it with zpy.gradient")
+    value, back = rule(obj, *args)
+
+    def pullback(dy):
+        dobj, dvalue = (None, None) if dy is None else dy
+        grads = (None,) * (len(args) + 1) if dvalue is None else back(dvalue)
+        return (None, accum(dobj, grads[0]), None, *grads[1:1 + len(args)])
+    return (obj, value), pullback
+
+
+def call_pullback(back, dy):
+    """``back(dy)``: ``back`` is a pullback of :func:`by_rule`, which gives
+    no gradients for no cotangent (``None``)."""
+    return back(dy)
 
 
 STOP = object()
@@ -299,8 +432,13 @@ REPLACES = {
     runtime.add_to: add_to,
     runtime.accum: accum,
     runtime.field_gradient: field_gradient,
+    numpy_linalg.diagonal_scatter: diagonal_scatter,
     runtime.user_gradient: user_gradient,
     runtime.dense: dense,
+    runtime.call_pullback: call_pullback,
     mutation.store_item: store_item,
+    mutation.operations.append_: append_,
+    builtin_rules.sum_: sum_,
+    operator_rules.getitem: getitem,
 }
 """Runtime helper → the function written into gradient modules for it."""

@@ -5,12 +5,22 @@ line target: ``examples/regression.py``'s ``loss_gradient``).
 - ``if real_matrices(...): fast else: general`` (the matrix product's
   rule) keeps only the general ``matmul_grad`` calls: the same gradient
   for every operand, without a fast path a reader has to check.
+- ``a, t = (e1, e2)`` in a function's body, ``t`` read once after it, by
+  the next statement, is ``a = e1`` with ``e2`` there (``dx = matmul_grad(
+  ...)``, ``dw = dw + matmul_grad(...)``), when ``e2`` reads no ``a`` and the
+  fold is made as below.
 - ``t = NAME`` of a module-level value read once more under another name
   (``t_3 = L2``) reads ``NAME`` itself.
 - ``y = expr`` then ``dy = seed(y)`` (a fused gradient's output) is
   ``dy = seed(expr)``.
 - ``if c: ...; path = 0 else: path = 1`` (a branch record) is
-  ``path = 1`` then ``if c: ...; path = 0``.
+  ``path = 1`` then ``if c: ...; path = 0``; outside loops, where the
+  record is only compared with those constants, ``path = c`` then ``if
+  path: ...`` (and ``path == 0`` is ``path``, ``path == 1`` ``not path``).
+- ``if c: ...; a = expr; ...; v_1 = a`` (a value of ``v`` on one path
+  only, copied to the name the paths share), outside loops, is ``v_1 =
+  expr`` with ``a`` read as ``v_1``, which nothing assigns again; and
+  ``v_1`` is named ``v`` where that name is free.
 - ``t = expr`` read once, by the next statement, where nothing but names
   and attributes would be read before it (``t = x @ w`` then ``y =
   np.tanh(t + b)``), is that expression there (``y = np.tanh(x @ w + b)``),
@@ -19,6 +29,7 @@ line target: ``examples/regression.py``'s ``loss_gradient``).
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, Callable
 
 from .. import runtime
@@ -39,7 +50,11 @@ def tidy(fdef: ast.FunctionDef) -> None:
             body = getattr(n, field, None)
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
                 setattr(n, field, _block(body, fast_path, seed, reads))
+    for f in [n for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef)]:
+        _split_pairs(f.body)
     _aliases(fdef)
+    _shared_values(fdef)
+    _boolean_records(fdef)
     ast.fix_missing_locations(fdef)
 
 
@@ -186,3 +201,110 @@ def _aliases(fdef: ast.FunctionDef) -> None:
                     st.value, ast.Name)] or [ast.Pass()])
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in aliases:
             n.id = aliases[n.id]
+
+
+def _split_pairs(body: list[ast.stmt]) -> None:
+    """``a, t = (e1, e2)`` then a statement reading ``t``, the only read of
+    it in what follows in ``body`` (a function's: nothing else runs after
+    it), ``e2`` not reading ``a``: ``a = e1`` and ``e2`` folded into that
+    statement (see :func:`_fold`)."""
+    i = 0
+    while i + 1 < len(body):
+        st, then = body[i], body[i + 1]
+        pair = st.targets[0] if isinstance(st, ast.Assign) and len(st.targets) == 1 else None
+        if isinstance(pair, ast.Tuple) and isinstance(st.value, ast.Tuple) and len(pair.elts) == len(
+                st.value.elts) == 2 and all(isinstance(t, ast.Name) for t in pair.elts) and isinstance(
+                then, (ast.Assign, ast.Return)) and then.value is not None:
+            (a, t), (e1, e2) = [n.id for n in pair.elts], st.value.elts
+            later = _reads(body[i + 1:]).get(t, 0)
+            if a != t and later == 1 and _reads([then.value]).get(t) == 1 and a not in _reads([e2]) and _fold(
+                    ast.Assign(targets=[ast.Name(id=t, ctx=ast.Store())], value=e2), then, {t: 1}):
+                body[i] = ast.copy_location(ast.Assign(targets=[pair.elts[0]], value=e1), st)
+        i += 1
+
+
+def _stores(node: ast.AST) -> dict[str, int]:
+    """How many times ``node`` (and the functions in it) assign each name;
+    a parameter counts twice (it is assigned by the call)."""
+    out: dict[str, int] = {}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            out[n.id] = out.get(n.id, 0) + 1
+        elif isinstance(n, ast.arg):
+            out[n.arg] = 2
+    return out
+
+
+def _shared_values(fdef: ast.FunctionDef) -> None:
+    """``if c: ...; a = expr; ...; v_1 = a`` in ``fdef``'s own body (no
+    loop around it), ``a`` assigned nowhere else, ``v_1`` only there and
+    before it (or in its ``else``), by no nested function, and not read
+    between the two: ``v_1 = expr``, every
+    read of ``a`` a read of ``v_1`` (which holds ``a``'s value wherever
+    ``a`` was set), then ``v_1`` named ``v`` if that name is free."""
+    for k, st in enumerate(fdef.body):
+        if not isinstance(st, ast.If):
+            continue
+        for i, copy in enumerate(st.body):
+            shared, value = _assigns(copy), getattr(copy, "value", None)
+            if shared is None or not isinstance(value, ast.Name):
+                continue
+            stores, a = _stores(fdef), value.id
+            source = next((j for j, b in enumerate(st.body[:i]) if _assigns(b) == a), None)
+            nested = [n for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef]
+            if source is None or stores.get(a) != 1 or stores.get(shared) != 2 or shared in _reads(
+                    st.body[source + 1:i]) or any(shared in _stores(n) for n in nested) or any(
+                    shared in _stores(b) for b in fdef.body[k + 1:]):
+                continue  # (the other value of shared set after the if, or a nested function's own shared)
+            st.body[source].targets[0].id = shared
+            del st.body[i]
+            for n in ast.walk(fdef):
+                if isinstance(n, ast.Name) and n.id == a:
+                    n.id = shared
+            base = re.sub(r"_\d+$", "", shared)
+            if base != shared and base not in stores and base not in _reads([fdef]) or base == a:
+                for n in ast.walk(fdef):
+                    if isinstance(n, ast.Name) and n.id == shared:
+                        n.id = base
+            break
+
+
+def _boolean_records(fdef: ast.FunctionDef) -> None:
+    """``path = k1`` then ``if c: ...; path = k0`` in ``fdef``'s own body
+    (no loop around it), ``path`` assigned nowhere else and read only as
+    ``path == k0`` or ``path == k1``: ``path = c``, ``if path:``, the
+    comparisons ``path`` and ``not path``."""
+    for before, st in zip(fdef.body, fdef.body[1:]):
+        name = _assigns(before)
+        if name is None or not isinstance(st, ast.If) or not isinstance(before.value, ast.Constant) or \
+                _stores(fdef).get(name) != 2:
+            continue
+        inside = [b for b in st.body if _assigns(b) == name and isinstance(b.value, ast.Constant)]
+        if len(inside) != 1 or name in _reads([st.test]):
+            continue
+        taken, other = inside[0].value.value, before.value.value
+        compared = [n for n in ast.walk(fdef) if isinstance(n, ast.Compare) and isinstance(n.left, ast.Name)
+                    and n.left.id == name and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq)
+                    and isinstance(n.comparators[0], ast.Constant) and n.comparators[0].value in (taken, other)]
+        if taken == other or _reads([fdef]).get(name) != len(compared):
+            continue
+        tests = {id(n): n.comparators[0].value == taken for n in compared}
+        before.value, st.test = st.test, ast.Name(id=name, ctx=ast.Load())
+        st.body.remove(inside[0])
+        if not st.body:
+            st.body = [ast.Pass()]
+        _Replace(tests, name).visit(fdef)
+
+
+class _Replace(ast.NodeTransformer):
+    """``path == k`` (its node's id in ``tests``) → ``path`` where ``k`` is
+    the value the branch taken sets, else ``not path``."""
+
+    def __init__(self, tests: dict[int, bool], name: str):
+        self.tests, self.name = tests, name
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        if id(node) not in self.tests:
+            return self.generic_visit(node)
+        read = ast.Name(id=self.name, ctx=ast.Load())
+        return read if self.tests[id(node)] else ast.UnaryOp(op=ast.Not(), operand=read)

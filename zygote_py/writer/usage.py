@@ -13,14 +13,19 @@ A parameter without annotation or default is
   arithmetic with an array (``x @ W + b``: ``b``; ``z - y`` of an array
   ``z``: ``y``), what it broadcasts with (a reduction such as ``np.sum``
   gives a number), or what a NumPy reduction is given (``np.sum(x * x)``);
+- **a real number or array** where nothing says which, but it is given to
+  a library's function (``np.tanh(a)``, ``scipy.special.gammaln(k)``),
+  which takes both: emitted for an array, whose code is NumPy's for a
+  number too (a 0-d array);
 - **a dict** where it is read by string keys only (``params["w"]``), each
   item a real array when the item is used so (also through a local name:
-  ``W1 = params["W1"]`` then ``x @ W1``), else a real number;
+  ``W1 = params["W1"]`` then ``x @ W1``), a real number or array when it is
+  given to a library's function, else a real number;
 - else **a real number**, as before.
 
 The gradient module checks each of them when it runs (``real_numbers``,
-``real_arrays``): a call with another kind raises ``TypeError`` naming the
-parameter, never computes a wrong gradient.
+``real_arrays``, ``real_values``): a call with another kind raises
+``TypeError`` naming the parameter, never computes a wrong gradient.
 """
 from __future__ import annotations
 
@@ -42,22 +47,48 @@ DEPTH = 4
 def usage(fdef: ast.FunctionDef, name: str, callee: Callable[[str], Optional[ast.FunctionDef]],
           depth: int = DEPTH) -> "str | dict[str, str] | None":
     """``"array"`` when ``fdef`` uses its parameter ``name`` as an array,
-    ``{key: "array" | "number"}`` when it reads it by string keys only,
-    else None. ``callee(g)``: the module's function ``g`` (None for
-    another)."""
+    ``"either"`` when it gives it to a library's function (a number or an
+    array), ``{key: "array" | "either" | "number"}`` when it reads it by
+    string keys only, else None. ``callee(g)``: the module's function
+    ``g`` (None for another)."""
     aliases = _aliases(fdef)
     if _as_array(fdef, {name}, callee, depth) or name in _beside_arrays(fdef, callee, depth):
         return "array"
     keys = _string_keys(fdef, name)
     if keys is None:
-        return None
+        return "either" if _given_to_library(fdef, lambda n: isinstance(n, ast.Name) and n.id == name) else None
     out = {}
     beside = _beside_arrays(fdef, callee, depth)
     for key in keys:
         names = {local for local, (base, k) in aliases.items() if base == name and k == key}
-        out[key] = "array" if names and (_as_array(fdef, names, callee, depth) or names & beside) or _item_as_array(
-            fdef, name, key) or _item(name, key) in beside else "number"
+        if names and (_as_array(fdef, names, callee, depth) or names & beside) or _item_as_array(
+                fdef, name, key) or _item(name, key) in beside:
+            out[key] = "array"
+        elif _given_to_library(fdef, lambda n: isinstance(n, ast.Name) and n.id in names or _key(n) == (name, key)):
+            out[key] = "either"
+        else:
+            out[key] = "number"
     return out
+
+
+def _given_to_library(fdef: ast.FunctionDef, value: Callable[[ast.AST], bool]) -> bool:
+    """Whether ``fdef`` passes a ``value`` node as an argument of a
+    function read from a module other than ``math`` (``np.tanh(a)``,
+    ``scipy.special.gammaln(p["k"])``: a dotted name), which takes a number
+    or an array."""
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and _root(n.func.value) not in (
+                None, "math", "cmath") and any(value(a) for a in n.args):  # (math.sin takes numbers only)
+            return True
+    return False
+
+
+def _root(node: ast.AST) -> Optional[str]:
+    """``np`` of ``np`` or ``np.linalg``: the name a dotted name starts
+    with (None for another expression)."""
+    if isinstance(node, ast.Attribute):
+        return _root(node.value)
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _item(name: str, key: str) -> str:

@@ -1,4 +1,6 @@
-"""Calls the compiler keeps for run time: the module needs zygote_py."""
+"""Calls the compiler keeps for run time: by their rules (math.hypot, a
+product with what the recursive fact returns), or needing zygote_py (a
+nested function called)."""
 import math
 
 
@@ -12,3 +14,9 @@ def chain(x):
 
 def hyp(x, y):
     return math.hypot(x, y) * x
+
+
+def nested(x):
+    def f(v):
+        return v * x
+    return f(x) + 1.0

@@ -213,9 +213,8 @@ def linear_forward(c):
 def linear_gradient(c):
     real_numbers(c=c)
     if c <= 0.04045:
-        t_2 = c / 12.92
+        t_3 = c / 12.92
         path = 0
-        t_3 = t_2
     else:
         t = (c + 0.055) / 1.055
         t_1 = t ** 2.4
@@ -263,15 +262,14 @@ def lab_f_forward(t):
 def lab_f_gradient(t):
     real_numbers(t=t)
     if t > 0.008856451679035631:
-        t_2 = t ** 0.3333333333333333
+        t_3 = t ** 0.3333333333333333
         path = 0
-        t_3 = t_2
     else:
         t_3 = t / 0.12841854934601665 + 0.13793103448275862
         path = 1
     dy = seed(t_3)
     if path == 0:
-        if type(t_2) is complex:
+        if type(t_3) is complex:
             t_4 = unpack(pow_complex(t, 0.3333333333333333)[1](dy), 2)
             dt = t_4[0]
         elif t == 0:

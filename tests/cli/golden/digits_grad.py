@@ -405,8 +405,8 @@ def mlp_loss_forward(params, X, Y, decay):
         t_18 = unbroadcast(t_17, t)
         db1 = unbroadcast(t_17, b1)
         dparams = accum(dparams, key_gradient(params, 'b1', db1))
-        dX, t_17 = (matmul_grad(t_18, X, W1, 0), matmul_grad(t_18, X, W1, 1))
-        dW1 = dW1 + t_17
+        dX = matmul_grad(t_18, X, W1, 0)
+        dW1 = dW1 + matmul_grad(t_18, X, W1, 1)
         dparams = accum(dparams, key_gradient(params, 'W2', dW2))
         dparams = accum(dparams, key_gradient(params, 'W1', dW1))
         return (dparams, user_gradient(X, dX), user_gradient(Y, dY), ddecay)
@@ -459,8 +459,8 @@ def mlp_loss_gradient(params, X, Y, decay):
     t_19 = unbroadcast(t_17, t)
     db1 = unbroadcast(t_17, b1)
     dparams = accum(dparams, key_gradient(params, 'b1', db1))
-    dX, t_17 = (matmul_grad(t_19, X, W1, 0), matmul_grad(t_19, X, W1, 1))
-    dW1 = dW1 + t_17
+    dX = matmul_grad(t_19, X, W1, 0)
+    dW1 = dW1 + matmul_grad(t_19, X, W1, 1)
     dparams = accum(dparams, key_gradient(params, 'W2', dW2))
     dparams = accum(dparams, key_gradient(params, 'W1', dW1))
     return (dparams, user_gradient(X, dX), user_gradient(Y, dY), ddecay)

@@ -1,10 +1,12 @@
 """Functions as people write them, not annotated: zpy emit takes their
-parameters' kinds from how they are used (writer/usage.py); closure and
-history still need zygote_py when they run (a nested function called, a
-list appended to)."""
+parameters' kinds from how they are used (writer/usage.py); closure still
+needs zygote_py when it runs (a nested function called); history's list
+is appended to and summed by the rules; a parameter given only to a library's function
+(np.tanh(a), scipy.special.gammaln(p["k"])) takes a number or an array."""
 import logging
 
 import numpy as np
+import scipy.special
 
 log = logging.getLogger(__name__)
 
@@ -63,3 +65,11 @@ def history(x):
         h = np.tanh(h)
         hs.append(np.sum(h))
     return sum(hs)
+
+
+def special(params, x):
+    return np.sum(scipy.special.gammaln(params["k"]) * x) + np.tanh(params["s"])
+
+
+def softplus_total(a):
+    return np.sum(np.log1p(np.exp(a)))
