@@ -513,7 +513,11 @@ def call_pullback(pullback, dy):
         vargs = (runtime.bound_object(pullback.f), *pullback.fresh()) if method else pullback.fresh()
         if v is None:
             dargs = runtime.dense(tuple(w[1:1 + len(vargs)]))  # (as tangents: no lazy cotangents)
-            return (None, runtime.push(pullback.f, vargs, pullback.kwargs, dargs, {})[1])
+            d = runtime.push(pullback.f, vargs, pullback.kwargs, dargs, {})[1]
+            if runtime.arrays.is_array(dy) and isinstance(d, (tuple, list)):
+                # (an array's gradient that a list's pullback split into items: dy's own is an array again)
+                d = runtime.like_iterable(dy, list(d))
+            return (None, d)
         v = runtime.shares_cells(v, pullback.f)  # (V's captured variables are f's)
         if pullback.cells is None:
             _, v_back = runtime.J(v, dy, *vargs, **pullback.kwargs)
