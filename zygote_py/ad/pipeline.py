@@ -933,9 +933,11 @@ class CompiledJvp:
         return source_of(self.fdef)
 
 
-def _tangent_values(sig: Signature, dargs: tuple, dkwargs: dict) -> list[Any]:
+def _tangent_values(sig: Signature, dargs: tuple, dkwargs: dict, kwargs: dict) -> list[Any]:
     """The tangent each parameter gets (``None`` where no argument gives
-    one: a default value has none)."""
+    one: a default value has none); a ``**kwargs`` parameter's has every
+    key of the call's (``None`` for one given no tangent: ``opts["bound"]``
+    reads it)."""
     positional = sig.posonly + sig.args
     by_name = dict(zip(positional, dargs))
     by_name.update((k, v) for k, v in dkwargs.items() if k in positional or k in sig.kwonly)
@@ -944,7 +946,7 @@ def _tangent_values(sig: Signature, dargs: tuple, dkwargs: dict) -> list[Any]:
         out.append(tuple(dargs[len(positional):]))
     out += [by_name.get(p) for p in sig.kwonly]
     if sig.kwarg:
-        out.append({k: v for k, v in dkwargs.items() if k not in by_name})
+        out.append({k: dkwargs.get(k) for k in kwargs if k not in positional and k not in sig.kwonly})
     return out
 
 
@@ -1037,7 +1039,7 @@ def jvp_entry(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple,
     the call may fill with differentiated values)."""
     sig = primal_ir(fn).signature
     values = param_values(sig, fn, args, kwargs)
-    tangents = _tangent_values(sig, dargs, dkwargs)
+    tangents = _tangent_values(sig, dargs, dkwargs, kwargs)
     active = tuple(t is not _GONE and not runtime.is_zero_tangent(t) and v is not _GONE
                    and (is_differentiable_value(v) or any(isinstance(v, c) and isinstance(t, c) for c in (list, dict)))
                    for v, t in zip(values, tangents))
