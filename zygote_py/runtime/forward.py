@@ -19,6 +19,7 @@ from .. import registry, tangent
 from ..errors import NoDerivativeRule
 from ..tangent import Tangent
 from . import arrays, seam
+from .arguments import call_spread
 from .cells import call_with_cells, push_with_cells
 from .dispatch import (
     apply_rule, field_constructor, float_operands, J, joins_sequences, Pullback, refuse_out, rule_pullback, vectorized,
@@ -61,6 +62,12 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         # a partial's tangent has the fields of its gradient (see rules.higher_order)
         return f(*args, **kwargs), Tangent(("func", "args", "keywords"), func=dargs[0], args=tuple(dargs[1:]),
                                            keywords={k: dkwargs.get(k) for k in kwargs})
+    if f is call_spread:  # f(*a, **kw): f pushed (pushing it by call_spread's adjoint would run its pullback,
+        # the user's code, once per component)
+        g, a, kw = args
+        dg, da, dkw = dargs
+        return push(g, a, kw, (None,) * len(a) if da is None else tuple(da),
+                    {k: None if dkw is None else dkw.get(k) for k in kw}, dg)
     if f is call_with_cells and not all(map(is_zero_tangent, (*dargs, *dkwargs.values()))):
         g, shared, written, _, *rest = args
         return push_with_cells(g, shared, written, dargs[3], tuple(rest), kwargs, dargs[4:], dkwargs)
