@@ -45,3 +45,30 @@ def configured_by_a_dict(theta):
 
 def test_options_passed_as_a_spread_dict():
     check(configured_by_a_dict, np.array([0.2, 1.0, 0.7]))
+
+
+class _Box:
+    def __init__(self, w):
+        self._w = w
+
+    @property
+    def w(self):
+        return self._w
+
+    @w.setter
+    def w(self, v):
+        self._w = np.clip(v, -1.0, 1.0)
+
+    def energy(self):
+        return np.sum(self.w ** 2)
+
+
+def assigned_through_a_setter(x):
+    # (forward mode refused an assignment through a property's setter)
+    b = _Box(x)
+    b.w = b.w * 1.5
+    return b.energy() + np.sum(b.w)
+
+
+def test_an_assignment_through_a_property_setter():
+    check(assigned_through_a_setter, np.array([0.3, -0.9, 0.5]))

@@ -8,6 +8,7 @@ only through :mod:`.seam`.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import operator
 import types
@@ -335,15 +336,19 @@ def store_tangent(dtarget: Any, store: Callable, key: Any, dvalue: Any, value: A
     """``store(dtarget, key, dvalue)`` (``setitem`` or ``setattr``), the
     tangent of ``store(target, key, value)``; a value without a tangent,
     or one that an array of integers truncates, stores a zero. An object's
-    tangent, a ``Tangent``, is changed as its object is. An item stored
+    tangent, a ``Tangent``, is changed as its object is, through a
+    property's setter or the class's own ``__setattr__``. An item stored
     through the class's own ``__setitem__`` (a ``dict`` subclass's too) is
     refused: what that stores where is not known here."""
     if dvalue is None or isinstance(target, np.ndarray) and target.dtype.kind not in "fc":
         dvalue = 0 if isinstance(dtarget, np.ndarray) else zero_tangent(value)
-    if store is setattr and setter(target, key, value) is not None:
-        raise NoDerivativeRule(f"forward mode: assigning {type(target).__name__}.{key}, a property or an "
-                               "attribute that the class's own __setattr__ stores",
-                               hint="assign the attribute it stores, or use reverse mode (zpy.gradient)")
+    found = setter(target, key, value) if store is setattr else None
+    if found is not None:
+        # a property's setter or the class's __setattr__, which has stored the value: pushed again on a copy of
+        # the object, it changes the object's tangent as it changed the object (the copy takes the change again)
+        fn, args = found
+        push(fn, (copy.copy(target), *args[1:]), {}, (dtarget, *(None,) * (len(args) - 2), dvalue), {})
+        return
     if isinstance(dtarget, Tangent) and store is setattr:
         tangent.values(dtarget)[key] = dvalue
     elif store is not setattr and (isinstance(dtarget, Tangent) or python_method(type(target), "__setitem__")):
