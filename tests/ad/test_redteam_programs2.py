@@ -72,3 +72,41 @@ def assigned_through_a_setter(x):
 
 def test_an_assignment_through_a_property_setter():
     check(assigned_through_a_setter, np.array([0.3, -0.9, 0.5]))
+
+
+def energy_history(params):
+    # (a list read by an item, energy[-1], and by np.mean: the item's gradient
+    # (a list) and np.mean's (an array) were added with +, which crashed)
+    k, c = params
+    x, v = 1.0, 0.0
+    energy = []
+    for i in range(60):
+        a = -k * x - c * v
+        v += a * 0.01
+        x += v * 0.01
+        e = 0.5 * v * v + 0.5 * k * x * x
+        energy.append(e)
+        if e < 1e-3:
+            break
+    return energy[-1] + np.mean(energy)
+
+
+def _flatten(xs):
+    out = []
+    for x in xs:
+        if isinstance(x, list):
+            out.extend(_flatten(x))
+        else:
+            out.append(x)
+    return out
+
+
+def flattened_product(a, b):
+    # (hvp: the cotangent of np.prod's gradient of a list reached it as a list)
+    items = _flatten([a, [b, [a * 2.0, [b * b]]], a + b])
+    return np.prod(items) + sum(items)
+
+
+def test_a_list_read_by_an_item_and_by_a_numpy_function():
+    check(energy_history, np.array([4.0, 0.3]))
+    check(flattened_product, 0.7, 1.3)

@@ -105,8 +105,18 @@ def cached_value_push(y, obj, name, computed, *, dcomputed):
 @adjoint(runtime.accum)
 def accum(a, b):
     def back(dy):
-        return (None if a is None else dy, None if b is None else dy)
+        return (_like(a, dy), _like(b, dy))
     return runtime.accum(a, b), back
+
+
+def _like(a, dy):
+    """The cotangent ``dy`` of a sum of gradients, for the term ``a``: an
+    array's as an array where the sum is a list (see ``tangent.add``)."""
+    if a is None:
+        return None
+    if isinstance(a, np.ndarray) and isinstance(dy, (tuple, list)):
+        return runtime.like_iterable(a, list(dy))
+    return dy
 
 
 @adjoint(runtime.add_into)
