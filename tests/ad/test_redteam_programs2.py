@@ -2,11 +2,18 @@
 of forty, written the way scientists write them, kept where they found a
 bug. Each is checked with ``test_real_code.check``: reverse mode against
 central differences, forward mode along a random direction, and
-``zpy.hvp`` against central differences of the gradient.
+``zpy.hvp`` against central differences of the gradient; a function of
+an object with :func:`check_object`, the same along a direction given as
+a ``Tangent``.
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
+import pytest
+
+import zygote_py as zpy
 
 from .test_real_code import check
 
@@ -110,3 +117,112 @@ def flattened_product(a, b):
 def test_a_list_read_by_an_item_and_by_a_numpy_function():
     check(energy_history, np.array([4.0, 0.3]))
     check(flattened_product, 0.7, 1.3)
+
+
+def _moved(obj, direction, h):
+    """A copy of ``obj`` whose fields moved by ``h`` along the tangent
+    ``direction`` (a list field item by item)."""
+    out = copy.copy(obj)
+    for k, d in zpy.tangent.entries(direction).items():
+        v = getattr(obj, k)
+        object.__setattr__(out, k, [a + h * b for a, b in zip(v, d)] if isinstance(v, list) else v + h * d)
+    return out
+
+
+def _flat(t, names):
+    """The fields ``names`` of a tangent as one vector."""
+    return np.concatenate([np.ravel(np.asarray(getattr(t, k) if getattr(t, k) is not None else 0.0, float))
+                           for k in names])
+
+
+def check_object(f, obj, direction):
+    """``f(obj)``'s gradient along ``direction``, its ``jvp`` and its
+    ``hvp`` against central differences."""
+    h = 1e-6
+    slope = (f(_moved(obj, direction, h)) - f(_moved(obj, direction, -h))) / (2 * h)
+    (g,) = zpy.gradient(f, obj)
+    names = list(zpy.tangent.entries(direction))
+    assert np.dot(_flat(g, names), _flat(direction, names)) == pytest.approx(slope, rel=1e-6), f.__name__
+    y, dy = zpy.jvp(f, (obj,), (direction,))
+    assert y == pytest.approx(f(obj)) and dy == pytest.approx(slope, rel=1e-6), f.__name__
+    (hv,) = zpy.hvp(f, (obj,), (direction,))
+    h = 1e-5
+    (up,), (down,) = zpy.gradient(f, _moved(obj, direction, h)), zpy.gradient(f, _moved(obj, direction, -h))
+    np.testing.assert_allclose(_flat(hv, names), (_flat(up, names) - _flat(down, names)) / (2 * h),
+                               rtol=1e-5, atol=1e-7, err_msg=f.__name__)
+
+
+# -- an object whose class's __iter__ is Python ----------------------------------------
+
+
+class _Yielding:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def __iter__(self):
+        yield self.a
+        yield self.b * 2.0
+
+
+class _Holding:
+    def __init__(self, a, b):
+        self.items = [a, b]
+
+    def __iter__(self):
+        return iter(self.items)
+
+
+class _Counting:
+    def __init__(self, a, b):
+        self.items = [a, b]
+        self.i = 0
+
+    def __iter__(self):
+        self.i = 0
+        return self
+
+    def __next__(self):
+        if self.i >= len(self.items):
+            raise StopIteration
+        self.i += 1
+        return self.items[self.i - 1] * 1.5
+
+
+class _Keyword:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def __iter__(self):
+        return iter(self.__dict__.values())
+
+    def __len__(self):
+        return len(self.__dict__)
+
+
+def read_whole(p):
+    # (sum(p), list(p), unpacking and a generator over p were refused; only a
+    # for loop was differentiated, in reverse mode)
+    a, b = p
+    return np.sum(sum(p)) * np.sum(list(p)[0] * b) + max(p, key=np.sum).sum() + sum(np.sum(v ** 2) for v in p)
+
+
+def mean_square(p):
+    return sum(np.sum(v ** 2) for v in p) / len(p)
+
+
+A, B = np.array([1.0, 2.0]), np.array([0.5, -0.3])
+
+
+@pytest.mark.parametrize("obj, direction", [
+    (_Yielding(A, B), zpy.Tangent(a=np.array([1.0, 1.0]), b=np.array([1.0, 2.0]))),
+    (_Holding(A, B), zpy.Tangent(items=[np.array([1.0, 1.0]), np.array([1.0, 2.0])])),
+    (_Counting(A, B), zpy.Tangent(items=[np.array([1.0, -1.0]), np.array([0.5, 2.0])])),
+])
+def test_an_objects_items_through_its_own_iter(obj, direction):
+    check_object(read_whole, obj, direction)
+
+
+def test_an_iter_over_the_objects_dict():
+    # (hvp: obj.__dict__'s gradient at second order was lost, silently 0)
+    check_object(mean_square, _Keyword(a=A, b=np.array([[0.5, -0.5]]), c=3.0),
+                 zpy.Tangent(a=np.array([1.0, 2.0]), b=np.array([[3.0, 4.0]]), c=5.0))

@@ -566,7 +566,8 @@ class _Forward:
         if fn in (ops.store_deref, ops.store_global):
             raise self.refuse("a nonlocal or global variable assigned a differentiated value", s.line,
                               "pass the value as an argument and return the result instead")
-        if self._may_call_method(s, fn) or self._joins(s, fn):  # v * 2.0, v[k] for an object v whose class may define them
+        if self._may_call_method(s, fn) or self._joins(s, fn) or self._reads_items(s, fn):
+            # v * 2.0, v[k] for an object v whose class may define them; sum(v), a, b = v for one whose __iter__ may
             out.append(copy)
             self._push(s, None, copy, out)
             return
@@ -659,6 +660,16 @@ class _Forward:
             return False  # (x += v on anything but a number: see _in_place)
         operands = s.args[:1] if len(methods.names) == 1 else s.args  # (a unary one: its object's)
         return not all(map(self._known, operands))
+
+    def _reads_items(self, s: Statement, fn: Any) -> bool:
+        """A builtin reading the items of an operand with a tangent whose
+        kind is not known here (``sum(p)``, ``a, b = p``): it may be an
+        object whose class's ``__iter__`` is Python code, which
+        ``runtime.push`` reads through that (see ``runtime.items_first``).
+        (Gradient code calls the user's through ``J``.)"""
+        return not self.emitted and member(fn, runtime.ITEM_READERS) and any(
+            isinstance(a, Var) and not self._known(a) and a not in self.items and not is_zero(self.tangent(a))
+            for a in s.args)
 
     def _joins(self, s: Statement, fn: Any) -> bool:
         """``a + b`` or ``a * k`` of a tuple or list known here (a display,

@@ -787,6 +787,9 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
         return vjp_plan(f.__wrapped__, args, kwargs, param_out, cells_out)
     if type(f) is np.vectorize:
         f = runtime.vectorized(f)
+    reader = runtime.items_first(f, args)
+    if reader is not None:  # (J differentiates it, giving f no gradient)
+        return vjp_plan(reader, args, kwargs)
     rule = runtime.rule_for(f, args)
     if rule is not None:
         n = len(args) + len(kwargs)

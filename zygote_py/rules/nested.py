@@ -253,6 +253,8 @@ def attribute_gradient(obj, name, dy):
             return (None, None, None)
         if grad is dy:  # (a method's gradient, its object's)
             return (None, None, g)
+        if isinstance(grad, tangent.Tangent) and name == "__dict__":  # (the fields', by name: a dict's)
+            return (None, None, {k: runtime.field(g, k) for k in dy})
         if isinstance(grad, tangent.Tangent):
             return (None, None, runtime.field(g, name))
         if isinstance(obj, tuple):  # a namedtuple's field

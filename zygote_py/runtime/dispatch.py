@@ -27,7 +27,7 @@ from . import arrays, seam
 from .arguments import out_argument
 from .cells import forward_with_cells, lent_cells
 from .gradients import call_pullback, field, field_gradient, is_number_zero, NO_GRADS, no_pullback
-from .iterators import EagerIterator
+from .iterators import EagerIterator, items_first
 from .objects import (
     builtin_method, cached_value, class_attribute, construct_fields, generated, getter_of, MISSING,
     number_subclass, owner_of, plain_attributes, python_init, to_default,
@@ -285,6 +285,10 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
     floats = float_operands(f, args)
     if floats:
         return _of_floats(f, args, kwargs, floats)
+    reader = items_first(f, args)
+    if reader is not None:  # sum(obj), a, b = obj: obj's items through its class's __iter__
+        y, back = J(reader, *args, **kwargs)
+        return y, lambda dy: (None, *back(dy)[1:])
     rule = rule_for(f, args)
     if rule is not None:
         y, back = apply_rule(rule, f, args, kwargs)

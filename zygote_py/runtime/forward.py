@@ -26,7 +26,9 @@ from .dispatch import (
     apply_rule, field_constructor, float_operands, J, joins_sequences, Pullback, refuse_out, rule_pullback, vectorized,
 )
 from .gradients import call_pullback, changing_zero, field, is_zero_tangent, may_change, zero_operand, zero_tangent
-from .iterators import EagerIterator, filter_spans, ITERATORS, position, reversed_spans, tangent_of_items
+from .iterators import (
+    EagerIterator, filter_spans, items_first, ITERATORS, position, reversed_spans, tangent_of_items,
+)
 from .nesting import gradient_function, J_nested, rule_gradient, rule_vjp
 from .objects import (
     builtin_method, cached_value, class_attribute, getter_of, LINEAR_ATTRIBUTES, MISSING, number_subclass,
@@ -54,6 +56,9 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
     if floats:  # math.sin(obj): math.sin(float(obj)), obj.__float__ pushed forward
         pairs = [push(float, (a,), {}, (d,), {}) if i in floats else (a, d) for i, (a, d) in enumerate(zip(args, dargs))]
         return push(f, tuple(p[0] for p in pairs), kwargs, tuple(p[1] for p in pairs), dkwargs)
+    reader = items_first(f, args)
+    if reader is not None:  # (see J)
+        return push(reader, args, kwargs, dargs, dkwargs)
     # (a callable object may be unhashable)
     if isinstance(f, type) and f in ITERATORS or f is iter and len(args) == 1:
         return _push_iterator(f, args, kwargs, dargs)
@@ -264,7 +269,8 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
     is the value):
     ``dobj.name`` for an array's or a number's :data:`LINEAR_ATTRIBUTES`,
     and for a field of a namedtuple or of an object (whose tangent
-    is a ``Tangent``); a property's getter pushed forward; zero for a
+    is a ``Tangent``), ``obj.__dict__``'s the dict of its fields'; a
+    property's getter pushed forward; zero for a
     class's constant and any other attribute of an array or a number.
     Anything else (a descriptor, ``__getattr__``) is refused."""
     if default is not MISSING and not hasattr(obj, name):
@@ -288,6 +294,8 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
     if isinstance(dobj, Tangent) and name in tangent.fields(obj):
         t = getattr(dobj, name, None)
         return zero_tangent(y) if t is None else t
+    if isinstance(dobj, Tangent) and name == "__dict__" and type(y) is dict:  # (see attribute_gradient)
+        return {k: tangent.get(dobj, k) for k in y}
     if found is not MISSING and (not hasattr(type(found), "__get__") or isinstance(found, (staticmethod, classmethod))):
         return zero_tangent(y)  # a class's constant: no part of the object
     raise NoDerivativeRule(
@@ -299,7 +307,8 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
 _MACHINERY = ("zygote_py.runtime.", "zygote_py.api", "zygote_py.ad.pipeline")
 
 
-READABLE = {c for g in (rule_vjp, rule_gradient) for c in g.__code__.co_consts if isinstance(c, types.CodeType)}
+READABLE = {c for g in (rule_vjp, rule_gradient, items_first) for c in g.__code__.co_consts
+            if isinstance(c, types.CodeType)}
 """The code of the machinery that forward mode reads as any Python function's: a rule's ``vjp`` and
 ``gradient`` (its rule called, then its pullback), which the pushforwards of ``call_pullback`` and
 ``zpy.gradient`` push (see ``rules.nested``)."""
