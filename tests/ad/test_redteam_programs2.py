@@ -122,7 +122,7 @@ def test_a_list_read_by_an_item_and_by_a_numpy_function():
 def _moved(obj, direction, h):
     """A copy of ``obj`` whose fields moved by ``h`` along the tangent
     ``direction`` (a list field item by item)."""
-    out = copy.copy(obj)
+    out = copy.deepcopy(obj)
     for k, d in zpy.tangent.entries(direction).items():
         v = getattr(obj, k)
         object.__setattr__(out, k, [a + h * b for a, b in zip(v, d)] if isinstance(v, list) else v + h * d)
@@ -137,15 +137,16 @@ def _flat(t, names):
 
 def check_object(f, obj, direction):
     """``f(obj)``'s gradient along ``direction``, its ``jvp`` and its
-    ``hvp`` against central differences."""
+    ``hvp`` against central differences (each on a copy of ``obj``: ``f``
+    may change it, a method caching a value on it)."""
     h = 1e-6
     slope = (f(_moved(obj, direction, h)) - f(_moved(obj, direction, -h))) / (2 * h)
-    (g,) = zpy.gradient(f, obj)
+    (g,) = zpy.gradient(f, copy.deepcopy(obj))
     names = list(zpy.tangent.entries(direction))
     assert np.dot(_flat(g, names), _flat(direction, names)) == pytest.approx(slope, rel=1e-6), f.__name__
-    y, dy = zpy.jvp(f, (obj,), (direction,))
-    assert y == pytest.approx(f(obj)) and dy == pytest.approx(slope, rel=1e-6), f.__name__
-    (hv,) = zpy.hvp(f, (obj,), (direction,))
+    y, dy = zpy.jvp(f, (copy.deepcopy(obj),), (direction,))
+    assert y == pytest.approx(f(copy.deepcopy(obj))) and dy == pytest.approx(slope, rel=1e-6), f.__name__
+    (hv,) = zpy.hvp(f, (copy.deepcopy(obj),), (direction,))
     h = 1e-5
     (up,), (down,) = zpy.gradient(f, _moved(obj, direction, h)), zpy.gradient(f, _moved(obj, direction, -h))
     np.testing.assert_allclose(_flat(hv, names), (_flat(up, names) - _flat(down, names)) / (2 * h),
@@ -226,3 +227,52 @@ def test_an_iter_over_the_objects_dict():
     # (hvp: obj.__dict__'s gradient at second order was lost, silently 0)
     check_object(mean_square, _Keyword(a=A, b=np.array([[0.5, -0.5]]), c=3.0),
                  zpy.Tangent(a=np.array([1.0, 2.0]), b=np.array([[3.0, 4.0]]), c=5.0))
+
+
+# -- a method that caches a value on its object ----------------------------------------
+
+
+class _Fit:
+    def __init__(self, t):
+        self.t = t
+        self._V = None
+
+    def predict(self, coef):
+        if self._V is None:
+            self._V = np.vander(self.t, 3)
+        return self._V @ coef
+
+
+class _Model:
+    def __init__(self, w):
+        self.w = w
+        self.cache = {}
+        self.calls = 0
+
+    def features(self, x):
+        key = x.shape
+        if key not in self.cache:
+            self.cache[key] = np.vander(x, 3)
+        self.calls += 1
+        return self.cache[key]
+
+    def loss(self, x, y):
+        return np.sum((self.features(x) @ self.w - y) ** 2)
+
+
+def cached_vandermonde(m):
+    # (refused: predict changes its argument's field _V, which the second call reads; its
+    # gradient must reach t through the first call)
+    coef = np.array([0.3, -0.2, 0.5])
+    return np.sum(m.predict(coef) ** 2) + np.sum(m.predict(coef * 0.5))
+
+
+def cached_features(m):
+    # (refused: loss changes self only through features, a method it calls on it)
+    x = np.array([0.1, 0.5, 0.9, 1.3])
+    return m.loss(x, np.sin(x)) + m.loss(x, np.cos(x)) * m.calls
+
+
+def test_a_method_caching_a_value_on_its_object():
+    check_object(cached_vandermonde, _Fit(np.linspace(0.1, 1.0, 5)), zpy.Tangent(t=np.array([1.0, -0.5, 0.3, 2.0, 0.7])))
+    check_object(cached_features, _Model(np.array([0.2, 0.4, -0.1])), zpy.Tangent(w=np.array([1.0, 0.5, -2.0])))

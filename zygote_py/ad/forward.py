@@ -620,6 +620,13 @@ class _Forward:
             self.items[s.var] = self.items[s.args[0]]
             self._set(s, self.tangent(s.args[0]), out)
             return
+        if fn is iter and len(s.args) == 1 and not s.kwargs and not self.emitted and not self._known(s.args[0]) \
+                and not is_zero(self.tangent(s.args[0])):  # (it may be an object whose class's __iter__ is Python)
+            out.remove(copy)
+            pair = self.emit(out, runtime.iter_in_step, copy.args[0], self.concrete(out, s.args[0], s.line),
+                             line=s.line, pure=False)
+            self._set(s, self._split(s, copy, pair, out), out)
+            return
         if fn in (iter, ops.iternext, ops.unpack, ops.unpack_starred) and s.args and not s.kwargs:
             # the tangent's iterator runs in step with the value's
             dx = self.concrete(out, s.args[0], s.line)
@@ -667,7 +674,7 @@ class _Forward:
         object whose class's ``__iter__`` is Python code, which
         ``runtime.push`` reads through that (see ``runtime.items_first``).
         (Gradient code calls the user's through ``J``.)"""
-        return not self.emitted and member(fn, runtime.ITEM_READERS) and any(
+        return not self.emitted and member(fn, runtime.ITEM_READERS) and fn is not iter and any(
             isinstance(a, Var) and not self._known(a) and a not in self.items and not is_zero(self.tangent(a))
             for a in s.args)
 
@@ -893,7 +900,7 @@ class _Forward:
             self.emit(out, fn, dtarget, args[1], line=s.line, pure=False)
 
 
-_PUSHES = (runtime.push, runtime.push_method, runtime.push_in_place)
+_PUSHES = (runtime.push, runtime.push_method, runtime.push_in_place, runtime.iter_in_step)
 """The calls made at run time with their tangents, which return the pair
 ``(value, tangent)``."""
 

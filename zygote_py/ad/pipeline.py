@@ -1054,6 +1054,7 @@ runtime.seam.install(types.SimpleNamespace(
     call_forward=call_forward, call_jvp=call_jvp, call_jvp_closure=call_jvp_closure,
     call_jvp_with_cells=call_jvp_with_cells, construct=construct, vjp_plan=vjp_plan, masks=masks,
     compiled=compiled, never_library=never_library, changed_positions=mutation_pass.changed_positions,
+    self_calls=mutation_pass.self_calls,
     push_rule=pushrules.call,
 ))
 """The compiler that the runtime calls (see :mod:`zygote_py.runtime.seam`)."""

@@ -65,6 +65,6 @@ from .nesting import (  # noqa: F401
     unpartial,
 )
 from .forward import (  # noqa: F401
-    MACHINERY_PUSHES, attribute_tangent, changed_position, float_tangent, owned, push, push_by_adjoint, push_in_place, push_method,
+    MACHINERY_PUSHES, attribute_tangent, changed_position, float_tangent, iter_in_step, owned, push, push_by_adjoint, push_in_place, push_method,
     store_tangent,
 )

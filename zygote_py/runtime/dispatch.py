@@ -79,14 +79,19 @@ def field_constructor(cls: type) -> Optional[tuple[str, ...]]:
     return None
 
 
-def changing_method(obj: Any, name: str) -> Optional[Callable]:
+def changing_method(obj: Any, name: str, seen: tuple = ()) -> Optional[Callable]:
     """``type(obj)``'s method ``name`` when it is a Python function that
-    changes its object in place (see ``ad.mutation.versions.changed_positions``)."""
+    changes its object in place (see ``ad.mutation.versions.changed_positions``),
+    itself or through another method it calls on it (``self.features(x)``
+    caching a value: see ``ad.mutation.versions.self_calls``)."""
     method = getattr(type(obj), name, None)
     if not isinstance(method, types.FunctionType) or isinstance(obj, type):
         return None
     definite, in_place = seam.compiler().changed_positions(method)
-    return method if 0 in definite or 0 in in_place and isinstance(obj, np.ndarray) else None
+    if 0 in definite or 0 in in_place and isinstance(obj, np.ndarray):
+        return method
+    calls = seam.compiler().self_calls(method)
+    return method if any(n not in seen and changing_method(obj, n, (*seen, name)) for n in calls) else None
 
 
 def forward_changing(f: Any, position: Any, args: tuple) -> tuple[Any, Callable]:

@@ -381,6 +381,18 @@ def changed_position(f: Any, args: tuple) -> Optional[int]:
     return 1 if f is push else None
 
 
+def iter_in_step(x: Any, dx: Any) -> tuple[Any, Any]:
+    """``(iter(x), an iterator over its tangent dx in step)``, for a loop
+    in forward mode over a value of a kind not known where it was
+    compiled: the tangent's own iterator, which reads it as it goes as
+    ``x``'s does; for an object whose class's ``__iter__`` is Python, both
+    read through that first (see :func:`.iterators.items_first`)."""
+    reader = items_first(iter, (x,))
+    if reader is not None:
+        return push(reader, (x,), {}, (dx,), {})
+    return iter(x), iter(dx)
+
+
 def push_by_adjoint(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tuple[Any, Any]:
     """``(f(...), J v)`` from ``f``'s adjoint rule, for a function without a
     pushforward: one pullback per real component of the output, the
