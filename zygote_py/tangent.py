@@ -123,8 +123,10 @@ def add(a: Any, b: Any) -> Any:
     item by item (recursively, ``None`` items allowed) and must have the
     same length; the result has ``a``'s kind (tuple or list), or is the
     namedtuple either one is (a namedtuple's gradient read by index is a
-    plain tuple). Dicts (the gradients of dicts) add by key over the union
-    of their keys, tangents (of objects) by field. Anything else
+    plain tuple); an array added to either is taken as the list of its
+    rows (the gradient of a list that a NumPy function read). Dicts (the
+    gradients of dicts) add by key over the union of their keys, tangents
+    (of objects) by field. Anything else
     adds with ``+``: numbers, and NumPy arrays, for which ``+`` makes a new
     array, so a gradient that is shared — the same ``dy`` handed to several
     arguments — is never changed in place.
@@ -133,6 +135,11 @@ def add(a: Any, b: Any) -> Any:
         return b
     if b is None:
         return a
+    if isinstance(a, np.ndarray) != isinstance(b, np.ndarray) and isinstance(b if isinstance(a, np.ndarray) else a,
+                                                                             (tuple, list)):
+        # a list's gradient from a NumPy function (np.mean(xs): an array) and from its items (xs[-1]): the
+        # array's rows are the items' gradients
+        a, b = (_as_items(a, b), b) if isinstance(a, np.ndarray) else (a, _as_items(b, a))
     if isinstance(a, (tuple, list)):
         if len(a) != len(b):
             raise ValueError(f"gradients of lengths {len(a)} and {len(b)} for the same value cannot be added")
@@ -154,6 +161,11 @@ def add(a: Any, b: Any) -> Any:
             total[key] = add(total.get(key), value)
         return Tangent(**total)
     return a + b
+
+
+def _as_items(array: np.ndarray, like: Any) -> Any:
+    """The rows of ``array`` as a list, or a tuple for a tuple ``like``."""
+    return list(array) if isinstance(like, list) else tuple(array)
 
 
 def leafwise(fn: Any, g: Any) -> Any:

@@ -199,13 +199,11 @@ def test_a_loop_over_an_object_whose_iter_is_a_generator_in_reverse_mode():
     assert g[1].xs == pytest.approx([2 * 1.5 * np.cos(2 * v * 1.5) for v in [0.3, -0.8]])
 
 
-def test_a_loop_over_an_objects_own_iter_is_refused_where_it_is_not_differentiated():
-    with pytest.raises(zpy.NoDerivativeRule, match="own __iter__ or __getitem__"):
-        zpy.jvp(loop_over_a_bag, (X,), (X,))
-    with pytest.raises(zpy.NoDerivativeRule, match="second derivative through the items a Bag yields"):
-        zpy.hvp(loop_over_a_bag, (X,), (X,))
-    with pytest.raises(zpy.NoDerivativeRule, match="yields through its own __next__"):
-        zpy.gradient(loop_over_a_countdown, X)
+def test_a_loop_over_an_objects_own_iter_in_forward_mode_and_at_second_order():
+    """(Forward mode and second order refused a generator __iter__, every
+    mode an __iter__ returning the object with its own __next__.)"""
+    check(loop_over_a_bag, X)
+    check(loop_over_a_countdown, X)
 
 
 def consecutive(x):

@@ -566,7 +566,8 @@ class _Forward:
         if fn in (ops.store_deref, ops.store_global):
             raise self.refuse("a nonlocal or global variable assigned a differentiated value", s.line,
                               "pass the value as an argument and return the result instead")
-        if self._may_call_method(s, fn) or self._joins(s, fn):  # v * 2.0, v[k] for an object v whose class may define them
+        if self._may_call_method(s, fn) or self._joins(s, fn) or self._reads_items(s, fn):
+            # v * 2.0, v[k] for an object v whose class may define them; sum(v), a, b = v for one whose __iter__ may
             out.append(copy)
             self._push(s, None, copy, out)
             return
@@ -619,6 +620,13 @@ class _Forward:
             self.items[s.var] = self.items[s.args[0]]
             self._set(s, self.tangent(s.args[0]), out)
             return
+        if fn is iter and len(s.args) == 1 and not s.kwargs and not self.emitted and not self._known(s.args[0]) \
+                and not is_zero(self.tangent(s.args[0])):  # (it may be an object whose class's __iter__ is Python)
+            out.remove(copy)
+            pair = self.emit(out, runtime.iter_in_step, copy.args[0], self.concrete(out, s.args[0], s.line),
+                             line=s.line, pure=False)
+            self._set(s, self._split(s, copy, pair, out), out)
+            return
         if fn in (iter, ops.iternext, ops.unpack, ops.unpack_starred) and s.args and not s.kwargs:
             # the tangent's iterator runs in step with the value's
             dx = self.concrete(out, s.args[0], s.line)
@@ -659,6 +667,16 @@ class _Forward:
             return False  # (x += v on anything but a number: see _in_place)
         operands = s.args[:1] if len(methods.names) == 1 else s.args  # (a unary one: its object's)
         return not all(map(self._known, operands))
+
+    def _reads_items(self, s: Statement, fn: Any) -> bool:
+        """A builtin reading the items of an operand with a tangent whose
+        kind is not known here (``sum(p)``, ``a, b = p``): it may be an
+        object whose class's ``__iter__`` is Python code, which
+        ``runtime.push`` reads through that (see ``runtime.items_first``).
+        (Gradient code calls the user's through ``J``.)"""
+        return not self.emitted and member(fn, runtime.ITEM_READERS) and fn is not iter and any(
+            isinstance(a, Var) and not self._known(a) and a not in self.items and not is_zero(self.tangent(a))
+            for a in s.args)
 
     def _joins(self, s: Statement, fn: Any) -> bool:
         """``a + b`` or ``a * k`` of a tuple or list known here (a display,
@@ -882,7 +900,7 @@ class _Forward:
             self.emit(out, fn, dtarget, args[1], line=s.line, pure=False)
 
 
-_PUSHES = (runtime.push, runtime.push_method, runtime.push_in_place)
+_PUSHES = (runtime.push, runtime.push_method, runtime.push_in_place, runtime.iter_in_step)
 """The calls made at run time with their tangents, which return the pair
 ``(value, tangent)``."""
 

@@ -787,6 +787,9 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
         return vjp_plan(f.__wrapped__, args, kwargs, param_out, cells_out)
     if type(f) is np.vectorize:
         f = runtime.vectorized(f)
+    reader = runtime.items_first(f, args)
+    if reader is not None:  # (J differentiates it, giving f no gradient)
+        return vjp_plan(reader, args, kwargs)
     rule = runtime.rule_for(f, args)
     if rule is not None:
         n = len(args) + len(kwargs)
@@ -933,9 +936,11 @@ class CompiledJvp:
         return source_of(self.fdef)
 
 
-def _tangent_values(sig: Signature, dargs: tuple, dkwargs: dict) -> list[Any]:
+def _tangent_values(sig: Signature, dargs: tuple, dkwargs: dict, kwargs: dict) -> list[Any]:
     """The tangent each parameter gets (``None`` where no argument gives
-    one: a default value has none)."""
+    one: a default value has none); a ``**kwargs`` parameter's has every
+    key of the call's (``None`` for one given no tangent: ``opts["bound"]``
+    reads it)."""
     positional = sig.posonly + sig.args
     by_name = dict(zip(positional, dargs))
     by_name.update((k, v) for k, v in dkwargs.items() if k in positional or k in sig.kwonly)
@@ -944,7 +949,7 @@ def _tangent_values(sig: Signature, dargs: tuple, dkwargs: dict) -> list[Any]:
         out.append(tuple(dargs[len(positional):]))
     out += [by_name.get(p) for p in sig.kwonly]
     if sig.kwarg:
-        out.append({k: v for k, v in dkwargs.items() if k not in by_name})
+        out.append({k: dkwargs.get(k) for k in kwargs if k not in positional and k not in sig.kwonly})
     return out
 
 
@@ -1037,7 +1042,7 @@ def jvp_entry(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple,
     the call may fill with differentiated values)."""
     sig = primal_ir(fn).signature
     values = param_values(sig, fn, args, kwargs)
-    tangents = _tangent_values(sig, dargs, dkwargs)
+    tangents = _tangent_values(sig, dargs, dkwargs, kwargs)
     active = tuple(t is not _GONE and not runtime.is_zero_tangent(t) and v is not _GONE
                    and (is_differentiable_value(v) or any(isinstance(v, c) and isinstance(t, c) for c in (list, dict)))
                    for v, t in zip(values, tangents))
@@ -1049,6 +1054,7 @@ runtime.seam.install(types.SimpleNamespace(
     call_forward=call_forward, call_jvp=call_jvp, call_jvp_closure=call_jvp_closure,
     call_jvp_with_cells=call_jvp_with_cells, construct=construct, vjp_plan=vjp_plan, masks=masks,
     compiled=compiled, never_library=never_library, changed_positions=mutation_pass.changed_positions,
+    self_calls=mutation_pass.self_calls,
     push_rule=pushrules.call,
 ))
 """The compiler that the runtime calls (see :mod:`zygote_py.runtime.seam`)."""

@@ -297,7 +297,21 @@ def indexable(xs):
     start = runtime.position(xs)
     method = runtime.own_iter(xs)
     if method is not None:  # (the items the class's __iter__ yields, differentiated through it)
+        n = runtime.count_items(xs)
         it, pullback = runtime.J(method, xs)
+        if it is xs:  # __iter__ returning the object: the values of its own __next__
+            items, backs = [], []
+            for _ in range(n):
+                item, item_back = runtime.J(runtime.python_method(type(xs), "__next__"), xs)
+                items.append(item)
+                backs.append(item_back)
+
+            def back_next(dy):
+                d = None
+                for item_back, g in zip(backs, dy):
+                    d = runtime.accum(d, runtime.call_pullback(item_back, g)[1])
+                return (runtime.call_pullback(pullback, d)[1],)
+            return items, back_next
         items = runtime.read_ahead(it, xs)
 
         def back_through(dy):
@@ -310,15 +324,19 @@ def indexable(xs):
     return y, back
 
 
+nondifferentiable(runtime.count_items)
+
+
 @pushforward(runtime.indexable)
 def indexable_push(y, xs, *, dxs):
     if y is xs or dxs is None:
         return dxs
     method = runtime.own_iter(xs)
-    if method is not None:
+    if method is not None:  # (pushed through the class's __iter__ again, and its __next__ where it returns xs)
         it, dit = runtime.push(method, (xs,), {}, (dxs,), {})
-        runtime.read_ahead(it, xs)
-        return list(dit)
+        if it is not xs:
+            return list(dit)
+        return [runtime.push(runtime.python_method(type(xs), "__next__"), (xs,), {}, (dit,), {})[1] for _ in y]
     runtime.check_iterated(xs)
     return list(dxs)
 

@@ -105,8 +105,18 @@ def cached_value_push(y, obj, name, computed, *, dcomputed):
 @adjoint(runtime.accum)
 def accum(a, b):
     def back(dy):
-        return (None if a is None else dy, None if b is None else dy)
+        return (_like(a, dy), _like(b, dy))
     return runtime.accum(a, b), back
+
+
+def _like(a, dy):
+    """The cotangent ``dy`` of a sum of gradients, for the term ``a``: an
+    array's as an array where the sum is a list (see ``tangent.add``)."""
+    if a is None:
+        return None
+    if isinstance(a, np.ndarray) and isinstance(dy, (tuple, list)):
+        return runtime.like_iterable(a, list(dy))
+    return dy
 
 
 @adjoint(runtime.add_into)
@@ -243,6 +253,8 @@ def attribute_gradient(obj, name, dy):
             return (None, None, None)
         if grad is dy:  # (a method's gradient, its object's)
             return (None, None, g)
+        if isinstance(grad, tangent.Tangent) and name == "__dict__":  # (the fields', by name: a dict's)
+            return (None, None, {k: runtime.field(g, k) for k in dy})
         if isinstance(grad, tangent.Tangent):
             return (None, None, runtime.field(g, name))
         if isinstance(obj, tuple):  # a namedtuple's field
@@ -513,7 +525,11 @@ def call_pullback(pullback, dy):
         vargs = (runtime.bound_object(pullback.f), *pullback.fresh()) if method else pullback.fresh()
         if v is None:
             dargs = runtime.dense(tuple(w[1:1 + len(vargs)]))  # (as tangents: no lazy cotangents)
-            return (None, runtime.push(pullback.f, vargs, pullback.kwargs, dargs, {})[1])
+            d = runtime.push(pullback.f, vargs, pullback.kwargs, dargs, {})[1]
+            if runtime.arrays.is_array(dy) and isinstance(d, (tuple, list)):
+                # (an array's gradient that a list's pullback split into items: dy's own is an array again)
+                d = runtime.like_iterable(dy, list(d))
+            return (None, d)
         v = runtime.shares_cells(v, pullback.f)  # (V's captured variables are f's)
         if pullback.cells is None:
             _, v_back = runtime.J(v, dy, *vargs, **pullback.kwargs)

@@ -45,8 +45,8 @@ from .objects import (  # noqa: F401
     plain_attributes, python_init, setter, to_default,
 )
 from .iterators import (  # noqa: F401
-    check_iterated, check_unchanged, EagerIterator, filter_spans, indexable, items_read, iterator_gradient,
-    ITERATORS, like_iterable, own_iter, position, read_ahead, reversed_spans, source_versions, take, tangent_of_items, TangentView,
+    check_iterated, check_unchanged, count_items, EagerIterator, filter_spans, indexable, items_read, iterator_gradient,
+    ITEM_READERS, items_first, ITERATORS, like_iterable, own_iter, position, read_ahead, reversed_spans, source_versions, take, tangent_of_items, TangentView,
 )
 from .cells import (  # noqa: F401
     call_with_cells, check_assigned, forward_with_cells, lent_cells, push_with_cells,
@@ -65,6 +65,6 @@ from .nesting import (  # noqa: F401
     unpartial,
 )
 from .forward import (  # noqa: F401
-    MACHINERY_PUSHES, attribute_tangent, changed_position, float_tangent, owned, push, push_by_adjoint, push_in_place, push_method,
+    MACHINERY_PUSHES, attribute_tangent, changed_position, float_tangent, iter_in_step, owned, push, push_by_adjoint, push_in_place, push_method,
     store_tangent,
 )

@@ -27,7 +27,7 @@ from . import arrays, seam
 from .arguments import out_argument
 from .cells import forward_with_cells, lent_cells
 from .gradients import call_pullback, field, field_gradient, is_number_zero, NO_GRADS, no_pullback
-from .iterators import EagerIterator
+from .iterators import EagerIterator, items_first
 from .objects import (
     builtin_method, cached_value, class_attribute, construct_fields, generated, getter_of, MISSING,
     number_subclass, owner_of, plain_attributes, python_init, to_default,
@@ -79,14 +79,19 @@ def field_constructor(cls: type) -> Optional[tuple[str, ...]]:
     return None
 
 
-def changing_method(obj: Any, name: str) -> Optional[Callable]:
+def changing_method(obj: Any, name: str, seen: tuple = ()) -> Optional[Callable]:
     """``type(obj)``'s method ``name`` when it is a Python function that
-    changes its object in place (see ``ad.mutation.versions.changed_positions``)."""
+    changes its object in place (see ``ad.mutation.versions.changed_positions``),
+    itself or through another method it calls on it (``self.features(x)``
+    caching a value: see ``ad.mutation.versions.self_calls``)."""
     method = getattr(type(obj), name, None)
     if not isinstance(method, types.FunctionType) or isinstance(obj, type):
         return None
     definite, in_place = seam.compiler().changed_positions(method)
-    return method if 0 in definite or 0 in in_place and isinstance(obj, np.ndarray) else None
+    if 0 in definite or 0 in in_place and isinstance(obj, np.ndarray):
+        return method
+    calls = seam.compiler().self_calls(method)
+    return method if any(n not in seen and changing_method(obj, n, (*seen, name)) for n in calls) else None
 
 
 def forward_changing(f: Any, position: Any, args: tuple) -> tuple[Any, Callable]:
@@ -285,6 +290,10 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
     floats = float_operands(f, args)
     if floats:
         return _of_floats(f, args, kwargs, floats)
+    reader = items_first(f, args)
+    if reader is not None:  # sum(obj), a, b = obj: obj's items through its class's __iter__
+        y, back = J(reader, *args, **kwargs)
+        return y, lambda dy: (None, *back(dy)[1:])
     rule = rule_for(f, args)
     if rule is not None:
         y, back = apply_rule(rule, f, args, kwargs)

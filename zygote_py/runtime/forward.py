@@ -8,6 +8,7 @@ only through :mod:`.seam`.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import operator
 import types
@@ -19,12 +20,15 @@ from .. import registry, tangent
 from ..errors import NoDerivativeRule
 from ..tangent import Tangent
 from . import arrays, seam
+from .arguments import call_spread
 from .cells import call_with_cells, push_with_cells
 from .dispatch import (
     apply_rule, field_constructor, float_operands, J, joins_sequences, Pullback, refuse_out, rule_pullback, vectorized,
 )
 from .gradients import call_pullback, changing_zero, field, is_zero_tangent, may_change, zero_operand, zero_tangent
-from .iterators import EagerIterator, filter_spans, ITERATORS, position, reversed_spans, tangent_of_items
+from .iterators import (
+    EagerIterator, filter_spans, items_first, ITERATORS, position, reversed_spans, tangent_of_items,
+)
 from .nesting import gradient_function, J_nested, rule_gradient, rule_vjp
 from .objects import (
     builtin_method, cached_value, class_attribute, getter_of, LINEAR_ATTRIBUTES, MISSING, number_subclass,
@@ -52,6 +56,9 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
     if floats:  # math.sin(obj): math.sin(float(obj)), obj.__float__ pushed forward
         pairs = [push(float, (a,), {}, (d,), {}) if i in floats else (a, d) for i, (a, d) in enumerate(zip(args, dargs))]
         return push(f, tuple(p[0] for p in pairs), kwargs, tuple(p[1] for p in pairs), dkwargs)
+    reader = items_first(f, args)
+    if reader is not None:  # (see J)
+        return push(reader, args, kwargs, dargs, dkwargs)
     # (a callable object may be unhashable)
     if isinstance(f, type) and f in ITERATORS or f is iter and len(args) == 1:
         return _push_iterator(f, args, kwargs, dargs)
@@ -61,6 +68,12 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         # a partial's tangent has the fields of its gradient (see rules.higher_order)
         return f(*args, **kwargs), Tangent(("func", "args", "keywords"), func=dargs[0], args=tuple(dargs[1:]),
                                            keywords={k: dkwargs.get(k) for k in kwargs})
+    if f is call_spread:  # f(*a, **kw): f pushed (pushing it by call_spread's adjoint would run its pullback,
+        # the user's code, once per component)
+        g, a, kw = args
+        dg, da, dkw = dargs
+        return push(g, a, kw, (None,) * len(a) if da is None else tuple(da),
+                    {k: None if dkw is None else dkw.get(k) for k in kw}, dg)
     if f is call_with_cells and not all(map(is_zero_tangent, (*dargs, *dkwargs.values()))):
         g, shared, written, _, *rest = args
         return push_with_cells(g, shared, written, dargs[3], tuple(rest), kwargs, dargs[4:], dkwargs)
@@ -256,7 +269,8 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
     is the value):
     ``dobj.name`` for an array's or a number's :data:`LINEAR_ATTRIBUTES`,
     and for a field of a namedtuple or of an object (whose tangent
-    is a ``Tangent``); a property's getter pushed forward; zero for a
+    is a ``Tangent``), ``obj.__dict__``'s the dict of its fields'; a
+    property's getter pushed forward; zero for a
     class's constant and any other attribute of an array or a number.
     Anything else (a descriptor, ``__getattr__``) is refused."""
     if default is not MISSING and not hasattr(obj, name):
@@ -280,6 +294,8 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
     if isinstance(dobj, Tangent) and name in tangent.fields(obj):
         t = getattr(dobj, name, None)
         return zero_tangent(y) if t is None else t
+    if isinstance(dobj, Tangent) and name == "__dict__" and type(y) is dict:  # (see attribute_gradient)
+        return {k: tangent.get(dobj, k) for k in y}
     if found is not MISSING and (not hasattr(type(found), "__get__") or isinstance(found, (staticmethod, classmethod))):
         return zero_tangent(y)  # a class's constant: no part of the object
     raise NoDerivativeRule(
@@ -291,7 +307,8 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
 _MACHINERY = ("zygote_py.runtime.", "zygote_py.api", "zygote_py.ad.pipeline")
 
 
-READABLE = {c for g in (rule_vjp, rule_gradient) for c in g.__code__.co_consts if isinstance(c, types.CodeType)}
+READABLE = {c for g in (rule_vjp, rule_gradient, items_first) for c in g.__code__.co_consts
+            if isinstance(c, types.CodeType)}
 """The code of the machinery that forward mode reads as any Python function's: a rule's ``vjp`` and
 ``gradient`` (its rule called, then its pullback), which the pushforwards of ``call_pullback`` and
 ``zpy.gradient`` push (see ``rules.nested``)."""
@@ -328,15 +345,19 @@ def store_tangent(dtarget: Any, store: Callable, key: Any, dvalue: Any, value: A
     """``store(dtarget, key, dvalue)`` (``setitem`` or ``setattr``), the
     tangent of ``store(target, key, value)``; a value without a tangent,
     or one that an array of integers truncates, stores a zero. An object's
-    tangent, a ``Tangent``, is changed as its object is. An item stored
+    tangent, a ``Tangent``, is changed as its object is, through a
+    property's setter or the class's own ``__setattr__``. An item stored
     through the class's own ``__setitem__`` (a ``dict`` subclass's too) is
     refused: what that stores where is not known here."""
     if dvalue is None or isinstance(target, np.ndarray) and target.dtype.kind not in "fc":
         dvalue = 0 if isinstance(dtarget, np.ndarray) else zero_tangent(value)
-    if store is setattr and setter(target, key, value) is not None:
-        raise NoDerivativeRule(f"forward mode: assigning {type(target).__name__}.{key}, a property or an "
-                               "attribute that the class's own __setattr__ stores",
-                               hint="assign the attribute it stores, or use reverse mode (zpy.gradient)")
+    found = setter(target, key, value) if store is setattr else None
+    if found is not None:
+        # a property's setter or the class's __setattr__, which has stored the value: pushed again on a copy of
+        # the object, it changes the object's tangent as it changed the object (the copy takes the change again)
+        fn, args = found
+        push(fn, (copy.copy(target), *args[1:]), {}, (dtarget, *(None,) * (len(args) - 2), dvalue), {})
+        return
     if isinstance(dtarget, Tangent) and store is setattr:
         tangent.values(dtarget)[key] = dvalue
     elif store is not setattr and (isinstance(dtarget, Tangent) or python_method(type(target), "__setitem__")):
@@ -358,6 +379,18 @@ def changed_position(f: Any, args: tuple) -> Optional[int]:
     if args and f in registry.CHANGES_FIRST_ARGUMENT:
         return 0
     return 1 if f is push else None
+
+
+def iter_in_step(x: Any, dx: Any) -> tuple[Any, Any]:
+    """``(iter(x), an iterator over its tangent dx in step)``, for a loop
+    in forward mode over a value of a kind not known where it was
+    compiled: the tangent's own iterator, which reads it as it goes as
+    ``x``'s does; for an object whose class's ``__iter__`` is Python, both
+    read through that first (see :func:`.iterators.items_first`)."""
+    reader = items_first(iter, (x,))
+    if reader is not None:
+        return push(reader, (x,), {}, (dx,), {})
+    return iter(x), iter(dx)
 
 
 def push_by_adjoint(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tuple[Any, Any]:

@@ -7,13 +7,16 @@ May import: NumPy, the runtime's lower modules.
 """
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 from collections.abc import Mapping, MappingView
 from typing import Any, Iterator, Optional
 
 import numpy as np
 
 from ..errors import NoDerivativeRule, UnsupportedSyntax
+from ..ir import ops
 from .gradients import zero_operand, zero_tangent
 from .operators import python_method
 
@@ -252,22 +255,70 @@ def own_iter(xs: Any) -> Any:
     return python_method(type(xs), "__iter__")
 
 
+ITEM_READERS = frozenset({
+    iter, sum, list, tuple, sorted, min, max, any, all, enumerate, zip, map, filter, reversed, math.fsum, math.prod,
+    functools.reduce, np.fromiter, ops.unpack, ops.unpack_starred,
+})
+"""The builtins that read the items of an iterable argument (unpacking
+``a, b = obj`` too): see :func:`items_first`."""
+_ITEMS_FIRST: dict[tuple, Any] = {}
+
+
+def items_first(f: Any, args: tuple) -> Any:
+    """For a call of one of :data:`ITEM_READERS` given objects whose
+    class's ``__iter__`` is Python code (``sum(obj)``, ``list(obj)``, ``a,
+    b = obj``): ``f`` as a Python function that first reads those objects
+    into lists of their items with :func:`indexable` (whose rules
+    differentiate the class's ``__iter__``); ``J``, ``push`` and the second
+    order differentiate it in place of ``f``. ``None`` for any other
+    call."""
+    try:
+        if f not in ITEM_READERS:
+            return None
+    except TypeError:  # (an unhashable callable)
+        return None
+    positions = tuple(i for i, a in enumerate(args) if own_iter(a) is not None)
+    if not positions:
+        return None
+    fn = _ITEMS_FIRST.get((f, positions))
+    if fn is None:
+        def reads_items_first(*args, **kwargs):
+            args = list(args)
+            for i in positions:
+                args[i] = indexable(args[i])
+            return f(*args, **kwargs)
+        fn = _ITEMS_FIRST[(f, positions)] = reads_items_first
+    return fn
+
+
+def count_items(xs: Any) -> int:
+    """How many items ``xs``, an object whose class's ``__iter__`` returns
+    the object itself, yields through its ``__next__`` (which the rule of
+    :func:`indexable` then differentiates that many times); an ``__iter__``
+    that does not start over is refused."""
+    if python_method(type(xs), "__next__") is None:
+        return 0  # (a generator, or an iterator over its fields: differentiated as it is)
+    n = sum(1 for _ in xs)
+    if iter(xs) is xs and n and next(iter(xs), _END) is _END:
+        raise NoDerivativeRule(
+            f"the items of a {type(xs).__name__} whose __iter__ returns it without starting over: they are read "
+            "once to count them, then differentiated",
+            hint="start over in __iter__ (self.i = 0; return self)")
+    return n
+
+
+_END = object()
+
+
 def read_ahead(it: Any, xs: Any) -> list:
     """The items of ``it``, what a class's own ``__iter__`` returned for
-    ``xs``: a generator's, read ahead (an :class:`EagerIterator`); an
-    iterator written in Python (``__iter__`` returning ``self`` with a
-    ``__next__``) is refused, as is a plain iterator (in code
-    differentiated again)."""
+    ``xs`` (not ``xs`` itself, whose ``__next__`` the caller calls): a
+    generator's, read ahead (an :class:`EagerIterator`); a plain iterator
+    (in code differentiated again) is refused."""
     if type(it) is not EagerIterator:
-        name = type(xs).__name__
-        if it is xs:
-            raise NoDerivativeRule(
-                f"no rule for the derivatives of the items a {name} yields through its own __next__: which of its "
-                "fields each came from is not known",
-                hint=f"write {name}.__iter__ as a generator (for v in self.items: yield v), or iterate over the "
-                "list, tuple or array that holds them")
         raise NoDerivativeRule(
-            f"a second derivative through the items a {name} yields through its own __iter__ is not supported",
+            f"a second derivative through the items a {type(xs).__name__} yields through its own __iter__ is not "
+            "supported",
             hint="iterate over the list, tuple or array that holds them (for v in obj.items)")
     return it.items[it.position:]
 

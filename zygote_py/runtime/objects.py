@@ -226,7 +226,8 @@ def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
     another object (a dataclass's, one in ``__dict__`` or ``__slots__``) a
     :class:`Tangent`. A class's constant is no part of the object: no
     gradient. Anything else (an attribute computed by a descriptor or
-    ``__getattr__``) is refused."""
+    ``__getattr__``) is refused. ``obj.__dict__``'s gradient (a dict's,
+    by name) is a :class:`Tangent` of the fields it holds."""
     if arrays.is_array(obj):
         if name == "T":
             return dy.T
@@ -254,6 +255,8 @@ def attribute_gradient(obj: Any, name: str, dy: Any) -> Any:
     names = [] if isinstance(obj, super) else tangent.fields(obj)
     if name in names:
         return Tangent(names, **{name: dy})
+    if name == "__dict__" and type(getattr(obj, "__dict__", None)) is dict:  # the fields by name: a dict's gradient
+        return None if dy is None else Tangent(names, **{k: v for k, v in dy.items() if k in names})
     if getattr(getattr(obj, name), "__self__", None) is obj:
         return dy
     found = class_attribute(type(obj), name)

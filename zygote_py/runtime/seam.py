@@ -13,7 +13,7 @@ needs it.
 What the runtime calls on the compiler, by name: ``call_forward``,
 ``call_jvp``, ``call_jvp_closure``, ``call_jvp_with_cells``, ``construct``,
 ``vjp_plan``, ``masks``, ``compiled``, ``never_library``,
-``changed_positions`` and ``push_rule`` (see each in
+``changed_positions``, ``self_calls`` and ``push_rule`` (see each in
 :mod:`zygote_py.ad.pipeline`).
 
 May import: nothing of zygote_py.

@@ -132,9 +132,11 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
                   or loops.passed_on(f, same) or op is mut.update_maybe_array and any(sharing.read_after(f, v, b, s) for v in same)):
         passed.add(id(s))  # (an array or a list changed there is refused at run time)
         return set()
-    if op is mut.call_method and (root in f.entry.args or not fresh or held is not None) \
+    if op is mut.call_method and (root in f.entry.args and root not in facts.objects or not fresh or held is not None) \
             and not (isinstance(args[1], Const) and args[1].value in effects.METHODS):
-        passed.add(id(s))  # (a method that may change its object, which J refuses at run time where it does)
+        # (a method that may change its object, which J refuses at run time where it does; an argument that is an
+        # object of a plain class is changed as a new version: m.fit(x) caching self._V = np.vander(self.t, 3))
+        passed.add(id(s))
         return set()
     part = None
     if not fresh:
@@ -1002,6 +1004,33 @@ def changed_positions(fn: types.FunctionType) -> tuple[tuple, tuple]:
         definite = changed(set())
         _CHANGED[code] = (tuple(sorted(definite)), tuple(sorted(changed(set(params)) - definite)))
     return _CHANGED[code]
+
+
+_SELF_CALLS: "weakref.WeakKeyDictionary[types.CodeType, frozenset]" = weakref.WeakKeyDictionary()
+
+
+def self_calls(fn: types.FunctionType) -> frozenset:
+    """The names of the methods that ``fn`` (a method) calls on its first
+    parameter (``self.features(x)``), read from its code: the run-time
+    ``changing_method`` asks whether one of them changes the object, for a
+    method that changes it only through another."""
+    from ..pipeline import primal_ir  # (pipeline builds on this module)
+
+    code = fn.__code__
+    if code not in _SELF_CALLS:
+        _SELF_CALLS[code] = frozenset()
+        try:
+            ir = primal_ir(fn)
+        except ZygoteError:
+            return _SELF_CALLS[code]
+        if ir.entry.args:
+            first = ir.entry.args[0]
+            read = {s.var: s.args[1].value for b in ir.blocks.values() for s in b.stmts
+                    if isinstance(s.callee, Const) and s.callee.value is getattr and len(s.args) == 2 and s.args[0] == first
+                    and isinstance(s.args[1], Const) and isinstance(s.args[1].value, str)}
+            _SELF_CALLS[code] = frozenset(read[s.callee] for b in ir.blocks.values() for s in b.stmts
+                                          if isinstance(s.callee, Var) and s.callee in read)
+    return _SELF_CALLS[code]
 
 
 def _module_function(fn: Any) -> bool:
