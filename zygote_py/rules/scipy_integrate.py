@@ -444,21 +444,54 @@ def solve_ivp_grads(dy, fun, t_span, y0, method, t_eval, vectorized, args, optio
     cot = np.reshape(np.asarray(runtime.dense(g), float).T, ys.shape)
     pars = scipy_integrate.arguments(args)
     func = scipy_integrate.column_function(fun) if vectorized else fun
-    kept = {k: v for k, v in options.items() if k in scipy_integrate.ADJOINT_OPTIONS}
-
-    def integrate(rhs, s, t_from, t_to):
-        return scipy.integrate.solve_ivp(rhs, (t_from, t_to), s, method=method, **kept).y[:, -1]
-
     t0 = float(t_span[0])
     start = np.ravel(np.asarray(y0, float))
     dy0, (dfun, dargs), dtimes, dt0 = scipy_integrate.adjoint_sweep(
-        func, pars, True, times, ys, cot, t0, start, integrate)
+        func, pars, True, times, ys, cot, t0, start, scipy_integrate.solve_ivp_backwards(method, options))
     if t_eval is None:  # (the first and last outputs are at t_span's ends)
         dt_span, dt_eval = scipy_integrate.fit_times([dt0 + dtimes[0], dtimes[-1]], t_span), None
     else:
         dt_span, dt_eval = scipy_integrate.fit_times([dt0, 0.0], t_span), scipy_integrate.fit_times(dtimes, t_eval)
     return (dfun, dt_span, np.reshape(dy0, np.shape(y0)) if np.ndim(y0) else float(dy0[0]), dt_eval,
             scipy_integrate.arg_gradients(args, dargs))
+
+
+def solve_ivp_backwards(method, options):
+    """The solve of the adjoint sweep's backward system, with the call's
+    ``method`` and :data:`ADJOINT_OPTIONS`."""
+    kept = {k: v for k, v in options.items() if k in scipy_integrate.ADJOINT_OPTIONS}
+
+    def integrate(rhs, s, t_from, t_to):
+        return scipy.integrate.solve_ivp(rhs, (t_from, t_to), s, method=method, **kept).y[:, -1]
+    return integrate
+
+
+def solve_ivp_grads_tangent(dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y, ddy, dfun, dt_span,
+                            dt_eval, dargs, d_y):
+    """The tangent of :func:`solve_ivp_grads`'s result (see
+    :func:`odeint_grads_tangent`)."""
+    scipy_integrate.fixed_times(dt_span, dt_eval)
+    g = runtime.field(dy, "y")
+    if g is None:
+        return None, None, None, None, None
+    ys = np.asarray(y.y).T
+    times = np.asarray(y.t, float)
+    cot = np.reshape(np.asarray(runtime.dense(g), float).T, ys.shape)
+    dcot = scipy_integrate.dense_or_zero(runtime.field(ddy, "y"), ys.T).T
+    dys = scipy_integrate.dense_or_zero(runtime.field(d_y, "y"), ys.T).T
+    func = scipy_integrate.column_function(fun) if vectorized else fun
+    t0 = float(t_span[0])
+    start = np.ravel(np.asarray(y0, float))
+    da, (ddfun, ddargs), ddtimes, ddt0 = scipy_integrate.sweep_tangent(
+        func, scipy_integrate.arguments(args), True, times, ys, cot, t0, start,
+        scipy_integrate.solve_ivp_backwards(method, options), dfun, scipy_integrate.arg_tangents(args, dargs), dys,
+        dcot, dys[0])
+    if t_eval is None:
+        dt_span, dt_eval = scipy_integrate.fit_times([ddt0 + ddtimes[0], ddtimes[-1]], t_span), None
+    else:
+        dt_span, dt_eval = scipy_integrate.fit_times([ddt0, 0.0], t_span), scipy_integrate.fit_times(ddtimes, t_eval)
+    return (ddfun, dt_span, np.reshape(da, np.shape(y0)) if np.ndim(y0) else float(da[0]), dt_eval,
+            scipy_integrate.arg_gradients(args, ddargs))
 
 
 def column_function(fun):
@@ -473,6 +506,18 @@ def with_fields(result):
     ``sol.y`` is a field, whose gradient zygote_py tracks)."""
     result.__dict__.update(result)
     return result
+
+
+@adjoint(with_fields)
+def with_fields_adjoint(result):
+    def back(dresult):  # (the same object: its entries, as fields too)
+        return (dresult,)
+    return scipy_integrate.with_fields(result), back
+
+
+@pushforward(with_fields)
+def with_fields_push(y, result, *, dresult):
+    return dresult
 
 
 def solve_ivp_tangent(y, fun, t_span, y0, method, t_eval, vectorized, args, options, dfun, dt_span, dy0, dt_eval,
@@ -525,6 +570,28 @@ def solve_ivp_push(y, fun, t_span, y0, method="RK45", t_eval=None, dense_output=
                                              dict(options, events=events), dfun, dt_span, dy0, dt_eval, dargs)
 
 
+@pushforward(solve_ivp_grads)
+def solve_ivp_grads_push(out, dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y, *, ddy, dfun,
+                         dt_span, dy0, dt_eval, dargs, d_y):
+    return scipy_integrate.solve_ivp_grads_tangent(dy, fun, t_span, y0, method, t_eval, vectorized, args, options,
+                                                   y, ddy, dfun, dt_span, dt_eval, dargs, d_y)
+
+
+@adjoint(solve_ivp_grads)
+def solve_ivp_grads_adjoint(dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y):
+    out = scipy_integrate.solve_ivp_grads(dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y)
+
+    def back(w):  # (see odeint_grads_adjoint)
+        wfun, wspan, wy0, weval, wargs = (None,) * 5 if w is None else w
+        scipy_integrate.fixed_times(wspan, weval)
+        moved = scipy_integrate.solve_ivp_tangent(y, fun, t_span, y0, method, t_eval, vectorized, args, options,
+                                                  wfun, None, wy0, None, wargs)
+        gfun, gspan, gy0, geval, gargs = scipy_integrate.solve_ivp_grads_tangent(
+            dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y, None, wfun, None, None, wargs, moved)
+        return moved, gfun, gspan, gy0, None, geval, None, gargs, None, None
+    return out, back
+
+
 # --------------------------------------------------------------------------
 # No third order
 
@@ -537,6 +604,6 @@ def third_order(*values):
     )
 
 
-for _helper in (odeint_tangent, odeint_grads_tangent, solve_ivp_tangent):
+for _helper in (odeint_tangent, odeint_grads_tangent, solve_ivp_tangent, solve_ivp_grads_tangent):
     adjoint(_helper)(third_order)
     pushforward(_helper)(third_order)
