@@ -1,0 +1,84 @@
+"""The distributions of :mod:`zygote_py.rules.scipy_stats_more`: SciPy's
+values (support and invalid parameters included), then their derivatives
+against central finite differences in both modes and at second order
+(:mod:`.ordercheck`)."""
+import warnings
+
+import numpy as np
+import pytest
+
+scipy = pytest.importorskip("scipy")
+import scipy.stats as st  # noqa: E402
+
+from zygote_py import registry  # noqa: E402
+
+from .ordercheck import check_orders  # noqa: E402
+
+POINTS = np.array([-1.5, -0.3, 0.0, 0.1, 0.2, 0.7, 1.0, 2.5, 4.0, 6.5, np.nan, np.inf, -np.inf])
+CASES = [
+    ("truncnorm", (-0.5, 1.2), ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]),
+    ("truncnorm", (0.5, 2.2), ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]),  # (bounds in the upper tail)
+    ("gennorm", (1.7,), ["logpdf", "pdf", "cdf"]),
+    ("vonmises", (1.5,), ["logpdf", "pdf"]),
+    ("wrapcauchy", (0.4,), ["logpdf", "pdf"]),
+]
+
+
+@pytest.mark.parametrize("name, shapes, methods", CASES)
+def test_values_are_scipys(name, shapes, methods):
+    dist = getattr(st, name)
+    for method in methods:
+        formula = registry.implementation(getattr(dist, method))
+        assert formula is not None, method
+        for loc, scale in [(0, 1), (0.3, 1.7), (0.1, -1.0)]:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = getattr(dist, method)(POINTS, *shapes, loc, scale)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # (the formulas warn nowhere)
+                got = formula(POINTS, *shapes, loc, scale)
+            np.testing.assert_allclose(got, want, rtol=1e-10, equal_nan=True, err_msg=f"{name}.{method}")
+
+
+def test_bernoulli_distribution_function_values():
+    for method in ("cdf", "logcdf", "sf"):
+        for p in (0.3, 0.0, 1.0) + ((1.5,) if method != "logcdf" else ()):  # (SciPy's logcdf is 0 above 1 there)
+            for loc in (0, 1):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    want = getattr(st.bernoulli, method)(POINTS, p, loc)
+                got = registry.implementation(getattr(st.bernoulli, method))(POINTS, p, loc)
+                np.testing.assert_allclose(got, want, equal_nan=True, err_msg=method)
+
+
+X = np.array([-0.2, 0.3, 0.9])
+
+
+def test_truncnorm_derivatives_in_the_point_loc_scale_and_bounds():
+    def f(x, a, b, loc, s):
+        # (pdf, logcdf and sf are logpdf's, cdf's and logsf's formulas, exp'd or logged)
+        return np.sum(st.truncnorm.logpdf(x, a, b, loc, s) + st.truncnorm.cdf(x, a, b, loc, s) ** 2
+                      + st.truncnorm.logsf(x, a, b, loc, s))
+
+    check_orders(f, 0.3, -0.9, 1.3, 0.1, 1.2)
+
+    def upper(x, a, b):  # bounds in the upper tail, constant loc and scale
+        return np.sum(st.truncnorm.logpdf(x, a, b) + st.truncnorm.cdf(x, a, b))
+
+    check_orders(upper, np.array([0.6, 1.1]), 0.5, 2.2, second=False)
+
+
+def test_gennorm_vonmises_wrapcauchy_derivatives():
+    check_orders(lambda x, beta, loc, s: np.sum(st.gennorm.logpdf(x, beta, loc, s) + st.gennorm.pdf(x, beta, loc, s)),
+                 0.3, 1.7, 0.05, 1.3)
+    check_orders(lambda x, loc, s: np.sum(st.gennorm.cdf(x, 1.7, loc, s)), X, 0.05, 1.3, second=False)
+    check_orders(lambda x, k, loc, s: np.sum(st.vonmises.logpdf(x, k, loc, s) + st.vonmises.pdf(x, k, loc, s) ** 2),
+                 0.3, 1.5, 0.2, 0.9)
+    check_orders(lambda x, c, loc, s: np.sum(st.wrapcauchy.logpdf(x, c, loc, s) + st.wrapcauchy.pdf(x, c, loc, s)),
+                 1.3, 0.4, 0.1, 1.1)
+
+
+def test_bernoulli_distribution_function_derivatives_in_p():
+    k = np.array([-1.0, 0.0, 0.5, 1.0, 2.0])
+    check_orders(lambda p: np.sum(st.bernoulli.cdf(k, p) ** 2) + np.sum(st.bernoulli.logcdf(k[1:], p))
+                  + np.sum(st.bernoulli.sf(k, p) ** 3), 0.3)
