@@ -59,9 +59,11 @@ Which arguments get a gradient, and conventions:
   declaration :func:`registry.constant_argument` (a constant order, also
   one captured by a closure differentiated again, is fine). Where the
   function is known only at run time (``fn(v, x)`` for a ``fn`` passed
-  in) the compiler cannot tell: there a float order's gradient is ``nan``
-  (:func:`order_gradient`), never a silent zero. An integer order gets
-  ``None``. The recurrences
+  in, or picked from a dict; an order captured by a closure that an outer
+  gradient differentiates) the compiler cannot tell: there a float order's
+  gradient is a :class:`runtime.Refused` (:func:`order_gradient`), which
+  raises the same error where a gradient uses it and is dropped unseen
+  where the order is constant. An integer order gets ``None``. The recurrences
   ``iv' = (iv(v-1) + iv(v+1)) / 2``, ``jv' = (jv(v-1) - jv(v+1)) / 2``
   (the same for ``yv``), ``i0' = i1``, ``i1' = (i0 + iv(2)) / 2``; the
   exponentially scaled ``i0e i1e ive`` (``f(x) exp(-|x|)``) subtract
@@ -324,7 +326,7 @@ def expn(n, x):
 
     def back(dy):
         slope = ((n - 1.0) * y - np.exp(-x)) / x
-        return (scipy_special.order_gradient(n), runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(n, "scipy.special.expn", "n"), runtime.unbroadcast(dy * slope, x))
     return y, back
 
 
@@ -389,17 +391,18 @@ def i1e_push(y, x, *, dx):
     return dx * ((scipy.special.i0e(x) + scipy.special.ive(2, x)) / 2 - np.sign(x) * y)
 
 
-def order_gradient(v):
-    """The gradient of a Bessel function with respect to its order ``v``:
-    ``None`` for an integer order, which is never differentiated; ``nan``
-    (of ``v``'s shape) for a float one, since there is none to give. The
-    compiler refuses a differentiated order where it sees the call (see
-    the module); this gradient reaches only a call dispatched at run time,
-    where raising would refuse constant orders too: a ``nan`` reaches only
-    a gradient that truly depends on the order."""
+def order_gradient(v, name, order):
+    """The gradient of the function ``name`` with respect to its order ``v``
+    (the argument named ``order``): ``None`` for an integer order, which is
+    never differentiated; for a float one, which has none to give, a
+    :class:`runtime.Refused` that raises :func:`order_error` where a
+    gradient uses it. The compiler refuses a differentiated order where it
+    sees the call (see the module); this gradient reaches only a call
+    dispatched at run time, where raising at once would refuse constant
+    orders too."""
     if isinstance(v, (bool, int, np.integer)) or np.asarray(v).dtype.kind in "biu":
         return None
-    return np.full(np.shape(v), np.nan)[()]
+    return runtime.Refused(scipy_special.order_error(name, order), np.shape(v))
 
 
 def order_tangent(dv, name, order):
@@ -416,7 +419,12 @@ def order_tangent(dv, name, order):
 def order_refused(name, order):
     """Raise: ``name`` has no derivative in its order, which is
     differentiated."""
-    raise errors.NoDerivativeRule(
+    raise scipy_special.order_error(name, order)
+
+
+def order_error(name, order):
+    """The error saying that ``name`` has no derivative in its order."""
+    return errors.NoDerivativeRule(
         f"{name} has no derivative with respect to its order {order!r}, and {order!r} is differentiated here",
         hint=f"keep {order!r} constant (a number, or an array that does not depend on the differentiated inputs): "
         f"the derivative in x is computed; for the derivative in {order!r}, take finite differences of {name} or "
@@ -424,7 +432,7 @@ def order_refused(name, order):
     )
 
 
-nondifferentiable(order_gradient, order_tangent, order_refused)
+nondifferentiable(order_gradient, order_tangent, order_refused, order_error)
 for bessel in (scipy.special.iv, scipy.special.ive, scipy.special.jv, scipy.special.yv):
     constant_argument(bessel, 0, "v", "its order")
 constant_argument(scipy.special.yn, 0, "n", "its order")
@@ -435,7 +443,7 @@ constant_argument(scipy.special.expn, 0, "n", "its order")
 def iv(v, x):
     def back(dy):
         slope = (scipy.special.iv(v - 1, x) + scipy.special.iv(v + 1, x)) / 2
-        return (scipy_special.order_gradient(v), runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(v, "scipy.special.iv", "v"), runtime.unbroadcast(dy * slope, x))
     return scipy.special.iv(v, x), back
 
 
@@ -451,7 +459,7 @@ def ive(v, x):
 
     def back(dy):
         slope = (scipy.special.ive(v - 1, x) + scipy.special.ive(v + 1, x)) / 2 - np.sign(x) * y
-        return (scipy_special.order_gradient(v), runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(v, "scipy.special.ive", "v"), runtime.unbroadcast(dy * slope, x))
     return y, back
 
 
@@ -465,7 +473,7 @@ def ive_push(y, v, x, *, dv, dx):
 def jv(v, x):
     def back(dy):
         slope = (scipy.special.jv(v - 1, x) - scipy.special.jv(v + 1, x)) / 2
-        return (scipy_special.order_gradient(v), runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(v, "scipy.special.jv", "v"), runtime.unbroadcast(dy * slope, x))
     return scipy.special.jv(v, x), back
 
 
@@ -479,7 +487,7 @@ def jv_push(y, v, x, *, dv, dx):
 def yv(v, x):
     def back(dy):
         slope = (scipy.special.yv(v - 1, x) - scipy.special.yv(v + 1, x)) / 2
-        return (scipy_special.order_gradient(v), runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(v, "scipy.special.yv", "v"), runtime.unbroadcast(dy * slope, x))
     return scipy.special.yv(v, x), back
 
 
@@ -541,7 +549,7 @@ def y1_push(y, x, *, dx):
 def yn(n, x):
     def back(dy):
         slope = (scipy.special.yn(n - 1, x) - scipy.special.yn(n + 1, x)) / 2
-        return (scipy_special.order_gradient(n), runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(n, "scipy.special.yn", "n"), runtime.unbroadcast(dy * slope, x))
     return scipy.special.yn(n, x), back
 
 

@@ -199,6 +199,49 @@ class Lazy:
         return self.dense()[key]
 
 
+class Refused(Lazy):
+    """The cotangent of an argument that has no derivative (a Bessel
+    function's order, ``registry.constant_argument``) reached through a
+    call dispatched at run time, where it is not known whether the caller
+    differentiates the argument: it stays itself through the arithmetic of
+    accumulation and the chain rule, and raises its ``error`` where it
+    would be used as a value (made dense: returned to the user, converted to
+    an array or a number). A caller that holds the argument constant drops
+    it unseen."""
+
+    __slots__ = ("error", "shape")
+    dtype = np.dtype(float)
+
+    def __init__(self, error: NoDerivativeRule, shape: tuple) -> None:
+        self.error, self.shape = error, shape
+
+    def dense(self) -> np.ndarray:
+        raise self.error
+
+    def __repr__(self) -> str:
+        return f"<no gradient: {self.error.message}>"
+
+    def __float__(self) -> float:
+        raise self.error
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return self
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func in (np.shape, np.ndim, np.size):
+            return func(np.broadcast_to(0.0, self.shape))
+        return self
+
+    def _same(self, *other: Any) -> "Refused":
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _same
+    __neg__ = __pos__ = _same
+
+    def __getitem__(self, key: Any) -> Any:
+        return self
+
+
 class Scatter(Lazy):
     """A sparse cotangent ("Differentiating a Tensor Language", Bernstein et
     al. 2020, where an Iverson bracket keeps the gradient of ``x[i]`` from
