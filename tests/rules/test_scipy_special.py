@@ -48,7 +48,8 @@ UNARY = {
     "y1": (special.y1, between(0.3, 12)),
     "exp1": (special.exp1, between(0.2, 3)),
     "expi": (special.expi, away_from_zero),
-    "exprel": (special.exprel, between(-3, 3)),  # (both branches of its slope: the series below |x| = 0.5)
+    "exprel": (special.exprel, between(-3, 3)),
+    "spence": (special.spence, between(0.1, 3)),  # (both branches of its slope: the series below |x| = 0.5)
     "riemann zeta": (special.zeta, lambda rng, shape: rng.choice([-2.5, 0.3, 1.6, 3.2], shape)
                      + rng.uniform(0, 0.4, shape)),
 }
@@ -415,3 +416,60 @@ def test_rules_table_has_a_scipy_special_section():
     assert catalog._treatment(scipy_special.iv, special.iv) == ("**v**, **x**", "inlined")  # (v: refused, see order_gradient)
     assert catalog._treatment(scipy_special.logsumexp, special.logsumexp) == (
         "**a**, axis, **b**, keepdims, return_sign", "inlined")
+
+
+# -- fresnel, spence, hyp1f1, factorial, bernoulli -------------------------------
+
+
+def test_fresnel_both_outputs_and_each_alone():
+    x = np.array([-0.8, 0.3, 1.2, 2.1])
+    check_orders(lambda x: np.sum(special.fresnel(x)[0] * x + np.cos(special.fresnel(x)[1])), x)
+    (g,) = zpy.gradient(lambda x: np.sum(special.fresnel(x)[1]), x)  # (S's cotangent None)
+    np.testing.assert_allclose(g, np.cos(np.pi / 2 * x * x), rtol=1e-14)
+    (g,) = zpy.gradient(lambda x: special.fresnel(x)[0], 0.7)
+    assert g == pytest.approx(np.sin(np.pi / 2 * 0.49), rel=1e-14)
+
+
+def test_spence_at_its_edges():
+    """slope log(z) / (1 - z): -1 at z = 1 (its limit), -inf at 0."""
+    (g,) = zpy.gradient(lambda z: np.sum(special.spence(z)), np.array([1.0, 0.0]))
+    assert g[0] == pytest.approx(-1.0) and g[1] == -np.inf
+    h = 1e-6
+    assert (special.spence(1 + h) - special.spence(1 - h)) / (2 * h) == pytest.approx(-1.0, rel=1e-6)
+
+
+def test_hyp1f1_in_x_with_constant_parameters():
+    x = np.array([-1.3, 0.4, 2.2])
+    check_rule(special.hyp1f1, 1, 2, x)  # (the rule checked alone: integer parameters, which have no gradient)
+    check_rule(special.hyp1f1, np.array([[1], [3]]), 2, x)
+    check_orders(wrapped(special.hyp1f1, 0.5, 1.5), x)
+    check_orders(wrapped(special.hyp1f1, 2, 3), x)  # (integer parameters)
+    for f, args in [(lambda a, x: np.sum(special.hyp1f1(a, 1.5, x)), (0.5, x)),
+                    (lambda b, x: np.sum(special.hyp1f1(0.5, b, x)), (1.5, x))]:
+        with pytest.raises(NoDerivativeRule, match="scipy.special.hyp1f1 has no derivative with respect to its "
+                                                   "parameter"):
+            zpy.gradient(f, *args)
+        with pytest.raises(NoDerivativeRule, match="its parameter"):
+            zpy.jvp(f, args, (1.0, np.zeros(3)))
+    table = {"f": special.hyp1f1}  # (known at run time only)
+    with pytest.raises(NoDerivativeRule, match="its parameter 'b'"):
+        zpy.gradient(lambda b, x: np.sum(table["f"](0.5, b, x)), 1.5, x)
+
+
+def test_factorial_is_gammas_where_not_exact():
+    n = np.array([-1.5, 0.0, 0.4, 2.5, 3.0, np.nan])
+    formula = registry.implementation(special.factorial)
+    np.testing.assert_array_equal(formula(n), special.factorial(n))
+    assert formula(3.0) == special.factorial(3.0) and type(formula(3.0)) is type(special.factorial(3.0))
+    check_orders(lambda n: np.sum(np.log(special.factorial(n)) * n), np.array([0.4, 1.7, 3.2]))
+    (g,) = zpy.gradient(lambda n: np.sum(special.factorial(n)), np.array([-1.5, 2.0]))
+    np.testing.assert_allclose(g, [0.0, 2.0 * special.digamma(3.0)], rtol=1e-14)
+    assert zpy.gradient(lambda n, x: special.factorial(n, exact=True) * x, 4, 2.0) == (None, 24)
+    with pytest.raises(NoDerivativeRule, match="extend='complex'"):
+        zpy.gradient(lambda n: np.real(special.factorial(n, extend="complex")), 2.5)
+
+
+def test_bernoulli_numbers_have_no_gradient():
+    (g,) = zpy.gradient(lambda x: np.sum(special.bernoulli(4) * x), 2.0)
+    assert g == pytest.approx(np.sum(special.bernoulli(4)))
+    assert registry.is_nondifferentiable(special.bernoulli)

@@ -5,7 +5,8 @@ function. (The gamma and error-function family is in
 
 Covered: ``logsumexp softmax log_softmax expit logit xlogy xlog1py entr
 rel_entr kl_div i0 i1 i0e i1e iv ive jv (jn) yv j0 j1 y0 y1 yn zeta exprel
-exp1 expi expn``, as ``scipy.special.<name>``.
+exp1 expi expn fresnel spence hyp1f1``, as ``scipy.special.<name>``;
+``bernoulli`` (the Bernoulli numbers up to ``n``) has no gradient.
 This module is imported (into the built-in layer) once the user has
 imported :mod:`scipy.special` (:func:`zygote_py.registry.when_imported`).
 
@@ -69,6 +70,14 @@ Which arguments get a gradient, and conventions:
   exponentially scaled ``i0e i1e ive`` (``f(x) exp(-|x|)``) subtract
   ``sign(x) f(x) exp(-|x|)``, 0 at their kink ``x == 0`` (the mean of the
   one-sided slopes).
+- ``fresnel(x) == (S, C)``: slopes ``sin(pi x**2 / 2)`` and ``cos(pi
+  x**2 / 2)``; either output may go unused. ``spence(z)`` (SciPy's, the
+  integral of ``log(t) / (1 - t)`` from 1 to ``z``): slope ``log(z) / (1 -
+  z)``, -1 at ``z == 1`` (its limit), ``-inf`` at 0.
+- ``hyp1f1(a, b, x)`` (Kummer's function): ``x`` only, slope ``a / b *
+  hyp1f1(a + 1, b + 1, x)``; its derivatives in ``a`` and ``b`` have no
+  closed form, and ``a``, ``b`` are treated as the Bessel functions'
+  orders (refused where differentiated, :func:`order_gradient`).
 - ``zeta(x, q=None)``, the Hurwitz zeta function ``sum((n + q)**-x)``
   (Riemann's for ``q=None``): ``x`` gets :func:`zeta_slope` (``-sum(log(n +
   q) (n + q)**-x)``, by Euler-Maclaurin summation: relative error below
@@ -391,21 +400,21 @@ def i1e_push(y, x, *, dx):
     return dx * ((scipy.special.i0e(x) + scipy.special.ive(2, x)) / 2 - np.sign(x) * y)
 
 
-def order_gradient(v, name, order):
+def order_gradient(v, name, order, what="its order"):
     """The gradient of the function ``name`` with respect to its order ``v``
-    (the argument named ``order``): ``None`` for an integer order, which is
-    never differentiated; for a float one, which has none to give, a
-    :class:`runtime.Refused` that raises :func:`order_error` where a
-    gradient uses it. The compiler refuses a differentiated order where it
-    sees the call (see the module); this gradient reaches only a call
-    dispatched at run time, where raising at once would refuse constant
-    orders too."""
+    (the argument named ``order``; ``what`` it is, for the message): ``None``
+    for an integer order, which is never differentiated; for a float one,
+    which has none to give, a :class:`runtime.Refused` that raises
+    :func:`order_error` where a gradient uses it. The compiler refuses a
+    differentiated order where it sees the call (see the module); this
+    gradient reaches only a call dispatched at run time, where raising at
+    once would refuse constant orders too."""
     if isinstance(v, (bool, int, np.integer)) or np.asarray(v).dtype.kind in "biu":
         return None
-    return runtime.Refused(scipy_special.order_error(name, order), np.shape(v))
+    return runtime.Refused(scipy_special.order_error(name, order, what), np.shape(v))
 
 
-def order_tangent(dv, name, order):
+def order_tangent(dv, name, order, what="its order"):
     """The term of the Bessel function ``name``'s tangent from the tangent
     ``dv`` of its order (the argument named ``order``): 0 where ``dv`` is
     zero; otherwise there is none to give, so this raises. The forward
@@ -413,26 +422,21 @@ def order_tangent(dv, name, order):
     not differentiated), and a zero tangent is checked when it runs."""
     if not np.any(dv):
         return 0.0
-    scipy_special.order_refused(name, order)
+    raise scipy_special.order_error(name, order, what)
 
 
-def order_refused(name, order):
-    """Raise: ``name`` has no derivative in its order, which is
-    differentiated."""
-    raise scipy_special.order_error(name, order)
-
-
-def order_error(name, order):
-    """The error saying that ``name`` has no derivative in its order."""
+def order_error(name, order, what="its order"):
+    """The error saying that ``name`` has no derivative in ``what``, the
+    argument named ``order``."""
     return errors.NoDerivativeRule(
-        f"{name} has no derivative with respect to its order {order!r}, and {order!r} is differentiated here",
+        f"{name} has no derivative with respect to {what} {order!r}, and {order!r} is differentiated here",
         hint=f"keep {order!r} constant (a number, or an array that does not depend on the differentiated inputs): "
         f"the derivative in x is computed; for the derivative in {order!r}, take finite differences of {name} or "
         f"register a rule with @zpy.adjoint({name})",
     )
 
 
-nondifferentiable(order_gradient, order_tangent, order_refused, order_error)
+nondifferentiable(order_gradient, order_tangent, order_error)
 for bessel in (scipy.special.iv, scipy.special.ive, scipy.special.jv, scipy.special.yv):
     constant_argument(bessel, 0, "v", "its order")
 constant_argument(scipy.special.yn, 0, "n", "its order")
@@ -670,3 +674,70 @@ def zeta_slope(x, q):
 
 array_valued(scipy.special.softmax, scipy.special.log_softmax, scipy.special.zeta)
 array_valued(scipy.special.logsumexp, unless=("return_sign", 4))  # (return_sign=True: a pair)
+
+
+# -- Fresnel integrals, the dilogarithm, Kummer's function, Bernoulli numbers --
+
+
+@adjoint(scipy.special.fresnel)
+def fresnel(x):
+    def back(dy):
+        ds, dc = dy
+        angle = (np.pi / 2) * x * x
+        g = 0.0
+        if ds is not None:
+            g = g + ds * np.sin(angle)
+        if dc is not None:
+            g = g + dc * np.cos(angle)
+        return (g,)
+    return scipy.special.fresnel(x), back
+
+
+@pushforward(scipy.special.fresnel)
+def fresnel_push(y, x, *, dx):
+    angle = (np.pi / 2) * x * x
+    return dx * np.sin(angle), dx * np.cos(angle)
+
+
+def spence_slope(z):
+    """``spence'(z) = log(z) / (1 - z)`` (SciPy's ``spence(z)`` is the
+    integral of ``log(t) / (1 - t)`` from 1 to ``z``): -1 at ``z == 1``, its
+    limit; ``-inf`` at 0; ``nan`` for ``z < 0``, where the value is."""
+    regular = np.logical_and(np.greater(z, 0), np.not_equal(z, 1))
+    w = np.where(regular, z, 2.0)
+    edge = np.where(np.equal(z, 1), -1.0, np.where(np.equal(z, 0), -np.inf, np.nan))
+    return np.where(regular, np.log(w) / (1.0 - w), edge)
+
+
+@adjoint(scipy.special.spence)
+def spence(z):
+    def back(dy):
+        return (dy * scipy_special.spence_slope(z),)
+    return scipy.special.spence(z), back
+
+
+@pushforward(scipy.special.spence)
+def spence_push(y, z, *, dz):
+    return dz * scipy_special.spence_slope(z)
+
+
+@adjoint(scipy.special.hyp1f1)
+def hyp1f1(a, b, x):
+    def back(dy):
+        slope = a / b * scipy.special.hyp1f1(a + 1.0, b + 1.0, x)
+        return (scipy_special.order_gradient(a, "scipy.special.hyp1f1", "a", "its parameter"),
+                scipy_special.order_gradient(b, "scipy.special.hyp1f1", "b", "its parameter"),
+                runtime.unbroadcast(dy * slope, x))
+    return scipy.special.hyp1f1(a, b, x), back
+
+
+@pushforward(scipy.special.hyp1f1)
+def hyp1f1_push(y, a, b, x, *, da, db, dx):
+    slope = a / b * scipy.special.hyp1f1(a + 1.0, b + 1.0, x)
+    return (runtime.shaped(dx * slope, y) + scipy_special.order_tangent(da, "scipy.special.hyp1f1", "a", "its parameter")
+            + scipy_special.order_tangent(db, "scipy.special.hyp1f1", "b", "its parameter"))
+
+
+constant_argument(scipy.special.hyp1f1, 0, "a", "its parameter")
+constant_argument(scipy.special.hyp1f1, 1, "b", "its parameter")
+nondifferentiable(scipy.special.bernoulli)  # (the Bernoulli numbers B_0 ... B_n: n is a count)
