@@ -82,3 +82,65 @@ def test_bernoulli_distribution_function_derivatives_in_p():
     k = np.array([-1.0, 0.0, 0.5, 1.0, 2.0])
     check_orders(lambda p: np.sum(st.bernoulli.cdf(k, p) ** 2) + np.sum(st.bernoulli.logcdf(k[1:], p))
                   + np.sum(st.bernoulli.sf(k, p) ** 3), 0.3)
+
+
+def test_bernoulli_ppf_values_and_zero_gradient():
+    q = np.array([-0.1, 0.0, 0.3, 0.7, 0.71, 1.0, 1.1, np.nan])
+    formula = registry.implementation(st.bernoulli.ppf)
+    for p in (0.3, 0.0, 1.0, 1.5):
+        for loc in (0, 2):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = st.bernoulli.ppf(q, p, loc)
+            np.testing.assert_array_equal(formula(q, p, loc), want)
+    assert zpy.gradient(lambda q, p: np.sum(st.bernoulli.ppf(q, p)), np.array([0.2, 0.9]), 0.3)[1] == 0.0
+
+
+def test_betabinom_values_and_derivatives_in_a_and_b():
+    k = np.array([-1, 0, 2, 5, 6, 2.5, np.nan])
+    for args in [(5, 1.3, 0.7), (5.5, 1.3, 0.7), (5, -1.0, 0.7), (5, 1.3, 0.7, 1), (0, 2.0, 3.0)]:
+        for method in ("logpmf", "pmf"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = getattr(st.betabinom, method)(k, *args)
+            got = registry.implementation(getattr(st.betabinom, method))(k, *args)
+            np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True, err_msg=f"{method}{args}")
+    counts = np.array([0.0, 2.0, 5.0])
+    check_orders(lambda a, b: np.sum(st.betabinom.logpmf(counts, 5, a, b) + st.betabinom.pmf(counts, 5, a, b)),
+                 1.3, 0.7)
+
+
+MULTINOMIAL = [([1, 2, 3], 6, [0.2, 0.3, 0.5]), ([1, 2, 3], 7, [0.2, 0.3, 0.5]),
+               ([[1, 2, 3], [0, 0, 6]], 6, [0.2, 0.3, 0.5]), ([1, 2, 3], 6, [0.2, -0.3, 1.1]),
+               ([1.5, 1.5, 3], 6, [0.2, 0.3, 0.5]), ([0, 2, 4], 6, [0.0, 0.5, 0.5]),
+               ([1, 2, 3], 6, [[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]]), ([1, -2, 7], 6, [0.2, 0.3, 0.5])]
+
+
+@pytest.mark.parametrize("x, n, p", MULTINOMIAL)
+def test_multinomial_values(x, n, p):
+    for method in ("logpmf", "pmf"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = getattr(st.multinomial, method)(x, n, p)
+        got = registry.implementation(getattr(st.multinomial, method))(x, n, np.array(p))
+        np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+        assert np.shape(got) == np.shape(want)
+
+
+def test_multinomial_derivatives_in_p():
+    def f(u):  # (rows summing to 1, as SciPy asks)
+        p = np.stack([u[0], u[1], 1.0 - u[0] - u[1]])
+        return st.multinomial.logpmf([1, 2, 3], 6, p) + np.sum(st.multinomial.pmf([[1, 2, 3], [0, 1, 5]], 6, p))
+
+    check_orders(f, np.array([0.2, 0.3]))
+    (g,) = zpy.gradient(lambda p: st.multinomial.logpmf([1, 2, 3], 6, p), np.array([0.2, 0.3, 0.5]))
+    np.testing.assert_allclose(g, [1 / 0.2 - 3 / 0.5, 2 / 0.3 - 3 / 0.5, 0.0])  # (the last: 1 - the others')
+
+
+def test_frozen_forms():
+    def f(x, a, loc):
+        return (st.truncnorm(a, 1.2, loc=loc).logpdf(x) + st.vonmises(1.5).logpdf(x) + st.gennorm(1.7, loc).pdf(x)
+                + st.wrapcauchy(0.3, loc=loc).logpdf(x + 1.0) + st.betabinom(5, a + 1.0, 0.7).logpmf(2))
+
+    check_orders(f, 0.3, -0.5, 0.1, second=False)
+    check_orders(lambda a: st.truncnorm(a, 1.2).logcdf(0.3), -0.5)

@@ -16,14 +16,21 @@ first module did not cover.
 - ``vonmises`` (defined on the whole line, periodic, as SciPy's) and
   ``wrapcauchy`` (support ``[0, 2 pi]`` times the scale): ``logpdf pdf`` in
   the point, the shape ``kappa`` or ``c``, ``loc`` and ``scale``.
-- ``bernoulli``: ``cdf logcdf sf`` in ``p`` (``k`` a count: no gradient).
+- ``bernoulli``: ``cdf logcdf sf`` in ``p`` (``k`` a count: no gradient);
+  ``ppf``, piecewise constant: gradient 0.
+- ``betabinom``: ``logpmf pmf`` in ``a`` and ``b`` (``k``, ``n`` counts).
+- ``multinomial``: ``logpmf pmf`` in ``p`` (``x``, ``n`` counts). SciPy
+  takes the last probability of each row as ``1 - sum`` of the others
+  (whatever was passed; from SciPy 1.18 a row not summing to 1 is to give
+  ``nan``), and so does the formula: the last entry of ``p`` gets no
+  gradient, the others count through it too.
 """
 import numpy as np
 import scipy.special
 import scipy.stats
 
 from ..registry import implemented_by
-from .scipy_stats import finish, log_of, positive, scaled
+from .scipy_stats import finish, log_of, positive, probability_outside, scaled, trials, xlogy
 
 # --------------------------------------------------------------------------
 # truncnorm: the standard normal on [a, b], then loc and scale
@@ -179,3 +186,56 @@ def bernoulli_sf(k, p, loc=0):
     p = np.where(bad, 0.5, p)
     value = np.where(np.less(k, 0), 1.0, np.where(np.less(k, 1), p, 0.0))
     return finish(value, bad, True, 0.0)
+
+
+@implemented_by(scipy.stats.bernoulli.ppf)
+def bernoulli_ppf(q, p, loc=0):
+    bad = np.logical_or(probability_outside(p), np.logical_or(probability_outside(q), np.isnan(q)))
+    upper = np.logical_or(np.equal(q, 1), np.greater(q, np.subtract(1.0, p)))  # (q == 1: the support's end)
+    k = np.where(np.equal(q, 0), -1.0, np.where(upper, 1.0, 0.0))
+    return finish(k + loc, bad, True, 0.0)
+
+
+# --------------------------------------------------------------------------
+# betabinom, multinomial (counts: no gradient)
+
+
+@implemented_by(scipy.stats.betabinom.logpmf)
+def betabinom_logpmf(k, n, a, b, loc=0):
+    whole_n = np.floor(n)
+    wrong = np.logical_not(np.logical_and(np.logical_and(np.greater_equal(n, 0), np.equal(whole_n, n)),
+                                          np.logical_and(np.greater(a, 0), np.greater(b, 0))))
+    k, whole, a, bad = trials(k, a, loc, wrong)
+    b = np.where(bad, 1.0, b)
+    n = np.where(bad, 0.0, whole_n)
+    inside = np.logical_and(whole, np.logical_and(np.greater_equal(k, 0), np.less_equal(k, n)))
+    k = np.where(inside, k, 0.0)
+    value = (scipy.special.gammaln(n + 1.0) - scipy.special.gammaln(k + 1.0) - scipy.special.gammaln(n - k + 1.0)
+             + scipy.special.betaln(k + a, n - k + b) - scipy.special.betaln(a, b))
+    return finish(value, bad, inside, -np.inf)
+
+
+@implemented_by(scipy.stats.betabinom.pmf)
+def betabinom_pmf(k, n, a, b, loc=0):
+    return np.exp(betabinom_logpmf(k, n, a, b, loc))
+
+
+@implemented_by(scipy.stats.multinomial.logpmf)
+def multinomial_logpmf(x, n, p):
+    counts = np.floor(x)  # (counts: no gradient)
+    p = np.asarray(p)
+    q = np.concatenate([p[..., :-1], 1.0 - np.sum(p[..., :-1], axis=-1, keepdims=True)], axis=-1)
+    bad = np.logical_or(np.any(probability_outside(q), axis=-1),
+                        np.logical_not(np.logical_and(np.greater_equal(n, 0), np.equal(np.floor(n), n))))
+    q = np.where(bad[..., None], 0.5, q)
+    inside = np.logical_and(np.all(np.logical_and(np.equal(counts, x), np.greater_equal(counts, 0)), axis=-1),
+                            np.equal(np.sum(counts, axis=-1), n))
+    counts = np.where(inside[..., None], counts, 0.0)
+    value = (scipy.special.gammaln(np.floor(n) + 1.0) - np.sum(scipy.special.gammaln(counts + 1.0), axis=-1)
+             + np.sum(xlogy(counts, q), axis=-1))
+    return finish(value, bad, inside, -np.inf)
+
+
+@implemented_by(scipy.stats.multinomial.pmf)
+def multinomial_pmf(x, n, p):
+    return np.exp(multinomial_logpmf(x, n, p))
