@@ -238,7 +238,7 @@ def oscillator_loss(y0, c):
 def oscillator_ivp_loss(y0, c):
     sol = integrate.solve_ivp(lambda t, y, c: damped_oscillator(y, t, c, 1.3), (0.0, 1.0), y0, t_eval=T3, args=(c,),
                               method="DOP853", rtol=1e-9, atol=1e-9)
-    return np.sum(sol["y"][0] ** 2) + np.sum(sol["y"][:, -1])
+    return np.sum(sol.y[0] ** 2) + np.sum(sol.y[:, -1])
 
 
 def check_second_order(f, y0, p, v, expected=None, modes=("hvp", "grad", "jvp")):
@@ -274,12 +274,23 @@ def test_second_order_damped_oscillator(f, modes):
     check_second_order(f, np.array([0.8, -0.1]), 0.4, (np.array([0.3, -0.7]), 0.5), modes=modes)
 
 
-def test_second_order_in_the_times_is_refused():
+def test_second_order_in_the_times_and_through_closures_over_floats_is_refused():
     def grad_t(t):
         return np.sum(zpy.gradient(lambda t: np.sum(integrate.odeint(decay, np.ones(2), t, args=(0.7,))), t)[0])
 
     with pytest.raises(NoDerivativeRule, match="in the times"):
         zpy.gradient(grad_t, T)
+
+    def closure_loss(y0):
+        rate = 0.5
+
+        def field(y, t):
+            return -rate * y * y
+
+        return np.sum(integrate.odeint(field, y0, T3, rtol=1e-9, atol=1e-9)[-1])
+
+    with pytest.raises(NoDerivativeRule, match="captures float values"):
+        zpy.hvp(closure_loss, (np.array([1.0, 2.0]),), (np.ones(2),))
 
 
 def test_events_are_refused():

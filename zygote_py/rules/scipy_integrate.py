@@ -39,13 +39,21 @@ Conventions:
 - ``odeint(full_output=True)``: the solution is differentiated, the
   information dictionary not. ``Dfun`` (a Jacobian) is used by the
   forward solve only.
-- Forward mode through a right-hand side that captures values being
-  differentiated (a closure over the weights) is refused by the forward
-  compiler (a nested function passed on); pass such values through
-  ``args``, or use reverse mode, which takes the closure's gradient.
-- Real states only. Second derivatives (a gradient of a gradient, or
-  forward over reverse) are not computed: they raise
-  :class:`~zygote_py.errors.NoDerivativeRule`.
+- Real states only.
+
+Second order (``zpy.hvp``, a gradient of a gradient, ``zpy.jvp`` of a
+gradient), in the initial state and the parameters. Forward over reverse
+is the tangent of the adjoint sweep (:func:`sweep_tangent`): the backward
+system with its tangent, ``[y, a, dy, da, dg]``, integrated backwards by
+the same solver, the tangent's right-hand side being zygote_py's
+pushforward of the vector-Jacobian products above (second derivatives of
+``f``, forward over reverse). Reverse over reverse uses that the gradient
+``G`` of ``<ybar, y(p)>`` has the symmetric Hessian of that function as
+Jacobian: the cotangent ``w`` of ``G`` gives ``p`` the same sweep's tangent
+along ``w``, and ``ybar`` the solution's tangent along ``w``. Refused, with
+:class:`~zygote_py.errors.NoDerivativeRule`: second derivatives in the
+times, a right-hand side that captures floats (a closure: pass them through
+``args``), and third derivatives.
 """
 import types
 
@@ -218,6 +226,13 @@ def sweep_tangent(func, args, tfirst, times, states, cotangents, t0, y0, integra
     its tangent's right-hand side being the pushforward of ``(y, a, p) ->
     (f, (df/dy)^T a, (df/dp)^T a)`` (second derivatives of ``f``, which
     zygote_py takes forward over its own reverse mode)."""
+    if isinstance(func, types.FunctionType) and runtime.captures_differentiable(func):
+        # (forward mode over the gradient of a closure's captured values is not supported by the machinery)
+        raise errors.NoDerivativeRule(
+            "second derivatives through scipy.integrate's ODE solvers of a right-hand side that captures float "
+            "values (a closure over weights or rates) are not computed",
+            hint="pass the values it reads through args= (odeint's and solve_ivp's), which are differentiated twice",
+        )
     n = len(y0)
     like, p = scipy_integrate.layout(func, args, tfirst, states[-1], times[-1])
     if dfunc is None and isinstance(func, types.FunctionType):
