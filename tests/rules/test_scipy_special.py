@@ -473,3 +473,15 @@ def test_bernoulli_numbers_have_no_gradient():
     (g,) = zpy.gradient(lambda x: np.sum(special.bernoulli(4) * x), 2.0)
     assert g == pytest.approx(np.sum(special.bernoulli(4)))
     assert registry.is_nondifferentiable(special.bernoulli)
+
+
+def test_sph_harm_y_in_the_angles():
+    def f(theta, phi):  # (a real loss of the complex harmonics: real and imaginary parts, modulus)
+        y = special.sph_harm_y(np.array([2, 3, 4]), np.array([1, -2, 3]), theta, phi)
+        return np.sum(np.real(y) * 1.3 + np.imag(y) ** 2 + np.abs(y))
+
+    check_orders(f, np.array([0.7, 1.1, 2.0]), np.array([0.3, 2.0, 4.0]))
+    n, dphi = zpy.gradient(lambda n, phi: np.imag(special.sph_harm_y(n, 2, 0.9, phi)), 3, 0.4)
+    assert n is None and dphi == pytest.approx(2 * np.real(special.sph_harm_y(3, 2, 0.9, 0.4)), rel=1e-12)
+    with pytest.raises(NoDerivativeRule, match="diff_n"):
+        zpy.gradient(lambda t: np.real(special.sph_harm_y(2, 1, t, 0.3, diff_n=1)[0]), 0.7)

@@ -5,7 +5,7 @@ function. (The gamma and error-function family is in
 
 Covered: ``logsumexp softmax log_softmax expit logit xlogy xlog1py entr
 rel_entr kl_div i0 i1 i0e i1e iv ive jv (jn) yv j0 j1 y0 y1 yn zeta exprel
-exp1 expi expn fresnel spence hyp1f1``, as ``scipy.special.<name>``;
+exp1 expi expn fresnel spence hyp1f1 sph_harm_y``, as ``scipy.special.<name>``;
 ``bernoulli`` (the Bernoulli numbers up to ``n``) has no gradient.
 This module is imported (into the built-in layer) once the user has
 imported :mod:`scipy.special` (:func:`zygote_py.registry.when_imported`).
@@ -78,6 +78,12 @@ Which arguments get a gradient, and conventions:
   hyp1f1(a + 1, b + 1, x)``; its derivatives in ``a`` and ``b`` have no
   closed form, and ``a``, ``b`` are treated as the Bessel functions'
   orders (refused where differentiated, :func:`order_gradient`).
+- ``sph_harm_y(n, m, theta, phi)``: the angles, through the recurrence
+  in :func:`sph_harm_slopes` (so to any order); the integer degree and
+  order ``n``, ``m`` get none. A complex output of real angles: each
+  angle's gradient is the real part of ``dy`` times the conjugate slope.
+  ``diff_n`` (SciPy's own derivatives) is refused. (``sph_harm`` and
+  ``lpmn``, which SciPy 1.17 no longer has, are not covered.)
 - ``zeta(x, q=None)``, the Hurwitz zeta function ``sum((n + q)**-x)``
   (Riemann's for ``q=None``): ``x`` gets :func:`zeta_slope` (``-sum(log(n +
   q) (n + q)**-x)``, by Euler-Maclaurin summation: relative error below
@@ -741,3 +747,45 @@ def hyp1f1_push(y, a, b, x, *, da, db, dx):
 constant_argument(scipy.special.hyp1f1, 0, "a", "its parameter")
 constant_argument(scipy.special.hyp1f1, 1, "b", "its parameter")
 nondifferentiable(scipy.special.bernoulli)  # (the Bernoulli numbers B_0 ... B_n: n is a count)
+
+
+# -- spherical harmonics ---------------------------------------------------------
+
+
+def sph_harm_slopes(n, m, theta, phi, y):
+    """``(dY/dtheta, dY/dphi)`` of ``y = sph_harm_y(n, m, theta, phi)``:
+    ``m cot(theta) Y_n^m + sqrt((n - m)(n + m + 1)) exp(-i phi) Y_n^{m+1}``
+    and ``i m Y_n^m`` (the Condon-Shortley phase included, as SciPy's);
+    infinite at the poles ``theta == 0, pi`` where ``m != 0``."""
+    up = np.sqrt((n - m) * (n + m + 1.0)) * np.exp(-1j * phi) * scipy.special.sph_harm_y(n, m + 1, theta, phi)
+    return m / np.tan(theta) * y + up, 1j * m * y
+
+
+def sph_harm_check(diff_n):
+    if diff_n:
+        raise errors.NoDerivativeRule(
+            "scipy.special.sph_harm_y(diff_n=...) is not differentiated",
+            hint="differentiate sph_harm_y(n, m, theta, phi) itself (diff_n=0): its derivatives in the angles "
+            "are computed, to any order")
+
+
+nondifferentiable(sph_harm_check)
+
+
+@adjoint(scipy.special.sph_harm_y)
+def sph_harm_y(n, m, theta, phi, *, diff_n=0):
+    scipy_special.sph_harm_check(diff_n)
+    y = scipy.special.sph_harm_y(n, m, theta, phi)
+
+    def back(dy):
+        dtheta, dphi = scipy_special.sph_harm_slopes(n, m, theta, phi, y)
+        return (None, None, runtime.unbroadcast(np.real(dy * np.conj(dtheta)), theta),
+                runtime.unbroadcast(np.real(dy * np.conj(dphi)), phi))
+    return y, back
+
+
+@pushforward(scipy.special.sph_harm_y)
+def sph_harm_y_push(y, n, m, theta, phi, *, diff_n=0, dtheta, dphi):
+    scipy_special.sph_harm_check(diff_n)
+    slope_theta, slope_phi = scipy_special.sph_harm_slopes(n, m, theta, phi, y)
+    return runtime.shaped(slope_theta * dtheta + slope_phi * dphi, y)
