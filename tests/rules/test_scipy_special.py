@@ -207,6 +207,28 @@ def test_a_differentiated_bessel_order_is_never_a_silent_zero(name):
     assert t == pytest.approx(np.sum(zpy.gradient(lambda x: np.sum(fn(np.array([0.5, 1.5, 2.5]), x)), x)[0]))
 
 
+BESSELS = {"jv": special.jv}
+
+
+def order_from_a_dict(v, x):
+    return np.sum(BESSELS["jv"](v, x) * x)  # (the line the error names)
+
+
+def order_captured(v, x):
+    return zpy.gradient(lambda x: np.sum(special.jv(v, x) * x), x)[0]  # (the line the error names)
+
+
+@pytest.mark.parametrize("f, args", [(order_from_a_dict, (1.5, np.array([0.7, 1.9]))), (order_from_a_dict, (1.5, 0.7)),
+                                     (lambda v, x: np.sum(order_captured(v, x)), (1.5, np.array([0.7, 1.9])))],
+                         ids=["array", "numbers", "closure"])
+def test_an_order_refused_at_run_time_names_the_users_line(f, args):
+    where = order_captured if f.__name__ == "<lambda>" else f
+    for _ in range(2):  # (the second call: the compiled gradient's fast path)
+        with pytest.raises(NoDerivativeRule) as e:
+            zpy.gradient(f, *args)
+        assert e.value.filename == __file__ and e.value.line == where.__code__.co_firstlineno + 1
+
+
 @pytest.mark.parametrize("name", ["yn", "expn"])
 def test_a_differentiated_integer_order_is_refused(name):
     fn = getattr(special, name)

@@ -63,8 +63,8 @@ Which arguments get a gradient, and conventions:
   in, or picked from a dict; an order captured by a closure that an outer
   gradient differentiates) the compiler cannot tell: there a float order's
   gradient is a :class:`runtime.Refused` (:func:`order_gradient`), which
-  raises the same error where a gradient uses it and is dropped unseen
-  where the order is constant. An integer order gets ``None``. The recurrences
+  raises the same error, naming the user's line of the call, where a
+  gradient uses it, and is dropped unseen where the order is constant. An integer order gets ``None``. The recurrences
   ``iv' = (iv(v-1) + iv(v+1)) / 2``, ``jv' = (jv(v-1) - jv(v+1)) / 2``
   (the same for ``yv``), ``i0' = i1``, ``i1' = (i0 + iv(2)) / 2``; the
   exponentially scaled ``i0e i1e ive`` (``f(x) exp(-|x|)``) subtract

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import operator
+import os
+import re
 import sys
 from typing import Any, Callable
 
@@ -213,7 +215,7 @@ class Refused(Lazy):
     dtype = np.dtype(float)
 
     def __init__(self, error: NoDerivativeRule, shape: tuple) -> None:
-        self.error, self.shape = error, shape
+        self.error, self.shape = _at_callers_line(error), shape
 
     def dense(self) -> np.ndarray:
         raise self.error
@@ -240,6 +242,25 @@ class Refused(Lazy):
 
     def __getitem__(self, key: Any) -> Any:
         return self
+
+
+_OWN = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+"""zygote_py's own directory."""
+
+
+def _at_callers_line(error: NoDerivativeRule) -> NoDerivativeRule:
+    """``error`` located at the innermost frame outside zygote_py: the
+    user's code whose pullback is running (emitted code runs with the
+    user's line numbers), the line of the call that made it."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_OWN):
+        frame = frame.f_back
+    if frame is None or error.function is not None:
+        return error
+    # (the emitted definitions are named after the user's function: f_gradient, f_pullback, see ad.pipeline)
+    name = re.sub(r"(_forward|_gradient|_pullback|_jvp)+$", "", frame.f_code.co_name)
+    return type(error)(error.message, function=name, filename=frame.f_code.co_filename, line=frame.f_lineno,
+                       hint=error.hint)
 
 
 class Scatter(Lazy):
