@@ -480,6 +480,20 @@ def _dense(args: tuple, grads: tuple) -> tuple:
     return grads
 
 
+def _checked(grads: tuple) -> tuple:
+    """The gradients of a call with number arguments, which the user gets
+    as they are: one that is a :class:`runtime.Refused` (an argument with no
+    derivative, differentiated through a call dispatched at run time)
+    raises its error."""
+    for g in grads:
+        if type(g) is _REFUSED:
+            raise g.error
+    return grads
+
+
+_REFUSED = runtime.Refused
+
+
 def value_and_gradient(f: Callable, /, *args: Any, **kwargs: Any) -> tuple[Any, tuple]:
     """``(f(*args, **kwargs), gradient(f, *args, **kwargs))`` from one run
     of the fused gradient function (the forward pass followed by the
@@ -489,7 +503,7 @@ def value_and_gradient(f: Callable, /, *args: Any, **kwargs: Any) -> tuple[Any, 
     try:
         if hit is not None:
             y, grads = hit[0](*args)
-            return y, grads if hit[4] is None else _dense(args, grads)
+            return y, _checked(grads) if hit[4] is None else _dense(args, grads)
         return _value_and_gradient(f, args, kwargs, True)
     except ZygoteError as e:
         raise _located(e, f) from None
@@ -508,7 +522,7 @@ def gradient(f: Callable, /, *args: Any, **kwargs: Any) -> tuple:
     try:
         if hit is not None:
             grads = hit[0](*args)[1]
-            return grads if hit[4] is None else _dense(args, grads)
+            return _checked(grads) if hit[4] is None else _dense(args, grads)
         return _value_and_gradient(f, args, kwargs, False)[1]
     except ZygoteError as e:
         raise _located(e, f) from None
@@ -563,7 +577,7 @@ def gradient_call(f: Callable, args: tuple, kwargs: dict, wanted: Optional[tuple
         and not entry.changed_params and all(isinstance(a, _SCALAR_TYPES) or type(a) is np.ndarray for a in args)
     ):
         arrays = any(type(a) is np.ndarray for a in args) or None
-        return y, (grads if arrays is None else _user_gradients(args, grads)), \
+        return y, (_checked(grads) if arrays is None else _user_gradients(args, grads)), \
             (g, fn.__globals__, checks, entry.generation, arrays, entry, fn)
     return y, _user_gradients(args, runtime.call_grads(sig, len(full), list(kwargs), grads)[skip:len(full)]), None
 

@@ -360,7 +360,7 @@ code, which pulls back once per component of a tangent, refuses them
 before they run."""
 
 
-_constant: dict[Any, tuple[int, str, str]] = {}
+_constant: dict[Any, tuple[tuple[int, str, str], ...]] = {}
 
 
 def constant_argument(fn: Any, position: int, name: str, what: str) -> None:
@@ -369,19 +369,20 @@ def constant_argument(fn: Any, position: int, name: str, what: str) -> None:
     reverse transform refuses a call of ``fn`` whose argument there is a
     differentiated value, at the user's line, and accepts any other (a
     constant, a value captured from outside the differentiated inputs),
-    whose gradient there the rule need not give."""
-    _constant[key(fn)] = (position, name, what)
+    whose gradient there the rule need not give. A function may have
+    several (``hyp1f1``'s ``a`` and ``b``)."""
+    _constant[key(fn)] = (*_constant.get(key(fn), ()), (position, name, what))
 
 
-def constant_argument_of(fn: Any) -> Optional[tuple[int, str, str]]:
-    """``(position, name, what)`` of the parameter of ``fn`` declared by
-    :func:`constant_argument`, if any."""
+def constant_arguments_of(fn: Any) -> tuple[tuple[int, str, str], ...]:
+    """``(position, name, what)`` of each parameter of ``fn`` declared by
+    :func:`constant_argument`."""
     if _lazy:
         load_lazy()
     try:
-        return _constant.get(key(fn))
+        return _constant.get(key(fn), ())
     except TypeError:
-        return None
+        return ()
 
 
 class _Implementation:

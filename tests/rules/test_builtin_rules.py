@@ -275,6 +275,22 @@ def test_getattr_pushforward():
     np.testing.assert_array_equal(push(getattr, (x, "T"), (x + 1, None)), (x + 1).T)
 
 
+def test_forward_mode_over_getattrs_rule():
+    """The pushforwards of getattr's rule's parts (a gradient's jvp of an
+    attribute read at run time, as SciPy's OdeResult's ``sol.y``): a plain
+    attribute's tangent, a property's refused, and the gradient's."""
+    from zygote_py.errors import NoDerivativeRule
+    from zygote_py.tangent import Tangent
+
+    p = Point(3.0, 4.0)
+    dp = Tangent(x=1.0, y=0.5)
+    assert push(runtime.attribute, (p, "x", runtime.MISSING), (dp, None, None)) == (1.0, None)
+    with pytest.raises(NoDerivativeRule, match="Point.norm2, a property"):
+        push(runtime.attribute, (p, "norm2", runtime.MISSING), (dp, None, None))
+    t = push(runtime.attribute_gradient, (p, "y", 2.0), (dp, None, 3.0))
+    assert isinstance(t, Tangent) and t.y == 3.0
+
+
 def test_super_pushforward_is_the_objects():
     class Base:
         pass

@@ -14,6 +14,7 @@ from zygote_py.ad import catalog  # noqa: E402
 from zygote_py.rules import lookup  # noqa: E402
 
 T = np.linspace(0.0, 1.0, 5)
+T3 = np.linspace(0.0, 1.0, 3)
 
 
 def fd(f, args, i, h=1e-5):
@@ -210,22 +211,86 @@ def test_solve_ivp_vectorized():
 # Refusals
 
 
+# ---------------------------------------------------------------------------
+# Second order: hvp, a gradient of a gradient, jvp of a gradient, against
+# central differences of the gradient (and the linear decay's known Hessian)
+
+
 def positional_loss(y0, k):
-    return np.sum(integrate.odeint(decay, y0, T, (k,), None, 0, 0, None, None, 1e-10, 1e-10)[-1] ** 2)
+    return np.sum(integrate.odeint(decay, y0, T3, (k,), None, 0, 0, None, None, 1e-10, 1e-10)[-1] ** 2)
 
 
-@pytest.mark.parametrize("f, message", [
-    (positional_loss, "second derivatives"),
-    (decay_loss, "second derivatives"),  # (args= by keyword: the rule's own refusal too)
-], ids=["positional", "keyword"])
-def test_second_order_is_refused(f, message):
-    def grad_sum(y0, k):
-        return np.sum(zpy.gradient(f, y0, k)[0])
+def decay_hessian(y0, k):
+    """The Hessian of positional_loss, sum(y0^2) exp(-2k), in (y0, k)."""
+    e = np.exp(-2 * k)
+    return np.block([[2 * e * np.eye(2), -4 * e * y0[:, None]], [-4 * e * y0[None, :], 4 * e * np.sum(y0 ** 2)]])
 
-    with pytest.raises(NoDerivativeRule, match=message):
-        zpy.gradient(grad_sum, np.array([1.0, 2.0]), 0.7)
-    with pytest.raises(NoDerivativeRule, match=message):
-        zpy.hvp(f, (np.array([1.0, 2.0]), 0.7), (np.ones(2), 1.0))
+
+def damped_oscillator(y, t, c, k):
+    return np.array([y[1], -c * y[1] - k * np.sin(y[0])])
+
+
+def oscillator_loss(y0, c):
+    ys = integrate.odeint(damped_oscillator, y0, T3, args=(c, 1.3), rtol=1e-9, atol=1e-9)
+    return np.sum(ys[:, 0] ** 2) + np.sum(ys[-1])
+
+
+def oscillator_ivp_loss(y0, c):
+    sol = integrate.solve_ivp(lambda t, y, c: damped_oscillator(y, t, c, 1.3), (0.0, 1.0), y0, t_eval=T3, args=(c,),
+                              method="DOP853", rtol=1e-9, atol=1e-9)
+    return np.sum(sol.y[0] ** 2) + np.sum(sol.y[:, -1])
+
+
+def check_second_order(f, y0, p, v, expected=None, modes=("hvp", "grad", "jvp")):
+    """hvp, the gradient of <gradient, v> and the jvp of the gradient along
+    ``v`` (those named in ``modes``), against ``expected`` or central
+    differences of the gradient."""
+    if expected is None:
+        h = 1e-4
+        up, down = zpy.gradient(f, y0 + h * v[0], p + h * v[1]), zpy.gradient(f, y0 - h * v[0], p - h * v[1])
+        expected = [(a - b) / (2 * h) for a, b in zip(up, down)]
+
+    def directional(y0, p):
+        g = zpy.gradient(f, y0, p)
+        return np.sum(g[0] * v[0]) + g[1] * v[1]
+
+    ways = {"hvp": lambda: zpy.hvp(f, (y0, p), v), "grad": lambda: zpy.gradient(directional, y0, p),
+            "jvp": lambda: zpy.jvp(lambda y0, p: zpy.gradient(f, y0, p), (y0, p), v)[1]}
+    for mode in modes:
+        got = ways[mode]()
+        np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-7, err_msg=mode)
+        np.testing.assert_allclose(got[1], expected[1], rtol=1e-5, atol=1e-7, err_msg=mode)
+
+
+def test_second_order_linear_decay_against_its_hessian():
+    y0, k, v = np.array([1.0, -2.0]), 0.7, (np.array([0.5, 1.0]), -0.3)
+    hv = decay_hessian(y0, k) @ np.append(v[0], v[1])
+    check_second_order(positional_loss, y0, k, v, expected=(hv[:2], hv[2]))
+
+
+@pytest.mark.parametrize("f, modes", [(oscillator_loss, ("hvp",)), (oscillator_ivp_loss, ("grad", "jvp"))],
+                         ids=["odeint", "solve_ivp"])
+def test_second_order_damped_oscillator(f, modes):
+    check_second_order(f, np.array([0.8, -0.1]), 0.4, (np.array([0.3, -0.7]), 0.5), modes=modes)
+
+
+def test_second_order_in_the_times_and_through_closures_over_floats_is_refused():
+    def grad_t(t):
+        return np.sum(zpy.gradient(lambda t: np.sum(integrate.odeint(decay, np.ones(2), t, args=(0.7,))), t)[0])
+
+    with pytest.raises(NoDerivativeRule, match="in the times"):
+        zpy.gradient(grad_t, T)
+
+    def closure_loss(y0):
+        rate = 0.5
+
+        def field(y, t):
+            return -rate * y * y
+
+        return np.sum(integrate.odeint(field, y0, T3, rtol=1e-9, atol=1e-9)[-1])
+
+    with pytest.raises(NoDerivativeRule, match="captures float values"):
+        zpy.hvp(closure_loss, (np.array([1.0, 2.0]),), (np.ones(2),))
 
 
 def test_events_are_refused():

@@ -48,7 +48,8 @@ UNARY = {
     "y1": (special.y1, between(0.3, 12)),
     "exp1": (special.exp1, between(0.2, 3)),
     "expi": (special.expi, away_from_zero),
-    "exprel": (special.exprel, between(-3, 3)),  # (both branches of its slope: the series below |x| = 0.5)
+    "exprel": (special.exprel, between(-3, 3)),
+    "spence": (special.spence, between(0.1, 3)),  # (both branches of its slope: the series below |x| = 0.5)
     "riemann zeta": (special.zeta, lambda rng, shape: rng.choice([-2.5, 0.3, 1.6, 3.2], shape)
                      + rng.uniform(0, 0.4, shape)),
 }
@@ -167,9 +168,8 @@ def bessel_of_order_x(fn, x):
 @pytest.mark.parametrize("name", ["iv", "ive", "jv", "yv"])
 def test_a_differentiated_bessel_order_is_never_a_silent_zero(name):
     """The derivative in the order has no closed form: reverse mode refuses
-    a differentiated order where the compiler sees the call, and gives it
-    as nan where the function is known only at run time (what depends on
-    it is nan); forward mode refuses a nonzero tangent of the order and
+    a differentiated order where the compiler sees the call, and where the
+    function is known only at run time once a gradient uses it; forward mode refuses a nonzero tangent of the order and
     names it; a zero tangent, a constant order and an integer order are
     fine."""
     fn = BINARY[name][0]
@@ -181,17 +181,52 @@ def test_a_differentiated_bessel_order_is_never_a_silent_zero(name):
         zpy.gradient(lambda x: bessel_of_order_x(fn, x), x)
     with pytest.raises(NoDerivativeRule, match=refused):
         zpy.gradient(lambda v, x: np.sum(fn(v=v, x=x)), 1.5, x)
-    dv, dx = zpy.gradient(lambda f, v, x: np.sum(f(v, x)), fn, np.array([0.5, 1.5, 2.5]), x)[1:]
-    assert np.all(np.isnan(dv)) and np.all(np.isfinite(dx))  # (f known at run time only)
+    # the function known at run time only: passed in, or picked from a dict (an array order, a number)
+    with pytest.raises(NoDerivativeRule, match=refused):
+        zpy.gradient(lambda f, v, x: np.sum(f(v, x)), fn, np.array([0.5, 1.5, 2.5]), x)
+    table = {name: fn}
+    with pytest.raises(NoDerivativeRule, match=refused):
+        zpy.gradient(lambda v, x: np.sum(table[name](v, x)), np.array([0.5, 1.5, 2.5]), x)
+    for _ in range(2):  # (the second call: the compiled gradient's fast path)
+        with pytest.raises(NoDerivativeRule, match=refused):
+            zpy.gradient(lambda v: table[name](v, 1.3) * 2.0, 1.5)
+    with pytest.raises(NoDerivativeRule, match=refused):
+        zpy.hvp(lambda v, x: np.sum(table[name](v, x)), (1.5, x), (1.0, x))
+    # a constant order there: the gradient in x, as where the function is known
+    (dx,) = zpy.gradient(lambda x: np.sum(table[name](2.0 * 0.75, x) * x), x)
+    np.testing.assert_allclose(dx, zpy.gradient(lambda x: np.sum(fn(1.5, x) * x), x)[0], rtol=1e-15)
+    assert zpy.gradient(lambda f, x: np.sum(f(1.5, x)), fn, x)[0] is None
     assert zpy.gradient(lambda v, x: np.sum(fn(v, x)), 2, x)[0] is None
     (dx,) = zpy.gradient(lambda x: np.sum(fn(1.5, x)), x)
-    np.testing.assert_allclose(dx, zpy.gradient(lambda f, v, x: np.sum(f(v, x)), fn, 1.5, x)[2], rtol=1e-15)
+    np.testing.assert_allclose(dx, zpy.grad(lambda f, v, x: np.sum(f(v, x)), argnums=2)(fn, 1.5, x), rtol=1e-15)
     with pytest.raises(NoDerivativeRule, match=f"scipy.special.{name} has no derivative with respect to its order 'v'"):
         zpy.jvp(lambda x: bessel_of_order_x(fn, x), (x,), (np.ones(3),))
     with pytest.raises(NoDerivativeRule, match="order 'v'"):
         zpy.jvp(lambda v, x: np.sum(fn(v, x)), (np.array([0.5, 1.5, 2.5]), x), (np.ones(3), np.ones(3)))
     _, t = zpy.jvp(lambda v, x: np.sum(fn(v, x)), (np.array([0.5, 1.5, 2.5]), x), (np.zeros(3), np.ones(3)))
     assert t == pytest.approx(np.sum(zpy.gradient(lambda x: np.sum(fn(np.array([0.5, 1.5, 2.5]), x)), x)[0]))
+
+
+BESSELS = {"jv": special.jv}
+
+
+def order_from_a_dict(v, x):
+    return np.sum(BESSELS["jv"](v, x) * x)  # (the line the error names)
+
+
+def order_captured(v, x):
+    return zpy.gradient(lambda x: np.sum(special.jv(v, x) * x), x)[0]  # (the line the error names)
+
+
+@pytest.mark.parametrize("f, args", [(order_from_a_dict, (1.5, np.array([0.7, 1.9]))), (order_from_a_dict, (1.5, 0.7)),
+                                     (lambda v, x: np.sum(order_captured(v, x)), (1.5, np.array([0.7, 1.9])))],
+                         ids=["array", "numbers", "closure"])
+def test_an_order_refused_at_run_time_names_the_users_line(f, args):
+    where = order_captured if f.__name__ == "<lambda>" else f
+    for _ in range(2):  # (the second call: the compiled gradient's fast path)
+        with pytest.raises(NoDerivativeRule) as e:
+            zpy.gradient(f, *args)
+        assert e.value.filename == __file__ and e.value.line == where.__code__.co_firstlineno + 1
 
 
 @pytest.mark.parametrize("name", ["yn", "expn"])
@@ -214,9 +249,10 @@ def test_bessel_order_constants_at_second_order_through_closures():
 
     check_orders(loss, np.array([0.7, 1.9, 3.1]))
 
-    def outer(v, x):  # (the inner closure's order, differentiated by the outer gradient: nan, as at run time)
+    def outer(v, x):  # (the inner closure's order, differentiated by the outer gradient: refused)
         return zpy.gradient(lambda x: np.sum(special.jv(v, x) * x), x)[0]
-    assert np.isnan(zpy.gradient(lambda v: np.sum(outer(v, np.array([0.7, 1.9, 3.1]))), 1.5)[0])
+    with pytest.raises(NoDerivativeRule, match="scipy.special.jv has no derivative with respect to its order 'v'"):
+        zpy.gradient(lambda v: np.sum(outer(v, np.array([0.7, 1.9, 3.1]))), 1.5)
     (g,) = zpy.gradient(lambda x: np.sum(outer(1.5, x) ** 2), np.array([0.7, 1.9, 3.1]))
     assert np.all(np.isfinite(g))
 
@@ -399,6 +435,75 @@ def test_a_function_without_a_rule_is_named_as_imported(fn, name):
 def test_rules_table_has_a_scipy_special_section():
     assert registry._builtin.get(special.xlogy) is scipy_special.xlogy  # (not a user rule)
     assert catalog._section(special.xlogy) == catalog._section(special.logsumexp) == "scipy.special"
-    assert catalog._treatment(scipy_special.iv, special.iv) == ("**v**, **x**", "inlined")  # (v: nan, see order_gradient)
+    assert catalog._treatment(scipy_special.iv, special.iv) == ("**v**, **x**", "inlined")  # (v: refused, see order_gradient)
     assert catalog._treatment(scipy_special.logsumexp, special.logsumexp) == (
         "**a**, axis, **b**, keepdims, return_sign", "inlined")
+
+
+# -- fresnel, spence, hyp1f1, factorial, bernoulli -------------------------------
+
+
+def test_fresnel_both_outputs_and_each_alone():
+    x = np.array([-0.8, 0.3, 1.2, 2.1])
+    check_orders(lambda x: np.sum(special.fresnel(x)[0] * x + np.cos(special.fresnel(x)[1])), x)
+    (g,) = zpy.gradient(lambda x: np.sum(special.fresnel(x)[1]), x)  # (S's cotangent None)
+    np.testing.assert_allclose(g, np.cos(np.pi / 2 * x * x), rtol=1e-14)
+    (g,) = zpy.gradient(lambda x: special.fresnel(x)[0], 0.7)
+    assert g == pytest.approx(np.sin(np.pi / 2 * 0.49), rel=1e-14)
+
+
+def test_spence_at_its_edges():
+    """slope log(z) / (1 - z): -1 at z = 1 (its limit), -inf at 0."""
+    (g,) = zpy.gradient(lambda z: np.sum(special.spence(z)), np.array([1.0, 0.0]))
+    assert g[0] == pytest.approx(-1.0) and g[1] == -np.inf
+    h = 1e-6
+    assert (special.spence(1 + h) - special.spence(1 - h)) / (2 * h) == pytest.approx(-1.0, rel=1e-6)
+
+
+def test_hyp1f1_in_x_with_constant_parameters():
+    x = np.array([-1.3, 0.4, 2.2])
+    check_rule(special.hyp1f1, 1, 2, x)  # (the rule checked alone: integer parameters, which have no gradient)
+    check_rule(special.hyp1f1, np.array([[1], [3]]), 2, x)
+    check_orders(wrapped(special.hyp1f1, 0.5, 1.5), x)
+    check_orders(wrapped(special.hyp1f1, 2, 3), x)  # (integer parameters)
+    for f, args in [(lambda a, x: np.sum(special.hyp1f1(a, 1.5, x)), (0.5, x)),
+                    (lambda b, x: np.sum(special.hyp1f1(0.5, b, x)), (1.5, x))]:
+        with pytest.raises(NoDerivativeRule, match="scipy.special.hyp1f1 has no derivative with respect to its "
+                                                   "parameter"):
+            zpy.gradient(f, *args)
+        with pytest.raises(NoDerivativeRule, match="its parameter"):
+            zpy.jvp(f, args, (1.0, np.zeros(3)))
+    table = {"f": special.hyp1f1}  # (known at run time only)
+    with pytest.raises(NoDerivativeRule, match="its parameter 'b'"):
+        zpy.gradient(lambda b, x: np.sum(table["f"](0.5, b, x)), 1.5, x)
+
+
+def test_factorial_is_gammas_where_not_exact():
+    n = np.array([-1.5, 0.0, 0.4, 2.5, 3.0, np.nan])
+    formula = registry.implementation(special.factorial)
+    np.testing.assert_array_equal(formula(n), special.factorial(n))
+    assert formula(3.0) == special.factorial(3.0) and type(formula(3.0)) is type(special.factorial(3.0))
+    check_orders(lambda n: np.sum(np.log(special.factorial(n)) * n), np.array([0.4, 1.7, 3.2]))
+    (g,) = zpy.gradient(lambda n: np.sum(special.factorial(n)), np.array([-1.5, 2.0]))
+    np.testing.assert_allclose(g, [0.0, 2.0 * special.digamma(3.0)], rtol=1e-14)
+    assert zpy.gradient(lambda n, x: special.factorial(n, exact=True) * x, 4, 2.0) == (None, 24)
+    with pytest.raises(NoDerivativeRule, match="extend='complex'"):
+        zpy.gradient(lambda n: np.real(special.factorial(n, extend="complex")), 2.5)
+
+
+def test_bernoulli_numbers_have_no_gradient():
+    (g,) = zpy.gradient(lambda x: np.sum(special.bernoulli(4) * x), 2.0)
+    assert g == pytest.approx(np.sum(special.bernoulli(4)))
+    assert registry.is_nondifferentiable(special.bernoulli)
+
+
+def test_sph_harm_y_in_the_angles():
+    def f(theta, phi):  # (a real loss of the complex harmonics: real and imaginary parts, modulus)
+        y = special.sph_harm_y(np.array([2, 3, 4]), np.array([1, -2, 3]), theta, phi)
+        return np.sum(np.real(y) * 1.3 + np.imag(y) ** 2 + np.abs(y))
+
+    check_orders(f, np.array([0.7, 1.1, 2.0]), np.array([0.3, 2.0, 4.0]))
+    n, dphi = zpy.gradient(lambda n, phi: np.imag(special.sph_harm_y(n, 2, 0.9, phi)), 3, 0.4)
+    assert n is None and dphi == pytest.approx(2 * np.real(special.sph_harm_y(3, 2, 0.9, 0.4)), rel=1e-12)
+    with pytest.raises(NoDerivativeRule, match="diff_n"):
+        zpy.gradient(lambda t: np.real(special.sph_harm_y(2, 1, t, 0.3, diff_n=1)[0]), 0.7)

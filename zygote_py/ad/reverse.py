@@ -357,15 +357,16 @@ class _Reverse(prepare.Preparation):
         are those the caller differentiates (``pipeline.compiled``'s
         ``exact``), while a function the run-time ``J`` compiles takes every
         float it is given as differentiated, constants too, and there the
-        rule's gradient in that argument (a ``nan``) reaches only a caller
-        that differentiates it."""
-        declared = registry.constant_argument_of(fn) if fn is not analysis._MISSING else None
-        if declared is None:
-            return
-        position, name, what = declared
+        rule's gradient in that argument (a ``runtime.Refused``) raises only
+        in a caller that differentiates it."""
+        for declared in registry.constant_arguments_of(fn) if fn is not analysis._MISSING else ():
+            self._check_constant(s, fn, *declared)
+
+    def _check_constant(self, s: Statement, fn: Any, position: int, name: str, what: str) -> None:
+        """:meth:`_check_constant_argument` for one parameter declared."""
         given = [a for k, a in s.kwargs if k == name] or s.args[position:position + 1]
         if any(isinstance(a, Starred) for a in s.args[:position + 1]):
-            return  # (where the argument is is known when it runs: the rule's gradient there is nan)
+            return  # (where the argument is is known when it runs: the rule's gradient there is refused)
         if any(isinstance(a, Var) and a in self.facts.active for a in given):
             shown = registry.display_name(fn)
             self.constant_violations.append(NoDerivativeRule(

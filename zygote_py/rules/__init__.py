@@ -29,6 +29,7 @@ with builtin_layer():
 registry.when_imported("scipy.special", "zygote_py.rules.scipy_special")
 registry.when_imported("scipy.special", "zygote_py.rules.scipy_gamma")
 registry.when_imported("scipy.stats", "zygote_py.rules.scipy_stats")
+registry.when_imported("scipy.stats", "zygote_py.rules.scipy_stats_more")
 registry.when_imported("scipy.stats", "zygote_py.rules.scipy_frozen")
 registry.when_imported("scipy.linalg", "zygote_py.rules.scipy_linalg")
 registry.when_imported("scipy.integrate", "zygote_py.rules.scipy_integrate")

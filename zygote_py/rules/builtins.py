@@ -65,6 +65,7 @@ import warnings
 import numpy as np
 
 from zygote_py import runtime, tangent
+from zygote_py.errors import NoDerivativeRule
 from zygote_py.ir import ops
 
 from . import higher_order, operators
@@ -420,6 +421,22 @@ def getattr_(obj, name, default=runtime.MISSING):
 @pushforward(getattr)
 def getattr_push(y, obj, name, default=runtime.MISSING, *, dobj, ddefault):
     return runtime.attribute_tangent(obj, name, dobj, default, ddefault)
+
+
+@pushforward(runtime.attribute)
+def attribute_push(out, obj, name, default, *, dobj, ddefault):
+    # (forward mode over getattr's rule: a gradient's jvp, a Hessian-vector product)
+    if out[1] is not None:
+        raise NoDerivativeRule(
+            f"forward mode over the gradient of {type(obj).__name__}.{name}, a property or getattr's default read "
+            "at run time, is not supported",
+            hint="a gradient of a gradient is (zpy.hvp falls back to one); or read the field the property reads")
+    return runtime.attribute_tangent(obj, name, dobj, default, ddefault), None
+
+
+@pushforward(runtime.attribute_gradient)
+def attribute_gradient_push(g, obj, name, dy, *, dobj, ddy):
+    return runtime.attribute_gradient(obj, name, ddy)  # (linear in dy; obj gives only its structure)
 
 
 @array(getattr)

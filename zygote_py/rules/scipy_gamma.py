@@ -53,6 +53,9 @@ Conventions:
   while a constant shape parameter, the common case, gets 0 or nothing
   and brings no ``nan`` into other gradients, at any order. The last argument's derivative at ``x == 0`` is the
   limit from the right: ``inf`` for ``a < 1``.
+- ``factorial(n)`` is ``gamma(n + 1)`` for ``n >= 0`` and 0 below (SciPy's
+  ``extend="zero"``), differentiated through that formula; ``exact=True``
+  (integers) has no gradient, ``extend="complex"`` is refused.
 - ``poch(z, m) == gamma(z + m) / gamma(z)``: ``z`` gets ``poch (digamma(z
   + m) - digamma(z))``, ``m`` gets ``poch digamma(z + m)``.
 - ``betaln(a, b)``, ``beta(a, b)``, and the two-argument functions above,
@@ -63,7 +66,7 @@ import math
 import numpy as np
 import scipy.special
 
-from zygote_py import runtime
+from zygote_py import errors, runtime
 from zygote_py.rules import scipy_gamma
 
 from ..registry import adjoint, implemented_by, nondifferentiable, pushforward
@@ -492,3 +495,30 @@ def ndtri(x):
 @pushforward(scipy.special.ndtri)
 def ndtri_push(y, x, *, dx):
     return dx * (math.sqrt(2 * math.pi) * np.exp(0.5 * y * y))
+
+
+# --------------------------------------------------------------------------
+# factorial
+
+
+@implemented_by(scipy.special.factorial)
+def factorial(n, exact=False, extend="zero"):
+    """``gamma(n + 1)`` for ``n >= 0``, 0 below (SciPy's ``extend="zero"``),
+    ``nan`` for ``nan``. ``exact=True`` counts (integers): no gradient;
+    ``extend="complex"`` is refused."""
+    if exact:
+        return scipy_gamma.exact_factorial(n, extend)
+    if extend != "zero":
+        raise errors.NoDerivativeRule(
+            f"scipy.special.factorial(extend={extend!r}) is not differentiated",
+            hint="use scipy.special.gamma(n + 1), which is, or extend='zero'")
+    ok = np.greater_equal(n, 0)
+    value = np.where(ok, scipy.special.gamma(np.where(ok, n, 0.0) + 1.0), 0.0)
+    return np.where(np.isnan(n), np.nan, value)[()]
+
+
+def exact_factorial(n, extend):
+    return scipy.special.factorial(n, exact=True, extend=extend)
+
+
+nondifferentiable(exact_factorial)

@@ -39,13 +39,21 @@ Conventions:
 - ``odeint(full_output=True)``: the solution is differentiated, the
   information dictionary not. ``Dfun`` (a Jacobian) is used by the
   forward solve only.
-- Forward mode through a right-hand side that captures values being
-  differentiated (a closure over the weights) is refused by the forward
-  compiler (a nested function passed on); pass such values through
-  ``args``, or use reverse mode, which takes the closure's gradient.
-- Real states only. Second derivatives (a gradient of a gradient, or
-  forward over reverse) are not computed: they raise
-  :class:`~zygote_py.errors.NoDerivativeRule`.
+- Real states only.
+
+Second order (``zpy.hvp``, a gradient of a gradient, ``zpy.jvp`` of a
+gradient), in the initial state and the parameters. Forward over reverse
+is the tangent of the adjoint sweep (:func:`sweep_tangent`): the backward
+system with its tangent, ``[y, a, dy, da, dg]``, integrated backwards by
+the same solver, the tangent's right-hand side being zygote_py's
+pushforward of the vector-Jacobian products above (second derivatives of
+``f``, forward over reverse). Reverse over reverse uses that the gradient
+``G`` of ``<ybar, y(p)>`` has the symmetric Hessian of that function as
+Jacobian: the cotangent ``w`` of ``G`` gives ``p`` the same sweep's tangent
+along ``w``, and ``ybar`` the solution's tangent along ``w``. Refused, with
+:class:`~zygote_py.errors.NoDerivativeRule`: second derivatives in the
+times, a right-hand side that captures floats (a closure: pass them through
+``args``), and third derivatives.
 """
 import types
 
@@ -135,7 +143,7 @@ def like_value(a, value):
     if isinstance(value, np.ndarray):
         return np.reshape(a, value.shape).astype(value.dtype)
     if isinstance(value, (list, tuple)):
-        return type(value)(float(v) for v in a)
+        return type(value)([float(v) for v in a])
     return float(a[0])
 
 
@@ -160,6 +168,13 @@ def rhs_value(func, args, tfirst, y, t):
     return scipy_integrate.as_vector(func(t, y, *args) if tfirst else func(y, t, *args), len(y))
 
 
+def layout(func, args, tfirst, y, t):
+    """``(like, p)``: the parameters' gradient at ``(y, t)``, whose layout
+    the augmented state's parameter part takes, and its number of floats."""
+    _, _, like = scipy_integrate.vjp(func, args, tfirst, y, t, np.ones(len(y)))
+    return like, len(scipy_integrate.flatten(like, like))
+
+
 def adjoint_sweep(func, args, tfirst, times, states, cotangents, t0, y0, integrate):
     """The adjoint method (see the module's docstring) over outputs
     ``states[i]`` at ``times[i]`` (the solution started at ``(t0, y0)``)
@@ -167,8 +182,7 @@ def adjoint_sweep(func, args, tfirst, times, states, cotangents, t0, y0, integra
     solves the augmented system. Returns ``(dy0, (dfunc, dargs), dtimes,
     dt0)``."""
     n = len(y0)
-    _, _, like = scipy_integrate.vjp(func, args, tfirst, states[-1], times[-1], np.ones(n))
-    p = len(scipy_integrate.flatten(like, like))
+    like, p = scipy_integrate.layout(func, args, tfirst, states[-1], times[-1])
 
     def rhs(t, s):
         f, dy, dp = scipy_integrate.vjp(func, args, tfirst, s[:n], t, s[n:2 * n])
@@ -202,6 +216,69 @@ def tangent_rhs(func, args, tfirst, dfunc, dargs, n):
     return rhs
 
 
+def sweep_tangent(func, args, tfirst, times, states, cotangents, t0, y0, integrate, dfunc, dargs, dstates,
+                  dcotangents, dy0):
+    """The tangent of :func:`adjoint_sweep`'s result along the tangents of
+    the parameters (``dfunc``, ``dargs``), the outputs (``dstates``, which
+    must be the solution's tangent along them and ``dy0``), the cotangents
+    and ``y0``, the times held fixed: forward over reverse. The backward
+    system ``[y, a, dy, da, dg]`` is integrated as :func:`adjoint_sweep`'s,
+    its tangent's right-hand side being the pushforward of ``(y, a, p) ->
+    (f, (df/dy)^T a, (df/dp)^T a)`` (second derivatives of ``f``, which
+    zygote_py takes forward over its own reverse mode)."""
+    if isinstance(func, types.FunctionType) and runtime.captures_differentiable(func):
+        # (forward mode over the gradient of a closure's captured values is not supported by the machinery)
+        raise errors.NoDerivativeRule(
+            "second derivatives through scipy.integrate's ODE solvers of a right-hand side that captures float "
+            "values (a closure over weights or rates) are not computed",
+            hint="pass the values it reads through args= (odeint's and solve_ivp's), which are differentiated twice",
+        )
+    n = len(y0)
+    like, p = scipy_integrate.layout(func, args, tfirst, states[-1], times[-1])
+    if dfunc is None and isinstance(func, types.FunctionType):
+        dfunc = tangent.Tangent()  # (see tangent_rhs)
+    state = scipy_integrate.tangent_rhs(func, args, tfirst, dfunc, dargs, n)
+
+    def rhs(t, s):
+        y, a, dy, da = s[:n], s[n:2 * n], s[2 * n:3 * n], s[3 * n:4 * n]
+        (f, fy, fp), (df, dfy, dfp) = runtime.push(scipy_integrate.vjp, (func, args, tfirst, y, t, a), {},
+                                                   (dfunc, dargs, None, dy, None, da), {})
+        return np.concatenate([f, -fy, scipy_integrate.as_vector(df, n), -scipy_integrate.as_vector(dfy, n),
+                               -scipy_integrate.flatten(dfp, like)])
+
+    a, da, dg = np.zeros(n), np.zeros(n), np.zeros(p)
+    ddtimes = np.zeros(len(times))
+    for i in range(len(times) - 1, -1, -1):
+        moved = state(times[i], np.concatenate([states[i], dstates[i]]))
+        ddtimes[i] = dcotangents[i] @ moved[:n] + cotangents[i] @ moved[n:]
+        a, da = a + cotangents[i], da + dcotangents[i]
+        t_prev = times[i - 1] if i > 0 else t0
+        if t_prev != times[i]:
+            s = integrate(rhs, np.concatenate([states[i], a, dstates[i], da, dg]), times[i], t_prev)
+            a, da, dg = s[n:2 * n], s[3 * n:4 * n], s[4 * n:]
+    moved = state(t0, np.concatenate([y0, dy0]))
+    ddt0 = -(da @ moved[:n] + a @ moved[n:])
+    return da, scipy_integrate.unflatten(dg, like), ddtimes, ddt0
+
+
+def fixed_times(*dts):
+    """Refuses a tangent (or a second-order cotangent) of the times:
+    second derivatives in the times are not computed."""
+    if any(not runtime.is_zero_tangent(d) and np.any(runtime.dense(d)) for d in dts):
+        raise errors.NoDerivativeRule(
+            "second derivatives of scipy.integrate's ODE solvers in the times are not computed (those in the "
+            "initial state and the parameters are)",
+            hint="hold the times fixed when differentiating twice (pass them as constants)",
+        )
+
+
+def dense_or_zero(d, like):
+    """A tangent as a float array shaped as ``like`` (zero where none)."""
+    if runtime.is_zero_tangent(d):
+        return np.zeros(np.shape(like))
+    return np.reshape(np.asarray(runtime.dense(d), float), np.shape(like))
+
+
 def arguments(args):
     """``args`` as the tuple the solvers pass on (``None``: none; a single
     value: itself)."""
@@ -211,7 +288,9 @@ def arguments(args):
 
 
 def arg_tangents(args, dargs):
-    return tuple(dargs) if isinstance(args, tuple) else (() if args is None else (dargs,))
+    if isinstance(args, tuple):
+        return (None,) * len(args) if runtime.is_zero_tangent(dargs) else tuple(dargs)
+    return () if args is None else (dargs,)
 
 
 def arg_gradients(args, dargs):
@@ -236,16 +315,44 @@ def odeint_grads(dy, func, y0, t, args, y, full_output, rtol, atol, mxstep, hmax
     times = np.asarray(t, float)
     cot = np.reshape(np.asarray(runtime.dense(g), float), ys.shape)
     pars = scipy_integrate.arguments(args)
-
-    def integrate(rhs, s, t_from, t_to):
-        return scipy.integrate.odeint(rhs, s, [t_from, t_to], rtol=rtol, atol=atol, mxstep=mxstep, hmax=hmax,
-                                      tfirst=True)[-1]
-
+    integrate = scipy_integrate.odeint_backwards(rtol, atol, mxstep, hmax)
     dy0, (dfunc, dargs), dtimes, dt0 = scipy_integrate.adjoint_sweep(
         func, pars, tfirst, times, ys, cot, times[0], ys[0], integrate)
     dtimes[0] = dtimes[0] + dt0
     return (dfunc, np.reshape(dy0, np.shape(y0)) if np.ndim(y0) else float(dy0[0]),
             scipy_integrate.fit_times(dtimes, t), scipy_integrate.arg_gradients(args, dargs))
+
+
+def odeint_backwards(rtol, atol, mxstep, hmax):
+    """The solve of the adjoint sweep's backward system, with ``odeint``'s
+    options."""
+    def integrate(rhs, s, t_from, t_to):
+        return scipy.integrate.odeint(rhs, s, [t_from, t_to], rtol=rtol, atol=atol, mxstep=mxstep, hmax=hmax,
+                                      tfirst=True)[-1]
+    return integrate
+
+
+def odeint_grads_tangent(dy, func, y0, t, args, y, full_output, rtol, atol, mxstep, hmax, tfirst, ddy, dfunc, dt,
+                         dargs, d_y):
+    """The tangent of :func:`odeint_grads`'s result along the tangents of
+    the cotangent ``dy``, the parameters and the solution ``y`` (``d_y``,
+    the solution's tangent along them): :func:`sweep_tangent`."""
+    scipy_integrate.fixed_times(dt)
+    g = dy[0] if full_output else dy
+    if g is None:
+        return None, None, None, None
+    ys = np.asarray(y[0] if full_output else y)
+    cot = np.reshape(np.asarray(runtime.dense(g), float), ys.shape)
+    dcot = scipy_integrate.dense_or_zero(ddy[0] if full_output and not runtime.is_zero_tangent(ddy) else ddy, ys)
+    dys = scipy_integrate.dense_or_zero(d_y[0] if full_output and not runtime.is_zero_tangent(d_y) else d_y, ys)
+    times = np.asarray(t, float)
+    pars = scipy_integrate.arguments(args)
+    da, (ddfunc, ddargs), ddtimes, ddt0 = scipy_integrate.sweep_tangent(
+        func, pars, tfirst, times, ys, cot, times[0], ys[0], scipy_integrate.odeint_backwards(rtol, atol, mxstep, hmax),
+        dfunc, scipy_integrate.arg_tangents(args, dargs), dys, dcot, dys[0])
+    ddtimes[0] = ddtimes[0] + ddt0
+    return (ddfunc, np.reshape(da, np.shape(y0)) if np.ndim(y0) else float(da[0]),
+            scipy_integrate.fit_times(ddtimes, t), scipy_integrate.arg_gradients(args, ddargs))
 
 
 def fit_times(dtimes, t):
@@ -298,6 +405,31 @@ def odeint_push(y, func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, 
                                           dfunc, dy0, dt, dargs)
 
 
+@pushforward(odeint_grads)
+def odeint_grads_push(out, dy, func, y0, t, args, y, full_output, rtol, atol, mxstep, hmax, tfirst, *, ddy, dfunc,
+                      dy0, dt, dargs, d_y):
+    return scipy_integrate.odeint_grads_tangent(dy, func, y0, t, args, y, full_output, rtol, atol, mxstep, hmax,
+                                                tfirst, ddy, dfunc, dt, dargs, d_y)
+
+
+@adjoint(odeint_grads)
+def odeint_grads_adjoint(dy, func, y0, t, args, y, full_output, rtol, atol, mxstep, hmax, tfirst):
+    out = scipy_integrate.odeint_grads(dy, func, y0, t, args, y, full_output, rtol, atol, mxstep, hmax, tfirst)
+
+    def back(w):
+        # The gradients are those of the Hessian of <dy, y> (out's Jacobian in the parameters, a symmetric one)
+        # times w: out's tangent along w; dy's is the solution's tangent along w. y's is none: out's tangent
+        # counts y's change along w (y is the solution at these parameters).
+        wfunc, wy0, wt, wargs = (None,) * 4 if w is None else w
+        scipy_integrate.fixed_times(wt)
+        moved = scipy_integrate.odeint_tangent(y, func, y0, t, args, full_output, rtol, atol, mxstep, hmax, tfirst,
+                                               wfunc, wy0, None, wargs)
+        gfunc, gy0, gt, gargs = scipy_integrate.odeint_grads_tangent(
+            dy, func, y0, t, args, y, full_output, rtol, atol, mxstep, hmax, tfirst, None, wfunc, None, wargs, moved)
+        return moved, gfunc, gy0, gt, gargs, None, None, None, None, None, None, None
+    return out, back
+
+
 # --------------------------------------------------------------------------
 # solve_ivp
 
@@ -327,21 +459,54 @@ def solve_ivp_grads(dy, fun, t_span, y0, method, t_eval, vectorized, args, optio
     cot = np.reshape(np.asarray(runtime.dense(g), float).T, ys.shape)
     pars = scipy_integrate.arguments(args)
     func = scipy_integrate.column_function(fun) if vectorized else fun
-    kept = {k: v for k, v in options.items() if k in scipy_integrate.ADJOINT_OPTIONS}
-
-    def integrate(rhs, s, t_from, t_to):
-        return scipy.integrate.solve_ivp(rhs, (t_from, t_to), s, method=method, **kept).y[:, -1]
-
     t0 = float(t_span[0])
     start = np.ravel(np.asarray(y0, float))
     dy0, (dfun, dargs), dtimes, dt0 = scipy_integrate.adjoint_sweep(
-        func, pars, True, times, ys, cot, t0, start, integrate)
+        func, pars, True, times, ys, cot, t0, start, scipy_integrate.solve_ivp_backwards(method, options))
     if t_eval is None:  # (the first and last outputs are at t_span's ends)
         dt_span, dt_eval = scipy_integrate.fit_times([dt0 + dtimes[0], dtimes[-1]], t_span), None
     else:
         dt_span, dt_eval = scipy_integrate.fit_times([dt0, 0.0], t_span), scipy_integrate.fit_times(dtimes, t_eval)
     return (dfun, dt_span, np.reshape(dy0, np.shape(y0)) if np.ndim(y0) else float(dy0[0]), dt_eval,
             scipy_integrate.arg_gradients(args, dargs))
+
+
+def solve_ivp_backwards(method, options):
+    """The solve of the adjoint sweep's backward system, with the call's
+    ``method`` and :data:`ADJOINT_OPTIONS`."""
+    kept = {k: v for k, v in options.items() if k in scipy_integrate.ADJOINT_OPTIONS}
+
+    def integrate(rhs, s, t_from, t_to):
+        return scipy.integrate.solve_ivp(rhs, (t_from, t_to), s, method=method, **kept).y[:, -1]
+    return integrate
+
+
+def solve_ivp_grads_tangent(dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y, ddy, dfun, dt_span,
+                            dt_eval, dargs, d_y):
+    """The tangent of :func:`solve_ivp_grads`'s result (see
+    :func:`odeint_grads_tangent`)."""
+    scipy_integrate.fixed_times(dt_span, dt_eval)
+    g = runtime.field(dy, "y")
+    if g is None:
+        return None, None, None, None, None
+    ys = np.asarray(y.y).T
+    times = np.asarray(y.t, float)
+    cot = np.reshape(np.asarray(runtime.dense(g), float).T, ys.shape)
+    dcot = scipy_integrate.dense_or_zero(runtime.field(ddy, "y"), ys.T).T
+    dys = scipy_integrate.dense_or_zero(runtime.field(d_y, "y"), ys.T).T
+    func = scipy_integrate.column_function(fun) if vectorized else fun
+    t0 = float(t_span[0])
+    start = np.ravel(np.asarray(y0, float))
+    da, (ddfun, ddargs), ddtimes, ddt0 = scipy_integrate.sweep_tangent(
+        func, scipy_integrate.arguments(args), True, times, ys, cot, t0, start,
+        scipy_integrate.solve_ivp_backwards(method, options), dfun, scipy_integrate.arg_tangents(args, dargs), dys,
+        dcot, dys[0])
+    if t_eval is None:
+        dt_span, dt_eval = scipy_integrate.fit_times([ddt0 + ddtimes[0], ddtimes[-1]], t_span), None
+    else:
+        dt_span, dt_eval = scipy_integrate.fit_times([ddt0, 0.0], t_span), scipy_integrate.fit_times(ddtimes, t_eval)
+    return (ddfun, dt_span, np.reshape(da, np.shape(y0)) if np.ndim(y0) else float(da[0]), dt_eval,
+            scipy_integrate.arg_gradients(args, ddargs))
 
 
 def column_function(fun):
@@ -356,6 +521,18 @@ def with_fields(result):
     ``sol.y`` is a field, whose gradient zygote_py tracks)."""
     result.__dict__.update(result)
     return result
+
+
+@adjoint(with_fields)
+def with_fields_adjoint(result):
+    def back(dresult):  # (the same object: its entries, as fields too)
+        return (dresult,)
+    return scipy_integrate.with_fields(result), back
+
+
+@pushforward(with_fields)
+def with_fields_push(y, result, *, dresult):
+    return dresult
 
 
 def solve_ivp_tangent(y, fun, t_span, y0, method, t_eval, vectorized, args, options, dfun, dt_span, dy0, dt_eval,
@@ -408,18 +585,40 @@ def solve_ivp_push(y, fun, t_span, y0, method="RK45", t_eval=None, dense_output=
                                              dict(options, events=events), dfun, dt_span, dy0, dt_eval, dargs)
 
 
+@pushforward(solve_ivp_grads)
+def solve_ivp_grads_push(out, dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y, *, ddy, dfun,
+                         dt_span, dy0, dt_eval, dargs, d_y):
+    return scipy_integrate.solve_ivp_grads_tangent(dy, fun, t_span, y0, method, t_eval, vectorized, args, options,
+                                                   y, ddy, dfun, dt_span, dt_eval, dargs, d_y)
+
+
+@adjoint(solve_ivp_grads)
+def solve_ivp_grads_adjoint(dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y):
+    out = scipy_integrate.solve_ivp_grads(dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y)
+
+    def back(w):  # (see odeint_grads_adjoint)
+        wfun, wspan, wy0, weval, wargs = (None,) * 5 if w is None else w
+        scipy_integrate.fixed_times(wspan, weval)
+        moved = scipy_integrate.solve_ivp_tangent(y, fun, t_span, y0, method, t_eval, vectorized, args, options,
+                                                  wfun, None, wy0, None, wargs)
+        gfun, gspan, gy0, geval, gargs = scipy_integrate.solve_ivp_grads_tangent(
+            dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y, None, wfun, None, None, wargs, moved)
+        return moved, gfun, gspan, gy0, None, geval, None, gargs, None, None
+    return out, back
+
+
 # --------------------------------------------------------------------------
-# No second order
+# No third order
 
 
-def second_order(*values):
+def third_order(*values):
     raise errors.NoDerivativeRule(
-        "second derivatives through scipy.integrate's ODE solvers (a gradient of a gradient, or forward mode "
-        "over reverse) are not computed",
-        hint="differentiate the solution once; for a Hessian, take finite differences of zpy.gradient",
+        "third derivatives through scipy.integrate's ODE solvers (a derivative of a second derivative, or of "
+        "forward mode: reverse or forward over a jvp) are not computed",
+        hint="second derivatives are: zpy.hvp, a gradient of zpy.gradient, or zpy.jvp of zpy.gradient",
     )
 
 
-for _helper in (odeint_grads, odeint_tangent, solve_ivp_grads, solve_ivp_tangent):
-    adjoint(_helper)(second_order)
-    pushforward(_helper)(second_order)
+for _helper in (odeint_tangent, odeint_grads_tangent, solve_ivp_tangent, solve_ivp_grads_tangent):
+    adjoint(_helper)(third_order)
+    pushforward(_helper)(third_order)

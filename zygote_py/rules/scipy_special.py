@@ -5,7 +5,8 @@ function. (The gamma and error-function family is in
 
 Covered: ``logsumexp softmax log_softmax expit logit xlogy xlog1py entr
 rel_entr kl_div i0 i1 i0e i1e iv ive jv (jn) yv j0 j1 y0 y1 yn zeta exprel
-exp1 expi expn``, as ``scipy.special.<name>``.
+exp1 expi expn fresnel spence hyp1f1 sph_harm_y``, as ``scipy.special.<name>``;
+``bernoulli`` (the Bernoulli numbers up to ``n``) has no gradient.
 This module is imported (into the built-in layer) once the user has
 imported :mod:`scipy.special` (:func:`zygote_py.registry.when_imported`).
 
@@ -59,14 +60,30 @@ Which arguments get a gradient, and conventions:
   declaration :func:`registry.constant_argument` (a constant order, also
   one captured by a closure differentiated again, is fine). Where the
   function is known only at run time (``fn(v, x)`` for a ``fn`` passed
-  in) the compiler cannot tell: there a float order's gradient is ``nan``
-  (:func:`order_gradient`), never a silent zero. An integer order gets
-  ``None``. The recurrences
+  in, or picked from a dict; an order captured by a closure that an outer
+  gradient differentiates) the compiler cannot tell: there a float order's
+  gradient is a :class:`runtime.Refused` (:func:`order_gradient`), which
+  raises the same error, naming the user's line of the call, where a
+  gradient uses it, and is dropped unseen where the order is constant. An integer order gets ``None``. The recurrences
   ``iv' = (iv(v-1) + iv(v+1)) / 2``, ``jv' = (jv(v-1) - jv(v+1)) / 2``
   (the same for ``yv``), ``i0' = i1``, ``i1' = (i0 + iv(2)) / 2``; the
   exponentially scaled ``i0e i1e ive`` (``f(x) exp(-|x|)``) subtract
   ``sign(x) f(x) exp(-|x|)``, 0 at their kink ``x == 0`` (the mean of the
   one-sided slopes).
+- ``fresnel(x) == (S, C)``: slopes ``sin(pi x**2 / 2)`` and ``cos(pi
+  x**2 / 2)``; either output may go unused. ``spence(z)`` (SciPy's, the
+  integral of ``log(t) / (1 - t)`` from 1 to ``z``): slope ``log(z) / (1 -
+  z)``, -1 at ``z == 1`` (its limit), ``-inf`` at 0.
+- ``hyp1f1(a, b, x)`` (Kummer's function): ``x`` only, slope ``a / b *
+  hyp1f1(a + 1, b + 1, x)``; its derivatives in ``a`` and ``b`` have no
+  closed form, and ``a``, ``b`` are treated as the Bessel functions'
+  orders (refused where differentiated, :func:`order_gradient`).
+- ``sph_harm_y(n, m, theta, phi)``: the angles, through the recurrence
+  in :func:`sph_harm_slopes` (so to any order); the integer degree and
+  order ``n``, ``m`` get none. A complex output of real angles: each
+  angle's gradient is the real part of ``dy`` times the conjugate slope.
+  ``diff_n`` (SciPy's own derivatives) is refused. (``sph_harm`` and
+  ``lpmn``, which SciPy 1.17 no longer has, are not covered.)
 - ``zeta(x, q=None)``, the Hurwitz zeta function ``sum((n + q)**-x)``
   (Riemann's for ``q=None``): ``x`` gets :func:`zeta_slope` (``-sum(log(n +
   q) (n + q)**-x)``, by Euler-Maclaurin summation: relative error below
@@ -324,7 +341,7 @@ def expn(n, x):
 
     def back(dy):
         slope = ((n - 1.0) * y - np.exp(-x)) / x
-        return (scipy_special.order_gradient(n), runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(n, "scipy.special.expn", "n"), runtime.unbroadcast(dy * slope, x))
     return y, back
 
 
@@ -389,20 +406,21 @@ def i1e_push(y, x, *, dx):
     return dx * ((scipy.special.i0e(x) + scipy.special.ive(2, x)) / 2 - np.sign(x) * y)
 
 
-def order_gradient(v):
-    """The gradient of a Bessel function with respect to its order ``v``:
-    ``None`` for an integer order, which is never differentiated; ``nan``
-    (of ``v``'s shape) for a float one, since there is none to give. The
-    compiler refuses a differentiated order where it sees the call (see
-    the module); this gradient reaches only a call dispatched at run time,
-    where raising would refuse constant orders too: a ``nan`` reaches only
-    a gradient that truly depends on the order."""
+def order_gradient(v, name, order, what="its order"):
+    """The gradient of the function ``name`` with respect to its order ``v``
+    (the argument named ``order``; ``what`` it is, for the message): ``None``
+    for an integer order, which is never differentiated; for a float one,
+    which has none to give, a :class:`runtime.Refused` that raises
+    :func:`order_error` where a gradient uses it. The compiler refuses a
+    differentiated order where it sees the call (see the module); this
+    gradient reaches only a call dispatched at run time, where raising at
+    once would refuse constant orders too."""
     if isinstance(v, (bool, int, np.integer)) or np.asarray(v).dtype.kind in "biu":
         return None
-    return np.full(np.shape(v), np.nan)[()]
+    return runtime.Refused(scipy_special.order_error(name, order, what), np.shape(v))
 
 
-def order_tangent(dv, name, order):
+def order_tangent(dv, name, order, what="its order"):
     """The term of the Bessel function ``name``'s tangent from the tangent
     ``dv`` of its order (the argument named ``order``): 0 where ``dv`` is
     zero; otherwise there is none to give, so this raises. The forward
@@ -410,21 +428,21 @@ def order_tangent(dv, name, order):
     not differentiated), and a zero tangent is checked when it runs."""
     if not np.any(dv):
         return 0.0
-    scipy_special.order_refused(name, order)
+    raise scipy_special.order_error(name, order, what)
 
 
-def order_refused(name, order):
-    """Raise: ``name`` has no derivative in its order, which is
-    differentiated."""
-    raise errors.NoDerivativeRule(
-        f"{name} has no derivative with respect to its order {order!r}, and {order!r} is differentiated here",
+def order_error(name, order, what="its order"):
+    """The error saying that ``name`` has no derivative in ``what``, the
+    argument named ``order``."""
+    return errors.NoDerivativeRule(
+        f"{name} has no derivative with respect to {what} {order!r}, and {order!r} is differentiated here",
         hint=f"keep {order!r} constant (a number, or an array that does not depend on the differentiated inputs): "
         f"the derivative in x is computed; for the derivative in {order!r}, take finite differences of {name} or "
         f"register a rule with @zpy.adjoint({name})",
     )
 
 
-nondifferentiable(order_gradient, order_tangent, order_refused)
+nondifferentiable(order_gradient, order_tangent, order_error)
 for bessel in (scipy.special.iv, scipy.special.ive, scipy.special.jv, scipy.special.yv):
     constant_argument(bessel, 0, "v", "its order")
 constant_argument(scipy.special.yn, 0, "n", "its order")
@@ -435,7 +453,7 @@ constant_argument(scipy.special.expn, 0, "n", "its order")
 def iv(v, x):
     def back(dy):
         slope = (scipy.special.iv(v - 1, x) + scipy.special.iv(v + 1, x)) / 2
-        return (scipy_special.order_gradient(v), runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(v, "scipy.special.iv", "v"), runtime.unbroadcast(dy * slope, x))
     return scipy.special.iv(v, x), back
 
 
@@ -451,7 +469,7 @@ def ive(v, x):
 
     def back(dy):
         slope = (scipy.special.ive(v - 1, x) + scipy.special.ive(v + 1, x)) / 2 - np.sign(x) * y
-        return (scipy_special.order_gradient(v), runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(v, "scipy.special.ive", "v"), runtime.unbroadcast(dy * slope, x))
     return y, back
 
 
@@ -465,7 +483,7 @@ def ive_push(y, v, x, *, dv, dx):
 def jv(v, x):
     def back(dy):
         slope = (scipy.special.jv(v - 1, x) - scipy.special.jv(v + 1, x)) / 2
-        return (scipy_special.order_gradient(v), runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(v, "scipy.special.jv", "v"), runtime.unbroadcast(dy * slope, x))
     return scipy.special.jv(v, x), back
 
 
@@ -479,7 +497,7 @@ def jv_push(y, v, x, *, dv, dx):
 def yv(v, x):
     def back(dy):
         slope = (scipy.special.yv(v - 1, x) - scipy.special.yv(v + 1, x)) / 2
-        return (scipy_special.order_gradient(v), runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(v, "scipy.special.yv", "v"), runtime.unbroadcast(dy * slope, x))
     return scipy.special.yv(v, x), back
 
 
@@ -541,7 +559,7 @@ def y1_push(y, x, *, dx):
 def yn(n, x):
     def back(dy):
         slope = (scipy.special.yn(n - 1, x) - scipy.special.yn(n + 1, x)) / 2
-        return (scipy_special.order_gradient(n), runtime.unbroadcast(dy * slope, x))
+        return (scipy_special.order_gradient(n, "scipy.special.yn", "n"), runtime.unbroadcast(dy * slope, x))
     return scipy.special.yn(n, x), back
 
 
@@ -662,3 +680,112 @@ def zeta_slope(x, q):
 
 array_valued(scipy.special.softmax, scipy.special.log_softmax, scipy.special.zeta)
 array_valued(scipy.special.logsumexp, unless=("return_sign", 4))  # (return_sign=True: a pair)
+
+
+# -- Fresnel integrals, the dilogarithm, Kummer's function, Bernoulli numbers --
+
+
+@adjoint(scipy.special.fresnel)
+def fresnel(x):
+    def back(dy):
+        ds, dc = dy
+        angle = (np.pi / 2) * x * x
+        g = 0.0
+        if ds is not None:
+            g = g + ds * np.sin(angle)
+        if dc is not None:
+            g = g + dc * np.cos(angle)
+        return (g,)
+    return scipy.special.fresnel(x), back
+
+
+@pushforward(scipy.special.fresnel)
+def fresnel_push(y, x, *, dx):
+    angle = (np.pi / 2) * x * x
+    return dx * np.sin(angle), dx * np.cos(angle)
+
+
+def spence_slope(z):
+    """``spence'(z) = log(z) / (1 - z)`` (SciPy's ``spence(z)`` is the
+    integral of ``log(t) / (1 - t)`` from 1 to ``z``): -1 at ``z == 1``, its
+    limit; ``-inf`` at 0; ``nan`` for ``z < 0``, where the value is."""
+    regular = np.logical_and(np.greater(z, 0), np.not_equal(z, 1))
+    w = np.where(regular, z, 2.0)
+    edge = np.where(np.equal(z, 1), -1.0, np.where(np.equal(z, 0), -np.inf, np.nan))
+    return np.where(regular, np.log(w) / (1.0 - w), edge)
+
+
+@adjoint(scipy.special.spence)
+def spence(z):
+    def back(dy):
+        return (dy * scipy_special.spence_slope(z),)
+    return scipy.special.spence(z), back
+
+
+@pushforward(scipy.special.spence)
+def spence_push(y, z, *, dz):
+    return dz * scipy_special.spence_slope(z)
+
+
+@adjoint(scipy.special.hyp1f1)
+def hyp1f1(a, b, x):
+    def back(dy):
+        slope = a / b * scipy.special.hyp1f1(a + 1.0, b + 1.0, x)
+        return (scipy_special.order_gradient(a, "scipy.special.hyp1f1", "a", "its parameter"),
+                scipy_special.order_gradient(b, "scipy.special.hyp1f1", "b", "its parameter"),
+                runtime.unbroadcast(dy * slope, x))
+    return scipy.special.hyp1f1(a, b, x), back
+
+
+@pushforward(scipy.special.hyp1f1)
+def hyp1f1_push(y, a, b, x, *, da, db, dx):
+    slope = a / b * scipy.special.hyp1f1(a + 1.0, b + 1.0, x)
+    return (runtime.shaped(dx * slope, y) + scipy_special.order_tangent(da, "scipy.special.hyp1f1", "a", "its parameter")
+            + scipy_special.order_tangent(db, "scipy.special.hyp1f1", "b", "its parameter"))
+
+
+constant_argument(scipy.special.hyp1f1, 0, "a", "its parameter")
+constant_argument(scipy.special.hyp1f1, 1, "b", "its parameter")
+nondifferentiable(scipy.special.bernoulli)  # (the Bernoulli numbers B_0 ... B_n: n is a count)
+
+
+# -- spherical harmonics ---------------------------------------------------------
+
+
+def sph_harm_slopes(n, m, theta, phi, y):
+    """``(dY/dtheta, dY/dphi)`` of ``y = sph_harm_y(n, m, theta, phi)``:
+    ``m cot(theta) Y_n^m + sqrt((n - m)(n + m + 1)) exp(-i phi) Y_n^{m+1}``
+    and ``i m Y_n^m`` (the Condon-Shortley phase included, as SciPy's);
+    infinite at the poles ``theta == 0, pi`` where ``m != 0``."""
+    up = np.sqrt((n - m) * (n + m + 1.0)) * np.exp(-1j * phi) * scipy.special.sph_harm_y(n, m + 1, theta, phi)
+    return m / np.tan(theta) * y + up, 1j * m * y
+
+
+def sph_harm_check(diff_n):
+    if diff_n:
+        raise errors.NoDerivativeRule(
+            "scipy.special.sph_harm_y(diff_n=...) is not differentiated",
+            hint="differentiate sph_harm_y(n, m, theta, phi) itself (diff_n=0): its derivatives in the angles "
+            "are computed, to any order")
+
+
+nondifferentiable(sph_harm_check)
+
+
+@adjoint(scipy.special.sph_harm_y)
+def sph_harm_y(n, m, theta, phi, *, diff_n=0):
+    scipy_special.sph_harm_check(diff_n)
+    y = scipy.special.sph_harm_y(n, m, theta, phi)
+
+    def back(dy):
+        dtheta, dphi = scipy_special.sph_harm_slopes(n, m, theta, phi, y)
+        return (None, None, runtime.unbroadcast(np.real(dy * np.conj(dtheta)), theta),
+                runtime.unbroadcast(np.real(dy * np.conj(dphi)), phi))
+    return y, back
+
+
+@pushforward(scipy.special.sph_harm_y)
+def sph_harm_y_push(y, n, m, theta, phi, *, diff_n=0, dtheta, dphi):
+    scipy_special.sph_harm_check(diff_n)
+    slope_theta, slope_phi = scipy_special.sph_harm_slopes(n, m, theta, phi, y)
+    return runtime.shaped(slope_theta * dtheta + slope_phi * dphi, y)

@@ -130,7 +130,9 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
             seam.compiler().never_library(f.__func__, f)
         return push(f.__func__, (f.__self__, *args), kwargs, (None, *dargs), dkwargs)
     if isinstance(f, types.FunctionType):
-        return seam.compiler().call_jvp(f, args, kwargs, dargs, dkwargs)
+        # (a rule's vjp captures the rule, registered code whose float default values, odeint's h0=0.0,
+        # are no differentiated value)
+        return seam.compiler().call_jvp(f, args, kwargs, dargs, dkwargs, entry=f.__code__ in READABLE)
     names = field_constructor(f) if isinstance(f, type) else None
     if names is not None:  # a namedtuple's or a plain dataclass's fields get their arguments' tangents
         y = f(*args, **kwargs)

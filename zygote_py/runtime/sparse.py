@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import operator
+import os
+import re
 import sys
 from typing import Any, Callable
 
@@ -197,6 +199,68 @@ class Lazy:
 
     def __getitem__(self, key: Any) -> Any:
         return self.dense()[key]
+
+
+class Refused(Lazy):
+    """The cotangent of an argument that has no derivative (a Bessel
+    function's order, ``registry.constant_argument``) reached through a
+    call dispatched at run time, where it is not known whether the caller
+    differentiates the argument: it stays itself through the arithmetic of
+    accumulation and the chain rule, and raises its ``error`` where it
+    would be used as a value (made dense: returned to the user, converted to
+    an array or a number). A caller that holds the argument constant drops
+    it unseen."""
+
+    __slots__ = ("error", "shape")
+    dtype = np.dtype(float)
+
+    def __init__(self, error: NoDerivativeRule, shape: tuple) -> None:
+        self.error, self.shape = _at_callers_line(error), shape
+
+    def dense(self) -> np.ndarray:
+        raise self.error
+
+    def __repr__(self) -> str:
+        return f"<no gradient: {self.error.message}>"
+
+    def __float__(self) -> float:
+        raise self.error
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return self
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func in (np.shape, np.ndim, np.size):
+            return func(np.broadcast_to(0.0, self.shape))
+        return self
+
+    def _same(self, *other: Any) -> "Refused":
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _same
+    __neg__ = __pos__ = _same
+
+    def __getitem__(self, key: Any) -> Any:
+        return self
+
+
+_OWN = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+"""zygote_py's own directory."""
+
+
+def _at_callers_line(error: NoDerivativeRule) -> NoDerivativeRule:
+    """``error`` located at the innermost frame outside zygote_py: the
+    user's code whose pullback is running (emitted code runs with the
+    user's line numbers), the line of the call that made it."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_OWN):
+        frame = frame.f_back
+    if frame is None or error.function is not None:
+        return error
+    # (the emitted definitions are named after the user's function: f_gradient, f_pullback, see ad.pipeline)
+    name = re.sub(r"(_forward|_gradient|_pullback|_jvp)+$", "", frame.f_code.co_name)
+    return type(error)(error.message, function=name, filename=frame.f_code.co_filename, line=frame.f_lineno,
+                       hint=error.hint)
 
 
 class Scatter(Lazy):
