@@ -41,3 +41,98 @@ def through_a_list_of_functions(x):
 @pytest.mark.parametrize("f", [hypotenuse, through_a_list_of_functions])
 def test_jvp_of_gradient(f):
     assert_jvp_of_gradient(f)
+
+
+def normalise(u):
+    """Changes its argument in place."""
+    u /= np.sqrt(1.0 + np.sum(u * u))
+    return np.sum(u)
+
+
+def through_a_function_changing_its_argument(x):
+    u = x * 1.5
+    s = normalise(u)
+    return s * np.sum(np.sin(u) * x)
+
+
+class Base:
+    def __init__(self, w):
+        self.w = w * 2.0
+
+
+class Scaled(Base):
+    def __init__(self, w, k):
+        super().__init__(w)
+        self.k = k
+
+    def value(self, x):
+        return np.sum(np.tanh(self.w * x))
+
+
+def scale_down(u):
+    """Changes its argument in place; ``sum``'s rule reads the list's items
+    (``runtime.take``)."""
+    u *= 1.0 / (1.0 + sum([np.sum(p * p) for p in [u[:2], u[1:]]]))
+
+
+def through_a_sum_read_by_its_rule(x):
+    u = x * 1.0
+    scale_down(u)
+    return np.sum(np.sin(u) * x)
+
+
+@pytest.mark.parametrize("f", [through_a_function_changing_its_argument, through_a_sum_read_by_its_rule])
+def test_jvp_of_gradient_through_calls_of_the_users_code(f):
+    """The mutation pass's calls of the user's code (a function or a method
+    changing its argument, a base class's ``__init__``) pushed forward in
+    one run; a rule's pullback that changes an argument replayed forward."""
+    assert_jvp_of_gradient(f)
+
+
+A = np.array([[2.0, 0.5, 0.1], [0.5, 3.0, 0.2], [0.1, 0.2, 1.5]])
+B = np.array([1.0, -1.0, 0.5])
+W1 = np.array([[0.4, -0.3, 0.8], [-0.6, 0.2, 0.5], [0.1, 0.9, -0.7], [0.3, -0.5, 0.2]])
+W2 = np.array([[0.7, -0.2, 0.5, -0.9]])
+
+
+class Quadratic:
+    def __init__(self, a, b):
+        self.A = a
+        self.b = b
+
+    def energy(self, x):
+        return 0.5 * x.dot(self.A.dot(x)) - self.b.dot(x)
+
+
+def quadratic_with_methods(x):
+    return Quadratic(A, B).energy(x)
+
+
+def mlp_with_defaults(x, w1=W1, w2=W2):
+    return np.sum(w2 @ np.tanh(w1 @ x)) + 0.1 * np.sum(x ** 2)
+
+
+@pytest.fixture
+def no_reverse_over_reverse(monkeypatch):
+    """``zpy.hvp`` must push the gradient code forward, not fall back."""
+    def refused(*args):
+        raise AssertionError("hvp fell back to reverse over reverse")
+    monkeypatch.setattr(zpy.derivatives, "_hvp_reverse", refused)
+
+
+def test_hessian_of_a_quadratic_written_with_methods(no_reverse_over_reverse):
+    """A method of the user's class called (the mutation pass's
+    ``call_method``), and ``self.A.dot(x)``, an array's method with a rule,
+    which changes no object."""
+    assert zpy.hessian(quadratic_with_methods, X) == pytest.approx(A, rel=1e-12)
+
+
+def test_hvp_of_a_function_with_default_values(no_reverse_over_reverse):
+    """Its gradient function gives one gradient per argument
+    (``runtime.per_argument``), read by forward mode."""
+    def gradient(x):
+        return zpy.gradient(mlp_with_defaults, x)[0]
+
+    h = 1e-5
+    want = (gradient(X + h * V) - gradient(X - h * V)) / (2 * h)
+    assert zpy.hvp(mlp_with_defaults, (X,), (V,))[0] == pytest.approx(want, rel=1e-6, abs=1e-8)

@@ -110,6 +110,17 @@ _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "
              "sort", "reverse", "popitem", "__setitem__", "__delitem__", "put", "itemset", "resize"}
 
 
+def _array_method(name: str) -> bool:
+    """Whether ``name`` is a method of ``np.ndarray`` with a rule, which
+    changes no object (``self.A.dot(x)``, on a field whose kind the
+    analysis cannot see). Were the object a user's whose ``dot`` keeps its
+    argument, that method's own pushforward refuses the change: its object
+    has no tangent."""
+    method = getattr(np.ndarray, name, None)
+    return name not in _MUTATORS and method is not None and \
+        (registry.lookup(method) is not None or registry.lookup_pushforward(method) is not None)
+
+
 def transform(primal: IR, fn: Any, active: list[bool], numeric: list[int], shared: tuple = (),
               given: tuple = (), written: tuple = ()) -> tuple[IR, list[tuple]]:
     """The pushforward of ``primal`` (the IR of ``fn``) with respect to the
@@ -305,8 +316,8 @@ class _Forward:
                     targets.append((first, s))
             elif method is not None and method[1] in _MUTATORS:
                 targets.append((method[0], s))  # (np.sort(x) is no x.sort(): a module's function)
-            elif method is not None and method[1] not in _PART_METHODS and method[0] in self.defs \
-                    and not self._known(method[0]) and method[0] not in self.facts.static \
+            elif method is not None and method[1] not in _PART_METHODS and not _array_method(method[1]) \
+                    and method[0] in self.defs and not self._known(method[0]) and method[0] not in self.facts.static \
                     and self.facts.callee(self.defs[method[0]]) is not super \
                     and any(isinstance(a, Var) and a in self.facts.active for a in s.args):
                 targets.append((method[0], s))  # (a user's method given differentiated values may keep them)

@@ -323,7 +323,7 @@ def J_forward(args, kwargs, dargs, dkwargs):
     (f, *fargs), (df, *dfargs) = args, dargs
     mutable = [isinstance(a, (list, dict, np.ndarray)) for a in fargs]
     own = f in registry.CHANGES_IN_PLACE  # (one of the mutation pass's changes: see below)
-    if f in registry.RUNS_USERS_CODE:
+    if f in registry.RUNS_USERS_CODE and f not in runtime.MACHINERY_PUSHES:
         _refuse_change(f)  # (its pullback runs once: pushing it by its adjoint would run it once per component)
     if any(mutable) and not own and any(type(a) is collections.defaultdict for a in fargs):
         _refuse_change(f)  # (before the call changes anything; reading a defaultdict may add a key)
@@ -362,7 +362,7 @@ def call_pullback_forward(args, kwargs, dargs, dkwargs):
     if dy is None:
         none = runtime.call_pullback(pullback, dy)
         return none, none  # (no gradients, whose tangents are none)
-    if type(pullback) is not runtime.Pullback or pullback.cells is not None or pullback.param_out is not None:
+    if type(pullback) is not runtime.Pullback or pullback.cells is not None:
         raise errors.NoDerivativeRule(
             "forward mode through a pullback that was not made by a call in the code pushed forward (or that "
             "changes an argument or a closure's variables in place) is not supported",
@@ -385,6 +385,26 @@ def call_pullback_forward(args, kwargs, dargs, dkwargs):
     return grads, runtime.zero_tangent(grads) if dv is None else from_v(dv)
 
 
+def forward_changing_forward(args, kwargs, dargs, dkwargs):
+    """Forward mode through ``forward_changing(f, position, args)`` (gradient
+    code's call of a function that changes an argument in place): ``f``
+    pushed forward once, the changed arguments' tangents copies of their own
+    that change as they do, and its pullback a :class:`runtime.Pullback`
+    that keeps the call and the arguments as they were (made again when it
+    is called, see :func:`call_pullback_forward`), whose tangent is that of
+    ``f`` and those arguments."""
+    (f, position, fargs), (df, _, dfargs) = args, dargs
+    fargs = tuple(fargs)
+    dfargs = (None,) * len(fargs) if dfargs is None else tuple(dfargs)
+    positions = position if type(position) is tuple else (position,)
+    kept, dkept = runtime.copied(fargs, positions[0]), runtime.copied(dfargs, positions[0])
+    given = tuple(runtime.owned(d, a) if i in positions else d for i, (a, d) in enumerate(zip(fargs, dfargs)))
+    y, dy = runtime.push(f, fargs, {}, given, {}, df)
+    pullback = runtime.Pullback(None, f, kept, {}, param_out=position, changed=positions[0])
+    return (((y, *(fargs[p] for p in positions)), pullback),
+            ((dy, *(given[p] for p in positions)), runtime.pullback_gradient(df, dkept)))
+
+
 def gradient_function_forward(args, kwargs, dargs, dkwargs):
     """Forward mode through ``gradient_function(f, args)``: the gradient
     function shares ``f``'s captured variables, and so their tangents (as
@@ -397,6 +417,7 @@ runtime.MACHINERY_PUSHES.update({
     runtime.J: J_forward,
     runtime.J_nested: runtime.nested(J_forward),
     runtime.call_pullback: call_pullback_forward,
+    runtime.forward_changing: forward_changing_forward,
 })
 
 @adjoint(runtime.dense)
@@ -697,6 +718,18 @@ def extremum_grad(dy, a, y, axis, keepdims):
 @pushforward(runtime.copied)
 def copied_push(y, values, changed=None, *, dvalues):
     return dvalues
+
+
+@pushforward(runtime.take)
+def take_push(y, iterable, *, diterable):
+    """The tangents of the items a rule reads (``max(iterable)``'s): the
+    iterable's own where the items are the iterable (a tuple, a list),
+    else those of the items it yielded; its position has none."""
+    items = y[0]
+    if items is iterable:
+        return (diterable, None)
+    tangents = iter(runtime.tangent_of_items(iterable, None if runtime.is_zero_tangent(diterable) else diterable))
+    return ([next(tangents) for _ in items], None)
 
 
 @pushforward(runtime.dense)
