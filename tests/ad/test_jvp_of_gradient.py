@@ -81,7 +81,42 @@ def through_a_sum_read_by_its_rule(x):
     return np.sum(np.sin(u) * x)
 
 
-@pytest.mark.parametrize("f", [through_a_function_changing_its_argument, through_a_sum_read_by_its_rule])
+def through_a_closure_over_a_changing_variable(x):
+    """A nested function reading a variable its caller reassigns (the
+    mutation pass's ``call_with_cells``): its pullback, replayed forward,
+    runs with the cell holding the value it held at the call."""
+    v, t = x * 1.0, 0.0
+    for _ in range(2):
+        v = np.sin(v) * 1.5
+        g = lambda r: r * np.sum(v * v)
+        t = t + g(0.5)
+    return t
+
+
+def closure_over_its_callers_argument_too(x):
+    v = x * 1.0
+    v = np.sin(v) * 1.5
+    g = lambda r: r * np.sum(v * v * x)
+    return g(0.5)
+
+
+def test_a_closure_whose_other_captured_values_have_no_tangent_here():
+    """Refused in forward mode over the gradient (``x``'s tangent does not
+    reach the closure), never a wrong number: ``hvp`` falls back to reverse
+    over reverse, which is checked."""
+    with pytest.raises(zpy.errors.NoDerivativeRule, match="captures differentiated values"):
+        zpy.jvp(lambda a: zpy.gradient(closure_over_its_callers_argument_too, a)[0], (X.copy(),), (V,))
+
+    def gradient(a):
+        return zpy.gradient(closure_over_its_callers_argument_too, a)[0]
+
+    h = 1e-5
+    want = (gradient(X + h * V) - gradient(X - h * V)) / (2 * h)
+    assert zpy.hvp(closure_over_its_callers_argument_too, (X,), (V,))[0] == pytest.approx(want, rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("f", [through_a_function_changing_its_argument, through_a_sum_read_by_its_rule,
+                               through_a_closure_over_a_changing_variable])
 def test_jvp_of_gradient_through_calls_of_the_users_code(f):
     """The mutation pass's calls of the user's code (a function or a method
     changing its argument, a base class's ``__init__``) pushed forward in

@@ -105,7 +105,7 @@ constant exponent (inlined, without the general rule's edge cases)."""
 _IN_PLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 _OTHER_IN_PLACE = {operator.ipow, operator.imatmul, operator.imod, operator.ifloordiv, operator.iand,
                    operator.ior, operator.ixor, operator.ilshift, operator.irshift}
-_STORES = {operator.setitem, operator.delitem, setattr, delattr, ops.merge_dict}
+_STORES = {operator.setitem, operator.delitem, setattr, delattr, ops.merge_dict, runtime.accum_item}
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "fill",
              "sort", "reverse", "popitem", "__setitem__", "__delitem__", "put", "itemset", "resize"}
 
@@ -889,6 +889,10 @@ class _Forward:
                       pure=False)
         elif fn is ops.merge_dict:
             self.emit(out, fn, dtarget, self.concrete(out, s.args[1], s.line), line=s.line, pure=False)
+        elif fn is runtime.accum_item:  # (gradient code's d[k] = accum(d.get(k), g), a closure's gradient)
+            dg = self.tangent(s.args[2])
+            if not is_zero(dg):
+                self.emit(out, fn, dtarget, args[1], dg, line=s.line, pure=False)
         else:
             self.emit(out, fn, dtarget, args[1], line=s.line, pure=False)
 

@@ -362,10 +362,10 @@ def call_pullback_forward(args, kwargs, dargs, dkwargs):
     if dy is None:
         none = runtime.call_pullback(pullback, dy)
         return none, none  # (no gradients, whose tangents are none)
-    if type(pullback) is not runtime.Pullback or pullback.cells is not None:
-        raise errors.NoDerivativeRule(
+    if type(pullback) is not runtime.Pullback or pullback.cells is not None and pullback.cells[1]:
+        raise errors.NoDerivativeRule(  # (forward_with_cells_forward refuses a call assigning its cells)
             "forward mode through a pullback that was not made by a call in the code pushed forward (or that "
-            "changes an argument or a closure's variables in place) is not supported",
+            "assigns a closure's variables, nonlocal) is not supported",
             hint="use reverse mode over the gradient: zpy.gradient of a function calling zpy.gradient")
     plan = pullback.plan()
     grads = runtime.call_pullback(pullback, dy)
@@ -380,8 +380,9 @@ def call_pullback_forward(args, kwargs, dargs, dkwargs):
     dfargs = (None,) * len(pullback.args) if dfargs is None else tuple(dfargs)
     vargs = (runtime.bound_object(pullback.f), *pullback.fresh()) if method else pullback.fresh()
     dvargs = (df, *dfargs) if method else dfargs
-    _, dv = runtime.push(v, (dy, *vargs), pullback.kwargs, (ddy, *dvargs), runtime.field(dpullback, "kwargs") or {},
-                         None if method else df)  # (V's captured variables are f's)
+    with pullback.lent():  # (V's captured variables are f's, and a closure's cells hold what they held at the call)
+        _, dv = runtime.push(v, (dy, *vargs), pullback.kwargs, (ddy, *dvargs),
+                             runtime.field(dpullback, "kwargs") or {}, None if method else df)
     return grads, runtime.zero_tangent(grads) if dv is None else from_v(dv)
 
 
@@ -405,6 +406,37 @@ def forward_changing_forward(args, kwargs, dargs, dkwargs):
             ((dy, *(given[p] for p in positions)), runtime.pullback_gradient(df, dkept)))
 
 
+def forward_with_cells_forward(args, kwargs, dargs, dkwargs):
+    """Forward mode through ``forward_with_cells(f, shared, written, values,
+    args)`` (gradient code's call of a nested function sharing cells with
+    its caller): the closure pushed forward once, its cells lent the values
+    they held at the call, its tangent ``f``'s with the cells' entries the
+    tangents of those values; its pullback a :class:`runtime.Pullback`
+    keeping those values and the arguments as they were, whose tangent is
+    the closure's and the arguments'. One that assigns the cells
+    (``nonlocal``), or that captures other differentiated values while
+    the closure has no tangent here, is refused before it runs."""
+    (f, shared, written, values, fargs), (df, _, _, dvalues, dfargs) = args, dargs
+    if written or runtime.is_zero_tangent(df) and runtime.captures_differentiable(f, frozenset(shared)):
+        raise errors.NoDerivativeRule(  # (a closure whose other captured variables' tangents are not known here)
+            f"forward mode over the gradient of a call of {registry.display_name(f)}, which "
+            + (f"assigns its caller's variable {written[0]!r} (nonlocal)," if written else
+               "captures differentiated values besides those its caller changes,") + " is not supported",
+            hint="pass the values it needs to it as arguments, or use reverse mode over the gradient: "
+            "zpy.gradient of a function calling zpy.gradient")
+    fargs = tuple(fargs)
+    dfargs = (None,) * len(fargs) if dfargs is None else tuple(dfargs)
+    dvalues = (None,) * len(shared) if dvalues is None else tuple(dvalues)
+    kept, held, dkept = runtime.copied(fargs), runtime.copied(values), runtime.copied(dfargs)
+    entries = {} if runtime.is_zero_tangent(df) else dict(tangent.entries(df))
+    entries.update((n, d) for n, d in zip(shared, runtime.copied(dvalues)) if not runtime.is_zero_tangent(d))
+    dclosure = tangent.Tangent(f.__code__.co_freevars, **entries) if entries else None
+    with runtime.lent_cells(f, shared, values):
+        y, dy = runtime.push(f, fargs, {}, dfargs, {}, dclosure)
+    pullback = runtime.Pullback(None, f, kept, {}, cells=(shared, written, held))
+    return (y, pullback), (dy, runtime.pullback_gradient(dclosure, dkept))
+
+
 def gradient_function_forward(args, kwargs, dargs, dkwargs):
     """Forward mode through ``gradient_function(f, args)``: the gradient
     function shares ``f``'s captured variables, and so their tangents (as
@@ -418,6 +450,7 @@ runtime.MACHINERY_PUSHES.update({
     runtime.J_nested: runtime.nested(J_forward),
     runtime.call_pullback: call_pullback_forward,
     runtime.forward_changing: forward_changing_forward,
+    runtime.forward_with_cells: forward_with_cells_forward,
 })
 
 @adjoint(runtime.dense)
@@ -730,6 +763,11 @@ def take_push(y, iterable, *, diterable):
         return (diterable, None)
     tangents = iter(runtime.tangent_of_items(iterable, None if runtime.is_zero_tangent(diterable) else diterable))
     return ([next(tangents) for _ in items], None)
+
+
+@pushforward(runtime.cells_gradient)
+def cells_gradient_push(y, dclosure, names, *, ddclosure):
+    return runtime.cells_gradient(ddclosure, names)
 
 
 @pushforward(runtime.dense)
