@@ -171,3 +171,14 @@ def test_hvp_of_a_function_with_default_values(no_reverse_over_reverse):
     h = 1e-5
     want = (gradient(X + h * V) - gradient(X - h * V)) / (2 * h)
     assert zpy.hvp(mlp_with_defaults, (X,), (V,))[0] == pytest.approx(want, rel=1e-6, abs=1e-8)
+
+
+def test_a_second_hvp_compiles_nothing(monkeypatch):
+    """The closures forward mode pushes for calls known at run time (a
+    rule's ``vjp``) are compiled once, not for each new object they
+    capture."""
+    zpy.hvp(through_a_list_of_functions, (X,), (V,))
+    compiled = []
+    monkeypatch.setattr(zpy.ad.pipeline.CompiledJvp, "__init__", lambda self, *a: compiled.append(a))
+    assert zpy.hvp(through_a_list_of_functions, (X,), (V,))
+    assert compiled == []
