@@ -15,7 +15,9 @@ which does not fail the run). With ``--second N`` the first N programs
 get their second derivatives checked too (``zpy.hvp``, reverse over
 reverse and ``jvp`` of ``gradient``, see :mod:`orders`), with ``--third
 N`` their third (reverse over reverse over reverse), each program within
-``--limit`` seconds; the counts (ok, wrong, crash, refused) are printed.
+``--limit`` seconds per order; the counts (ok, wrong, crash, refused,
+slow) are printed every ``--every`` programs and at the end, and each
+disagreeing program is written to ``--out`` as soon as it is found.
 Exits 1 when any program disagrees with finite differences at any order.
 
     python -m tests.robustness.fuzz --programs 10000 --jobs 2
@@ -65,14 +67,30 @@ def run_one(job: tuple) -> tuple[int, Counter, fp.Outcome, str, orders.Orders]:
 
 def check_orders(prog, order: int, limit: int) -> orders.Orders:
     """Second (and with ``order`` 3, third) derivatives of ``prog`` at the
-    first point, within ``limit`` seconds (past it: counted ``slow``)."""
-    try:
-        with time_limit(limit):
-            return orders.check_orders(prog, fp.POINTS[0], (*fp.DIRECTION, None), W, U, order)
-    except TookTooLong:
-        out = orders.Orders()
-        out.counts[("any", "slow")] += 1
-        return out
+    first point, each order within ``limit`` seconds (past it: counted
+    ``slow`` for that order)."""
+    out = orders.Orders()
+    for n, compositions in ((2, orders.SECOND), (3, ()))[:order - 1]:
+        try:
+            with time_limit(limit):
+                out.add(orders.check_orders(prog, fp.POINTS[0], (*fp.DIRECTION, None), W, U, n, compositions))
+        except TookTooLong:
+            out.counts[(ORDER_NAMES[n], "slow")] += 1
+    return out
+
+
+ORDER_NAMES = {2: "second", 3: "third"}
+
+
+def print_orders(higher: orders.Orders, limit: int) -> None:
+    """The higher orders' counts so far: per composition, and the programs
+    past ``limit`` seconds at each order."""
+    print(f"  higher orders (points; {higher.skipped} skipped: not smooth there; programs past {limit} s: "
+          f"{higher.counts[('second', 'slow')]} at second order, {higher.counts[('third', 'slow')]} at third):",
+          flush=True)
+    for composition in (*orders.SECOND, *orders.THIRD):
+        print(f"    {composition:12s} " + ", ".join(f"{k} {n}" for k, n in higher.kinds(composition).items()),
+              flush=True)
 
 
 def main(argv=None) -> int:
@@ -87,7 +105,9 @@ def main(argv=None) -> int:
     parser.add_argument("--show", type=int, help="print program SEED and exit")
     parser.add_argument("--second", type=int, default=0, help="check second derivatives of the first N programs")
     parser.add_argument("--third", type=int, default=0, help="and third derivatives of the first N")
-    parser.add_argument("--limit", type=int, default=120, help="seconds per program for the higher orders")
+    parser.add_argument("--limit", type=int, default=120, help="seconds per program for each higher order")
+    parser.add_argument("--every", type=int, default=1000,
+                        help="print the running counts every N programs (with the higher orders' counts)")
     args = parser.parse_args(argv)
     exclude = frozenset(filter(None, args.exclude.split(",")))
     if args.show is not None:
@@ -105,8 +125,9 @@ def main(argv=None) -> int:
         jobs = [(args.seed + i, directory, exclude, 3 if i < args.third else 2 if i < args.second else 1, args.limit)
                 for i in range(args.programs)]
         higher = orders.Orders()
+        chunk = 1 if args.second or args.third else 8  # (slow programs one at a time: running counts stay current)
         with multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=200) as pool:
-            for n, (seed, used, outcome, source, more) in enumerate(pool.imap_unordered(run_one, jobs, chunksize=8), 1):
+            for n, (seed, used, outcome, source, more) in enumerate(pool.imap_unordered(run_one, jobs, chunk), 1):
                 higher.add(more)
                 outcome.disagreements += more.findings
                 tags.update(used.keys())
@@ -128,8 +149,10 @@ def main(argv=None) -> int:
                     out.mkdir(exist_ok=True)
                     findings = "\n".join("# " + line for line in outcome.disagreements)
                     (out / f"program_{seed}.py").write_text(f"# fuzz program {seed}\n{findings}\n\n{source}")
-                if n % 1000 == 0:
+                if n % args.every == 0:
                     print(f"  {n} programs, {len(failing)} disagreeing, {time.time() - start:.0f} s", flush=True)
+                    if args.second or args.third:
+                        print_orders(higher, args.limit)
 
     total = args.programs
     print(f"\nzygote_py fuzz: {total} programs (seeds {args.seed}..{args.seed + total - 1}), "
@@ -150,10 +173,7 @@ def main(argv=None) -> int:
     else:
         print("  compared with autograd: not installed, or it could run none of the programs")
     if args.second or args.third:
-        print(f"  higher orders (points; {higher.skipped} skipped: not smooth there; "
-              f"{higher.counts[('any', 'slow')]} programs past {args.limit} s):")
-        for composition in (*orders.SECOND, *orders.THIRD):
-            print(f"    {composition:12s} " + ", ".join(f"{k} {n}" for k, n in higher.kinds(composition).items()))
+        print_orders(higher, args.limit)
         for (composition, kind, message), count in Counter(higher.refusals).most_common(6):
             print(f"    {count:6d} {composition}: {kind}: {message[:100]}")
     print(f"  programs disagreeing with finite differences or crashing: {len(failing)}"

@@ -105,9 +105,20 @@ constant exponent (inlined, without the general rule's edge cases)."""
 _IN_PLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 _OTHER_IN_PLACE = {operator.ipow, operator.imatmul, operator.imod, operator.ifloordiv, operator.iand,
                    operator.ior, operator.ixor, operator.ilshift, operator.irshift}
-_STORES = {operator.setitem, operator.delitem, setattr, delattr, ops.merge_dict}
+_STORES = {operator.setitem, operator.delitem, setattr, delattr, ops.merge_dict, runtime.accum_item}
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "fill",
              "sort", "reverse", "popitem", "__setitem__", "__delitem__", "put", "itemset", "resize"}
+
+
+def _array_method(name: str) -> bool:
+    """Whether ``name`` is a method of ``np.ndarray`` with a rule, which
+    changes no object (``self.A.dot(x)``, on a field whose kind the
+    analysis cannot see). Were the object a user's whose ``dot`` keeps its
+    argument, that method's own pushforward refuses the change: its object
+    has no tangent."""
+    method = getattr(np.ndarray, name, None)
+    return name not in _MUTATORS and method is not None and \
+        (registry.lookup(method) is not None or registry.lookup_pushforward(method) is not None)
 
 
 def transform(primal: IR, fn: Any, active: list[bool], numeric: list[int], shared: tuple = (),
@@ -305,8 +316,8 @@ class _Forward:
                     targets.append((first, s))
             elif method is not None and method[1] in _MUTATORS:
                 targets.append((method[0], s))  # (np.sort(x) is no x.sort(): a module's function)
-            elif method is not None and method[1] not in _PART_METHODS and method[0] in self.defs \
-                    and not self._known(method[0]) and method[0] not in self.facts.static \
+            elif method is not None and method[1] not in _PART_METHODS and not _array_method(method[1]) \
+                    and method[0] in self.defs and not self._known(method[0]) and method[0] not in self.facts.static \
                     and self.facts.callee(self.defs[method[0]]) is not super \
                     and any(isinstance(a, Var) and a in self.facts.active for a in s.args):
                 targets.append((method[0], s))  # (a user's method given differentiated values may keep them)
@@ -896,6 +907,10 @@ class _Forward:
                       pure=False)
         elif fn is ops.merge_dict:
             self.emit(out, fn, dtarget, self.concrete(out, s.args[1], s.line), line=s.line, pure=False)
+        elif fn is runtime.accum_item:  # (gradient code's d[k] = accum(d.get(k), g), a closure's gradient)
+            dg = self.tangent(s.args[2])
+            if not is_zero(dg):
+                self.emit(out, fn, dtarget, args[1], dg, line=s.line, pure=False)
         else:
             self.emit(out, fn, dtarget, args[1], line=s.line, pure=False)
 

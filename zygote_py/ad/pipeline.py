@@ -27,7 +27,7 @@ import gast
 import numpy as np
 
 from ..backend.bound import bound_def
-from ..backend.compile import compile_def, function_def, instantiate, source_of
+from ..backend.compile import compile_def, constant_cells, function_def, instantiate, source_of
 from ..errors import NoDerivativeRule, UnsupportedSyntax
 from ..frontend.lower import lower
 from ..frontend.source import get_source, register_emitted
@@ -668,7 +668,7 @@ def call_forward(fn: types.FunctionType, args: tuple, kwargs: dict,
     :func:`construct` and ``mutation.call_changing``): the caller goes on
     with the changed object."""
     active, numeric = masks(fn, args, kwargs)
-    self_active = captures_differentiable(fn)  # a closure whose captured variables are differentiated
+    self_active = captures(fn)  # a closure whose captured variables are differentiated
     entry = compiled(fn, active, numeric, self_active, param_out, cells_out)
     changed, watched = [], []
     if entry.changed_params:
@@ -813,7 +813,7 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
                     lambda t: t[1:], True)
     if isinstance(f, types.FunctionType) and not _calls_itself(f):
         active, numeric = masks(f, args, kwargs)
-        self_active = captures_differentiable(f)
+        self_active = captures(f)
         entry = compiled(f, active, numeric, self_active, param_out, cells_out)
         sig, keywords = entry.signature, list(kwargs)
         return (entry.vjp_function(f), lambda w: (None, raw_cotangent(f, self_active, sig, len(args), keywords, w)),
@@ -970,6 +970,16 @@ def compiled_jvp(fn: types.FunctionType, active: tuple, numeric: tuple, cells: t
     return entry
 
 
+def captures(fn: types.FunctionType) -> bool:
+    """Whether ``fn`` is a closure whose captured variables hold
+    differentiated values (an emitted function's constants, bound in cells
+    of their own, aside: the gradient code's ``inf``; and the machinery's
+    ``vjp`` and ``gradient`` of a rule, which capture the rule and counts:
+    a rule's default values, ``math.log``'s ``base``, are no values the
+    caller differentiates)."""
+    return fn.__code__ not in runtime.forward.READABLE and captures_differentiable(fn, constant_cells(fn.__code__))
+
+
 def call_jvp(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict,
              entry: bool = False) -> tuple[Any, Any]:
     """``(fn(*args, **kwargs), its tangent)`` for the arguments' tangents
@@ -977,7 +987,7 @@ def call_jvp(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple, dk
     its captured variables fixed, as ``zpy.gradient`` does; a closure
     called inside one may have captured differentiated values, whose
     tangents it cannot see: refused."""
-    if not entry and captures_differentiable(fn):
+    if not entry and captures(fn):
         raise UnsupportedSyntax(
             f"forward mode: {fn.__qualname__} captures differentiable values (a closure), whose tangents "
             "it cannot see", function=fn.__qualname__, filename=fn.__code__.co_filename,

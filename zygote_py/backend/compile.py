@@ -106,6 +106,7 @@ def instantiate(
     cells, and (with ``keep_identity``) its name, docstring and
     attributes."""
     own = dict(zip(like.__code__.co_freevars, like.__closure__ or ()))
+    _CONSTANT_CELLS[code] = frozenset(n for n in code.co_freevars if n in constants)
     cells = tuple(
         types.CellType(constants[n]) if n in constants else own[n] for n in code.co_freevars
     )
@@ -120,6 +121,16 @@ def instantiate(
     g.__dict__.update(like.__dict__)
     g.__dict__.pop("__wrapped__", None)
     return g
+
+
+_CONSTANT_CELLS: "weakref.WeakKeyDictionary[types.CodeType, frozenset]" = weakref.WeakKeyDictionary()
+
+
+def constant_cells(code: types.CodeType) -> frozenset:
+    """The free variables of the emitted ``code`` that hold the constants
+    the emitter bound (an ``inf``, an array): no variables it captures, so
+    no differentiated values (see :func:`instantiate`)."""
+    return _CONSTANT_CELLS.get(code, frozenset())
 
 
 class CodeCache:

@@ -335,7 +335,7 @@ def J_forward(args, kwargs, dargs, dkwargs):
     (f, *fargs), (df, *dfargs) = args, dargs
     mutable = [isinstance(a, (list, dict, np.ndarray)) for a in fargs]
     own = f in registry.CHANGES_IN_PLACE  # (one of the mutation pass's changes: see below)
-    if f in registry.RUNS_USERS_CODE:
+    if f in registry.RUNS_USERS_CODE and f not in runtime.MACHINERY_PUSHES:
         _refuse_change(f)  # (its pullback runs once: pushing it by its adjoint would run it once per component)
     if any(mutable) and not own and any(type(a) is collections.defaultdict for a in fargs):
         _refuse_change(f)  # (before the call changes anything; reading a defaultdict may add a key)
@@ -374,10 +374,10 @@ def call_pullback_forward(args, kwargs, dargs, dkwargs):
     if dy is None:
         none = runtime.call_pullback(pullback, dy)
         return none, none  # (no gradients, whose tangents are none)
-    if type(pullback) is not runtime.Pullback or pullback.cells is not None or pullback.param_out is not None:
-        raise errors.NoDerivativeRule(
+    if type(pullback) is not runtime.Pullback or pullback.cells is not None and pullback.cells[1]:
+        raise errors.NoDerivativeRule(  # (forward_with_cells_forward refuses a call assigning its cells)
             "forward mode through a pullback that was not made by a call in the code pushed forward (or that "
-            "changes an argument or a closure's variables in place) is not supported",
+            "assigns a closure's variables, nonlocal) is not supported",
             hint="use reverse mode over the gradient: zpy.gradient of a function calling zpy.gradient")
     plan = pullback.plan()
     grads = runtime.call_pullback(pullback, dy)
@@ -392,9 +392,61 @@ def call_pullback_forward(args, kwargs, dargs, dkwargs):
     dfargs = (None,) * len(pullback.args) if dfargs is None else tuple(dfargs)
     vargs = (runtime.bound_object(pullback.f), *pullback.fresh()) if method else pullback.fresh()
     dvargs = (df, *dfargs) if method else dfargs
-    _, dv = runtime.push(v, (dy, *vargs), pullback.kwargs, (ddy, *dvargs), runtime.field(dpullback, "kwargs") or {},
-                         None if method else df)  # (V's captured variables are f's)
+    with pullback.lent():  # (V's captured variables are f's, and a closure's cells hold what they held at the call)
+        _, dv = runtime.push(v, (dy, *vargs), pullback.kwargs, (ddy, *dvargs),
+                             runtime.field(dpullback, "kwargs") or {}, None if method else df)
     return grads, runtime.zero_tangent(grads) if dv is None else from_v(dv)
+
+
+def forward_changing_forward(args, kwargs, dargs, dkwargs):
+    """Forward mode through ``forward_changing(f, position, args)`` (gradient
+    code's call of a function that changes an argument in place): ``f``
+    pushed forward once, the changed arguments' tangents copies of their own
+    that change as they do, and its pullback a :class:`runtime.Pullback`
+    that keeps the call and the arguments as they were (made again when it
+    is called, see :func:`call_pullback_forward`), whose tangent is that of
+    ``f`` and those arguments."""
+    (f, position, fargs), (df, _, dfargs) = args, dargs
+    fargs = tuple(fargs)
+    dfargs = (None,) * len(fargs) if dfargs is None else tuple(dfargs)
+    positions = position if type(position) is tuple else (position,)
+    kept, dkept = runtime.copied(fargs, positions[0]), runtime.copied(dfargs, positions[0])
+    given = tuple(runtime.owned(d, a) if i in positions else d for i, (a, d) in enumerate(zip(fargs, dfargs)))
+    y, dy = runtime.push(f, fargs, {}, given, {}, df)
+    pullback = runtime.Pullback(None, f, kept, {}, param_out=position, changed=positions[0])
+    return (((y, *(fargs[p] for p in positions)), pullback),
+            ((dy, *(given[p] for p in positions)), runtime.pullback_gradient(df, dkept)))
+
+
+def forward_with_cells_forward(args, kwargs, dargs, dkwargs):
+    """Forward mode through ``forward_with_cells(f, shared, written, values,
+    args)`` (gradient code's call of a nested function sharing cells with
+    its caller): the closure pushed forward once, its cells lent the values
+    they held at the call, its tangent ``f``'s with the cells' entries the
+    tangents of those values; its pullback a :class:`runtime.Pullback`
+    keeping those values and the arguments as they were, whose tangent is
+    the closure's and the arguments'. One that assigns the cells
+    (``nonlocal``), or that captures other differentiated values while
+    the closure has no tangent here, is refused before it runs."""
+    (f, shared, written, values, fargs), (df, _, _, dvalues, dfargs) = args, dargs
+    if written or runtime.is_zero_tangent(df) and runtime.captures_differentiable(f, frozenset(shared)):
+        raise errors.NoDerivativeRule(  # (a closure whose other captured variables' tangents are not known here)
+            f"forward mode over the gradient of a call of {registry.display_name(f)}, which "
+            + (f"assigns its caller's variable {written[0]!r} (nonlocal)," if written else
+               "captures differentiated values besides those its caller changes,") + " is not supported",
+            hint="pass the values it needs to it as arguments, or use reverse mode over the gradient: "
+            "zpy.gradient of a function calling zpy.gradient")
+    fargs = tuple(fargs)
+    dfargs = (None,) * len(fargs) if dfargs is None else tuple(dfargs)
+    dvalues = (None,) * len(shared) if dvalues is None else tuple(dvalues)
+    kept, held, dkept = runtime.copied(fargs), runtime.copied(values), runtime.copied(dfargs)
+    entries = {} if runtime.is_zero_tangent(df) else dict(tangent.entries(df))
+    entries.update((n, d) for n, d in zip(shared, runtime.copied(dvalues)) if not runtime.is_zero_tangent(d))
+    dclosure = tangent.Tangent(f.__code__.co_freevars, **entries) if entries else None
+    with runtime.lent_cells(f, shared, values):
+        y, dy = runtime.push(f, fargs, {}, dfargs, {}, dclosure)
+    pullback = runtime.Pullback(None, f, kept, {}, cells=(shared, written, held))
+    return (y, pullback), (dy, runtime.pullback_gradient(dclosure, dkept))
 
 
 def gradient_function_forward(args, kwargs, dargs, dkwargs):
@@ -409,6 +461,8 @@ runtime.MACHINERY_PUSHES.update({
     runtime.J: J_forward,
     runtime.J_nested: runtime.nested(J_forward),
     runtime.call_pullback: call_pullback_forward,
+    runtime.forward_changing: forward_changing_forward,
+    runtime.forward_with_cells: forward_with_cells_forward,
 })
 
 @adjoint(runtime.dense)
@@ -713,6 +767,23 @@ def extremum_grad(dy, a, y, axis, keepdims):
 @pushforward(runtime.copied)
 def copied_push(y, values, changed=None, *, dvalues):
     return dvalues
+
+
+@pushforward(runtime.take)
+def take_push(y, iterable, *, diterable):
+    """The tangents of the items a rule reads (``max(iterable)``'s): the
+    iterable's own where the items are the iterable (a tuple, a list),
+    else those of the items it yielded; its position has none."""
+    items = y[0]
+    if items is iterable:
+        return (diterable, None)
+    tangents = iter(runtime.tangent_of_items(iterable, None if runtime.is_zero_tangent(diterable) else diterable))
+    return ([next(tangents) for _ in items], None)
+
+
+@pushforward(runtime.cells_gradient)
+def cells_gradient_push(y, dclosure, names, *, ddclosure):
+    return runtime.cells_gradient(ddclosure, names)
 
 
 @pushforward(runtime.dense)

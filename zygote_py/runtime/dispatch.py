@@ -506,23 +506,25 @@ def apply_rule(rule: Callable, f: Any, args: tuple, kwargs: dict) -> tuple[Any, 
 _PARAMS: dict[Any, Optional[list[str]]] = {}
 
 
-def keyword_positions(rule: Callable, nargs: int, keywords: Any) -> list[Optional[int]]:
+def keyword_positions(rule: Callable, nargs: int, keywords: Any) -> tuple[Optional[int], ...]:
     """Where the gradient of each keyword argument of a call of ``rule``
     with ``nargs`` positional arguments is among those its ``back``
     returns: one per parameter of the rule, or, for a rule with ``*args``,
     one per positional argument of the call, then, optionally, one per
     keyword argument in call order (``max``'s ``default=``). ``None``: the
-    rule has no such parameter, and it gets none."""
+    rule has no such parameter, and it gets none. A tuple: a closure that
+    captures it (``rule_vjp``'s) is compiled in forward mode for its kind,
+    not for the object."""
     if not keywords:  # (most calls: no signature to read)
-        return []
+        return ()
     key = registry.key(rule)
     if key not in _PARAMS:
         params = inspect.signature(rule).parameters.values()
         _PARAMS[key] = None if any(p.kind is p.VAR_POSITIONAL for p in params) else [p.name for p in params]
     names = _PARAMS[key]
     if names is None:
-        return [nargs + i for i in range(len(keywords))]
-    return [names.index(k) if k in names else None for k in keywords]
+        return tuple(nargs + i for i in range(len(keywords)))
+    return tuple(names.index(k) if k in names else None for k in keywords)
 
 
 def rule_pullback(rule: Callable, back: Callable, nargs: int, kwargs: dict, array: bool = False) -> Callable:

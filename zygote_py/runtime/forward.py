@@ -29,7 +29,7 @@ from .gradients import call_pullback, changing_zero, field, is_zero_tangent, may
 from .iterators import (
     EagerIterator, filter_spans, items_first, ITERATORS, position, reversed_spans, tangent_of_items,
 )
-from .nesting import gradient_function, J_nested, rule_gradient, rule_vjp
+from .nesting import gradient_function, J_nested, per_argument, rule_gradient, rule_vjp
 from .objects import (
     builtin_method, cached_value, class_attribute, getter_of, LINEAR_ATTRIBUTES, MISSING, number_subclass,
     python_init, setter,
@@ -124,6 +124,8 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
                 f"(a {type(df).__name__}) is not supported",
                 hint="pass the differentiated values it holds to it as arguments, or use reverse mode "
                 "(zpy.gradient, zpy.jacobian)")
+        if f.__code__ in PER_ARGUMENT:  # (its tangent is that of the gradient function it calls, g)
+            df = Tangent(f.__code__.co_freevars, g=df)
         return seam.compiler().call_jvp_closure(f, df, args, kwargs, dargs, dkwargs)
     if python_bound_method(f):
         if isinstance(f.__func__, types.FunctionType):
@@ -309,11 +311,15 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
 _MACHINERY = ("zygote_py.runtime.", "zygote_py.api", "zygote_py.ad.pipeline")
 
 
+PER_ARGUMENT = {c for c in per_argument.__code__.co_consts if isinstance(c, types.CodeType)}
 READABLE = {c for g in (rule_vjp, rule_gradient, items_first) for c in g.__code__.co_consts
-            if isinstance(c, types.CodeType)}
+            if isinstance(c, types.CodeType)} | PER_ARGUMENT
 """The code of the machinery that forward mode reads as any Python function's: a rule's ``vjp`` and
 ``gradient`` (its rule called, then its pullback), which the pushforwards of ``call_pullback`` and
-``zpy.gradient`` push (see ``rules.nested``)."""
+``zpy.gradient`` push (see ``rules.nested``), the gradient function that gives one gradient per
+argument (``per_argument``: ``f`` has default values; its tangent, that of ``f``'s gradient function, is
+its field ``g``'s), and the reading of an object's items before a built-in consumes them
+(``items_first``)."""
 _PULLBACKS = {J, J_nested, call_pullback, gradient_function}
 """The machinery whose reverse-mode rules (third derivatives) have no
 pushforward rule: their pullbacks are closures."""

@@ -105,10 +105,12 @@ def exact_number(x: Any) -> bool:
         decimal is not None and isinstance(x, decimal.Decimal)
 
 
-def captures_differentiable(fn: types.FunctionType) -> bool:
+def captures_differentiable(fn: types.FunctionType, constants: frozenset = frozenset()) -> bool:
     """Whether a closure's captured variables hold values that carry a
-    gradient (its default values aside, which are its parameters')."""
-    return any(is_differentiable_value(cell_value(c)) for c in fn.__closure__ or ())
+    gradient (its default values aside, which are its parameters'; and
+    the cells named in ``constants``, an emitted function's constants)."""
+    return any(is_differentiable_value(cell_value(c))
+               for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if n not in constants)
 
 
 def cell_value(cell: Any) -> Any:

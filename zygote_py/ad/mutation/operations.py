@@ -1028,3 +1028,40 @@ def take_item_owned_push(y, d, key, value, dtype, *, dd):
 registry.CHANGES_IN_PLACE(*PLAIN, *(v for v in list(globals().values()) if isinstance(v, types.FunctionType)
                                     and v.__module__ == __name__ and v not in (snapshot, snapshot_holder)))
 registry.RUNS_USERS_CODE(init_object, call_changing, call_method, call_changing_method)
+
+
+# Forward mode over gradient code (zpy.hvp): the calls that run the user's code pushed forward in one run, the
+# object's tangent changing as the object does (the tangents given are copies, see rules.nested.J_forward; a
+# zero one becomes a zero of its own where the call may change its object).
+
+def _own_tangent(d: Any, x: Any) -> Any:
+    return runtime.owned(d, x) if d is None and runtime.may_change(x) else d
+
+
+def call_method_forward(args, kwargs, dargs, dkwargs):
+    (obj, name, *rest), (dobj, _, *drest) = args, dargs
+    if runtime.changing_method(obj, name) is not None or type(obj) in (list, dict) and name in METHODS:
+        dobj = _own_tangent(dobj, obj)
+    value, dvalue = runtime.push_method(getattr(obj, name), obj, name, dobj, tuple(rest), tuple(drest))
+    return (obj, value), (dobj, dvalue)
+
+
+def call_changing_forward(args, kwargs, dargs, dkwargs):
+    (obj, position, f, *rest), (_, _, df, *drest) = args, dargs
+    positions = position if type(position) is tuple else (position,)
+    drest = [_own_tangent(d, a) if i in positions else d for i, (a, d) in enumerate(zip(rest, drest))]
+    y, dy = runtime.push(f, tuple(rest), {}, tuple(drest), {}, df)
+    if type(position) is tuple:
+        y, dy = (y, *(rest[p] for p in positions[1:])), (dy, *(drest[p] for p in positions[1:]))
+    return (obj, y), (drest[positions[0]], dy)
+
+
+def init_object_forward(args, kwargs, dargs, dkwargs):
+    (obj, init, *rest), (dobj, _, *drest) = args, dargs
+    dobj = _own_tangent(dobj, obj)
+    runtime.push(getattr(init, "__func__", init), (obj, *rest), {}, (dobj, *drest), {})
+    return obj, dobj
+
+
+runtime.MACHINERY_PUSHES.update({call_method: call_method_forward, call_changing: call_changing_forward,
+                                 init_object: init_object_forward})
