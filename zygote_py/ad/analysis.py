@@ -80,6 +80,14 @@ def items_kind(kinds: "dict[str, int] | int") -> tuple:
     return ("items", kinds if isinstance(kinds, int) else tuple(sorted(kinds.items())))
 
 
+LIBRARIES = {"numpy": "NumPy", "scipy": "SciPy"}
+"""Libraries differentiated through rules only, never through their own
+Python source: it is written for speed and generality on top of compiled
+code (array-API dispatch, ``try`` blocks, in-place buffers), not for
+differentiation, so failing there would only confuse. Their objects'
+methods are their rules (``st.vonmises.logpdf``), which change nothing."""
+
+
 def attrs_kind(obj: Any) -> Any:
     """The kind of an object given to a call at run time (see
     ``pipeline.masks``; its class reads attributes the plain way): its
@@ -556,7 +564,7 @@ class Facts:
     python_numbers: set[Var] = field(default_factory=set)  # Python ints and floats: such constants, items of such tuples
     metadata: set[Var] = field(default_factory=set)  # x.shape, x.dtype... of a known array: never active
     fields: dict[Var, int] = field(default_factory=dict)  # obj.name, obj[key] of one whose fields' kinds are known
-    objects: set[Var] = field(default_factory=set)  # arguments that are objects of plain classes with float fields
+    objects: set[Var] = field(default_factory=set)  # arguments: objects of plain classes (not a LIBRARY's) with float fields
 
     def callee(self, s: Statement) -> Any:
         """The statement's callee if known at compile time, else _MISSING."""
@@ -822,7 +830,8 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     seqs = facts.sequences
     entry = ir.entry
     facts.fields = field_reads(ir, numeric_args, facts)
-    facts.objects = {a for a, k in zip(entry.args, numeric_args) if isinstance(k, tuple) and k[0] == "attrs"}
+    facts.objects = {a for a, k in zip(entry.args, numeric_args) if isinstance(k, tuple) and k[0] == "attrs"
+                     and (k[2].__module__ or "").partition(".")[0] not in LIBRARIES}
     given = [*zip(entry.args, numeric_args), *facts.fields.items()]  # (a known field is read as an argument)
     num.update(a for a, k in given if k in (NUMBER, FLOAT, ARRAY, VECTOR, COMPLEX_ARRAY))
     facts.arrays.update(a for a, k in given if k in (ARRAY, VECTOR, COMPLEX_ARRAY))

@@ -43,7 +43,7 @@ from .mutation import versions as mutation_pass
 from ..runtime.arguments import call_cotangent, defaulted, raw_cotangent
 from ..runtime.arrays import is_foreign
 from ..runtime.values import captures_differentiable, cell_value, is_differentiable_value
-from .analysis import Facts, Kind, attrs_kind, is_float, kind, static_values
+from .analysis import LIBRARIES, Facts, Kind, attrs_kind, is_float, kind, static_values
 
 
 def _without_gc(build: Callable) -> Callable:
@@ -476,20 +476,13 @@ def _lowered(fn: types.FunctionType, consumers: frozenset) -> IR:
     return ir
 
 
-_LIBRARIES = {"numpy": "NumPy", "scipy": "SciPy"}
-"""Libraries differentiated through rules only, never through their own
-Python source: it is written for speed and generality on top of compiled
-code (array-API dispatch, ``try`` blocks, in-place buffers), not for
-differentiation, so failing there would only confuse."""
-
-
 def never_library(fn: types.FunctionType, shown: Any = None) -> None:
     """Raise :class:`NoDerivativeRule` if ``fn`` is one of
-    :data:`_LIBRARIES`' (named as the user wrote ``shown``, a bound
+    :data:`.analysis.LIBRARIES`' (named as the user wrote ``shown``, a bound
     method of ``fn``), unless it is :func:`registry.implemented_by` a
     function of ours (a frozen distribution's ``rv.logpdf``: ``J`` of
     ``fn`` differentiates that)."""
-    library = _LIBRARIES.get((fn.__module__ or "").partition(".")[0])
+    library = LIBRARIES.get((fn.__module__ or "").partition(".")[0])
     if library is not None and registry.implementation(fn) is None:
         name = registry.display_name(fn if shown is None else shown)
         raise NoDerivativeRule(
