@@ -41,7 +41,7 @@ def magnitudes(X: np.ndarray, b: np.ndarray):
 
 
 def products(X: np.ndarray):
-    return np.sum(np.prod(X, axis=0) ** 2) + np.prod(X[0])
+    return np.sum(np.prod(X, axis=0) ** 2) + np.prod(X[0]) + np.sum(np.cumprod(X, axis=1) * X)
 
 
 def rows(X: np.ndarray):

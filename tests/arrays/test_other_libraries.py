@@ -151,14 +151,25 @@ def test_an_emitted_module_runs_on_library_arrays(emitted, library, f, args):
         check(g, e, library)
 
 
-def test_a_product_has_a_lazy_gradient(library):
-    # (its second derivative goes through cumprod's gradient, which counts the zeros of each slice: that computes)
+def test_products_with_zeros_have_lazy_derivatives(library):
+    # (no count of each slice's zeros: cumprod's gradient, and so prod's second derivative, is a scan)
     X0 = X.copy()
-    X0[2, 1] = 0.0  # (a zero factor: the others' product, not y / x)
+    X0[2, 1] = X0[4, 1] = X0[0, 3] = X0[3, 2] = 0.0  # (two zeros in a column, one in the first row: no y / x)
+    V = rng.normal(size=X0.shape)
     expected = central(programs.products, (X0,))[0]
+    (g,) = zpy.gradient(programs.products, X0)
+    np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-8)
+    h = 1e-5  # (the gradient's central difference along V)
+    (up,), (down,) = zpy.gradient(programs.products, X0 + h * V), zpy.gradient(programs.products, X0 - h * V)
+    (hessian_v,) = zpy.hvp(programs.products, (X0,), (V,))
+    np.testing.assert_allclose(hessian_v, (up - down) / (2 * h), rtol=1e-5, atol=1e-7)
     with library.untouched():
-        (g,) = zpy.gradient(programs.products, library.make(X0))
-    check(g, expected, library, rtol=1e-6)
+        (lazy_g,) = zpy.gradient(programs.products, library.make(X0))
+        y, dy = zpy.jvp(programs.products, (library.make(X0),), (library.make(V),))
+        (lazy_hv,) = zpy.hvp(programs.products, (library.make(X0),), (library.make(V),))
+    check(lazy_g, g, library)
+    check(dy, np.sum(g * V), library)
+    check(lazy_hv, hessian_v, library)
 
 
 def doubled(x):

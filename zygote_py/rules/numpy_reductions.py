@@ -29,9 +29,9 @@ Conventions:
   otherwise products of the elements before and after each one
   (:func:`prod_grad`), so that zeros (one or several) are exact.
 - ``cumprod``: likewise ``y / a`` when no prefix product is 0, and
-  otherwise :func:`cumprod_grad`, exact with zeros: an element after a
-  slice's first zero gets 0, the first zero the sum of ``dy`` times the
-  products that skip it.
+  otherwise :func:`cumprod_grad`, exact with zeros: each element gets the
+  sum of ``dy`` times the products that skip it, formed by a scan without
+  division (so an element after a slice's first zero gets 0).
 - ``nanmax``, ``nanmin``: as ``max`` and ``min`` among the elements that
   are not NaN; NaN elements, and all-NaN slices, get 0.
 - ``ptp`` (``max - min``): ``max``'s gradient minus ``min``'s, ties split
@@ -792,56 +792,63 @@ def cumprod_grad(dy, a, axis, y):
     exact when ``a`` has zeros, and written so that its own derivatives
     are too (a second derivative differentiates it).
 
-    An element that is not 0 gets ``sum_{j >= i} dy_j y_j / a_i``: near
-    it, that is the product of the others, zeros among them included. The
-    ``n``-th zero of a slice gets ``sum_{j >= z} dy_j y'_j``, where ``y'``
-    is the cumulative product with that zero replaced by 1: 0 past the
-    first zero, but not its derivative in the other zeros (which a
-    constant 0 would lose). One cumulative product per zero of the slice
-    with the most.
+    Element ``i`` gets ``sum_{j >= i} dy_j prod_{k <= j, k != i} a_k``:
+    the product ``e_i`` of the elements before it times ``s_i = sum_{j >=
+    i} dy_j prod_{i < k <= j} a_k``, which runs backwards as ``s_i = dy_i
+    + a_{i+1} s_{i+1}`` (:func:`linear_scan`). No division and no count
+    of the zeros: polynomial in ``a`` and ``dy``, so exact with zeros at
+    every order, and lazy on another library's array. (Complex: conjugated
+    factors.)
     """
     x = runtime.arrays.asarray(a)
     flat = np.reshape(x, -1) if axis is None else x
     ax = 0 if axis is None else axis % max(x.ndim, 1)
-    dyy = runtime.arrays.asarray(dy)
-    zeros = flat == 0
-    nth = np.cumsum(zeros, axis=ax)  # zeros up to and including each element
-    g = np.where(zeros, 0, numpy_reductions.tail_sum(dyy * np.conjugate(y), ax) / np.where(zeros, 1, flat).conj())
-    # the zeros of the slice with the most (of another library's array, a number computed: the loop needs it)
-    most = int(np.max(nth)) if math.prod(np.shape(nth)) else 0
-    for n in range(1, most + 1):
-        at = zeros & (nth == n)
-        replaced = np.conjugate(np.cumprod(np.where(at, 1, flat), axis=ax))
-        g = g + np.where(at, numpy_reductions.tail_sum(dyy * replaced, ax), 0)
-    g = np.reshape(g, x.shape)
+    v = np.moveaxis(np.conjugate(flat), ax, -1)
+    d = np.moveaxis(np.broadcast_to(dy, np.shape(flat)), ax, -1)
+    after = np.flip(numpy_reductions.linear_scan(np.flip(d, -1), numpy_reductions.shifted(np.flip(v, -1), 1)), -1)
+    g = np.reshape(np.moveaxis(numpy_reductions.exclusive_cumprod(v) * after, -1, ax), x.shape)
     return g.astype(x.dtype, copy=False) if x.dtype.kind in "fc" else g
-
-
-def tail_sum(v, ax):
-    """The sum of ``v`` over each position along ``ax`` and those after it."""
-    return np.flip(np.cumsum(np.flip(v, ax), axis=ax), ax)
 
 
 def cumprod_tangent(da, a, axis, y):
     """The tangent of ``y = np.cumprod(a, axis)`` for the tangent ``da``,
     exact when ``a`` has zeros (the transpose of :func:`cumprod_grad`,
-    differentiable again alike): ``y`` times the running sum of ``da / a``
-    over the elements that are not 0, plus, for the ``n``-th zero of a
-    slice, ``da`` there times the cumulative product with that zero
-    replaced by 1, from it on.
+    differentiable again and lazy alike): ``t_j = sum_{i <= j} da_i e_i
+    prod_{i < k <= j} a_k``, ``e_i`` the product of the elements before
+    ``i``, which runs forwards as ``t_j = da_j e_j + a_j t_{j-1}``.
     """
-    x = np.reshape(a, np.shape(y))  # flattened for axis=None
-    dx = np.reshape(np.broadcast_to(da, np.shape(a)), np.shape(y))
-    ax = 0 if axis is None else axis
-    zeros = x == 0
-    nth = np.cumsum(zeros, axis=ax)
-    t = y * np.cumsum(np.where(zeros, 0, dx / np.where(zeros, 1, x)), axis=ax)
-    # the zeros of the slice with the most (of another library's array, a number computed: the loop needs it)
-    most = int(np.max(nth)) if math.prod(np.shape(nth)) else 0
-    for n in range(1, most + 1):
-        at = zeros & (nth == n)
-        t = t + np.cumprod(np.where(at, 1, x), axis=ax) * np.cumsum(np.where(at, dx, 0), axis=ax)
-    return t.astype(np.result_type(y), copy=False)
+    x = np.moveaxis(np.reshape(a, np.shape(y)), 0 if axis is None else axis, -1)  # flattened for axis=None
+    dx = np.moveaxis(np.reshape(np.broadcast_to(da, np.shape(a)), np.shape(y)), 0 if axis is None else axis, -1)
+    t = numpy_reductions.linear_scan(dx * numpy_reductions.exclusive_cumprod(x), x)
+    return np.moveaxis(t, -1, 0 if axis is None else axis).astype(np.result_type(y), copy=False)
+
+
+def exclusive_cumprod(v):
+    """The product of the elements before each one along the last axis of
+    ``v`` (1 for the first), without dividing."""
+    return np.cumprod(numpy_reductions.shifted(v, 1, 1), axis=-1)
+
+
+def shifted(v, d, fill=0):
+    """``v`` moved ``d`` places along its last axis, ``fill`` in the first
+    ``d`` (``v``'s library and chunks kept: slices and a concatenation)."""
+    return np.concatenate([np.full_like(v[..., :d], fill), v[..., :-d]], axis=-1)
+
+
+def linear_scan(u, c):
+    """``s_j = u_j + c_j s_{j-1}`` along the last axis (``s_{-1} = 0``),
+    that is ``s_j = sum_{i <= j} u_i prod_{i < k <= j} c_k``, by recursive
+    doubling (Hillis and Steele 1986, on the associative pairs ``(c,
+    u)``): after the step of distance ``d`` each ``s_j`` sums the ``2d``
+    terms ending at ``j`` and ``p_j`` is the product of the ``2d`` factors
+    ending there. ``ceil(log2 n)`` steps of shifted products and sums:
+    no division (exact with zeros), no loop over values (lazy on Dask)."""
+    s, p = u, c
+    for k in range(max(np.shape(u)[-1] - 1, 0).bit_length()):
+        d = 2 ** k
+        s = s + p * numpy_reductions.shifted(s, d)
+        p = p * numpy_reductions.shifted(p, d)
+    return s
 
 
 def _share(hit, g, axes):
