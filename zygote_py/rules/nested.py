@@ -154,6 +154,20 @@ def scatter(x, key, dy):
     return runtime.dense(runtime.scatter(x, key, dy)), back
 
 
+@adjoint(runtime.arrays.asarray)
+def arrays_asarray(a):
+    """An array as it is (another library's too: ``np.asarray``'s rule
+    would compute a Dask array), a number or a sequence as ``np.asarray``
+    makes it (its gradient of ``a``'s kind)."""
+    y = runtime.arrays.asarray(a)
+
+    def back(dy):
+        if runtime.arrays.is_array(a):
+            return (dy,)
+        return (numpy_shapes.like(dy, a) if y.dtype.kind in "fc" else None,)
+    return y, back
+
+
 @adjoint(runtime.scatters)
 def scatters(x, keys, values):
     def back(g):
@@ -286,7 +300,7 @@ def add_at(g, x, key, dy):
     def back(c):
         if c is None:
             return (None, None, None, None)
-        return (c, None, None, runtime.unbroadcast(np.asarray(runtime.dense(c))[key], dy))
+        return (c, None, None, runtime.unbroadcast(runtime.arrays.asarray(runtime.dense(c))[key], dy))
     return runtime.dense(g) + runtime.dense(runtime.scatter(x, key, dy)), back
 
 
@@ -773,6 +787,13 @@ def unsort_push(y, dy, a, idx, axis, *, ddy):
 @pushforward(runtime.scatter)
 def scatter_push(y, x, key, dy, *, ddy):
     return runtime.scatter(x, key, ddy)
+
+
+@pushforward(runtime.arrays.asarray)
+def arrays_asarray_push(y, a, *, da):
+    if runtime.arrays.is_array(a) or runtime.arrays.is_foreign(da):  # (a number's tangent may be a Dask array)
+        return da
+    return numpy_shapes.tangent_as(numpy_shapes.dense(da, a), y)
 
 
 @pushforward(runtime.scatters)
