@@ -48,3 +48,13 @@ def rows(X: np.ndarray):
     # (repeated and negative rows: their gradients add up, without np.add.at; a method's reshape)
     picked = X[np.array([0, 2, 2, -1, 2])]
     return np.sum(picked ** 2) + np.sum(X[[1, 1, 3], 1:] * 3.0) + np.sum(X.reshape(24) ** 3)
+
+
+def picks(X: np.ndarray):
+    # (integer arrays along another axis than the rows: repeated and negative columns, after ..., with a slice)
+    return np.sum(X[:, np.array([0, 3, 3, -1])] ** 2) + np.sum(X[..., [1, 1]] * X[..., [2, 0]]) + np.sum(X[1:4, [2, 0]] ** 3)
+
+
+def pairs(X: np.ndarray, w: np.ndarray):
+    # (two index arrays, which Dask cannot take: X is NumPy, and its gradient is lazy through w)
+    return np.sum(X[np.array([0, 2, 2, 5]), np.array([1, 3, 3, -1])] ** 2 * w) + np.sum(X[[[0], [5]], [1, 1]] * w[:2])

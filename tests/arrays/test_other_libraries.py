@@ -27,6 +27,7 @@ CASES = [
     (programs.spreads, (X,)),
     (programs.magnitudes, (X, rng.normal(size=4))),
     (programs.rows, (X,)),
+    (programs.picks, (X,)),
 ]
 IDS = [f.__name__ for f, _ in CASES]
 
@@ -123,6 +124,11 @@ EMITTED = CASES
 ``reshape`` or a method of an array the compiler does not know to be one
 is called by its rule)."""
 
+ON_NUMPY_ONLY = (programs.rows, programs.picks)
+"""Held, but refused on another library's arrays: the standalone module's
+``scatter`` adds repeated indices with ``np.add.at``, NumPy's alone
+(zygote_py's run time adds them in layers)."""
+
 
 def test_the_emitted_module_holds_those_programs(emitted):
     held = {name[:-len("_gradient")] for name in vars(emitted) if name.endswith("_gradient")
@@ -141,7 +147,7 @@ def test_an_emitted_module_runs_on_numpy_arrays(emitted, f, args):
 @pytest.mark.parametrize("f,args", EMITTED, ids=lambda v: getattr(v, "__name__", ""))
 def test_an_emitted_module_runs_on_library_arrays(emitted, library, f, args):
     expected = zpy.gradient(f, *args)
-    if f is programs.rows:  # (repeated rows: the standalone scatter adds them up with np.add.at, NumPy's alone)
+    if f in ON_NUMPY_ONLY:
         with library.untouched(), pytest.raises(TypeError, match="needs np.add.at, which it does not have"):
             getattr(emitted, f"{f.__name__}_gradient")(*map(library.make, args))
         return
@@ -170,6 +176,33 @@ def test_products_with_zeros_have_lazy_derivatives(library):
     check(lazy_g, g, library)
     check(dy, np.sum(g * V), library)
     check(lazy_hv, hessian_v, library)
+
+
+def test_two_index_arrays_give_a_lazy_gradient_to_a_numpy_array(library):
+    # (Dask takes no x[rows, cols]: X stays NumPy, and its gradient, scattered without np.add.at, is lazy through w)
+    w, V, u = rng.normal(size=4), rng.normal(size=X.shape), rng.normal(size=4)
+    expected = central(programs.pairs, (X, w))
+    grads = zpy.gradient(programs.pairs, X, w)
+    for g, e in zip(grads, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
+    _, tangent = zpy.jvp(programs.pairs, (X, w), (V, u))
+    hessian_v = zpy.hvp(programs.pairs, (X, w), (V, u))
+    h = 1e-5  # (the gradient's central difference along (V, u))
+    up, down = zpy.gradient(programs.pairs, X + h * V, w + h * u), zpy.gradient(programs.pairs, X - h * V, w - h * u)
+    for e, a, b in zip(hessian_v, up, down):
+        np.testing.assert_allclose(e, (a - b) / (2 * h), rtol=1e-5, atol=1e-7)
+
+    def along(X, w):  # (a gradient of a gradient: reverse mode over reverse mode)
+        gX, gw = zpy.gradient(programs.pairs, X, w)
+        return np.sum(gX * V) + np.sum(gw * library.make(u))
+    with library.untouched():
+        lazy = zpy.gradient(programs.pairs, X, library.make(w))
+        _, lazy_tangent = zpy.jvp(programs.pairs, (X, library.make(w)), (V, library.make(u)))
+        lazy_hessian_v = zpy.hvp(programs.pairs, (X, library.make(w)), (V, library.make(u)))
+        nested = zpy.gradient(along, X, library.make(w))
+    check(lazy_tangent, tangent, library)
+    for got, e in zip((*lazy, *lazy_hessian_v, *nested), (*grads, *hessian_v, *hessian_v)):
+        check(got, e, library)
 
 
 def doubled(x):

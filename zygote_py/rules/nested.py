@@ -24,7 +24,8 @@ the functions.
   gradients they take: ``accum(a, b)`` and ``add_into(g, v)`` pass their
   cotangent to both,
   ``unbroadcast(dy, x)`` broadcasts it back to ``dy``'s shape,
-  ``scatter(x, key, dy)`` reads ``dy``'s part at ``key``, and ``add_at``
+  ``scatter(x, key, dy)`` reads ``dy``'s part at ``key`` (``picked``,
+  whose own cotangent goes back through ``scatter``), and ``add_at``
   and ``add_to`` (``g + scatter(x, key, dy)``) do both; ``scatters(x,
   keys, values)`` reads each value's part through ``gather``, whose own
   cotangent goes back through ``scatters``;
@@ -150,8 +151,15 @@ def spread(dy, a):
 @adjoint(runtime.scatter)
 def scatter(x, key, dy):
     def back(g):
-        return (None, None, None if g is None else runtime.unbroadcast(runtime.arrays.asarray(runtime.dense(g))[key], dy))
+        return (None, None, None if g is None else runtime.unbroadcast(runtime.picked(g, key), dy))
     return runtime.dense(runtime.scatter(x, key, dy)), back
+
+
+@adjoint(runtime.picked)
+def picked(g, key):
+    def back(c):
+        return (runtime.scatter(g, key, c), None)
+    return runtime.picked(g, key), back
 
 
 @adjoint(runtime.arrays.asarray)
@@ -300,7 +308,7 @@ def add_at(g, x, key, dy):
     def back(c):
         if c is None:
             return (None, None, None, None)
-        return (c, None, None, runtime.unbroadcast(runtime.arrays.asarray(runtime.dense(c))[key], dy))
+        return (c, None, None, runtime.unbroadcast(runtime.picked(c, key), dy))
     return runtime.dense(g) + runtime.dense(runtime.scatter(x, key, dy)), back
 
 
@@ -796,6 +804,11 @@ def arrays_asarray_push(y, a, *, da):
     return numpy_shapes.tangent_as(numpy_shapes.dense(da, a), y)
 
 
+@pushforward(runtime.picked)
+def picked_push(y, g, key, *, dg):
+    return runtime.picked(dg, key)
+
+
 @pushforward(runtime.scatters)
 def scatters_push(y, x, keys, values, *, dvalues):
     return runtime.scatters(x, keys, dvalues)
@@ -885,5 +898,5 @@ registry.READS_NO_VALUES(
     runtime.accum, runtime.spread_positional, runtime.field, runtime.sequence_gradient, runtime.like_iterable,
     runtime.repeated, runtime.item_buffer, runtime.item_gradient, runtime.user_gradient,
     runtime.attribute_gradient, runtime.scatter, runtime.scatters, runtime.gather, runtime.unbroadcast,
-    runtime.add_to, runtime.add_at,
+    runtime.add_to, runtime.add_at, runtime.picked,
 )
