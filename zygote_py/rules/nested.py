@@ -137,7 +137,9 @@ def unbroadcast(dy, x):
             dense = np.real(dense)  # (a real dy made complex, x's dtype: its cotangent is the real part)
         if not np.shape(dy):
             return (dense, None)
-        return (dense + np.zeros(np.shape(dy)), None)  # broadcast back to dy's shape
+        # broadcast back to dy's shape (zeros of dense's library: CuPy refuses a NumPy operand)
+        zeros = np.zeros_like(dense, shape=np.shape(dy)) if runtime.arrays.is_foreign(dense) else np.zeros(np.shape(dy))
+        return (dense + zeros, None)
     return runtime.unbroadcast(dy, x), back
 
 
