@@ -209,6 +209,22 @@ def test_two_index_arrays_give_a_lazy_gradient_to_a_numpy_array(library):
         check(got, e, library)
 
 
+def test_forward_mode_over_a_gradient_reads_an_attribute_of_a_library_array(library):
+    # (X.T in the gradient code, read at run time: a Dask array's T is a property in Python, CuPy's one in C)
+    W, V = rng.normal(size=(4, 4)), rng.normal(size=X.shape)
+
+    def gram_gradient(X, W):
+        return zpy.gradient(programs.gram, X, W)[0]
+    _, expected = zpy.jvp(gram_gradient, (X, W), (V, np.zeros_like(W)))
+    h = 1e-6
+    np.testing.assert_allclose(expected, (gram_gradient(X + h * V, W) - gram_gradient(X - h * V, W)) / (2 * h),
+                               rtol=1e-6, atol=1e-8)
+    with library.untouched():
+        _, got = zpy.jvp(gram_gradient, (library.make(X), library.make(W)),
+                         (library.make(V), library.make(np.zeros_like(W))))
+    check(got, expected, library)
+
+
 def doubled(x):
     return 2.0 * x
 
