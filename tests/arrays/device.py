@@ -145,5 +145,6 @@ def _wrap(v: Any) -> Any:
     if isinstance(v, (np.ndarray, np.generic)):
         return Device(np.asarray(v))
     if isinstance(v, (tuple, list)):
-        return type(v)(_wrap(i) for i in v)
+        items = [_wrap(i) for i in v]
+        return type(v)(*items) if hasattr(v, "_fields") else type(v)(items)  # (np.linalg's results: namedtuples)
     return v

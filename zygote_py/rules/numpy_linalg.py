@@ -201,7 +201,7 @@ def tensordot_grad(dy, a, b, axes, wrt):
     """The gradient of ``np.tensordot(a, b, axes)`` with respect to ``a`` or
     ``b``: ``dy`` contracted with the other operand over that operand's free
     axes, then transposed back to the operand's axis order."""
-    A, B, g = np.asarray(a), np.asarray(b), np.asarray(dy)
+    A, B, g = runtime.arrays.asarray(a), runtime.arrays.asarray(b), runtime.arrays.asarray(dy)
     ia, ib = tensordot_axes(axes, A.ndim, B.ndim)
     fa = [i for i in range(A.ndim) if i not in ia]
     fb = [j for j in range(B.ndim) if j not in ib]
@@ -210,9 +210,9 @@ def tensordot_grad(dy, a, b, axes, wrt):
     # standing for its partner axis.
     if wrt == 0:
         ga = np.tensordot(g, conj(B), (list(range(len(fa), g.ndim)), fb))
-        return fit(np.transpose(ga, np.argsort(fa + [ia[ib.index(j)] for j in sorted(ib)])), a)
+        return fit(np.transpose(ga, tuple(int(i) for i in np.argsort(fa + [ia[ib.index(j)] for j in sorted(ib)]))), a)
     gb = np.tensordot(conj(A), g, (fa, list(range(len(fa)))))
-    return fit(np.transpose(gb, np.argsort([ib[ia.index(i)] for i in sorted(ia)] + fb)), b)
+    return fit(np.transpose(gb, tuple(int(i) for i in np.argsort([ib[ia.index(i)] for i in sorted(ia)] + fb))), b)
 
 
 def dot_grad(dy, a, b, wrt):

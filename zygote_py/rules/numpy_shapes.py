@@ -171,7 +171,10 @@ def _no_repeats(key):
 def _scatter(shape, dtype, key, dy):
     """Zeros of ``shape`` with ``dy`` added at ``key`` (repeated indices add
     up). Assignment where no element can repeat: ``np.add.at`` is much
-    slower."""
+    slower. Another library's ``dy``: :func:`runtime.scatter` onto zeros of
+    that library, which it has no ``np.add.at`` for."""
+    if runtime.arrays.is_foreign(dy):
+        return runtime.scatter(np.zeros_like(dy, dtype, shape=shape), key, dy)
     g = np.zeros(shape, dtype)
     if _no_repeats(key):
         g[key] = dy
