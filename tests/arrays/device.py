@@ -36,8 +36,6 @@ class Device(np.lib.mixins.NDArrayOperatorsMixin):
         raise TypeError("Implicit conversion to a NumPy array is not allowed (a Device array; use .get())")
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if "out" in kwargs:
-            kwargs["out"] = tuple(_device(o, "ufunc") for o in kwargs["out"])
         result = getattr(ufunc, method)(*(_device(i, "ufunc") for i in inputs),
                                         **{k: _device(v, "ufunc") for k, v in kwargs.items()})
         return None if method == "at" else _wrap(result)

@@ -359,9 +359,7 @@ class Scatter(Lazy):
         self.shape, self.dtype, self.entries, self.count, self.filled = shape, dtype, entries, count, filled
 
     def dense(self) -> np.ndarray:
-        lazy = next((v for _, v in self.entries[:self.count] if arrays.is_foreign(v)), None)
-        # (zeros of another library's values: CuPy refuses a NumPy operand, a Dask array would be computed)
-        g = np.zeros(self.shape, self.dtype) if lazy is None else np.zeros_like(lazy, self.dtype, shape=self.shape)
+        g = np.zeros(self.shape, self.dtype)
         for key, value in self.entries[:self.count]:
             g[key] += value
         return g
