@@ -68,7 +68,7 @@ def fit(g, x):
     ``x`` was broadcast, real when ``x`` is real, of ``x``'s float dtype (a
     Python number for a number, an array for a list)."""
     if isinstance(x, (list, tuple)):
-        x = runtime.arrays.asarray(x)
+        x = np.asarray(x)
     if np.iscomplexobj(g) and not np.iscomplexobj(x):
         g = np.real(g)
     return runtime.unbroadcast(g, x)
@@ -142,7 +142,7 @@ def matmul_grad(dy, x1, x2, wrt):
         return x1[:, None] * dy if x2.ndim == 2 else dy @ x1
     # (an array of any library as it is: np.asarray would compute a Dask array; no helper of zygote_py's,
     # as zpy emit copies this function into gradient modules)
-    a, b, g = [v if hasattr(type(v), "__array_function__") else runtime.arrays.asarray(v) for v in (x1, x2, dy)]
+    a, b, g = [v if hasattr(type(v), "__array_function__") else np.asarray(v) for v in (x1, x2, dy)]
     if a.ndim == 1 and b.ndim == 1:
         return fit(g * conj(b), x1) if wrt == 0 else fit(g * conj(a), x2)
     a2 = a[None, :] if a.ndim == 1 else a
