@@ -135,7 +135,7 @@ ON_NUMPY_ONLY = (programs.rows, programs.picks)
 def test_the_emitted_module_holds_those_programs(emitted):
     held = {name[:-len("_gradient")] for name in vars(emitted) if name.endswith("_gradient")
             and name[:-len("_gradient")] + "_forward" in vars(emitted)}
-    assert held == {f.__name__ for f, _ in EMITTED} | {"products", "gathers"}
+    assert held == {f.__name__ for f, _ in EMITTED} | {"products", "pairs", "algebra", "gathers"}
 
 
 @pytest.mark.parametrize("f,args", EMITTED, ids=lambda v: getattr(v, "__name__", ""))
