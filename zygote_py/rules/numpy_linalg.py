@@ -115,8 +115,9 @@ def diagonal_matrix(d):
     """The stack of diagonal matrices with the diagonals ``d`` (the last
     axis): what the pullbacks add to a matrix instead of writing into its
     diagonal, so that they can be differentiated again."""
-    like = d if runtime.arrays.is_foreign(d) else None  # (the identity of d's library: CuPy mixes in no NumPy array)
-    return d[..., None, :] * np.eye(np.shape(d)[-1], dtype=np.real(d).dtype, like=like)  # (float32 stays float32)
+    # (float32 stays float32; the identity is of d's library: CuPy mixes in no NumPy array)
+    return d[..., None, :] * np.eye(np.shape(d)[-1], dtype=np.real(d).dtype,
+                                    like=d if runtime.arrays.is_foreign(d) else None)
 
 
 def real_matrices(dy, x1, x2, least=2):
