@@ -1,7 +1,9 @@
 """The array libraries the tests of :mod:`tests.arrays` run on: each
 converts NumPy test data to its arrays and back, and says how to check that
 nothing was computed (Dask) or moved off the device (CuPy). A library that
-is not installed, or CuPy without a GPU, gives a skipped test."""
+is not installed, or CuPy without a GPU, gives a skipped test. ``device``
+is :class:`tests.arrays.device.Device`, CuPy's stand-in where no GPU is:
+it refuses copies to the host and NumPy operands as CuPy does."""
 from __future__ import annotations
 
 import contextlib
@@ -20,6 +22,8 @@ class Library:
     to_numpy: Callable[[Any], np.ndarray]
     untouched: Callable[[], contextlib.AbstractContextManager]
     """A context in which a library's array is never computed (Dask) or copied to the host (CuPy)."""
+    takes_numpy: bool = True
+    """Whether its arrays and NumPy's mix in one operation (CuPy refuses it: ``TypeError``)."""
 
 
 def _dask() -> Library:
@@ -41,8 +45,15 @@ def _cupy() -> Library:
     except cp.cuda.runtime.CUDARuntimeError:
         pytest.skip("CuPy is installed but sees no GPU")
     # (CuPy refuses implicit copies to the host: np.asarray(cupy_array) raises TypeError)
-    return Library("cupy", cp.ndarray, cp.asarray, cp.asnumpy, contextlib.nullcontext)
+    return Library("cupy", cp.ndarray, cp.asarray, cp.asnumpy, contextlib.nullcontext, takes_numpy=False)
 
 
-LIBRARIES = {"dask": _dask, "cupy": _cupy}
+def _device() -> Library:
+    from tests.arrays.device import Device
+
+    return Library("device", Device, lambda a: Device(np.array(a)), Device.get, contextlib.nullcontext,
+                   takes_numpy=False)
+
+
+LIBRARIES = {"dask": _dask, "cupy": _cupy, "device": _device}
 

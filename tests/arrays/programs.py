@@ -41,10 +41,33 @@ def magnitudes(X: np.ndarray, b: np.ndarray):
 
 
 def products(X: np.ndarray):
-    return np.sum(np.prod(X, axis=0) ** 2) + np.prod(X[0])
+    return np.sum(np.prod(X, axis=0) ** 2) + np.prod(X[0]) + np.sum(np.cumprod(X, axis=1) * X)
 
 
 def rows(X: np.ndarray):
     # (repeated and negative rows: their gradients add up, without np.add.at; a method's reshape)
     picked = X[np.array([0, 2, 2, -1, 2])]
     return np.sum(picked ** 2) + np.sum(X[[1, 1, 3], 1:] * 3.0) + np.sum(X.reshape(24) ** 3)
+
+
+def picks(X: np.ndarray):
+    # (integer arrays along another axis than the rows: repeated and negative columns, after ..., with a slice)
+    return np.sum(X[:, np.array([0, 3, 3, -1])] ** 2) + np.sum(X[..., [1, 1]] * X[..., [2, 0]]) + np.sum(X[1:4, [2, 0]] ** 3)
+
+
+def pairs(X: np.ndarray, w: np.ndarray):
+    # (two index arrays, which Dask cannot take: X is NumPy, and its gradient is lazy through w)
+    return np.sum(X[np.array([0, 2, 2, 5]), np.array([1, 3, 3, -1])] ** 2 * w) + np.sum(X[[[0], [5]], [1, 1]] * w[:2])
+
+
+def statistics(X: np.ndarray):
+    return np.sum(np.linalg.norm(X, axis=1)) + np.std(X, ddof=1) + np.sum(np.average(X, axis=0, weights=X[:, 0]))
+
+
+def algebra(X: np.ndarray):
+    S = X.T @ X + 1.0
+    return np.sum(np.linalg.cholesky(S)) + np.linalg.det(S) + np.sum(np.linalg.inv(S)) + np.trace(S)
+
+
+def gathers(X: np.ndarray):
+    return np.sum(np.take(X, [0, 2, 2], axis=1) ** 2) + np.sum(np.tensordot(X, X, axes=([0], [0])))

@@ -24,7 +24,8 @@ the functions.
   gradients they take: ``accum(a, b)`` and ``add_into(g, v)`` pass their
   cotangent to both,
   ``unbroadcast(dy, x)`` broadcasts it back to ``dy``'s shape,
-  ``scatter(x, key, dy)`` reads ``dy``'s part at ``key``, and ``add_at``
+  ``scatter(x, key, dy)`` reads ``dy``'s part at ``key`` (``picked``,
+  whose own cotangent goes back through ``scatter``), and ``add_at``
   and ``add_to`` (``g + scatter(x, key, dy)``) do both; ``scatters(x,
   keys, values)`` reads each value's part through ``gather``, whose own
   cotangent goes back through ``scatters``;
@@ -136,7 +137,9 @@ def unbroadcast(dy, x):
             dense = np.real(dense)  # (a real dy made complex, x's dtype: its cotangent is the real part)
         if not np.shape(dy):
             return (dense, None)
-        return (dense + np.zeros(np.shape(dy)), None)  # broadcast back to dy's shape
+        # broadcast back to dy's shape (zeros of dense's library: CuPy refuses a NumPy operand)
+        zeros = np.zeros_like(dense, shape=np.shape(dy)) if runtime.arrays.is_foreign(dense) else np.zeros(np.shape(dy))
+        return (dense + zeros, None)
     return runtime.unbroadcast(dy, x), back
 
 
@@ -150,8 +153,29 @@ def spread(dy, a):
 @adjoint(runtime.scatter)
 def scatter(x, key, dy):
     def back(g):
-        return (None, None, None if g is None else runtime.unbroadcast(runtime.arrays.asarray(runtime.dense(g))[key], dy))
+        return (None, None, None if g is None else runtime.unbroadcast(runtime.picked(g, key), dy))
     return runtime.dense(runtime.scatter(x, key, dy)), back
+
+
+@adjoint(runtime.picked)
+def picked(g, key):
+    def back(c):
+        return (runtime.scatter(g, key, c), None)
+    return runtime.picked(g, key), back
+
+
+@adjoint(runtime.arrays.asarray)
+def arrays_asarray(a):
+    """An array as it is (another library's too: ``np.asarray``'s rule
+    would compute a Dask array), a number or a sequence as ``np.asarray``
+    makes it (its gradient of ``a``'s kind)."""
+    y = runtime.arrays.asarray(a)
+
+    def back(dy):
+        if runtime.arrays.is_array(a):
+            return (dy,)
+        return (numpy_shapes.like(dy, a) if y.dtype.kind in "fc" else None,)
+    return y, back
 
 
 @adjoint(runtime.scatters)
@@ -286,7 +310,7 @@ def add_at(g, x, key, dy):
     def back(c):
         if c is None:
             return (None, None, None, None)
-        return (c, None, None, runtime.unbroadcast(np.asarray(runtime.dense(c))[key], dy))
+        return (c, None, None, runtime.unbroadcast(runtime.picked(c, key), dy))
     return runtime.dense(g) + runtime.dense(runtime.scatter(x, key, dy)), back
 
 
@@ -846,6 +870,18 @@ def scatter_push(y, x, key, dy, *, ddy):
     return runtime.scatter(x, key, ddy)
 
 
+@pushforward(runtime.arrays.asarray)
+def arrays_asarray_push(y, a, *, da):
+    if runtime.arrays.is_array(a) or runtime.arrays.is_foreign(da):  # (a number's tangent may be a Dask array)
+        return da
+    return numpy_shapes.tangent_as(numpy_shapes.dense(da, a), y)
+
+
+@pushforward(runtime.picked)
+def picked_push(y, g, key, *, dg):
+    return runtime.picked(dg, key)
+
+
 @pushforward(runtime.scatters)
 def scatters_push(y, x, keys, values, *, dvalues):
     return runtime.scatters(x, keys, dvalues)
@@ -935,5 +971,5 @@ registry.READS_NO_VALUES(
     runtime.accum, runtime.spread_positional, runtime.field, runtime.sequence_gradient, runtime.like_iterable,
     runtime.repeated, runtime.item_buffer, runtime.item_gradient, runtime.user_gradient,
     runtime.attribute_gradient, runtime.scatter, runtime.scatters, runtime.gather, runtime.unbroadcast,
-    runtime.add_to, runtime.add_at,
+    runtime.add_to, runtime.add_at, runtime.picked,
 )

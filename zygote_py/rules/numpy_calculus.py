@@ -186,7 +186,7 @@ def trapezoid_parts(y, x, dx, axis):
 def trapezoid_grads(dout, y, x, dx, axis):
     """The gradients of ``np.trapezoid(y, x, dx, axis)``'s ``y``, ``x`` and
     ``dx``."""
-    yy = np.asarray(y)
+    yy = runtime.arrays.asarray(y)
     ax = axis % yy.ndim
     m, d = numpy_calculus.trapezoid_parts(y, x, dx, axis)
     g = np.expand_dims(dout, ax)

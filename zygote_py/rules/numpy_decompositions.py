@@ -64,7 +64,7 @@ again (second derivatives).
 """
 import numpy as np
 
-from zygote_py import errors
+from zygote_py import errors, runtime
 
 # The rules below call the helpers by their qualified names, as they call
 # np.linalg.solve, so that the compiler can inline them.
@@ -84,7 +84,7 @@ def cofactor(a, d):
     ``d = det(a)``: ``d * inv(a).T``, or, when ``a`` is singular, from the
     SVD ``a = U S Vh``: ``adj(a) = det(U) det(Vh) Vh^H adj(S) U^H``, where
     ``adj(S)`` holds the products of all singular values but one."""
-    d = np.asarray(d)
+    d = runtime.arrays.asarray(d)
     if np.all(d != 0):
         try:
             return d[..., None, None] * mT(np.linalg.inv(a))
@@ -101,7 +101,7 @@ def cofactor(a, d):
 
 def det_grad(dy, a, y):
     """The gradient of ``np.linalg.det``: ``dy`` times the cofactors."""
-    return fit(np.asarray(dy)[..., None, None] * conj(cofactor(a, y)), a)
+    return fit(runtime.arrays.asarray(dy)[..., None, None] * conj(cofactor(a, y)), a)
 
 
 def slogdet_grad(dy, a, y):
@@ -113,7 +113,7 @@ def slogdet_grad(dy, a, y):
     complex_ = np.iscomplexobj(sign)
     if dlog is None and (dsign is None or not complex_):
         return None
-    c = np.zeros(np.shape(sign)) if dlog is None else np.asarray(dlog)
+    c = np.zeros(np.shape(sign)) if dlog is None else runtime.arrays.asarray(dlog)
     if complex_ and dsign is not None:
         c = c + 1j * np.imag(dsign * np.conj(sign))
     return fit(c[..., None, None] * mH(inverse(a, y)), a)
@@ -125,7 +125,7 @@ def inverse(a, y):
     try:
         return np.linalg.inv(a)
     except np.linalg.LinAlgError:
-        d = np.asarray(y[0] * np.exp(y[1]))
+        d = runtime.arrays.asarray(y[0] * np.exp(y[1]))
         with np.errstate(divide="ignore", invalid="ignore"):
             return mT(cofactor(a, d)) / d[..., None, None]
 
@@ -134,7 +134,7 @@ def solve_grads(dy, a, b, y):
     """The gradients of ``x = np.linalg.solve(a, b)``: ``db = a^-H dx`` and
     ``da = -db x^H``. A 1-d ``b`` is one vector."""
     if np.ndim(b) == 1:
-        db = np.linalg.solve(mH(a), np.asarray(dy)[..., None])
+        db = np.linalg.solve(mH(a), runtime.arrays.asarray(dy)[..., None])
         da = -db * conj(y)[..., None, :]
         return fit(sum_to(da, np.shape(a)), a), fit(sum_to(db[..., 0], np.shape(b)), b)
     db = np.linalg.solve(mH(a), dy)
@@ -231,7 +231,7 @@ def qr_grad(dy, a, y, mode):
     (``m < n``) has ``R = [U | V]`` with ``X = Q U`` and ``V = Q^H Y``, so
     ``Y``'s gradient is ``Q Vbar`` and ``X``'s that of a square QR with
     ``Qbar + Y Vbar^H``."""
-    a = np.asarray(a)
+    a = runtime.arrays.asarray(a)
     if mode == "r":
         (q, r), dq, dr = np.linalg.qr(a), None, dy
     elif mode in ("reduced", "complete"):
@@ -278,7 +278,7 @@ def qr_tangent(da, a, y, mode):
             f"np.linalg.qr(mode={mode!r}) has no derivative",
             hint="use mode='reduced', 'complete' or 'r'",
         )
-    a = np.asarray(a)
+    a = runtime.arrays.asarray(a)
     q, r = np.linalg.qr(a) if mode == "r" else y
     m, n = a.shape[-2:]
     k = min(m, n)
@@ -434,7 +434,7 @@ def pinv_grad(dy, a, y, hermitian):
     ``-x^H xbar x^H + (I - a x) xbar^H x x^H + x^H x xbar^H (I - x a)``,
     with ``a`` the Hermitian matrix read when ``hermitian`` (its lower
     triangle), the gradient on that triangle."""
-    A, xh = from_triangle(a, True) if hermitian else np.asarray(a), mH(y)
+    A, xh = from_triangle(a, True) if hermitian else runtime.arrays.asarray(a), mH(y)
     t = mH(dy) @ (y @ xh)
     u = (xh @ y) @ mH(dy)
     g = -(xh @ dy @ xh) + (t - A @ (y @ t)) + (u - (u @ y) @ A)
@@ -449,7 +449,7 @@ def pinv_tangent(da, a, y, hermitian):
     if hermitian:
         A, d = from_triangle(a, True), from_triangle(da, True)
     else:
-        A, d = np.asarray(a), da
+        A, d = runtime.arrays.asarray(a), da
     t = (y @ mH(y)) @ mH(d)
     u = mH(d) @ (mH(y) @ y)
     return -(y @ d @ y) + (t - (t @ A) @ y) + (u - y @ (A @ u))
@@ -459,7 +459,7 @@ def matrix_power_grad(dy, a, n):
     """The gradient of ``np.linalg.matrix_power(a, n)``: the sum of
     ``(a^H)^i dy (a^H)^(n-1-i)`` over ``i < n``, accumulated as
     ``G <- a^H G + dy (a^H)^j``; through ``inv(a)`` for ``n < 0``."""
-    A = np.asarray(a)
+    A = runtime.arrays.asarray(a)
     if n < 0:
         b = np.linalg.inv(A)
         gb = matrix_power_grad(dy, b, -n)
@@ -478,7 +478,7 @@ def matrix_power_tangent(da, a, n):
     """The tangent of ``np.linalg.matrix_power(a, n)``: the sum of
     ``a^i da a^(n-1-i)`` over ``i < n``, accumulated as
     ``D <- a D + da a^j``; through ``inv(a)`` for ``n < 0``."""
-    A = np.asarray(a)
+    A = runtime.arrays.asarray(a)
     if n < 0:
         b = np.linalg.inv(A)
         return matrix_power_tangent(-(b @ da @ b), b, -n)

@@ -115,7 +115,9 @@ def diagonal_matrix(d):
     """The stack of diagonal matrices with the diagonals ``d`` (the last
     axis): what the pullbacks add to a matrix instead of writing into its
     diagonal, so that they can be differentiated again."""
-    return d[..., None, :] * np.eye(np.shape(d)[-1], dtype=np.real(d).dtype)  # (float32 stays float32)
+    # (float32 stays float32; the identity is of d's library: CuPy mixes in no NumPy array)
+    return d[..., None, :] * np.eye(np.shape(d)[-1], dtype=np.real(d).dtype,
+                                    like=d if runtime.arrays.is_foreign(d) else None)
 
 
 def real_matrices(dy, x1, x2, least=2):
@@ -183,8 +185,8 @@ def scalar_grad(dy, a, b, wrt):
     """The gradient of ``a * b`` (``np.dot`` or ``np.inner`` with a 0-d
     operand) with respect to ``a`` or ``b``."""
     if wrt == 0:
-        return fit(dy * conj(np.asarray(b)), a)
-    return fit(dy * conj(np.asarray(a)), b)
+        return fit(dy * conj(runtime.arrays.asarray(b)), a)
+    return fit(dy * conj(runtime.arrays.asarray(a)), b)
 
 
 def tensordot_axes(axes, na, nb):
@@ -201,7 +203,7 @@ def tensordot_grad(dy, a, b, axes, wrt):
     """The gradient of ``np.tensordot(a, b, axes)`` with respect to ``a`` or
     ``b``: ``dy`` contracted with the other operand over that operand's free
     axes, then transposed back to the operand's axis order."""
-    A, B, g = np.asarray(a), np.asarray(b), np.asarray(dy)
+    A, B, g = runtime.arrays.asarray(a), runtime.arrays.asarray(b), runtime.arrays.asarray(dy)
     ia, ib = tensordot_axes(axes, A.ndim, B.ndim)
     fa = [i for i in range(A.ndim) if i not in ia]
     fb = [j for j in range(B.ndim) if j not in ib]
@@ -210,9 +212,9 @@ def tensordot_grad(dy, a, b, axes, wrt):
     # standing for its partner axis.
     if wrt == 0:
         ga = np.tensordot(g, conj(B), (list(range(len(fa), g.ndim)), fb))
-        return fit(np.transpose(ga, np.argsort(fa + [ia[ib.index(j)] for j in sorted(ib)])), a)
+        return fit(np.transpose(ga, tuple(int(i) for i in np.argsort(fa + [ia[ib.index(j)] for j in sorted(ib)]))), a)
     gb = np.tensordot(conj(A), g, (fa, list(range(len(fa)))))
-    return fit(np.transpose(gb, np.argsort([ib[ia.index(i)] for i in sorted(ia)] + fb)), b)
+    return fit(np.transpose(gb, tuple(int(i) for i in np.argsort([ib[ia.index(i)] for i in sorted(ia)] + fb))), b)
 
 
 def dot_grad(dy, a, b, wrt):
@@ -254,17 +256,17 @@ def vdot_grad(dy, a, b, wrt):
 def vecdot_grad(dy, x1, x2, axis, wrt):
     """The gradient of ``np.vecdot(x1, x2, axis=axis) = sum(conj(x1) * x2,
     axis)``."""
-    g = np.expand_dims(np.asarray(dy), axis)
+    g = np.expand_dims(runtime.arrays.asarray(dy), axis)
     if wrt == 0:
-        return fit(conj(g) * np.asarray(x2), x1)
-    return fit(g * np.asarray(x1), x2)
+        return fit(conj(g) * runtime.arrays.asarray(x2), x1)
+    return fit(g * runtime.arrays.asarray(x1), x2)
 
 
 def kron_grad(dy, a, b, wrt):
     """The gradient of ``np.kron(a, b)``: ``dy`` with each axis split into
     an (``a``, ``b``) pair, times the other operand, summed over the other
     operand's axes."""
-    A, B = np.asarray(a), np.asarray(b)
+    A, B = runtime.arrays.asarray(a), runtime.arrays.asarray(b)
     if (A.ndim == 0) != (B.ndim == 0):  # (a product with a number, whose axes need no splitting, in any order)
         return fit(sum_to(dy * conj(B if wrt == 0 else A), (A if wrt == 0 else B).shape), a if wrt == 0 else b)
     nd = max(A.ndim, B.ndim)
@@ -284,12 +286,12 @@ def cross_grad(dy, a, b, axisa, axisb, axisc, axis, wrt):
     are 3-vectors with a zero third component."""
     if axis is not None:
         axisa = axisb = axisc = axis
-    A = np.moveaxis(np.asarray(a), axisa, -1)
-    B = np.moveaxis(np.asarray(b), axisb, -1)
+    A = np.moveaxis(runtime.arrays.asarray(a), axisa, -1)
+    B = np.moveaxis(runtime.arrays.asarray(b), axisb, -1)
     if A.shape[-1] == 2 and B.shape[-1] == 2:
-        d = np.asarray(dy)[..., None] * np.array([0, 0, 1])
+        d = runtime.arrays.asarray(dy)[..., None] * np.array([0, 0, 1])
     else:
-        d = np.moveaxis(np.asarray(dy), axisc, -1)
+        d = np.moveaxis(runtime.arrays.asarray(dy), axisc, -1)
     if wrt == 0:
         B3 = np.concatenate([B, np.zeros_like(B[..., :1])], -1) if B.shape[-1] == 2 else B
         ga = sum_to(np.cross(conj(B3), d)[..., :A.shape[-1]], A.shape)
@@ -301,7 +303,7 @@ def cross_grad(dy, a, b, axisa, axisb, axisc, axis, wrt):
 
 def float_dtype(x):
     """``x``'s dtype if it is inexact, else float64."""
-    dtype = x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
+    dtype = x.dtype if hasattr(x, "dtype") else runtime.arrays.asarray(x).dtype
     return dtype if dtype.kind in "fc" else np.dtype(float)
 
 
@@ -313,17 +315,21 @@ def trace_grad(dy, a, offset, axis1, axis2):
         # dy on a diagonal, kept sparse (O(n), not a dense n×n per use)
         return numpy_linalg.diagonal_scatter(a, offset, dy)
     eye = np.eye(shape[axis1], shape[axis2], offset, dtype=float_dtype(a))
-    g = np.asarray(dy)[..., None, None] * eye  # (the outer product, by a rule differentiable again)
+    g = runtime.arrays.asarray(dy)[..., None, None] * eye  # (the outer product, by a rule differentiable again)
     return fit(np.moveaxis(g, (-2, -1), (axis1 % len(shape), axis2 % len(shape))), a)
 
 
 def diagonal_scatter(a, offset, dy):
     """Zeros of the 2-d ``a``'s shape with ``dy`` (a number, or one value
     per item) added along its ``offset`` diagonal, as a sparse
-    :class:`runtime.Scatter`."""
+    :class:`runtime.Scatter` (dense, of its library, for another library's
+    ``dy``, whose values a NumPy scatter would move to the host)."""
     n, m = np.shape(a)
     i = np.arange(max(0, min(n + min(offset, 0), m - max(offset, 0))))
-    return runtime.Scatter((n, m), float_dtype(a), [((i + max(-offset, 0), i + max(offset, 0)), dy)], 1, i.size)
+    key = (i + max(-offset, 0), i + max(offset, 0))
+    if runtime.arrays.is_foreign(dy):
+        return runtime.scatter(np.zeros_like(dy, float_dtype(a), shape=(n, m)), key, dy)
+    return runtime.Scatter((n, m), float_dtype(a), [(key, dy)], 1, i.size)
 
 
 @adjoint(diagonal_scatter)
@@ -351,7 +357,7 @@ def diagonal_grad(dy, a, offset, axis1, axis2):
         if axis1 % 2 == 1:
             offset = -offset  # the diagonal of the transpose
         return numpy_linalg.diagonal_scatter(a, offset, dy)
-    dy = np.asarray(dy)
+    dy = runtime.arrays.asarray(dy)
     shape = np.shape(a)
     rows, cols = numpy_linalg.diagonal_places(shape[axis1], shape[axis2], offset, dy.shape[-1])
     # (the plane built by selection matrices, not written into: differentiable again)

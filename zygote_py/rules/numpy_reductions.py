@@ -29,9 +29,9 @@ Conventions:
   otherwise products of the elements before and after each one
   (:func:`prod_grad`), so that zeros (one or several) are exact.
 - ``cumprod``: likewise ``y / a`` when no prefix product is 0, and
-  otherwise :func:`cumprod_grad`, exact with zeros: an element after a
-  slice's first zero gets 0, the first zero the sum of ``dy`` times the
-  products that skip it.
+  otherwise :func:`cumprod_grad`, exact with zeros: each element gets the
+  sum of ``dy`` times the products that skip it, formed by a scan without
+  division (so an element after a slice's first zero gets 0).
 - ``nanmax``, ``nanmin``: as ``max`` and ``min`` among the elements that
   are not NaN; NaN elements, and all-NaN slices, get 0.
 - ``ptp`` (``max - min``): ``max``'s gradient minus ``min``'s, ties split
@@ -792,56 +792,63 @@ def cumprod_grad(dy, a, axis, y):
     exact when ``a`` has zeros, and written so that its own derivatives
     are too (a second derivative differentiates it).
 
-    An element that is not 0 gets ``sum_{j >= i} dy_j y_j / a_i``: near
-    it, that is the product of the others, zeros among them included. The
-    ``n``-th zero of a slice gets ``sum_{j >= z} dy_j y'_j``, where ``y'``
-    is the cumulative product with that zero replaced by 1: 0 past the
-    first zero, but not its derivative in the other zeros (which a
-    constant 0 would lose). One cumulative product per zero of the slice
-    with the most.
+    Element ``i`` gets ``sum_{j >= i} dy_j prod_{k <= j, k != i} a_k``:
+    the product ``e_i`` of the elements before it times ``s_i = sum_{j >=
+    i} dy_j prod_{i < k <= j} a_k``, which runs backwards as ``s_i = dy_i
+    + a_{i+1} s_{i+1}`` (:func:`linear_scan`). No division and no count
+    of the zeros: polynomial in ``a`` and ``dy``, so exact with zeros at
+    every order, and lazy on another library's array. (Complex: conjugated
+    factors.)
     """
     x = runtime.arrays.asarray(a)
     flat = np.reshape(x, -1) if axis is None else x
     ax = 0 if axis is None else axis % max(x.ndim, 1)
-    dyy = runtime.arrays.asarray(dy)
-    zeros = flat == 0
-    nth = np.cumsum(zeros, axis=ax)  # zeros up to and including each element
-    g = np.where(zeros, 0, numpy_reductions.tail_sum(dyy * np.conjugate(y), ax) / np.where(zeros, 1, flat).conj())
-    # the zeros of the slice with the most (of another library's array, a number computed: the loop needs it)
-    most = int(np.max(nth)) if math.prod(np.shape(nth)) else 0
-    for n in range(1, most + 1):
-        at = zeros & (nth == n)
-        replaced = np.conjugate(np.cumprod(np.where(at, 1, flat), axis=ax))
-        g = g + np.where(at, numpy_reductions.tail_sum(dyy * replaced, ax), 0)
-    g = np.reshape(g, x.shape)
+    v = np.moveaxis(np.conjugate(flat), ax, -1)
+    d = np.moveaxis(np.broadcast_to(dy, np.shape(flat)), ax, -1)
+    after = np.flip(numpy_reductions.linear_scan(np.flip(d, -1), numpy_reductions.shifted(np.flip(v, -1), 1)), -1)
+    g = np.reshape(np.moveaxis(numpy_reductions.exclusive_cumprod(v) * after, -1, ax), x.shape)
     return g.astype(x.dtype, copy=False) if x.dtype.kind in "fc" else g
-
-
-def tail_sum(v, ax):
-    """The sum of ``v`` over each position along ``ax`` and those after it."""
-    return np.flip(np.cumsum(np.flip(v, ax), axis=ax), ax)
 
 
 def cumprod_tangent(da, a, axis, y):
     """The tangent of ``y = np.cumprod(a, axis)`` for the tangent ``da``,
     exact when ``a`` has zeros (the transpose of :func:`cumprod_grad`,
-    differentiable again alike): ``y`` times the running sum of ``da / a``
-    over the elements that are not 0, plus, for the ``n``-th zero of a
-    slice, ``da`` there times the cumulative product with that zero
-    replaced by 1, from it on.
+    differentiable again and lazy alike): ``t_j = sum_{i <= j} da_i e_i
+    prod_{i < k <= j} a_k``, ``e_i`` the product of the elements before
+    ``i``, which runs forwards as ``t_j = da_j e_j + a_j t_{j-1}``.
     """
-    x = np.reshape(a, np.shape(y))  # flattened for axis=None
-    dx = np.reshape(np.broadcast_to(da, np.shape(a)), np.shape(y))
-    ax = 0 if axis is None else axis
-    zeros = x == 0
-    nth = np.cumsum(zeros, axis=ax)
-    t = y * np.cumsum(np.where(zeros, 0, dx / np.where(zeros, 1, x)), axis=ax)
-    # the zeros of the slice with the most (of another library's array, a number computed: the loop needs it)
-    most = int(np.max(nth)) if math.prod(np.shape(nth)) else 0
-    for n in range(1, most + 1):
-        at = zeros & (nth == n)
-        t = t + np.cumprod(np.where(at, 1, x), axis=ax) * np.cumsum(np.where(at, dx, 0), axis=ax)
-    return t.astype(np.result_type(y), copy=False)
+    x = np.moveaxis(np.reshape(a, np.shape(y)), 0 if axis is None else axis, -1)  # flattened for axis=None
+    dx = np.moveaxis(np.reshape(np.broadcast_to(da, np.shape(a)), np.shape(y)), 0 if axis is None else axis, -1)
+    t = numpy_reductions.linear_scan(dx * numpy_reductions.exclusive_cumprod(x), x)
+    return np.moveaxis(t, -1, 0 if axis is None else axis).astype(np.result_type(y), copy=False)
+
+
+def exclusive_cumprod(v):
+    """The product of the elements before each one along the last axis of
+    ``v`` (1 for the first), without dividing."""
+    return np.cumprod(numpy_reductions.shifted(v, 1, 1), axis=-1)
+
+
+def shifted(v, d, fill=0):
+    """``v`` moved ``d`` places along its last axis, ``fill`` in the first
+    ``d`` (``v``'s library and chunks kept: slices and a concatenation)."""
+    return np.concatenate([np.full_like(v[..., :d], fill), v[..., :-d]], axis=-1)
+
+
+def linear_scan(u, c):
+    """``s_j = u_j + c_j s_{j-1}`` along the last axis (``s_{-1} = 0``),
+    that is ``s_j = sum_{i <= j} u_i prod_{i < k <= j} c_k``, by recursive
+    doubling (Hillis and Steele 1986, on the associative pairs ``(c,
+    u)``): after the step of distance ``d`` each ``s_j`` sums the ``2d``
+    terms ending at ``j`` and ``p_j`` is the product of the ``2d`` factors
+    ending there. ``ceil(log2 n)`` steps of shifted products and sums:
+    no division (exact with zeros), no loop over values (lazy on Dask)."""
+    s, p = u, c
+    for k in range(max(np.shape(u)[-1] - 1, 0).bit_length()):
+        d = 2 ** k
+        s = s + p * numpy_reductions.shifted(s, d)
+        p = p * numpy_reductions.shifted(p, d)
+    return s
 
 
 def _share(hit, g, axes):
@@ -897,16 +904,16 @@ def _matrix_norm_grad(x, ord, axes, y, dy):
 def norm_grad(dy, x, ord, axis, keepdims, y):
     """The gradient of ``np.linalg.norm(x, ord, axis, keepdims)`` (which is
     ``y``) for the cotangent ``dy``; see the module's conventions."""
-    xa = np.asarray(x)
+    xa = runtime.arrays.asarray(x)
     if not np.issubdtype(xa.dtype, np.inexact):
         xa = xa.astype(float)
     nd = xa.ndim
     if axis is None and (ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1)):
         # the 2-norm of all the elements
-        return xa * (np.asarray(dy) / np.where(y == 0, 1, y))
+        return xa * (runtime.arrays.asarray(dy) / np.where(y == 0, 1, y))
     axes = _axes(axis, nd)
-    kept_y = np.asarray(y) if keepdims else _kept(y, axes)
-    kept_dy = np.asarray(dy) if keepdims else _kept(dy, axes)
+    kept_y = runtime.arrays.asarray(y) if keepdims else _kept(y, axes)
+    kept_dy = runtime.arrays.asarray(dy) if keepdims else _kept(dy, axes)
     if len(axes) == 1:
         g = _vector_norm_grad(xa, ord, axes[0], kept_y, kept_dy)
     else:
@@ -919,7 +926,7 @@ def vector_norm_grad(dy, x, ord, axis, y):
     (which is ``y``, with or without ``keepdims``): the axes of ``axis``
     (all of them for ``None``) flattened into one, last, and
     :func:`norm_grad`'s vector norm along it."""
-    xa = np.asarray(x)
+    xa = runtime.arrays.asarray(x)
     nd = xa.ndim
     axes = _axes(axis, nd)
     last = tuple(range(nd - len(axes), nd))
@@ -936,16 +943,16 @@ def nanvar_grad(dy, a, axis, ddof, keepdims, std):
     is given: ``2 (a - mean) / (count - ddof)`` over the elements that are
     not NaN (divided by ``2 std`` for ``nanstd``, 0 where ``std`` is 0),
     0 at NaN elements, ``nan`` in a slice with ``count <= ddof``."""
-    x = np.asarray(a)
+    x = runtime.arrays.asarray(a)
     axes = _axes(axis, x.ndim)
     valid = ~np.isnan(x)
     count = np.sum(valid, axis=axes, keepdims=True)
     centred = x - np.nansum(x, axis=axes, keepdims=True) / np.maximum(count, 1)
     enough = count > ddof
     scale = np.where(enough, 2.0 / np.where(enough, count - ddof, 1), np.nan)
-    d = np.asarray(dy) if keepdims else _kept(dy, axes)
+    d = runtime.arrays.asarray(dy) if keepdims else _kept(dy, axes)
     if std is not None:
-        s = np.asarray(std) if keepdims else _kept(std, axes)
+        s = runtime.arrays.asarray(std) if keepdims else _kept(std, axes)
         d = d / (2 * np.where(s == 0, 1, s))  # a constant slice: centred is 0 there
     g = np.where(valid, centred * (scale * d), 0)
     return g.astype(x.dtype if x.dtype.kind in "fc" else np.dtype(float), copy=False)
@@ -959,19 +966,19 @@ def average_grads(dy, a, axis, weights, returned, keepdims, y):
     slope 1 in each weight (without weights it is a constant count)."""
     davg, dsw = dy if returned else (dy, None)
     avg = y[0] if returned else y
-    x = np.asarray(a)
+    x = runtime.arrays.asarray(a)
     dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(float)
     axes = _axes(axis, x.ndim)
 
     def kept(v):
-        return np.asarray(v) if keepdims else _kept(v, axes)
+        return runtime.arrays.asarray(v) if keepdims else _kept(v, axes)
 
     if weights is None:
         if davg is None:
             return None, None
         share = kept(davg) / (x.size / max(np.size(avg), 1))
         return np.broadcast_to(share, x.shape).astype(dtype), None
-    w = np.asarray(weights)
+    w = runtime.arrays.asarray(weights)
     if w.shape == x.shape:
         wb = w
     else:  # weights along the axes: NumPy lines them up with them
@@ -979,7 +986,7 @@ def average_grads(dy, a, axis, weights, returned, keepdims, y):
         wb = np.transpose(w, order).reshape(tuple(n if i in axes else 1 for i, n in enumerate(x.shape)))
     total = np.sum(wb, axis=axes, keepdims=True)
     da = None
-    dw = np.zeros(x.shape, np.result_type(x, wb, 1.0))
+    dw = np.zeros_like(x, np.result_type(x, wb, 1.0))  # (of x's library)
     if davg is not None:
         share = kept(davg) / total
         da = np.broadcast_to(share * wb, x.shape).astype(dtype)
@@ -999,13 +1006,13 @@ def average_tangent(da, dw, a, axis, weights, returned, keepdims, y):
     - avg) dw) / W`` over a slice, and for the returned sum of weights
     ``W``, ``sum(dw)`` (``None`` without weights: a constant count)."""
     avg = y[0] if returned else y
-    x = np.asarray(a)
+    x = runtime.arrays.asarray(a)
     axes = _axes(axis, x.ndim)
     dx = np.broadcast_to(da, x.shape)
     if weights is None:
         davg = runtime.shaped(np.mean(dx, axis=axes, keepdims=keepdims)[()], avg)
         return (davg, None) if returned else davg
-    w = np.asarray(weights)
+    w = runtime.arrays.asarray(weights)
     dwb = np.broadcast_to(dw, w.shape)
     if w.shape == x.shape:
         wb = w
@@ -1014,7 +1021,7 @@ def average_tangent(da, dw, a, axis, weights, returned, keepdims, y):
         kept = tuple(n if i in axes else 1 for i, n in enumerate(x.shape))
         wb, dwb = np.transpose(w, order).reshape(kept), np.transpose(dwb, order).reshape(kept)
     total = np.sum(wb, axis=axes, keepdims=True)
-    kept_avg = np.asarray(avg) if keepdims else _kept(avg, axes)
+    kept_avg = runtime.arrays.asarray(avg) if keepdims else _kept(avg, axes)
     davg = np.sum(wb * dx + (x - kept_avg) * dwb, axis=axes, keepdims=True) / total
     davg = runtime.shaped(np.reshape(davg, np.shape(avg))[()], avg)  # [()]: a scalar for a scalar avg
     if not returned:
@@ -1050,7 +1057,7 @@ def quantile_slopes(a, q, axis, method, skip_nan):
     shape, then the slices': each quantile's slope in its ``q``, or it is
     None for a method piecewise constant in ``q``.
     """
-    x = np.asarray(a)
+    x = runtime.arrays.asarray(a)
     axes = _axes(axis, x.ndim)
     if skip_nan and np.ndim(q) > 1 and isinstance(axis, tuple) and len(axis) > 1:
         raise errors.NoDerivativeRule(
@@ -1068,10 +1075,11 @@ def quantile_slopes(a, q, axis, method, skip_nan):
     ordered = np.sort(rows, axis=-1)  # NaN last
     count = np.sum(~np.isnan(rows), axis=-1) if skip_nan else n
     if method == "linear":
-        index = per_q * (np.asarray(count) - 1)
+        index = per_q * (runtime.arrays.asarray(count) - 1)
     elif skip_nan:
         # a slice of only NaN (whose result is NaN, and has no gradient) gets ranks too
-        ranks = np.where(np.isnan(ordered) & (np.asarray(count) > 0)[..., None], np.nan, np.arange(n, dtype=float))
+        ranks = np.where(np.isnan(ordered) & (runtime.arrays.asarray(count) > 0)[..., None], np.nan,
+                         np.arange(n, dtype=float))
         index = np.nanquantile(ranks, qs, axis=-1, method=method)
     else:
         index = np.quantile(np.arange(n, dtype=float), qs, method=method).reshape(per_q.shape)
@@ -1092,9 +1100,9 @@ def quantile_slopes(a, q, axis, method, skip_nan):
     if method not in _SLOPES_IN_Q:
         return in_a, None, order
     gap = (hi - lo)[..., 0]
-    slope = np.asarray(count) + 1 - _SLOPES_IN_Q[method]
+    slope = runtime.arrays.asarray(count) + 1 - _SLOPES_IN_Q[method]
     if method != "linear":  # flat where the index is clipped to the first or last value
-        slope = np.where((index > 0) & (index < np.asarray(count) - 1), slope, 0)
+        slope = np.where((index > 0) & (index < runtime.arrays.asarray(count) - 1), slope, 0)
     return in_a, np.where(np.isnan(gap), 0, gap) * slope, order
 
 
@@ -1104,10 +1112,10 @@ def weighted_shares(a, q, axis, y, weights):
     result's cotangent that each element of its slice gets (the elements
     equal to it with a positive weight, evenly), laid out as ``q``'s shape,
     then the slices', then the slice's elements; and the axes moved last."""
-    x = np.asarray(a)
+    x = runtime.arrays.asarray(a)
     axes = _axes(axis, x.ndim)
     order = tuple(i for i in range(x.ndim) if i not in axes) + axes
-    w = np.asarray(weights)
+    w = runtime.arrays.asarray(weights)
     if w.shape != x.shape:  # (1-d weights along the one axis)
         w = np.reshape(w, (-1,) + (1,) * (x.ndim - axes[0] - 1))
     rows = np.transpose(x, order).reshape(np.transpose(x, order).shape[:x.ndim - len(axes)] + (-1,))
@@ -1123,7 +1131,7 @@ def quantile_grads(dy, a, q, axis, method, keepdims, y, skip_nan, weights=None):
     With ``weights`` (``'inverted_cdf'``: ``y`` is an element of each
     slice, piecewise constant in ``q`` and the weights), from
     :func:`weighted_shares`."""
-    x = np.asarray(a)
+    x = runtime.arrays.asarray(a)
     if weights is not None:
         shares, order = numpy_reductions.weighted_shares(a, q, axis, y, weights)
         g = np.sum(np.reshape(dy, shares.shape[:-1] + (1,)) * shares, axis=tuple(range(np.ndim(q))))
@@ -1145,7 +1153,7 @@ def quantile_tangent(da, dq, a, q, axis, method, keepdims, y, skip_nan, weights=
     """The tangent of ``y = np.quantile(a, q, axis, method=method,
     keepdims=keepdims)`` (``np.nanquantile`` when ``skip_nan``) for the
     tangents ``da`` and ``dq``: the transpose of :func:`quantile_grads`."""
-    x = np.asarray(a)
+    x = runtime.arrays.asarray(a)
     if weights is not None:
         shares, order = numpy_reductions.weighted_shares(a, q, axis, y, weights)
         rows = np.transpose(np.broadcast_to(da, x.shape), order).reshape(shares.shape[np.ndim(q):])

@@ -171,7 +171,10 @@ def _no_repeats(key):
 def _scatter(shape, dtype, key, dy):
     """Zeros of ``shape`` with ``dy`` added at ``key`` (repeated indices add
     up). Assignment where no element can repeat: ``np.add.at`` is much
-    slower."""
+    slower. Another library's ``dy``: :func:`runtime.scatter` onto zeros of
+    that library, which it has no ``np.add.at`` for."""
+    if runtime.arrays.is_foreign(dy):
+        return runtime.scatter(np.zeros_like(dy, dtype, shape=shape), key, dy)
     g = np.zeros(shape, dtype)
     if _no_repeats(key):
         g[key] = dy
@@ -270,10 +273,12 @@ def tangent_as(t, y, copy=False):
     rule may compute with (``u * np.full(3, k)``, ``k`` an int on one
     path only; see ``runtime.zero_operand``)."""
     if y.dtype.kind not in "fc":
-        return np.zeros(y.shape)
-    t = np.asarray(t)
+        return np.zeros_like(y, float) if runtime.arrays.is_foreign(y) else np.zeros(y.shape)
+    t = runtime.arrays.asarray(t)
     if t.dtype.kind == "c" and y.dtype.kind != "c":
         t = t.real
+    if runtime.arrays.is_foreign(t):  # (np.array would compute a Dask array, and refuses CuPy's)
+        return np.reshape(t.astype(y.dtype, copy=copy), y.shape)
     return np.array(t, y.dtype, copy=True if copy else None).reshape(y.shape)
 
 

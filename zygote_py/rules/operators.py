@@ -554,6 +554,8 @@ def getitem(container, key):
 
 @pushforward(operator.getitem)
 def getitem_push(y, container, key, *, dcontainer):
+    if runtime.arrays.is_foreign(dcontainer):  # (a NumPy array's tangent of another library: Dask's takes no x[i, j])
+        return runtime.picked(dcontainer, key)
     return dcontainer[key]
 
 

@@ -271,7 +271,8 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
     """The tangent of ``obj.name`` for the tangent ``dobj`` of ``obj``
     (``ddefault``, the tangent of the ``default`` of ``getattr``, where that
     is the value):
-    ``dobj.name`` for an array's or a number's :data:`LINEAR_ATTRIBUTES`,
+    ``dobj.name`` for an array's (another library's too) or a number's
+    :data:`LINEAR_ATTRIBUTES`,
     and for a field of a namedtuple or of an object (whose tangent
     is a ``Tangent``), ``obj.__dict__``'s the dict of its fields'; a
     property's getter pushed forward; zero for a
@@ -280,8 +281,9 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
     if default is not MISSING and not hasattr(obj, name):
         return ddefault
     y = getattr(obj, name)
+    foreign = arrays.is_foreign(obj)  # (its attributes are ndarray's, whether a property in Python or in C)
     found = class_attribute(type(obj), name)
-    getter = getter_of(found)
+    getter = None if foreign else getter_of(found)
     if getter is not None:
         computed, t = push(getter, (obj,), {}, (dobj,), {})
         if isinstance(found, functools.cached_property):
@@ -289,8 +291,8 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
         return t
     if dobj is None:
         return zero_tangent(y)
-    if isinstance(obj, (np.ndarray, np.generic, int, float, complex)):
-        if isinstance(y, types.BuiltinMethodType) and y.__self__ is obj:
+    if foreign or isinstance(obj, (np.ndarray, np.generic, int, float, complex)):
+        if isinstance(y, (types.BuiltinMethodType, types.MethodType)) and y.__self__ is obj:
             return dobj  # a bound method's tangent is its object's: push hands it to push_method
         return getattr(dobj, name) if name in LINEAR_ATTRIBUTES else zero_tangent(y)
     if isinstance(obj, tuple) and name in getattr(obj, "_fields", ()):

@@ -20,7 +20,7 @@ from ..errors import NoDerivativeRule, NonScalarOutput
 from ..tangent import Tangent
 from . import arrays
 from .operators import number_type
-from .sparse import dense, Lazy
+from .sparse import dense, Lazy, picked
 from .values import exact_number, is_differentiable_value
 
 
@@ -261,7 +261,7 @@ def unbroadcast(dy: Any, x: Any) -> Any:
         return real_if_real(dy, x)
     dshape = getattr(dy, "shape", ())
     if len(dshape) < len(shape):  # a gradient that broadcasts to x's shape: a zero started as 0
-        dy = np.full(shape, dy)
+        dy = np.broadcast_to(dy, shape) if arrays.is_foreign(dy) else np.full(shape, dy)  # (np.full computes Dask's)
     elif dshape != shape:
         extra = len(dshape) - len(shape)
         # (np.sum for another library's array: Dask's has no ufunc's reduce)
@@ -323,8 +323,8 @@ def gather(g: Any, keys: tuple, values: tuple) -> Optional[tuple]:
     summed to its value's shape."""
     if g is None:
         return None
-    d = np.asarray(dense(g))
-    return tuple(unbroadcast(d[k], v) for k, v in zip(keys, values))
+    d = dense(g)
+    return tuple(unbroadcast(picked(d, k), v) for k, v in zip(keys, values))
 
 
 def user_gradient(x: Any, g: Any) -> Any:

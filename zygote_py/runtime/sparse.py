@@ -12,6 +12,7 @@ import operator
 import os
 import re
 import sys
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -47,20 +48,7 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
         if basic or _mask(key):
             g[key] = dy
             return g
-        rows = _leading_rows(key, shape)
-        if rows is None:
-            raise NoDerivativeRule(
-                f"the gradient of indexing a {type(lazy).__module__.split('.')[0]} array with integer arrays "
-                "other than one NumPy array of rows (repeated indices add up: np.add.at, which that library "
-                "does not have)",
-                hint="index it with one integer array first (x[rows, 1:]), slices, integers or one boolean "
-                "mask, or compute the array first",
-            )
-        rest = key[1:] if isinstance(key, tuple) else ()
-        for layer in _unique_layers(rows):  # (each layer's rows are distinct: assignment adds them once)
-            at = (rows[layer], *rest)
-            g[at] = g[at] + dy[layer]
-        return g
+        return _scatter_advanced(g, key, dy)
     if basic and np.size(dy) * 4 <= math.prod(shape):
         return Scatter(shape, dtype, [(key, dy)], 1, np.size(dy))
     g = np.zeros(shape, dtype)
@@ -71,17 +59,103 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
     return g
 
 
-def _leading_rows(key: Any, shape: tuple) -> Any:
-    """The rows ``key`` picks when it is one 1-d NumPy integer array (or a
-    list of ints), alone or followed by basic indices (``x[rows, 1:]``), as
-    nonnegative ints; else ``None``."""
-    first, rest = (key[0], key[1:]) if isinstance(key, tuple) and key else (key, ())
-    if not all(_basic_part(k) and k is not None and k is not Ellipsis for k in rest) or not shape:
-        return None
-    rows = np.asarray(first) if isinstance(first, (list, np.ndarray)) else None
-    if rows is None or rows.ndim != 1 or rows.dtype.kind not in "iu":
-        return None
-    return rows % shape[0]
+def picked(g: Any, key: Any) -> Any:
+    """``g[key]`` for a cotangent ``g`` (what :func:`scatter`'s ``dy`` gets
+    back: its transpose), through :class:`Advanced` for another library's
+    array indexed by integer arrays, which it may not take on several axes
+    (Dask)."""
+    g = arrays.asarray(dense(g))
+    at = None if not arrays.is_foreign(g) or basic_index(key) or _mask(key) else Advanced.of(key, np.shape(g))
+    if at is None:
+        return g[key]
+    part = at.moved(g)[(np.reshape(at.flat, -1), *at.slices)]
+    return np.moveaxis(np.reshape(part, at.flat.shape + np.shape(part)[1:]), range(len(at.dims)), at.dims)
+
+
+def _scatter_advanced(g: Any, key: Any, dy: Any) -> Any:
+    """``g`` (zeros of another library) with ``dy`` added at ``key``, a key
+    with NumPy integer arrays (``x[:, cols]``, ``x[rows, cols]``,
+    ``x[..., idx]``, repeated indices), without ``np.add.at``, which such
+    a library lacks: the axes the arrays index are moved first and made
+    one, whose positions their broadcast arrays give (:class:`Advanced`),
+    and each layer of distinct positions is added by assignment along it,
+    lazily."""
+    at = Advanced.of(key, np.shape(g))
+    if at is None:
+        raise NoDerivativeRule(
+            f"the gradient of indexing a {type(g).__module__.split('.')[0]} array with {key!r}: integer "
+            "arrays, masks and integers are supported, with slices (the index arrays of NumPy)",
+            hint="index it with NumPy integer arrays, slices, integers or a boolean mask (no None, no index "
+            "array of that library), or compute the array first",
+        )
+    moved = at.moved(g)
+    d = np.moveaxis(np.broadcast_to(dy, at.result_shape), at.dims, range(len(at.dims)))
+    d = np.reshape(d, (-1, *np.shape(d)[len(at.dims):]))
+    positions = np.reshape(at.flat, -1)
+    for layer in _unique_layers(positions):  # (each layer's positions are distinct: assignment adds them once)
+        where = (positions[layer], *at.slices)
+        moved[where] = moved[where] + d[layer]
+    return at.back(moved)
+
+
+@dataclass(frozen=True)
+class Advanced:
+    """A NumPy index with integer arrays (advanced indexing) laid out along
+    one axis: ``x[key]`` is ``moved[flat, *slices]``, ``moved`` being ``x``
+    with its axes in ``order`` (the indexed ones first, raveled into one),
+    with the broadcast index's dimensions moved to ``dims``."""
+
+    order: tuple
+    flat: np.ndarray
+    """Each picked element's position along the raveled indexed axes."""
+    slices: tuple
+    dims: tuple
+    result_shape: tuple
+    moved_shape: tuple
+    """``x``'s shape in ``order``, before the indexed axes are raveled."""
+
+    @property
+    def basic_shape(self) -> tuple:
+        return self.moved_shape[len(self.order) - len(self.slices):]
+
+    @staticmethod
+    def of(key: Any, shape: tuple) -> "Advanced | None":
+        """The layout of ``key`` on an array of ``shape``, or ``None`` for
+        a key it does not cover (``None`` among the parts, an index that is
+        not a NumPy array, list, integer, slice or ``...``)."""
+        parts: list = []
+        for k in key if isinstance(key, tuple) else (key,):
+            k = np.asarray(k) if isinstance(k, list) else k
+            if isinstance(k, np.ndarray) and k.dtype == bool and k.ndim:
+                parts.extend(np.nonzero(k))  # (a mask picks the positions of its True elements)
+            elif isinstance(k, np.ndarray) and k.dtype.kind in "iu" or _basic_part(k) and k is not None:
+                parts.append(k)
+            else:
+                return None
+        ellipses = [i for i, k in enumerate(parts) if k is Ellipsis]
+        if len(ellipses) > 1 or len(parts) - len(ellipses) > len(shape):
+            return None
+        if ellipses:
+            parts[ellipses[0]:ellipses[0] + 1] = [slice(None)] * (len(shape) - len(parts) + 1)
+        parts += [slice(None)] * (len(shape) - len(parts))
+        indexed = [i for i, k in enumerate(parts) if not isinstance(k, slice)]
+        rest = [i for i, k in enumerate(parts) if isinstance(k, slice)]
+        flat = np.ravel_multi_index(np.broadcast_arrays(*(np.asarray(parts[i]) % shape[i] for i in indexed)),
+                                    tuple(shape[i] for i in indexed))
+        # (NumPy puts the index's dimensions where the indexed axes are, or first when they are apart)
+        start = indexed[0] if indexed == list(range(indexed[0], indexed[-1] + 1)) else 0
+        sliced = tuple(len(range(*parts[i].indices(shape[i]))) for i in rest)
+        return Advanced(tuple(indexed + rest), flat, tuple(parts[i] for i in rest),
+                        tuple(range(start, start + flat.ndim)), sliced[:start] + flat.shape + sliced[start:],
+                        tuple(shape[i] for i in indexed + rest))
+
+    def moved(self, x: Any) -> Any:
+        """``x`` laid out as ``moved`` (its indexed axes first, as one)."""
+        return np.reshape(np.transpose(x, self.order), (-1, *self.basic_shape))
+
+    def back(self, moved: Any) -> Any:
+        """The inverse of :meth:`moved`."""
+        return np.transpose(np.reshape(moved, self.moved_shape), tuple(int(i) for i in np.argsort(self.order)))
 
 
 def _unique_layers(rows: np.ndarray) -> list[np.ndarray]:

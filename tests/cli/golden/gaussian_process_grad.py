@@ -400,12 +400,20 @@ def is_number_zero(dy):
     return isinstance(dy, (int, float, np.number)) and dy == 0
 
 
+# zygote_py.runtime.arrays.asarray
+def asarray(x):
+    """``np.asarray(x)`` for a number or a sequence; an array, of NumPy or
+    of another library, as it is (``np.asarray`` would compute a Dask
+    array into one process)."""
+    return x if is_array(x) else np.asarray(x)
+
+
 # zygote_py.rules.numpy_decompositions.solve_grads
 def solve_grads(dy, a, b, y):
     """The gradients of ``x = np.linalg.solve(a, b)``: ``db = a^-H dx`` and
     ``da = -db x^H``. A 1-d ``b`` is one vector."""
     if np.ndim(b) == 1:
-        db = np.linalg.solve(mH(a), np.asarray(dy)[..., None])
+        db = np.linalg.solve(mH(a), asarray(dy)[..., None])
         da = -db * conj(y)[..., None, :]
         return (fit(sum_to(da, np.shape(a)), a), fit(sum_to(db[..., 0], np.shape(b)), b))
     db = np.linalg.solve(mH(a), dy)
@@ -441,7 +449,7 @@ def diagonal_grad(dy, a, offset, axis1, axis2):
         if axis1 % 2 == 1:
             offset = -offset
         return diagonal_scatter(a, offset, dy)
-    dy = np.asarray(dy)
+    dy = asarray(dy)
     shape = np.shape(a)
     rows, cols = diagonal_places(shape[axis1], shape[axis2], offset, dy.shape[-1])
     plane = np.einsum('...k,rk,ck->...rc', dy, rows, cols)
@@ -459,7 +467,7 @@ def diagonal_matrix(d):
     """The stack of diagonal matrices with the diagonals ``d`` (the last
     axis): what the pullbacks add to a matrix instead of writing into its
     diagonal, so that they can be differentiated again."""
-    return d[..., None, :] * np.eye(np.shape(d)[-1], dtype=np.real(d).dtype)
+    return d[..., None, :] * np.eye(np.shape(d)[-1], dtype=np.real(d).dtype, like=d if is_foreign(d) else None)
 
 
 # zygote_py.rules.numpy_linalg.mT
