@@ -123,8 +123,9 @@ def fuse(forward: IR, pullback: IR, float_output: bool, sum_output: bool = False
     ret.term = Jump(ids[pullback.entry.id], [])
     g.cellvars = []
     merge_blocks(checked(g, "fusing forward and pullback"))  # (each part is optimised already)
+    fold_constants(g)  # (the seed 1.0 in the pullback's arithmetic; fills of the forward's values, now in sight)
+    eliminate_dead_code(g)  # (the fills fused)
     if float_output or sum_output:
-        fold_constants(g)  # (the seed 1.0 in the pullback's arithmetic)
         _times_one(g, real_arrays, float_args, known_globals or {})
     if not value and sum_output:
         _drop_value(g, y)
