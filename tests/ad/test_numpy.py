@@ -498,3 +498,22 @@ def test_a_sums_gradient_times_a_smaller_operand_is_not_fused():
     _, (gx, gr) = zpy.value_and_gradient(summed_product_of_a_row, x, r)
     np.testing.assert_allclose(gr, x.sum(axis=0), rtol=1e-13)
     np.testing.assert_allclose(gx, np.broadcast_to(r, x.shape), rtol=1e-13)
+
+
+def square_after_another_use(x):
+    z = np.sin(x)
+    q = z * z
+    return np.sum(q + 3.0 * z)  # (z's gradient: 3 dy, then dy * z twice, in a running sum)
+
+
+def test_a_square_adds_its_two_equal_gradients_as_one():
+    x = RNG.standard_normal(5)
+    check(square_after_another_use, x)
+    (g,) = zpy.gradient(square_after_another_use, x)
+    np.testing.assert_allclose(g, (3.0 + 2 * np.sin(x)) * np.cos(x), rtol=1e-14)
+    source = pipeline.compiled(square_after_another_use, *pipeline.masks(square_after_another_use, (x,), {}),
+                               False).gradient_source
+    assert source.count("* z, z)") == 1 and "dz = dz + 2 * " in source, source
+    h = zpy.hessian(square_after_another_use, x)  # (the gradient code, differentiated again)
+    expected = np.diag(2 * np.cos(x) ** 2 - (3.0 + 2 * np.sin(x)) * np.sin(x))
+    np.testing.assert_allclose(h, expected, rtol=1e-12, atol=1e-12)
