@@ -34,7 +34,8 @@ from ..frontend.lower import lower
 from ..frontend.source import get_source, register_emitted
 from ..ir import ops
 from ..ir.core import IR, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
-from ..ir.passes import eliminate_dead_code, fold_constants, member, merge_blocks, optimize, substitute, use_counts
+from ..ir.passes import (eliminate_dead_code, fold_constants, fuse_fills, member, merge_blocks, optimize, substitute,
+                         use_counts)
 from ..ir.verify import checked
 from .. import registry, runtime, tangent
 from ..tangent import Tangent
@@ -124,10 +125,11 @@ def fuse(forward: IR, pullback: IR, float_output: bool, sum_output: bool = False
     ret.term = Jump(ids[pullback.entry.id], [])
     g.cellvars = []
     merge_blocks(checked(g, "fusing forward and pullback"))  # (each part is optimised already)
-    fold_constants(g)  # (the seed 1.0 in the pullback's arithmetic; fills of the forward's values, now in sight)
-    eliminate_dead_code(g)  # (the fills fused)
     if float_output or sum_output:
+        fold_constants(g)  # (the seed 1.0 in the pullback's arithmetic)
         _times_one(g, real_arrays, float_args, known_globals or {})
+    if fuse_fills(g):  # (a sum's gradient times a value of the forward's, in sight now)
+        eliminate_dead_code(g)
     if not value and sum_output:
         _drop_value(g, y)
     elif not value and float_output:
@@ -184,27 +186,27 @@ def _drop_float_value(g: IR, float_args: frozenset, known_globals: dict) -> None
 
     def quiet(s: Statement) -> bool:
         fn = facts.callee(s)
-        if s.kwargs or not s.args or any(isinstance(a, Starred) for a in s.args) or not all(
-                isinstance(a, Const) and type(a.value) in (int, float) or is_float(g, a, floats, facts) for a in s.args):
+        if s.kwargs or not s.args or any(isinstance(a, Starred) for a in s.args):
             return False
-        if member(fn, _TOTAL_ON_FLOATS):
-            return True
-        made = defs.get(s.args[0]) if len(s.args) == 1 else None
-        return member(fn, _FINITE_ON_FLOATS) and made is not None and member(facts.callee(made), _BOUNDED)
+        if not member(fn, _TOTAL_ON_FLOATS):
+            made = defs.get(s.args[0]) if len(s.args) == 1 else None
+            if not (member(fn, _FINITE_ON_FLOATS) and made is not None and member(facts.callee(made), _BOUNDED)):
+                return False
+        return all(isinstance(a, Const) and type(a.value) in (int, float) or is_float(g, a, floats, facts)
+                   for a in s.args)
 
     dropped = False
     while True:
+        eliminate_dead_code(g)  # (the value's block arguments, and the reads of the functions called)
         uses = use_counts(g)
-        dead = {s.var for s in defs.values() if not uses.get(s.var) and quiet(s)}
+        dead = {s.var for b in g.blocks.values() for s in b.stmts if not uses.get(s.var) and quiet(s)}
         if not dead:
             break
         for b in g.blocks.values():
             b.stmts = [s for s in b.stmts if s.var not in dead]
-        for v in dead:
-            del defs[v]
         dropped = True
     if dropped:
-        optimize(g)  # (the reads of the functions called; branches left with nothing to do)
+        optimize(g)  # (branches left with nothing to do)
 
 
 def _times_one(g: IR, real_arrays: frozenset, float_args: frozenset, known_globals: dict) -> None:

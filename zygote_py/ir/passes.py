@@ -195,7 +195,7 @@ def fold_constants(ir: IR) -> None:
     _simplify_arithmetic(ir)
     called = {id(s.callee.value) for b in ir.blocks.values() for s in b.stmts if isinstance(s.callee, Const)}
     if any(id(f) in called for f in FILLS):
-        _fuse_fills(ir)
+        fuse_fills(ir)
     if id(operator.neg) in called:
         _subtract_negations(ir)
         _cancel_negations(ir)
@@ -291,17 +291,22 @@ def _cancel_negations(ir: IR) -> None:
 _ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pow}
 
 
-def _fuse_fills(ir: IR) -> None:
+def fuse_fills(ir: IR) -> bool:
     """In compiler-made code, ``np.full_like(a, s) * b`` (or another of
     :data:`FILLS`: the gradient of a sum, scaled by the derivative of what
     was summed) is ``b * s``, and ``np.full_like(a, s) / b`` is ``s / b``,
     when ``b``'s shape includes ``a``'s: one array made, not two. (Its
     dtype may differ where ``s`` is wider, which the ``unbroadcast`` to the
-    operand's dtype undoes.)"""
-    uses = use_counts(ir)
+    operand's dtype undoes.) Returns whether it fused any, each fill then
+    unused."""
     fills = {s.var: s for b in ir.blocks.values() for s in b.stmts
              if s.pure and isinstance(s.callee, Const) and member(s.callee.value, FILLS) and len(s.args) == 2
-             and not any(isinstance(a, Starred) for a in s.args) and not s.kwargs and uses.get(s.var) == 1}
+             and not any(isinstance(a, Starred) for a in s.args) and not s.kwargs}
+    if not fills:
+        return False
+    uses = use_counts(ir)
+    fills = {v: s for v, s in fills.items() if uses.get(v) == 1}
+    fused = False
     defs = {s.var: s for b in ir.blocks.values() for s in b.stmts}
 
     stores: dict[str, list[Operand]] = {}  # (fused gradient code reads the forward's values from cells)
@@ -342,7 +347,9 @@ def _fuse_fills(ir: IR) -> None:
                 if fill is not None and covers(other, fill.args[k]):
                     s.args = [other, fill.args[1 - k]] if fn is operator.mul else [fill.args[1 - k], other]
                     fill.pure = True
+                    fused = True
                     break
+    return fused
 
 
 def _simplify_arithmetic(ir: IR) -> None:
