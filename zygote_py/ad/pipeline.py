@@ -199,6 +199,10 @@ def _drop_float_value(g: IR, float_args: frozenset, known_globals: dict) -> None
     while True:
         eliminate_dead_code(g)  # (the value's block arguments, and the reads of the functions called)
         uses = use_counts(g)
+        for b in g.blocks.values():  # (a value an exception handler receives)
+            for x in b.handler.args if b.handler is not None else ():
+                if isinstance(x, Var):
+                    uses[x] = uses.get(x, 0) + 1
         dead = {s.var for b in g.blocks.values() for s in b.stmts if not uses.get(s.var) and quiet(s)}
         if not dead:
             break
