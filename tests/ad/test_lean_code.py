@@ -296,6 +296,36 @@ def test_zpy_gradient_does_not_compute_a_sum_it_does_not_return(f, args):
         assert np.array_equal(grads[i], same[i]) and grads[i].dtype == a.dtype
 
 
+def sin_of_cos(x):
+    return math.sin(math.cos(x))
+
+
+def sin_of_product(x):
+    return math.sin(x * 3.0) + math.tanh(x)
+
+
+def test_zpy_gradient_does_not_compute_a_float_value_it_does_not_return():
+    # the sine of a cosine raises for no value: left out; its gradient reads cos(cos(x)), not sin
+    source = _gradient_only_source(sin_of_cos, 0.7)
+    assert "math.sin(t)" not in source and "return (None, " in source, source
+    for x in (0.7, -2.1, 1e10):
+        (g,) = zpy.gradient(sin_of_cos, x)
+        assert g == -math.cos(math.cos(x)) * math.sin(x)
+        assert zpy.grad(sin_of_cos)(x) == g
+        assert zpy.value_and_gradient(sin_of_cos, x) == (sin_of_cos(x), (g,))
+    with pytest.raises(ValueError):  # (cos(inf) raises, value or not)
+        zpy.gradient(sin_of_cos, math.inf)
+
+
+def test_a_float_value_that_may_raise_is_still_computed():
+    # sin(3x) raises for an infinite 3x (which the gradient's cos(3x) would too, but the compiler does not
+    # know that): it is kept; the sum, which raises for no floats, is not computed
+    source = _gradient_only_source(sin_of_product, 0.3)
+    assert "math.sin(t)" in source and " + t_1" not in source and "return (None, " in source, source
+    (g,) = zpy.gradient(sin_of_product, 0.3)
+    assert g == pytest.approx(3.0 * math.cos(0.9) + 1 - math.tanh(0.3) ** 2, rel=1e-14)
+
+
 def test_gradients_seeded_with_one_are_new_arrays():
     # dropping `* 1.0` must not hand out an array that something else holds
     x, y = RNG.standard_normal(5), RNG.uniform(1.0, 2.0, 5)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import zygote_py as zpy
+from zygote_py.ad import pipeline
 from zygote_py.errors import UnsupportedSyntax
 
 RNG = np.random.default_rng(7)
@@ -459,3 +460,60 @@ def test_a_numpy_scalars_method_called_at_run_time(name):
     slopes = [(scalar_method_at_run_time(x + h * e, name) - scalar_method_at_run_time(x - h * e, name)) / (2 * h)
               for e in np.eye(3)]
     np.testing.assert_allclose(g, slopes, rtol=1e-6)
+
+
+def summed_exponentials(x):
+    rows = np.sum(np.exp(x), axis=1, keepdims=True)
+    return np.sum(np.exp(x)) + np.sum(rows * rows) + np.sum(np.sqrt(x * x + 1.0))
+
+
+def summed_product_of_a_row(x, r):
+    return np.sum(x * r)  # (the sum's gradient times r, of another shape than x * r: not fused)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_sums_gradient_is_fused_into_the_product_that_scales_it(dtype):
+    # (the gradient of sum(exp(x)) is dy * exp(x), one array, not a filled array times exp(x); that of
+    # sum(sqrt(v)) dy / (2 * sqrt(v)); that of a row sum kept as a column, the column times exp(x))
+    x = RNG.standard_normal((3, 4)).astype(dtype)
+    (g,) = zpy.gradient(summed_exponentials, x)
+    source = pipeline.compiled(summed_exponentials, *pipeline.masks(summed_exponentials, (x,), {}), False) \
+        .gradient_source
+    assert "spread" not in source and "full_like" not in source
+    assert g.dtype == dtype
+    e = np.exp(x.astype(np.float64))
+    x64 = x.astype(np.float64)
+    expected = e + 2 * e.sum(axis=1, keepdims=True) * e + x64 / np.sqrt(x64 * x64 + 1.0)
+    np.testing.assert_allclose(g, expected, rtol=1e-5 if dtype == np.float32 else 1e-13)
+    if dtype == np.float64:
+        check(summed_exponentials, x)
+
+
+def test_a_sums_gradient_times_a_smaller_operand_is_not_fused():
+    x, r = RNG.standard_normal((3, 4)), RNG.standard_normal(4)
+    check(summed_product_of_a_row, x, r)
+    source = pipeline.compiled(summed_product_of_a_row, *pipeline.masks(summed_product_of_a_row, (x, r), {}),
+                               False).gradient_source
+    assert "spread" in source
+    _, (gx, gr) = zpy.value_and_gradient(summed_product_of_a_row, x, r)
+    np.testing.assert_allclose(gr, x.sum(axis=0), rtol=1e-13)
+    np.testing.assert_allclose(gx, np.broadcast_to(r, x.shape), rtol=1e-13)
+
+
+def square_after_another_use(x):
+    z = np.sin(x)
+    q = z * z
+    return np.sum(q + 3.0 * z)  # (z's gradient: 3 dy, then dy * z twice, in a running sum)
+
+
+def test_a_square_adds_its_two_equal_gradients_as_one():
+    x = RNG.standard_normal(5)
+    check(square_after_another_use, x)
+    (g,) = zpy.gradient(square_after_another_use, x)
+    np.testing.assert_allclose(g, (3.0 + 2 * np.sin(x)) * np.cos(x), rtol=1e-14)
+    source = pipeline.compiled(square_after_another_use, *pipeline.masks(square_after_another_use, (x,), {}),
+                               False).gradient_source
+    assert source.count("* z, z)") == 1 and "dz = dz + 2 * " in source, source
+    h = zpy.hessian(square_after_another_use, x)  # (the gradient code, differentiated again)
+    expected = np.diag(2 * np.cos(x) ** 2 - (3.0 + 2 * np.sin(x)) * np.sin(x))
+    np.testing.assert_allclose(h, expected, rtol=1e-12, atol=1e-12)

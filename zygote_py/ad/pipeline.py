@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import gc
 import inspect
+import math
 import operator
 import threading
 import types
@@ -33,7 +34,8 @@ from ..frontend.lower import lower
 from ..frontend.source import get_source, register_emitted
 from ..ir import ops
 from ..ir.core import IR, Branch, Const, Jump, Operand, Raise, Return, Signature, Starred, Statement, Var
-from ..ir.passes import eliminate_dead_code, fold_constants, merge_blocks, optimize, substitute, use_counts
+from ..ir.passes import (eliminate_dead_code, fold_constants, fuse_fills, member, merge_blocks, optimize, substitute,
+                         use_counts)
 from ..ir.verify import checked
 from .. import registry, runtime, tangent
 from ..tangent import Tangent
@@ -126,8 +128,12 @@ def fuse(forward: IR, pullback: IR, float_output: bool, sum_output: bool = False
     if float_output or sum_output:
         fold_constants(g)  # (the seed 1.0 in the pullback's arithmetic)
         _times_one(g, real_arrays, float_args, known_globals or {})
+    if fuse_fills(g):  # (a sum's gradient times a value of the forward's, in sight now)
+        eliminate_dead_code(g)
     if not value and sum_output:
         _drop_value(g, y)
+    elif not value and float_output:
+        _drop_float_value(g, float_args, known_globals or {})
     return g
 
 
@@ -152,6 +158,59 @@ def _drop_value(g: IR, y: Var) -> None:
         for b in g.blocks.values():
             b.stmts = [s for s in b.stmts if s.var != y]
         eliminate_dead_code(g)  # (the method the sum was read as)
+
+
+_TOTAL_ON_FLOATS = {math.tanh, math.atan, math.erf, math.erfc, math.fabs, operator.add, operator.sub, operator.mul,
+                    operator.iadd, operator.isub, operator.imul, operator.neg, operator.pos}
+"""Functions that raise for no float operands (an overflow is an infinity)."""
+
+_FINITE_ON_FLOATS = {math.sin, math.cos, math.tan}
+"""Functions of a float that raise only for an infinity."""
+
+_BOUNDED = {math.sin, math.cos, math.tanh, math.atan, math.erf, math.erfc}
+"""Functions of a float whose value is never an infinity."""
+
+
+def _drop_float_value(g: IR, float_args: frozenset, known_globals: dict) -> None:
+    """With the float value not returned (``value=False``): remove what
+    computed it, and nothing else reads, where it cannot raise, so that
+    leaving it out changes nothing but the time taken (``sin(cos(x))``'s
+    ``sin``: the sine of a cosine, never an infinity, raises for no value).
+    Arithmetic of floats but division, ``tanh``, ``atan``, ``erf``,
+    ``erfc`` and ``fabs`` raise for no float; ``sin``, ``cos`` and ``tan``
+    only for an infinity, which a value of :data:`_BOUNDED` is not."""
+    facts = Facts()
+    static_values(g, known_globals, {}, facts)
+    defs = {s.var: s for b in g.blocks.values() for s in b.stmts}
+    floats = set(float_args)
+
+    def quiet(s: Statement) -> bool:
+        fn = facts.callee(s)
+        if s.kwargs or not s.args or any(isinstance(a, Starred) for a in s.args):
+            return False
+        if not member(fn, _TOTAL_ON_FLOATS):
+            made = defs.get(s.args[0]) if len(s.args) == 1 else None
+            if not (member(fn, _FINITE_ON_FLOATS) and made is not None and member(facts.callee(made), _BOUNDED)):
+                return False
+        return all(isinstance(a, Const) and type(a.value) in (int, float) or is_float(g, a, floats, facts)
+                   for a in s.args)
+
+    dropped = False
+    while True:
+        eliminate_dead_code(g)  # (the value's block arguments, and the reads of the functions called)
+        uses = use_counts(g)
+        for b in g.blocks.values():  # (a value an exception handler receives)
+            for x in b.handler.args if b.handler is not None else ():
+                if isinstance(x, Var):
+                    uses[x] = uses.get(x, 0) + 1
+        dead = {s.var for b in g.blocks.values() for s in b.stmts if not uses.get(s.var) and quiet(s)}
+        if not dead:
+            break
+        for b in g.blocks.values():
+            b.stmts = [s for s in b.stmts if s.var not in dead]
+        dropped = True
+    if dropped:
+        optimize(g)  # (branches left with nothing to do)
 
 
 def _times_one(g: IR, real_arrays: frozenset, float_args: frozenset, known_globals: dict) -> None:
@@ -299,7 +358,7 @@ class Compiled:
         return compile_def(fwd_def, constants, self.freevars, self.filename), constants, fwd_def
 
     def _emit_fused(self, value: bool = True) -> tuple[types.CodeType, dict[str, Any], gast.FunctionDef]:
-        if value or not self.sum_output:
+        if value or not (self.sum_output or self.float_output):
             return self._once("_fused", lambda: self._build_fused(True))
         return self._once("_fused_gradients", lambda: self._build_fused(False))
 
@@ -368,7 +427,7 @@ class Compiled:
         (itself differentiable: its source is the emitted one). ``value=False``:
         ``y`` may be ``None``, not computed (for ``zpy.gradient``; where the
         value cannot be left out, the same function as ``value=True``)."""
-        value = value or not self.sum_output
+        value = value or not (self.sum_output or self.float_output)
         made = self._instances.setdefault(fn, {})
         g = made.get(value)
         if g is None:

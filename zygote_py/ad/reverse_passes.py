@@ -209,6 +209,8 @@ def keywords_by_position(s: Statement, fn: types.FunctionType) -> Statement:
                      s.line, s.pure)
 
 
+passes.FILLS[runtime.spread] = 1  # (a sum's gradient: fused into the product that scales it, as np.full_like)
+
 _DOUBLED = {operator.mul, operator.truediv, operator.neg, runtime.unbroadcast}
 """Arithmetic whose two equal computations a gradient sum may add (see
 :func:`_doubled`)."""
@@ -219,7 +221,9 @@ def doubled(a: IR) -> None:
     of :data:`_DOUBLED` on the same operands: ``r * r`` gives ``r`` the
     gradient ``dy * r`` twice) becomes ``2 * g``, the same value, exactly,
     with one accumulation, as a person would write it (``h``, unused, is
-    then dropped; ``g`` loses its name, to be written into the product)."""
+    then dropped; ``g`` loses its name, to be written into the product).
+    So does ``(x + g) + h``, a running sum gaining both, which becomes
+    ``x + 2 * g`` (equal up to rounding)."""
     defs = {s.var: s for b in a.blocks.values() for s in b.stmts}
 
     def same(x: Operand, y: Operand, depth: int = 3) -> bool:
@@ -231,11 +235,25 @@ def doubled(a: IR) -> None:
             and passes.member(dx.callee.value, _DOUBLED) and not dx.kwargs and not dy.kwargs \
             and len(dx.args) == len(dy.args) and all(same(u, v, depth - 1) for u, v in zip(dx.args, dy.args))
 
+    def is_add(s: Optional[Statement]) -> bool:
+        return s is not None and isinstance(s.callee, Const) and s.callee.value is operator.add \
+            and len(s.args) == 2 and not s.kwargs
+
+    uses = passes.use_counts(a)
     for s in defs.values():
-        if isinstance(s.callee, Const) and s.callee.value is operator.add and len(s.args) == 2 and not s.kwargs \
-                and s.args[0] != s.args[1] and isinstance(s.args[0], Var) and same(*s.args):
+        if is_add(s) and s.args[0] != s.args[1] and isinstance(s.args[0], Var) and same(*s.args):
             s.callee, s.args = Const(operator.mul), [Const(2), s.args[0]]
             a.names.pop(s.args[1], None)  # (one line: dr = 2 * (dy * r))
+            continue
+        inner = defs.get(s.args[0]) if is_add(s) and isinstance(s.args[0], Var) else None
+        if is_add(inner) and uses.get(inner.var) == 1 and isinstance(inner.args[1], Var) \
+                and inner.args[1] != s.args[1] and same(inner.args[1], s.args[1]):
+            # (dz = dz + g; dz = dz + g, a running sum gaining the two: dz = dz + 2 * g)
+            g = inner.args[1]
+            s.args[0], s.args[1] = inner.args[0], inner.var
+            inner.callee, inner.args = Const(operator.mul), [Const(2), g]
+            a.names.pop(inner.var, None)
+            a.names.pop(g, None)
 
 
 def fuse_scatter_adds(a: IR, item_scatters: set[int]) -> set[int]:

@@ -20,6 +20,13 @@ PURE: set[Callable] = {ops.build_tuple, slice, ops.make_function}
 """Callees whose unused results may be dropped (given no starred argument:
 unpacking runs arbitrary iterators)."""
 
+FILLS: dict[Callable, int] = {np.full_like: 0}
+"""Callees of two arguments returning a new array of the shape and dtype of
+one, ``a``, filled with the other, ``s``, each with the position of ``a``
+(``np.full_like(a, s)``; the runtime adds its ``spread(s, a)``, the
+gradient of a sum): the fills :func:`fold_constants` fuses into a
+product."""
+
 _FOLDABLE: set[Callable] = {
     operator.add, operator.sub, operator.mul, operator.truediv,
     operator.floordiv, operator.mod, operator.pow, operator.neg, operator.pos,
@@ -187,8 +194,8 @@ def fold_constants(ir: IR) -> None:
     substitute(ir, env)
     _simplify_arithmetic(ir)
     called = {id(s.callee.value) for b in ir.blocks.values() for s in b.stmts if isinstance(s.callee, Const)}
-    if id(np.full_like) in called:
-        _fuse_fills(ir)
+    if any(id(f) in called for f in FILLS):
+        fuse_fills(ir)
     if id(operator.neg) in called:
         _subtract_negations(ir)
         _cancel_negations(ir)
@@ -284,35 +291,65 @@ def _cancel_negations(ir: IR) -> None:
 _ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pow}
 
 
-def _fuse_fills(ir: IR) -> None:
-    """In compiler-made code, ``np.full_like(a, s) * b`` (the gradient of a
-    sum, scaled by the derivative of what was summed) is ``b * s`` when
-    ``b`` is ``a`` or an elementwise operation of it: one array made, not
-    two. (Its dtype may differ where ``s`` is wider, which
-    the ``unbroadcast`` to the operand's dtype undoes.)"""
-    uses = use_counts(ir)
+def fuse_fills(ir: IR) -> bool:
+    """In compiler-made code, ``np.full_like(a, s) * b`` (or another of
+    :data:`FILLS`: the gradient of a sum, scaled by the derivative of what
+    was summed) is ``b * s``, and ``np.full_like(a, s) / b`` is ``s / b``,
+    when ``b``'s shape includes ``a``'s: one array made, not two. (Its
+    dtype may differ where ``s`` is wider, which the ``unbroadcast`` to the
+    operand's dtype undoes.) Returns whether it fused any, each fill then
+    unused."""
     fills = {s.var: s for b in ir.blocks.values() for s in b.stmts
-             if s.pure and isinstance(s.callee, Const) and s.callee.value is np.full_like
-             and len(s.args) == 2 and not s.kwargs and uses.get(s.var) == 1}
+             if s.pure and isinstance(s.callee, Const) and member(s.callee.value, FILLS) and len(s.args) == 2
+             and not any(isinstance(a, Starred) for a in s.args) and not s.kwargs}
+    if not fills:
+        return False
+    uses = use_counts(ir)
+    fills = {v: s for v, s in fills.items() if uses.get(v) == 1}
+    fused = False
     defs = {s.var: s for b in ir.blocks.values() for s in b.stmts}
 
-    def covers(v: Operand, a: Operand) -> bool:
-        """``v``'s shape includes ``a``'s: ``a`` itself, or an elementwise
-        operation of it."""
+    stores: dict[str, list[Operand]] = {}  # (fused gradient code reads the forward's values from cells)
+    for d in defs.values():
+        if isinstance(d.callee, Const) and d.callee.value is ops.store_deref:
+            stores.setdefault(d.args[0].value, []).append(d.args[1])
+
+    def value(v: Operand) -> Operand:
+        """``v``, or the value stored in the cell ``v`` reads, stored once."""
         d = defs.get(v) if isinstance(v, Var) else None
-        return v == a or d is not None and isinstance(d.callee, Const) and d.callee.value in _ELEMENTWISE \
-            and a in d.args
+        if d is not None and isinstance(d.callee, Const) and d.callee.value is ops.load_deref \
+                and len(stores.get(d.args[0].value, ())) == 1:
+            return stores[d.args[0].value][0]
+        return v
+
+    def elementwise(v: Operand) -> Optional[Statement]:
+        d = defs.get(v) if isinstance(v, Var) else None
+        return d if d is not None and isinstance(d.callee, Const) and d.callee.value in _ELEMENTWISE \
+            and not d.kwargs else None
+
+    def covers(v: Operand, a: Operand) -> bool:
+        """``v``'s shape includes ``a``'s: ``a`` itself, an elementwise
+        operation of it, or ``v`` the only array ``a`` was made of
+        elementwise (``a = v * v``, ``a = 2.0 * v``)."""
+        v, a = value(v), value(a)
+        d, e = elementwise(v), elementwise(a)
+        return v == a or d is not None and a in map(value, d.args) or e is not None and all(
+            value(x) == v or isinstance(x, Const) and type(x.value) in (int, float) for x in e.args)
 
     for b in ir.blocks.values():
         for s in b.stmts:
-            if not (s.pure and isinstance(s.callee, Const) and s.callee.value is operator.mul and len(s.args) == 2):
+            fn = s.callee.value if isinstance(s.callee, Const) else None
+            if not (s.pure and (fn is operator.mul or fn is operator.truediv) and len(s.args) == 2):
                 continue
-            for i in (0, 1):
+            for i in (0, 1) if fn is operator.mul else (0,):
                 fill, other = fills.get(s.args[i]), s.args[1 - i]
-                if fill is not None and covers(other, fill.args[0]):
-                    s.args = [other, fill.args[1]]
+                k = FILLS[fill.callee.value] if fill is not None else 0
+                if fill is not None and covers(other, fill.args[k]):
+                    s.args = [other, fill.args[1 - k]] if fn is operator.mul else [fill.args[1 - k], other]
                     fill.pure = True
+                    fused = True
                     break
+    return fused
 
 
 def _simplify_arithmetic(ir: IR) -> None:

@@ -449,7 +449,6 @@ def call_price_gradient(spot, strike, rate, vol, maturity):
     t_6 = math.sqrt(2.0)
     t_7 = d1 / t_6
     t_9 = 0.5 * (1.0 + math.erf(t_7))
-    t_15 = spot * t_9
     t_13 = strike * discount
     t_10 = math.sqrt(2.0)
     t_11 = d2 / t_10
@@ -466,11 +465,11 @@ def call_price_gradient(spot, strike, rate, vol, maturity):
     dd1 = dd1 + dd2
     t_15 = dd1 / sd
     dsd = dsd + -dd1 * d1 / sd
-    t_17 = t_15 * maturity
+    t_16 = t_15 * maturity
     dmaturity = dmaturity + t_15 * t_4
-    drate = drate + t_17
-    dvol = t_17 * t_3
-    dvol = dvol + t_17 * vol * 0.5
+    drate = drate + t_16
+    dvol = t_16 * t_3
+    dvol = dvol + t_16 * vol * 0.5
     t_15 = t_15 / t_1
     dspot = t_9 + t_15 / strike
     dstrike = dstrike + -t_15 * t_1 / strike

@@ -160,14 +160,13 @@ def hue_angle_gradient(b, a):
         label = 1
         if b == 0:
             path_2 = 0
-            h = 0.0
             label = 2
     else:
         label = 1
     if label == 1:
         h = math.degrees(math.atan2(b, a))
         if h < 0:
-            h += 360
+            pass
         else:
             pass
         path_2 = 1

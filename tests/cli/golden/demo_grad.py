@@ -210,9 +210,9 @@ def power_gradient(x, n):
         trip += 1
     dx, dr = (0.0, 1.0)
     for _ in range(trip):
-        r_1 = saved_r.pop()
+        r = saved_r.pop()
         dr_1 = dr * x
-        dx = dx + dr * r_1
+        dx = dx + dr * r
         dr = dr_1
     return (dx, None)
 

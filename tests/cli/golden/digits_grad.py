@@ -78,14 +78,6 @@ def user_gradient(x, g):
     return g
 
 
-# zygote_py.runtime.spread
-def spread(dy, a):
-    """``dy`` broadcast to the shape of the array ``a``, with its dtype, as
-    a new array of ``a``'s library (the gradient of ``a`` for a sum of it)."""
-    zero = np.zeros_like(a)
-    return (zero + dy).astype(zero.dtype, copy=False)
-
-
 # zygote_py.runtime.seed
 def seed(y):
     """The cotangent 1 for the real scalar output ``y``, of ``y``'s type
@@ -99,6 +91,14 @@ def seed(y):
     if isinstance(y, (int, np.integer)) and (not isinstance(y, bool)):
         return 1
     raise TypeError(f'a gradient needs a real scalar output, not {type(y).__name__} {np.shape(y)}')
+
+
+# zygote_py.runtime.spread
+def spread(dy, a):
+    """``dy`` broadcast to the shape of the array ``a``, with its dtype, as
+    a new array of ``a``'s library (the gradient of ``a`` for a sum of it)."""
+    zero = np.zeros_like(a)
+    return (zero + dy).astype(zero.dtype, copy=False)
 
 
 # zygote_py.runtime.key_gradient
@@ -232,7 +232,7 @@ def log_softmax_forward(z):
 
     def log_softmax_pullback(dy):
         dz = unbroadcast(dy, z_1)
-        dz = dz + spread(-unbroadcast(dy, t_3) / t_2, t_1) * t_1
+        dz = dz + t_1 * (-unbroadcast(dy, t_3) / t_2)
         dz = unbroadcast(dz, z)
         return (user_gradient(z, dz),)
     return (z_1 - t_3, log_softmax_pullback)
@@ -246,7 +246,7 @@ def log_softmax_gradient(z):
     t_3 = np.log(t_2)
     dy = seed(z_1 - t_3)
     dz = unbroadcast(dy, z_1)
-    dz = dz + spread(-unbroadcast(dy, t_3) / t_2, t_1) * t_1
+    dz = dz + t_1 * (-unbroadcast(dy, t_3) / t_2)
     dz = unbroadcast(dz, z)
     return (user_gradient(z, dz),)
 
@@ -269,7 +269,7 @@ def cross_entropy_forward(logits, onehot):
         donehot = unbroadcast(t_9 * t_4, onehot)
         t_9 = unbroadcast(t_9 * onehot, t_4)
         dz = unbroadcast(t_9, z)
-        dz = dz + spread(-unbroadcast(t_9, t_3) / t_2, t_1) * t_1
+        dz = dz + t_1 * (-unbroadcast(t_9, t_3) / t_2)
         dlogits = unbroadcast(dz, logits)
         return (user_gradient(logits, dlogits), user_gradient(onehot, donehot))
     return (t_8, cross_entropy_pullback)
@@ -290,7 +290,7 @@ def cross_entropy_gradient(logits, onehot):
     donehot = unbroadcast(t_9 * t_4, onehot)
     t_9 = unbroadcast(t_9 * onehot, t_4)
     dz = unbroadcast(t_9, z)
-    dz = dz + spread(-unbroadcast(t_9, t_3) / t_2, t_1) * t_1
+    dz = dz + t_1 * (-unbroadcast(t_9, t_3) / t_2)
     dlogits = unbroadcast(dz, logits)
     return (user_gradient(logits, dlogits), user_gradient(onehot, donehot))
 
@@ -317,7 +317,7 @@ def logistic_loss_forward(params, X, Y):
         dY = unbroadcast(t_11 * t_6, Y)
         t_11 = unbroadcast(t_11 * Y, t_6)
         dz = unbroadcast(t_11, z)
-        dz = dz + spread(-unbroadcast(t_11, t_5) / t_4, t_3) * t_3
+        dz = dz + t_3 * (-unbroadcast(t_11, t_5) / t_4)
         t_11 = unbroadcast(dz, t_1)
         t_12 = unbroadcast(t_11, t)
         db = unbroadcast(t_11, b)
@@ -347,7 +347,7 @@ def logistic_loss_gradient(params, X, Y):
     dY = unbroadcast(t_11 * t_6, Y)
     t_11 = unbroadcast(t_11 * Y, t_6)
     dz = unbroadcast(t_11, z)
-    dz = dz + spread(-unbroadcast(t_11, t_5) / t_4, t_3) * t_3
+    dz = dz + t_3 * (-unbroadcast(t_11, t_5) / t_4)
     t_11 = unbroadcast(dz, t_1)
     t_12 = unbroadcast(t_11, t)
     db = unbroadcast(t_11, b)
@@ -394,7 +394,7 @@ def mlp_loss_forward(params, X, Y, decay):
         dY = unbroadcast(t_17 * t_6, Y)
         t_17 = unbroadcast(t_17 * Y, t_6)
         dz = unbroadcast(t_17, z)
-        dz = dz + spread(-unbroadcast(t_17, t_5) / t_4, t_3) * t_3
+        dz = dz + t_3 * (-unbroadcast(t_17, t_5) / t_4)
         dlogits = unbroadcast(dz, logits)
         t_17 = unbroadcast(dlogits, t_1)
         db2 = unbroadcast(dlogits, b2)
@@ -432,23 +432,21 @@ def mlp_loss_gradient(params, X, Y, decay):
     t_8 = -t_7.sum()
     t_9 = len(logits)
     t_10 = t_8 / t_9
-    t_11 = W1 * W1
-    t_13 = t_11.sum()
-    t_12 = W2 * W2
-    t_14 = t_12.sum()
+    t_13 = (W1 * W1).sum()
+    t_14 = (W2 * W2).sum()
     t_15 = t_13 + t_14
     t_16 = decay * t_15
     dy = seed(t_10 + t_16)
     t_17 = unbroadcast(dy, t_16)
     ddecay = unbroadcast(t_17 * t_15, decay)
     t_17 = t_17 * decay
-    dW2 = 2 * unbroadcast(spread(unbroadcast(t_17, t_14), t_12) * W2, W2)
-    dW1 = 2 * unbroadcast(spread(unbroadcast(t_17, t_13), t_11) * W1, W1)
+    dW2 = 2 * unbroadcast(W2 * unbroadcast(t_17, t_14), W2)
+    dW1 = 2 * unbroadcast(W1 * unbroadcast(t_17, t_13), W1)
     t_17 = spread(-unbroadcast(unbroadcast(dy, t_10) / t_9, t_8), t_7)
     dY = unbroadcast(t_17 * t_6, Y)
     t_17 = unbroadcast(t_17 * Y, t_6)
     dz = unbroadcast(t_17, z)
-    dz = dz + spread(-unbroadcast(t_17, t_5) / t_4, t_3) * t_3
+    dz = dz + t_3 * (-unbroadcast(t_17, t_5) / t_4)
     dlogits = unbroadcast(dz, logits)
     t_17 = unbroadcast(dlogits, t_1)
     db2 = unbroadcast(dlogits, b2)

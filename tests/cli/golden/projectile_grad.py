@@ -167,12 +167,8 @@ def flight_range_forward(angle, speed, drag, dt=0.01):
                 t_6 = dv / (2 * v)
             else:
                 t_6 = dv * inf
-            t_9 = t_6 * vy_1
-            dvy = dvy + t_9
-            dvy = dvy + t_9
-            t_6 = t_6 * vx_1
-            dvx = dvx + t_6
-            dvx = dvx + t_6
+            dvy = dvy + 2 * (t_6 * vy_1)
+            dvx = dvx + 2 * (t_6 * vx_1)
             t_6 = exhausted(iternext(t_7))
             if t_6:
                 break
@@ -273,12 +269,8 @@ def flight_range_gradient(angle, speed, drag, dt=0.01):
             t_6 = dv / (2 * v)
         else:
             t_6 = dv * inf
-        t_10 = t_6 * vy_1
-        dvy = dvy + t_10
-        dvy = dvy + t_10
-        t_6 = t_6 * vx_1
-        dvx = dvx + t_6
-        dvx = dvx + t_6
+        dvy = dvy + 2 * (t_6 * vy_1)
+        dvx = dvx + 2 * (t_6 * vx_1)
         t_6 = exhausted(iternext(t_8))
         if t_6:
             break

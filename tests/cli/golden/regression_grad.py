@@ -256,7 +256,7 @@ def loss_gradient(w, b, x, y):
     t_6 = t_5.mean()
     dout = seed(t_6 + penalty)
     dpenalty = unbroadcast(dout, penalty)
-    dr = 2 * unbroadcast(spread(unbroadcast(dout, t_6) / max(math.prod(np.shape(t_5)), 1), t_5) * r, r)
+    dr = 2 * unbroadcast(r * (unbroadcast(dout, t_6) / max(math.prod(np.shape(t_5)), 1)), r)
     if path:
         dpenalty = dpenalty / (2.0 * penalty)
     dw = 2 * unbroadcast(spread(dpenalty * L2, t_2) * w, w)
@@ -336,6 +336,6 @@ def growth_gradient(rate, steps):
                 dv = dv / (2 * t_3)
             else:
                 dv = dv * inf
-        v_1 = saved_v.pop()
-        dv, t_1 = (dv * t, t_1 + dv * v_1)
+        v = saved_v.pop()
+        dv, t_1 = (dv * t, t_1 + dv * v)
     return (t_1, None)
