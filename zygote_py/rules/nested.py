@@ -136,7 +136,10 @@ def unbroadcast(dy, x):
             dense = np.real(dense)  # (a real dy made complex, x's dtype: its cotangent is the real part)
         if not np.shape(dy):
             return (dense, None)
-        return (dense + np.zeros(np.shape(dy)), None)  # broadcast back to dy's shape
+        full = dense + np.zeros(np.shape(dy))  # broadcast back to dy's shape
+        if np.shape(full) != np.shape(dy):  # (a dy of fewer dimensions, which x's shape stretched)
+            return (runtime.unbroadcast(full, dy), None)
+        return (full, None)
     return runtime.unbroadcast(dy, x), back
 
 

@@ -260,9 +260,10 @@ def unbroadcast(dy: Any, x: Any) -> Any:
             dy = dy.item()
         return real_if_real(dy, x)
     dshape = getattr(dy, "shape", ())
-    if len(dshape) < len(shape):  # a gradient that broadcasts to x's shape: a zero started as 0
-        dy = np.full(shape, dy)
-    elif dshape != shape:
+    if len(dshape) < len(shape):  # a zero started as 0 (times another operand's array): the output's shape
+        dy = np.full(np.broadcast_shapes(dshape, shape), dy)
+        dshape = dy.shape
+    if dshape != shape:
         extra = len(dshape) - len(shape)
         # (np.sum for another library's array: Dask's has no ufunc's reduce)
         total = np.add.reduce if isinstance(dy, np.ndarray) else np.sum
