@@ -122,6 +122,35 @@ def test_appending_and_splitting_at_second_order():
                  rand(2, 1))
 
 
+C = rand(3, 2, seed=5)
+
+
+@pytest.mark.parametrize("f, shape", [
+    (lambda x: loss(np.r_[x]), (3, 2)),
+    (lambda x: loss(np.r_[x, C, x * x]), (3, 2)),
+    (lambda x: loss(np.r_[x, C[:, 0], 1:4, 2.5, x[0] * x]), (3,)),
+    (lambda x: loss(np.r_["0,2,0", x, x[::-1] ** 2]), (3,)),
+    (lambda x: loss(np.r_["-1", x, C]), (3, 2)),
+    (lambda x: loss(np.c_[x, C, x]), (3, 2)),
+    (lambda x: loss(np.c_[x, np.cos(x), 0:3]), (3,)),
+])
+def test_r_and_c(f, shape):
+    check_orders(f, rand(*shape))
+
+
+def test_r_and_c_have_numpys_values_and_refuse_matrices():
+    x, v = rand(3, 2), rand(3)
+    r_ = zpy.registry.implementation(type(np.r_).__base__.__getitem__)
+    for made, key in [(np.r_, (x, C, x)), (np.r_, (v, 3, 4.5, slice(1, 4))), (np.r_, (slice(0, 1, 4j), v)),
+                      (np.r_, ("1,3,0", x, x)), (np.r_, ("0,3,1", v, v)), (np.c_, (v, v)), (np.r_, (np.arange(3), 2.5)),
+                      (np.r_, v)]:
+        want, got = made[key], r_(made, key)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(NoDerivativeRule, match="np.matrix"):
+        zpy.gradient(lambda x: np.sum(np.r_["r", x, x]), v)
+
+
 # -- partition, select, real_if_close -------------------------------------------
 
 

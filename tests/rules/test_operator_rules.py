@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import zygote_py as zpy
 from zygote_py import runtime
 from zygote_py.ad import pushrules
 from zygote_py.errors import NoDerivativeRule, UnsupportedSyntax
@@ -535,3 +536,30 @@ def test_pushforwards_never_raise_where_the_operator_does_not(fn, arity):
         for dargs in itertools.product(*choices):
             if any(t is not None for t in dargs):
                 push(fn, args, dargs)
+
+
+def test_a_product_with_a_constant_array_of_fewer_dimensions_at_second_order():
+    """The pullback of ``x3 * E`` (``x3`` of shape (3, 4, 1), ``E`` a constant
+    (4, 4)) differentiated again, its value unused: the output's zero
+    cotangent, started as ``0``, times ``E`` has ``E``'s shape, which
+    broadcasts with ``x3``'s but not to it (``unbroadcast`` crashed); the
+    gradient of ``<back(v)(x), w>`` against central differences."""
+    rng = np.random.default_rng(0)
+    x, v, w, e = rng.standard_normal((3, 4)), rng.standard_normal((3, 4, 4)), rng.standard_normal((3, 4)), np.eye(4)
+
+    def vjp_dot_w(x):
+        y, back = zpy.pullback(lambda a: np.sin(a[:, :, None]) * e, x)
+        return back(v)[0]
+
+    _, back2 = zpy.pullback(vjp_dot_w, x)
+    got = back2(w)[0]
+    step = 1e-6
+    want = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = step
+        want[i] = np.sum(w * (vjp_dot_w(x + d) - vjp_dot_w(x - d))) / (2 * step)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got, -w * np.sin(x) * np.sum(v * e, axis=-1))
+    # (the rule of unbroadcast itself, for such a gradient: summed back to its shape)
+    check_rule(runtime.unbroadcast, rng.standard_normal((4, 4)), rng.standard_normal((3, 4, 1)))

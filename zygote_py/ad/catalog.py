@@ -36,7 +36,9 @@ def _names(prefix: str, text: str) -> frozenset[str]:
 # ufuncs.py and ufunc_api.py (the binary ufuncs' reduce, accumulate, at,
 # reduceat, outer). For JAX, only the functions whose gradient is not zero
 # everywhere (not floor, sign, argmax, searchsorted...). Names as the table
-# writes them; aliases (np.abs and np.absolute) both listed.
+# writes them; aliases (np.abs and np.absolute) both listed; np.r_ and np.c_
+# (autograd's numpy_wrapper.py r_class, c_class; JAX's index_tricks.py) as
+# the method their indexing calls.
 AUTOGRAD = _names("np.", """
     abs absolute add amax amin angle append arccos arccosh arcsin arcsinh arctan arctan2 arctanh array
     array_split atleast_1d atleast_2d atleast_3d broadcast_to clip column_stack concatenate conj conjugate cos
@@ -49,7 +51,9 @@ AUTOGRAD = _names("np.", """
 """) | _names("ndarray.", """
     astype clip cumsum diagonal flatten max mean min prod ravel repeat reshape squeeze std sum swapaxes trace
     transpose var
-""") | _names("np.linalg.", "cholesky det eig eigh inv norm pinv slogdet solve svd") | _names("np.fft.", """
+""") | _names("np.linalg.", "cholesky det eig eigh inv norm pinv slogdet solve svd") | _names("np.lib.", """
+    AxisConcatenator.__getitem__
+""") | _names("np.fft.", """
     fft fft2 fftn fftshift ifft ifft2 ifftn ifftshift irfft irfft2 irfftn rfft rfft2 rfftn
 """)
 JAX = _names("np.", """
@@ -76,6 +80,8 @@ JAX = _names("np.", """
     cholesky cond cross det diagonal eig eigh eigvals eigvalsh inv lstsq matmul matrix_norm matrix_power
     matrix_transpose multi_dot norm outer pinv qr slogdet solve svd svdvals tensordot tensorinv tensorsolve trace
     vector_norm vecdot
+""") | _names("np.lib.", """
+    AxisConcatenator.__getitem__
 """) | _names("np.fft.", """
     fft fft2 fftn fftshift hfft ifft ifft2 ifftn ifftshift ihfft irfft irfft2 irfftn rfft rfft2 rfftn
 """)

@@ -139,7 +139,10 @@ def unbroadcast(dy, x):
             return (dense, None)
         # broadcast back to dy's shape (zeros of dense's library: CuPy refuses a NumPy operand)
         zeros = np.zeros_like(dense, shape=np.shape(dy)) if runtime.arrays.is_foreign(dense) else np.zeros(np.shape(dy))
-        return (dense + zeros, None)
+        full = dense + zeros
+        if np.shape(full) != np.shape(dy):  # (a dy of fewer dimensions, which x's shape stretched)
+            return (runtime.unbroadcast(full, dy), None)
+        return (full, None)
     return runtime.unbroadcast(dy, x), back
 
 

@@ -4,7 +4,8 @@ NumPy's in-place fillers write.
 
 Covered: ``flipud fliplr rot90 rollaxis append delete vsplit hsplit
 dsplit row_stack`` (where NumPy still has it), ``partition``, ``select``,
-``real_if_close``, and the pure functions :func:`filled_diagonal` and
+``real_if_close``, ``np.r_[...]`` and ``np.c_[...]`` (through their
+formula: arrays, numbers and ranges made alike and concatenated), and the pure functions :func:`filled_diagonal` and
 :func:`copied_into`, the values ``np.fill_diagonal`` and ``np.copyto`` write
 into their array: the mutation pass
 (:func:`zygote_py.ad.mutation.versions.in_place_as_stores`) turns ``np.fill_diagonal(
@@ -103,6 +104,57 @@ def put_into(a, ind, v, mode="raise"):
         where = np.clip(where, 0, flat.size - 1)
     flat[where] = np.take(np.ravel(v), np.arange(where.size) % np.size(v))
     return np.reshape(flat, np.shape(a))
+
+
+def concatenation_settings(concatenator, key):
+    """``(axis, ndmin, trans1d, first, dtype)`` for ``concatenator[key]``
+    (``np.r_``, ``np.c_``): the concatenator's settings, changed by a
+    leading directive string (``"1"``, ``"0,2"``, ``"0,2,1"``), where the
+    items start in ``key`` (a tuple), and their common type (numbers count
+    weakly, as NumPy counts them). Refused: the matrix builders (a string
+    key, the ``"r"``/``"c"`` directives), whose results are ``np.matrix``."""
+    lead = key[0] if isinstance(key, tuple) and key and isinstance(key[0], str) else None
+    if isinstance(key, str) or lead in ("r", "c"):
+        raise errors.NoDerivativeRule("np.r_ / np.c_ building an np.matrix (a string key or the 'r', 'c' directive)",
+                                      hint="build an array: np.r_[...] with arrays, or np.block")
+    settings = [concatenator.axis, concatenator.ndmin, concatenator.trans1d]
+    first = 0
+    if lead is not None:
+        numbers = [int(n) for n in lead.split(",")]  # (axis, then ndmin, then trans1d)
+        settings[:len(numbers)] = numbers
+        first = 1
+    axis, ndmin, trans1d = settings
+    items = key[first:] if isinstance(key, tuple) else (key,)
+    kinds = [concatenation_range(item, ndmin, trans1d).dtype if isinstance(item, slice)
+             else item if type(item) in np.ScalarType else np.asarray(item).dtype for item in items]
+    return axis, ndmin, trans1d, first, np.result_type(*kinds)
+
+
+def concatenation_range(item, ndmin, trans1d):
+    """What ``np.r_``/``np.c_`` make of a slice item: NumPy's range (or
+    ``linspace`` for a complex step), given ``ndmin`` dimensions, the range
+    along the axis ``trans1d`` names."""
+    return type(np.r_).__base__(0, False, ndmin, trans1d)[item]
+
+
+def concatenation_shape(shape, ndmin):
+    """An item's shape with ones in front up to ``ndmin`` dimensions."""
+    return (1,) * (ndmin - len(shape)) + tuple(shape)
+
+
+def concatenation_axes(ndim, ndmin, trans1d):
+    """The transposition ``np.r_``/``np.c_`` apply to an item of ``ndim``
+    dimensions after :func:`concatenation_shape`: for ``ndim < ndmin``, its
+    own axes start at ``trans1d``; otherwise none (the identity). (NumPy
+    leaves numbers untransposed: all their axes have length one.)"""
+    axes = list(range(max(ndim, ndmin)))
+    if trans1d == -1 or ndim >= ndmin:
+        return axes
+    k1 = trans1d + ndmin - ndim + 1 if trans1d < 0 else trans1d
+    return axes[:k1] + axes[ndmin - ndim:] + axes[k1:ndmin - ndim]
+
+
+nondifferentiable(concatenation_settings, concatenation_range, concatenation_shape, concatenation_axes)
 
 
 def filled_diagonal(a, val, wrap=False):
@@ -387,3 +439,21 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     out = np.reshape(out, lead + out.shape[1:])
     result = list(range(len(lead), out.ndim))
     return np.moveaxis(out, result, [axis + i for i in range(len(result))])
+
+
+@implemented_by(type(np.r_).__base__.__getitem__)
+def axis_concatenated(concatenator, key):
+    """``np.r_[key]`` and ``np.c_[key]`` (``AxisConcatenator.__getitem__``):
+    each array item given at least ``ndmin`` dimensions (ones in front,
+    moved by ``trans1d``), each number one element, each slice its range;
+    all cast to their common type (numbers weakly, as NumPy does) and
+    concatenated along ``axis``."""
+    axis, ndmin, trans1d, first, dtype = numpy_arrays.concatenation_settings(concatenator, key)
+    parts = []
+    for item in key[first:] if isinstance(key, tuple) else (key,):
+        if isinstance(item, slice):
+            parts.append(numpy_arrays.concatenation_range(item, ndmin, trans1d))
+        else:
+            part = np.reshape(item, numpy_arrays.concatenation_shape(np.shape(item), ndmin))
+            parts.append(np.transpose(part, numpy_arrays.concatenation_axes(np.ndim(item), ndmin, trans1d)))
+    return np.concatenate(parts, axis, dtype=dtype)

@@ -444,7 +444,8 @@ def einsum_plan(args, dy_shape):
     dims = {}
     for mine, shape in [*zip(labels, map(np.shape, arrays)), (out, dy_shape)]:
         for c, n in zip(mine, shape):
-            dims[c] = max(dims.get(c, 1), n)
+            if dims.get(c, 1) == 1:  # broadcasting: a 1 yields to any size, 0 included
+                dims[c] = n
     plans = [None] * len(args)
     for k, (x, mine) in enumerate(zip(arrays, labels)):
         others = [j for j in range(len(arrays)) if j != k]

@@ -260,9 +260,11 @@ def unbroadcast(dy: Any, x: Any) -> Any:
             dy = dy.item()
         return real_if_real(dy, x)
     dshape = getattr(dy, "shape", ())
-    if len(dshape) < len(shape):  # a gradient that broadcasts to x's shape: a zero started as 0
-        dy = np.broadcast_to(dy, shape) if arrays.is_foreign(dy) else np.full(shape, dy)  # (np.full computes Dask's)
-    elif dshape != shape:
+    if len(dshape) < len(shape):  # a zero started as 0 (times another operand's array): the output's shape
+        out = np.broadcast_shapes(dshape, shape)
+        dy = np.broadcast_to(dy, out) if arrays.is_foreign(dy) else np.full(out, dy)  # (np.full computes Dask's)
+        dshape = dy.shape
+    if dshape != shape:
         extra = len(dshape) - len(shape)
         # (np.sum for another library's array: Dask's has no ufunc's reduce)
         total = np.add.reduce if isinstance(dy, np.ndarray) else np.sum
