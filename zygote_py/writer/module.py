@@ -507,7 +507,8 @@ def _drop_unused_values(fdef: ast.FunctionDef, namespace: dict) -> None:
     """Drop the statements ``name = expression`` of ``fdef``'s body that
     compute what nothing reads (the value a fused gradient does not
     return, the record of a branch no pullback tests), where the expression is arithmetic and calls of NumPy's and
-    ``math``'s functions, which change nothing. ``namespace``: the
+    ``math``'s functions, which change nothing; then an ``if`` whose
+    branches that leaves empty, and an empty ``else``. ``namespace``: the
     globals of the source function."""
     def value(e: ast.expr) -> Any:
         if hasattr(e, "constant"):
@@ -528,7 +529,14 @@ def _drop_unused_values(fdef: ast.FunctionDef, namespace: dict) -> None:
                 return False
         return True
 
+    def empty(body: list) -> bool:
+        return all(isinstance(st, ast.Pass) for st in body)
+
     def dead(st: ast.stmt) -> bool:
+        if isinstance(st, ast.Pass):
+            return True  # (put back where a body would be left empty)
+        if isinstance(st, ast.If):  # (both branches left empty by the statements dropped from them)
+            return empty(st.body) and empty(st.orelse) and pure(st.test)
         return isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
             and st.targets[0].id not in read and pure(st.value)
 
@@ -537,11 +545,16 @@ def _drop_unused_values(fdef: ast.FunctionDef, namespace: dict) -> None:
         changed = False
         read = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         for n in ast.walk(fdef):
+            if isinstance(n, ast.If) and n.orelse and empty(n.orelse):
+                n.orelse = []  # (no else: pass)
+                changed = True
             for name in ("body", "orelse"):
                 body = getattr(n, name, None)
                 if isinstance(body, list) and any(isinstance(st, ast.stmt) and dead(st) for st in body) and (
-                        n is fdef or not isinstance(n, (ast.FunctionDef, ast.Lambda))):
-                    setattr(n, name, [st for st in body if not dead(st)] or [ast.Pass()])
+                        n is fdef or not isinstance(n, (ast.FunctionDef, ast.Lambda))) and not (
+                        len(body) == 1 and isinstance(body[0], ast.Pass)):
+                    kept = [st for st in body if not dead(st)]
+                    setattr(n, name, kept or ([] if name == "orelse" else [ast.Pass()]))
                     changed = True
 
 

@@ -131,13 +131,9 @@ def hue_angle_forward(b, a):
                         db, da = (t * a / t_1 / t_1, -t * b / t_1 / t_1)
                 return (db, da)
             return (h, hue_angle_pullback)
-    else:
-        pass
     h = math.degrees(math.atan2(b, a))
     if h < 0:
         h += 360
-    else:
-        pass
     path_2 = 1
 
     def hue_angle_pullback(dy):
@@ -164,11 +160,6 @@ def hue_angle_gradient(b, a):
     else:
         label = 1
     if label == 1:
-        h = math.degrees(math.atan2(b, a))
-        if h < 0:
-            pass
-        else:
-            pass
         path_2 = 1
     if path_2 == 0:
         db, da = (0.0, 0.0)
