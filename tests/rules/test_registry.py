@@ -140,10 +140,10 @@ def test_every_adjoint_rule_has_a_pushforward():
         missing.append(registry.display_name(fn))
     # call_spread's tangent is its callee's, which a pushforward given the
     # output would have to call again; a partial binding a differentiated
-    # value is refused when called; the rules of forward_changing and
-    # forward_with_cells (derivatives of gradient code) make pullbacks,
-    # closures forward mode refuses to push through (runtime.push says so:
-    # see tests/ad/test_nested.py), as zpy.pullback's does; push's and jvp's are reverse mode over forward mode's own
+    # value is refused when called; zpy.pullback makes a pullback, a
+    # closure forward mode refuses to push through (runtime.push says so:
+    # see tests/ad/test_nested.py; forward_changing and forward_with_cells,
+    # in gradient code, are pushed as MACHINERY_PUSHES); push's and jvp's are reverse mode over forward mode's own
     # machinery; dataclasses.replace takes its changes as keywords, and forward
     # mode pushes it by its adjoint (runtime.push_by_adjoint, checked in
     # tests/ad/test_real_code.py), as it does iter (an EagerIterator of the
@@ -151,8 +151,7 @@ def test_every_adjoint_rule_has_a_pushforward():
     # zpy.value_and_grad make a function of the variables f captures, a
     # closure forward mode refuses to pass on (its calls are pushed as
     # run_grad's)
-    assert sorted(missing) == ["(internal) call_spread", "(internal) forward_changing",
-                               "(internal) forward_with_cells", "(internal) push", "dataclasses.replace",
+    assert sorted(missing) == ["(internal) call_spread", "(internal) push", "dataclasses.replace",
                                "functools.partial", "iter", "zpy.grad", "zpy.jvp", "zpy.pullback",
                                "zpy.value_and_grad"]
 

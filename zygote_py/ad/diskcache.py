@@ -593,7 +593,8 @@ class Loaded(pipeline.Compiled):
         self._cells = cells
         self._parts = parts
         self._forward = self._fused = self._fused_gradients = self._vjp = None
-        self.sum_output = False  # (the gradient function that skips the value is not cached: this one computes it)
+        # (the gradient function that skips the value is not cached: this one computes it)
+        self.sum_output = self.float_output = False
         self._instances = weakref.WeakKeyDictionary()
         self._function = weakref.ref(fn)
         self._build = build

@@ -106,11 +106,11 @@ def cached_value_push(y, obj, name, computed, *, dcomputed):
 @adjoint(runtime.accum)
 def accum(a, b):
     def back(dy):
-        return (_like(a, dy), _like(b, dy))
+        return (nested.term_like(a, dy), nested.term_like(b, dy))
     return runtime.accum(a, b), back
 
 
-def _like(a, dy):
+def term_like(a, dy):
     """The cotangent ``dy`` of a sum of gradients, for the term ``a``: an
     array's as an array where the sum is a list (see ``tangent.add``)."""
     if a is None:
