@@ -240,8 +240,7 @@ def log_appends(f: IR) -> None:
                and len(s.args) == 2 and isinstance(s.args[1], Const) and s.args[1].value in (*_LOGS, "clear")}
     calls = {s.callee: s for s in stmts if isinstance(s.callee, Var) and s.callee in methods
              and counts.get(s.var, 0) == 0 and not s.kwargs and not any(isinstance(a, Starred) for a in s.args)}
-    builtin_len = {s.var for s in stmts if isinstance(s.callee, Const) and s.callee.value is ops.load_global
-                   and isinstance(s.args[0], Const) and s.args[0].value == "len"}
+    builtin_len = set(loads.get("len", ()))  # (the loads of the global len)
     lengths = [s.args[0] for s in stmts if len(s.args) == 1 and not s.kwargs and (
         s.callee in builtin_len or isinstance(s.callee, Const) and s.callee.value is len)]
     for name, vs in loads.items():

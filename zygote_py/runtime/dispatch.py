@@ -270,7 +270,7 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
             return done
     if f is operator.getitem and len(args) == 2 and type(args[1]) is int and type(args[0]) in (tuple, list) \
             and not kwargs:  # (an item of what a call known only at run time returned: x, P = kf.predict(x, P))
-        rule = _item_rule()
+        rule = _of_generation(_ITEM_RULE, registry.lookup, operator.getitem)
         y, back = rule(*args)
         return y, rule_pullback(rule, back, 2, kwargs, arrays.is_array(y))
     if type(f) is types.BuiltinFunctionType and args and not kwargs and all(type(a) in _FLOATS for a in args):
@@ -383,9 +383,7 @@ def _field_read(obj: Any, name: Any) -> Optional[tuple[Any, Callable]]:
     d = getattr(obj, "__dict__", None)
     if type(d) is not dict or name not in d:
         return None
-    if _GETATTR[0] != _GENERATION[0]:
-        _GETATTR[:] = [_GENERATION[0], registry.is_builtin_rule(getattr)]
-    if not _GETATTR[1]:
+    if not _of_generation(_GETATTR, registry.is_builtin_rule, getattr):
         return None
     y = d[name]
     array = arrays.is_array(y)
@@ -397,18 +395,16 @@ def _field_read(obj: Any, name: Any) -> Optional[tuple[Any, Callable]]:
     return y, pullback
 
 
-_GETATTR: list = [None, False]
+def _of_generation(slot: list, ask: Callable, fn: Any) -> Any:
+    """``ask(fn)`` about the registry, kept in ``slot`` (``[generation,
+    answer]``) until a rule is registered or removed."""
+    if slot[0] != _GENERATION[0]:
+        slot[:] = [_GENERATION[0], ask(fn)]
+    return slot[1]
 
 
-def _item_rule() -> Callable:
-    """``operator.getitem``'s rule, looked up once per generation of the
-    registry."""
-    if _ITEM_RULE[0] != _GENERATION[0]:
-        _ITEM_RULE[:] = [_GENERATION[0], registry.lookup(operator.getitem)]
-    return _ITEM_RULE[1]
-
-
-_ITEM_RULE: list = [None, None]
+_GETATTR: list = [None, False]  # (whether getattr's rule is the built-in one)
+_ITEM_RULE: list = [None, None]  # (operator.getitem's rule)
 
 
 def rule_for(f: Any, args: tuple) -> Optional[Callable]:
