@@ -304,6 +304,14 @@ def test_the_rule_of_an_item_is_the_runtimes(container, key, dy):
         standalone.getitem(range(3), 1)[1](1.0)
 
 
+def test_the_item_of_a_numpy_scalar_is_the_runtimes():
+    # (x[()] of a float64: np.median's gradient code indexes one)
+    got = standalone.getitem(np.float64(2.5), ())
+    want = runtime.J(operator.getitem, np.float64(2.5), ())
+    assert got[0] == want[0] == 2.5
+    assert float(got[1](3.0)[0]) == float(want[1](3.0)[1]) == 3.0
+
+
 def test_a_method_of_an_array_is_called_by_the_rule_of_numpys():
     pair, back = standalone.by_method(registry.lookup(np.ndarray.sum), A23, "sum", 1)
     want, want_back = runtime.J(mutation.call_method, A23, "sum", 1)

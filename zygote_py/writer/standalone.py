@@ -369,7 +369,7 @@ def getitem(container, key):
             return runtime.sequence_gradient(n, key, dy, isinstance(container, tuple)), None
         if isinstance(container, dict):
             return {key: dy}, None
-        if is_array(container):
+        if is_array(container) or isinstance(container, np.generic):  # (a NumPy scalar's x[()])
             return scatter(container, key, dy), None
         raise TypeError(f"no gradient for the items of a {type(container).__name__} in this gradient module; "
                         "differentiate it with zpy.gradient")
