@@ -14,8 +14,6 @@ import functools
 import importlib
 import inspect
 import numbers
-import os
-import re
 import sys
 import types
 from typing import Any, Callable, Optional
@@ -25,7 +23,7 @@ import numpy as np
 from typing import TYPE_CHECKING
 
 from . import registry, runtime
-from .errors import BadTangent, RecursionTooDeep, UnsupportedSyntax, WrongArguments, ZygoteError
+from .errors import BadTangent, RecursionTooDeep, UnsupportedSyntax, WrongArguments, ZygoteError, in_zygote_py
 from .registry import adjoint, pushforward  # noqa: F401  (public: @zpy.adjoint, @zpy.pushforward)
 
 if TYPE_CHECKING:
@@ -332,7 +330,7 @@ def _located(e: ZygoteError, f: Callable) -> ZygoteError:
     innermost frame of ``f``'s compiled code in the traceback (emitted code
     runs with the user's line numbers)."""
     fn = _target(f, ())[0]
-    if _OWN_FILES.match(fn.__code__.co_filename):
+    if in_zygote_py(fn.__code__.co_filename):
         return e  # (zygote_py's own function: the caller locates it in the user's)
     if e.function is not None and not _elsewhere(e.filename, fn):
         return e
@@ -344,15 +342,10 @@ def _located(e: ZygoteError, f: Callable) -> ZygoteError:
             line = tb.tb_lineno
         tb = tb.tb_next
     message = e.message
-    if e.function is not None and not _OWN_FILES.match(e.filename or ""):
+    if e.function is not None and not in_zygote_py(e.filename):
         # (a library's function the user called: named after the user's line)
         message += f"\n(raised differentiating {e.function!r}, file {e.filename!r}, line {e.line})"
     return type(e)(message, function=fn.__qualname__, filename=fn.__code__.co_filename, line=line, hint=e.hint)
-
-
-_OWN_FILES = re.compile(re.escape(os.path.dirname(os.path.abspath(__file__)) + os.sep))
-"""zygote_py's own files (its gradient code differentiated again, its
-helpers): an error located there is the user's, at the user's line."""
 
 
 def _elsewhere(filename: Optional[str], fn: types.FunctionType) -> bool:
@@ -361,7 +354,7 @@ def _elsewhere(filename: Optional[str], fn: types.FunctionType) -> bool:
     site-packages or the standard library."""
     if filename is None or filename == fn.__code__.co_filename:
         return False
-    return bool(_OWN_FILES.match(filename)) or any(
+    return in_zygote_py(filename) or any(
         filename.startswith(p) for p in _library_paths() if not fn.__code__.co_filename.startswith(p))
 
 

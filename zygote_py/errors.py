@@ -5,7 +5,18 @@ May import: nothing of zygote_py (every other part imports it).
 """
 from __future__ import annotations
 
+import os
 from typing import Optional
+
+
+def in_zygote_py(filename: Optional[str]) -> bool:
+    """Whether ``filename`` is one of zygote_py's own files (its helpers,
+    its rules, its gradient code differentiated again): an error located
+    there belongs at the user's line."""
+    return bool(filename) and filename.startswith(_OWN)
+
+
+_OWN = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class ZygoteError(Exception):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import operator
-import os
 import re
 import sys
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import tangent
-from ..errors import NoDerivativeRule
+from ..errors import NoDerivativeRule, in_zygote_py
 from ..tangent import Tangent
 from . import arrays
 
@@ -318,16 +317,12 @@ class Refused(Lazy):
         return self
 
 
-_OWN = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-"""zygote_py's own directory."""
-
-
 def _at_callers_line(error: NoDerivativeRule) -> NoDerivativeRule:
     """``error`` located at the innermost frame outside zygote_py: the
     user's code whose pullback is running (emitted code runs with the
     user's line numbers), the line of the call that made it."""
     frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_OWN):
+    while frame is not None and in_zygote_py(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None or error.function is not None:
         return error
