@@ -279,8 +279,9 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
         if rule is not None:
             try:
                 y, back = rule(*args)
-            except TypeError:  # (one the rule does not take: apply_rule says so)
-                y, back = apply_rule(rule, f, args, kwargs)
+            except TypeError:
+                refuse_call(rule, f, args, kwargs)
+                raise
             return y, rule_pullback(rule, back, len(args), kwargs, arrays.is_array(y))
     methods = overload(f) if args else None  # (float(): no object)
     if methods is not None:
@@ -486,17 +487,25 @@ def apply_rule(rule: Callable, f: Any, args: tuple, kwargs: dict) -> tuple[Any, 
     try:
         return rule(*args, **kwargs)
     except TypeError:
-        try:
-            inspect.signature(rule).bind(*args, **kwargs)
-        except TypeError as e:
-            name = registry.display_name(f)
-            raise NoDerivativeRule(
-                f"the derivative rule for {name!r} does not take this call ({e})",
-                hint=f"call {name} without the arguments its rule leaves out (out= and where= write "
-                "into arrays, which is not differentiated yet), or register your own rule with "
-                f"@zpy.adjoint({name})",
-            ) from None
+        refuse_call(rule, f, args, kwargs)
         raise
+
+
+def refuse_call(rule: Callable, f: Any, args: tuple, kwargs: dict) -> None:
+    """Raise :class:`NoDerivativeRule` if ``rule``, which raised a
+    ``TypeError``, does not take the call ``f(*args, **kwargs)`` (a keyword
+    such as ``where=`` that it leaves out); return if it does (the
+    ``TypeError`` is the rule's own, to raise again)."""
+    try:
+        inspect.signature(rule).bind(*args, **kwargs)
+    except TypeError as e:
+        name = registry.display_name(f)
+        raise NoDerivativeRule(
+            f"the derivative rule for {name!r} does not take this call ({e})",
+            hint=f"call {name} without the arguments its rule leaves out (out= and where= write "
+            "into arrays, which is not differentiated yet), or register your own rule with "
+            f"@zpy.adjoint({name})",
+        ) from None
 
 
 _PARAMS: dict[Any, Optional[list[str]]] = {}
