@@ -70,6 +70,8 @@ def same_state(a, b):
         return type(a) is type(b) and len(a) == len(b) and all(same_state(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same_state(a[k], b[k]) for k in a)
+    if type(a).__eq__ is object.__eq__ and hasattr(a, "__dict__"):  # (an object: its fields)
+        return type(a) is type(b) and same_state(vars(a), vars(b))
     return a == b
 
 

@@ -733,3 +733,85 @@ def reordered(a):
 
 def test_an_ordered_dict_reordered():
     check(reordered, V)
+
+
+# -- a method's value read after another call of a method of its object ------------
+
+
+class Autoencoder:
+    def __init__(self, w):
+        self.w = w
+
+    def encode(self, x):
+        return np.tanh(self.w @ x)
+
+    def decode(self, z):
+        return self.w.T @ z
+
+    def loss(self, x):
+        z = self.encode(x)
+        rebuilt = self.decode(z)  # (a call that may change self, for all the compiler knows)
+        return np.sum((rebuilt - x) ** 2) + 0.1 * np.sum(z ** 2)
+
+
+class Cell:
+    def __init__(self, w):
+        self.w = w
+        self.steps = 0
+
+    def step(self, x, h):
+        self.steps += 1  # (a change of self: h and out are made apart from it)
+        h = np.tanh(self.w * h + x)
+        return h, 2.0 * h
+
+    def run(self, xs):
+        h, outs = np.zeros_like(xs[0]), []
+        for x in xs:
+            h, out = self.step(x, h)
+            outs.append(out)
+        return sum(np.sum(o ** 2) for o in outs) + np.sum(h)
+
+
+def autoencoder_loss(w, x):
+    return Autoencoder(w).loss(x)
+
+
+def cell_run(w, xs):
+    return Cell(w).run(xs)
+
+
+def model_argument_loss(m, x):
+    return m.loss(x)
+
+
+def test_a_methods_value_made_apart_from_its_object_is_read_after_another_call():
+    """``z = self.encode(x); self.decode(z)``, then ``z`` read again: the
+    second call may change ``self`` for all the compiler knows, and ``z``,
+    made apart from ``self`` (it shares no memory with ``self.w``), is
+    the same after it, as for a tuple of such values."""
+    check(autoencoder_loss, RNG.randn(2, 3), RNG.randn(3))
+    check(cell_run, RNG.randn(3), RNG.randn(4, 3))
+    check(model_argument_loss, Autoencoder(RNG.randn(2, 3)), RNG.randn(3), forward=False)
+
+
+def test_a_methods_value_that_is_part_of_its_object_is_refused_after_a_change():
+    """``w = m.weights()`` is ``m.w`` itself, which ``m.grow()`` changes in
+    place: ``w`` would see the change, which the gradient would not."""
+    class Grown:
+        def __init__(self, w):
+            self.w = w
+
+        def weights(self):
+            return self.w
+
+        def grow(self):
+            self.w += 1.0
+
+    def grown(w, x):
+        m = Grown(w)
+        before = m.weights()
+        m.grow()
+        return np.sum(before * x)
+
+    with pytest.raises(zpy.UnsupportedSyntax, match="may be part of it"):
+        zpy.gradient(grown, RNG.randn(3), RNG.randn(3))

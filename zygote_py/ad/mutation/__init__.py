@@ -27,7 +27,7 @@ from ... import registry
 with registry.builtin_layer():
     from . import operations  # noqa: F401  (registers the changes' rules)
 from .operations import (  # noqa: F401
-    a_number, add_at, adopt, append, attribute_changed, attribute_reached, call_changing, call_changing_method,
+    add_at, adopt, apart, append, attribute_changed, attribute_reached, call_changing, call_changing_method,
     call_method, CHANGE_THEIR_FIRST, changed_cotangent, changed_value, check_unique, clear, delete_item,
     dense_or_none, extend, first_position, handed_back, init_object, insert, keys_of, METHODS, no_out, not_a_view,
     other_method, part_changed, PLAIN, pop, reached, reverse, setdefault, snapshot, snapshot_holder, sort,

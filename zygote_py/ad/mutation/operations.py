@@ -73,7 +73,7 @@ from typing import Any
 
 import numpy as np
 
-from zygote_py import errors, runtime
+from zygote_py import errors, runtime, tangent
 
 from ...registry import adjoint, array, pushforward
 from ... import registry
@@ -139,15 +139,48 @@ def not_a_view(item: Any) -> None:
             hint="copy the item (a = y[i].copy()), or read it after the change")
 
 
-def a_number(value: Any) -> None:
-    """Raise unless ``value``, a method's value that the code reads after
-    a later change of the method's object, is a number, which holds no
-    part of the object (the compiled code took it for one)."""
-    if not isinstance(value, (numbers.Number, np.generic, str, type(None))):
+def apart(value: Any, obj: Any) -> None:
+    """Raise unless ``value``, the value of a call that may change ``obj``
+    (a method of it, ``d.pop(k)``), which the code reads after a later
+    change of ``obj``, holds no part of ``obj``: a number, or an array or
+    a tuple of them sharing no memory with an array ``obj`` holds
+    (``x * self.w`` is apart, ``self.w`` and its views are not). The
+    compiled code took it for a value that the change leaves as it is;
+    one made apart from ``obj`` stays so (a later in-place change of an
+    array it may share memory with is refused where it runs)."""
+    if not _apart(value, obj):
         raise errors.UnsupportedSyntax(
             f"a method's value (a {type(value).__name__}) is used after a later change of the method's object, "
             "and may be part of it (self.w), which the change would change too",
             hint="copy the value (v = obj.f().copy()), or read it after the change")
+
+
+def _apart(value: Any, obj: Any) -> bool:
+    if isinstance(value, (numbers.Number, np.generic, str, type(None))):
+        return True
+    if type(value) is tuple:
+        return all(_apart(v, obj) for v in value)
+    return type(value) is np.ndarray and not any(np.may_share_memory(value, a) for a in _arrays_held(obj))
+
+
+def _arrays_held(obj: Any):
+    """The NumPy arrays ``obj`` holds: itself, the items of its
+    containers, its fields, and theirs."""
+    seen, stack = set(), [obj]
+    while stack:
+        o = stack.pop()
+        if id(o) in seen or isinstance(o, (numbers.Number, np.generic, str, bytes, type(None), type,
+                                           types.ModuleType, types.FunctionType, types.BuiltinFunctionType)):
+            continue
+        seen.add(id(o))
+        if isinstance(o, np.ndarray):
+            yield o
+        elif isinstance(o, (list, tuple, set, frozenset)):
+            stack.extend(o)
+        elif isinstance(o, dict):
+            stack.extend(o.values())
+        else:
+            stack.extend(getattr(o, name, None) for name in tangent.fields(o))
 
 
 def no_out(out: Any) -> None:
@@ -162,7 +195,7 @@ def no_out(out: Any) -> None:
             "function (np.zeros)")
 
 
-registry.nondifferentiable(not_a_view, a_number, no_out)
+registry.nondifferentiable(not_a_view, apart, no_out)
 
 
 def keys_of(obj: Any) -> list:

@@ -183,8 +183,10 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         home.stmts.insert(home.stmts.index(r), Statement(copy_, Const(mut.snapshot_holder), [h], [], r.line))
         _substitute_in(r, h, copy_)
     for home, item in items:  # (a number, unless the array has more dimensions than the index; a method's value)
-        check = mut.a_number if member(sharing.defining_call(item.args[0], defs, callee), effects.PAIRS) else mut.not_a_view
-        home.stmts.insert(home.stmts.index(item) + 1, Statement(f.new_var(), Const(check), [item.var], [], item.line))
+        pair = defs[item.args[0]][1] if item.args[0] in defs else None
+        check, operands = (mut.apart, [item.var, pair.args[0]]) if pair is not None and member(callee(pair), effects.PAIRS) \
+            else (mut.not_a_view, [item.var])
+        home.stmts.insert(home.stmts.index(item) + 1, Statement(f.new_var(), Const(check), operands, [], item.line))
     version = _rewrite(f, b, s, op, args, pair)
     made.add(version)
     made |= _rename(f, root, version, b.id, frontend, where, s.line)
