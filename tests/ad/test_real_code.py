@@ -815,3 +815,20 @@ def test_a_methods_value_that_is_part_of_its_object_is_refused_after_a_change():
 
     with pytest.raises(zpy.UnsupportedSyntax, match="may be part of it"):
         zpy.gradient(grown, RNG.randn(3), RNG.randn(3))
+
+
+def sgd_on_its_own_gradient(w, b):
+    p = {"w": w.copy(), "b": b.copy()}
+    for _ in range(3):
+        g = {k: 2 * v + 0.1 * np.sin(v) for k, v in p.items()}
+        for k in p:
+            p[k] -= 0.1 * g[k]  # (g is read after each change of p: it holds new arrays, not p's)
+    return np.sum(p["w"] ** 3) + np.sum(p["b"] ** 2)
+
+
+def test_a_dict_changed_in_a_loop_over_it_by_a_gradient_made_from_it():
+    """``g = {k: 2 * v ... for k, v in p.items()}`` then ``for k in p: p[k]
+    -= lr * g[k]``: ``g`` is made from ``p`` and read after each change of
+    ``p``, and holds nothing of it (arithmetic makes new arrays, checked
+    where it runs; its keys are strings)."""
+    check(sgd_on_its_own_gradient, RNG.randn(2), RNG.randn(1))

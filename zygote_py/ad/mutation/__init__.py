@@ -29,8 +29,8 @@ with registry.builtin_layer():
 from .operations import (  # noqa: F401
     add_at, adopt, apart, append, attribute_changed, attribute_reached, call_changing, call_changing_method,
     call_method, CHANGE_THEIR_FIRST, changed_cotangent, changed_value, check_unique, clear, delete_item,
-    dense_or_none, extend, first_position, handed_back, init_object, insert, keys_of, METHODS, no_out, not_a_view,
-    other_method, part_changed, PLAIN, pop, reached, reverse, setdefault, snapshot, snapshot_holder, sort,
+    dense_or_none, extend, first_position, handed_back, init_object, insert, keys_of, made_new, METHODS, no_out,
+    not_a_view, other_method, part_changed, PLAIN, pop, reached, reverse, setdefault, snapshot, snapshot_holder, sort,
     sort_order, store_attr, store_item, store_item_array, take_item, take_item_owned, update, update_in_place,
     update_maybe_array, with_item, write_back, write_back_attribute, write_into,
 )

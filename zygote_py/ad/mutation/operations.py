@@ -183,6 +183,20 @@ def _arrays_held(obj: Any):
             stack.extend(getattr(o, name, None) for name in tangent.fields(o))
 
 
+def made_new(value: Any) -> None:
+    """Raise unless ``value``, made by arithmetic from a value that is
+    changed in place afterwards (or a key read from it, stored under),
+    where what holds ``value`` is read after the change, is a number, a
+    string or a NumPy array: one that holds nothing of the changed value
+    (the compiled code took it for one; ``2 * [a]`` is a list holding
+    ``a``)."""
+    if not isinstance(value, (numbers.Number, np.generic, np.ndarray, str, bytes)):
+        raise errors.UnsupportedSyntax(
+            f"a {type(value).__name__}, made by arithmetic or read as a key from a value changed in place "
+            "afterwards, may hold items of it, and is read after the change",
+            hint="make it after the change, or from a copy (list(v), v.copy())")
+
+
 def no_out(out: Any) -> None:
     """Raise unless ``out``, given as a NumPy call's ``out=`` where the
     compiled code took the call's value as it is (``out`` was not known to
@@ -195,7 +209,7 @@ def no_out(out: Any) -> None:
             "function (np.zeros)")
 
 
-registry.nondifferentiable(not_a_view, apart, no_out)
+registry.nondifferentiable(not_a_view, apart, made_new, no_out)
 
 
 def keys_of(obj: Any) -> list:

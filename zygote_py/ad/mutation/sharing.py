@@ -300,8 +300,8 @@ def object_of(f: IR, root: Var, defs: dict, callee: Callable) -> set[Var]:
 
 
 def held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statement, defs: dict, callee: Callable,
-                facts: Facts, aliases: set[Var] = frozenset()) -> tuple[Optional[Var], list[tuple[Block, Statement]],
-                                                                        list[tuple]]:
+                facts: Facts, aliases: set[Var] = frozenset(), made_new: Optional[list[Statement]] = None
+                ) -> tuple[Optional[Var], list[tuple[Block, Statement]], list[tuple]]:
     """A value that may hold the changed object or share its memory (a
     view ``w = y[1:]``, a container ``[y]``, an iterator over it, another
     name a variable passed it to), made before ``change`` and read after
@@ -314,8 +314,14 @@ def held_after(f: IR, same: set[Var], root: Var, block: Block, change: Statement
     ``(block, statement, value)``: their pullbacks run after the change,
     so they must read a copy (``mutation.snapshot_holder``). ``same``: the
     values the object may be (see :func:`_same_object`); ``aliases``: values made before the change that
-    may be it too (see :func:`_part_aliases`), holders from the start."""
-    held, items, before = _holders(f, same, root, block, change, defs, callee, facts, aliases)
+    may be it too (see :func:`_part_aliases`), holders from the start. With
+    a list ``made_new``, arithmetic (``2 * v``) holds nothing, as it does
+    where its value is a number or an array, nor does a container that
+    only a key read from the object was stored under (``g[k] = 1.0``),
+    as where the key is a string or a number: ``mutation.made_new`` checks
+    each where it runs, and each is put into the list as ``(statement,
+    the value to check after it)``."""
+    held, items, before = _holders(f, same, root, block, change, defs, callee, facts, aliases, made_new)
     copied: set[Var] = set()  # (made from a copy: snapshot_reads gives one to a differentiated read of the object)
     grown = True
     while grown:
@@ -365,8 +371,8 @@ def read_by_the_gradient(f: IR, root: Var, block: Block, change: Statement, defs
 
 
 def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, defs: dict, callee: Callable,
-             facts: Facts, aliases: set[Var] = frozenset()) -> tuple[set[Var], list[Statement],
-                                                                     Callable[[Block, Statement], bool]]:
+             facts: Facts, aliases: set[Var] = frozenset(), made_new: Optional[list[Statement]] = None
+             ) -> tuple[set[Var], list[Statement], Callable[[Block, Statement], bool]]:
     """The values made before ``change`` that may hold the object (see
     :func:`_held_after`), the reads of its items at integers, and the test
     of whether a statement may run before the change with the object as
@@ -434,6 +440,13 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
                 return False
             return array and not (fn is getattr and is_const(st.args[1], st.args[1].value)
                                   and st.args[1].value in runtime.METADATA_ATTRIBUTES)
+        if made_new is not None and member(fn, effects.ARITHMETIC):
+            made_new.append((st, st.var))
+            return False
+        if made_new is not None and fn is mut.store_item and isinstance(st.args[1], Var) and not any(
+                isinstance(o, Var) and (o in held or o in same or o in pairs) for o in (st.args[0], *st.args[2:])):
+            made_new.append((st, st.args[1]))  # (g[k] = ... with k a key of the object, a string or a number)
+            return False
         return True
 
     def integers(k: Any) -> bool:

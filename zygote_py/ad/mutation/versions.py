@@ -176,8 +176,16 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         # (for k in p: p[k] = ...; g = {k: ... for k in p} before it: the loops go over p's keys, read once:
         # see mut.keys_of)
         return set()
-    if held is not None:
-        raise sharing.held_error(f, root, held, member(sharing.defining_call(held, defs, callee), {iter}), where, s.line)
+    if held is not None:  # (unless it is made by arithmetic, which makes numbers or arrays: 2 * v)
+        made_new: list[Statement] = []
+        again, items, kept = sharing.held_after(f, same, root, b, s, defs, callee, facts, aliases, made_new)
+        if again is not None:
+            raise sharing.held_error(f, root, held, member(sharing.defining_call(held, defs, callee), {iter}), where,
+                                     s.line)
+        for st, value in {(id(st), value): (st, value) for st, value in made_new}.values():
+            home = defs[st.var][0]
+            home.stmts.insert(home.stmts.index(st) + 1, Statement(f.new_var(), Const(mut.made_new), [value], [],
+                                                                  st.line))
     for home, r, h in kept:  # (a view, or an item, that a pullback keeps: it keeps a copy)
         copy_ = f.new_var(f.names.get(h))
         home.stmts.insert(home.stmts.index(r), Statement(copy_, Const(mut.snapshot_holder), [h], [], r.line))
