@@ -403,20 +403,41 @@ def _check_arity(fn: types.FunctionType, args: tuple, kwargs: Optional[dict] = N
 
 
 def _check_cotangent(y: Any, dy: Any, fn: types.FunctionType) -> None:
-    """Raise :class:`BadTangent` unless ``dy`` can be the cotangent of a
-    number or array output ``y``: a number, or an array of ``y``'s shape (a
-    cotangent of another shape would give gradients of another shape, in
-    silence). Structured outputs are checked by their rules."""
-    if not isinstance(y, (numbers.Number, np.ndarray, np.generic)):
-        return
-    if isinstance(dy, (numbers.Number, np.generic)) or isinstance(dy, np.ndarray) and dy.shape in ((), np.shape(y)):
-        return
+    """Raise :class:`BadTangent` unless ``dy`` can be the cotangent of the
+    output ``y``: for a number, a number; for an array, an array of its
+    shape (a cotangent of another shape would give gradients of another
+    shape, in silence); for a tuple, list or dict of them, one of the same
+    structure, item by item (``None`` for an item with no cotangent).
+    Objects' cotangents are checked by their rules."""
+    problem = _cotangent_problem(y, dy, "")
+    if problem is not None:
+        raise BadTangent(problem, function=fn.__qualname__, filename=fn.__code__.co_filename,
+                         line=fn.__code__.co_firstlineno)
+
+
+def _cotangent_problem(y: Any, dy: Any, path: str) -> Optional[str]:
+    """What is wrong with ``dy`` as the cotangent of ``y`` (see
+    :func:`_check_cotangent`), the item at ``path`` of the output; ``None``
+    when nothing is."""
+    if dy is None and path:
+        return None
     what = f"an array of shape {dy.shape}" if isinstance(dy, np.ndarray) else f"a {type(dy).__name__}"
-    raise BadTangent(
-        f"back(dy) needs a cotangent shaped like the output, an array of shape {np.shape(y)}, not {what}"
-        if isinstance(y, np.ndarray) else f"back(dy) needs a number as the cotangent of a number output, not {what}",
-        function=fn.__qualname__, filename=fn.__code__.co_filename, line=fn.__code__.co_firstlineno,
-    )
+    if isinstance(y, (tuple, list, dict)):
+        if isinstance(y, dict) and (not isinstance(dy, dict) or not dy.keys() <= y.keys()):
+            return f"back(dy) needs a dict with the output{path}'s keys {list(y)} as its cotangent, not {what}" + (
+                f" with keys {list(dy)}" if isinstance(dy, dict) else "")
+        if not isinstance(y, dict) and (not isinstance(dy, (tuple, list)) or len(dy) != len(y)):
+            return f"back(dy) needs a tuple of {len(y)} items as the cotangent of the output{path}, not {what}" + (
+                f" of {len(dy)}" if isinstance(dy, (tuple, list)) else "")
+        keys = dy.keys() if isinstance(y, dict) else range(len(y))
+        return next((p for k in keys if (p := _cotangent_problem(y[k], dy[k], f"{path}[{k!r}]")) is not None), None)
+    if not isinstance(y, (numbers.Number, np.ndarray, np.generic)):
+        return None
+    if isinstance(dy, (numbers.Number, np.generic)) or isinstance(dy, np.ndarray) and dy.shape in ((), np.shape(y)):
+        return None
+    if isinstance(y, np.ndarray):
+        return f"back(dy) needs a cotangent shaped like the output{path}, an array of shape {np.shape(y)}, not {what}"
+    return f"back(dy) needs a number as the cotangent of a number output{path}, not {what}"
 
 
 _SCALAR_TYPES = (float, int, bool, complex, str, bytes, type(None), np.float64, np.float32)

@@ -8,6 +8,7 @@ crash."""
 import hashlib
 import inspect
 import math
+import re
 import sys
 import traceback
 import warnings
@@ -370,6 +371,29 @@ def test_a_cotangent_of_the_wrong_shape_is_refused(x, dy, words):
     assert_names_user_code(info.value, doubled, "def doubled")
     # the pullback still works with a right cotangent afterwards
     np.testing.assert_array_equal(back(np.ones_like(x))[0], 2.0 * np.ones_like(x))
+
+
+def doubled_and_itself(x):
+    return {"pair": (x * 2.0, x), "sum": np.sum(x)}
+
+
+@pytest.mark.parametrize("dy, words", [
+    ({"pair": np.ones(2), "sum": 1.0}, "a tuple of 2 items as the cotangent of the output['pair'], not an array"),
+    ({"pair": (np.ones(3),), "sum": 1.0}, "not a tuple of 1"),
+    ({"pair": (np.ones(3), np.ones(2)), "sum": 1.0}, "output['pair'][1], an array of shape (3,), not an array of shape (2,)"),
+    ({"pair": (np.ones(3), None), "other": 1.0}, "keys ['pair', 'sum']"),
+    (np.ones(3), "needs a dict"),
+])
+def test_a_cotangent_of_another_structure_is_refused(dy, words):
+    """A structured output's cotangent is checked item by item: an array
+    given for a tuple of two arrays gave a number as the gradient of an
+    array, in silence (the red team's ``vjp`` of ``(x * 2, x)``)."""
+    _, back = zpy.vjp(doubled_and_itself, np.ones(3))
+    with pytest.raises(BadTangent, match=re.escape(words)):
+        back(dy)
+    grads = back({"pair": (np.ones(3), None), "sum": 2.0})  # (None: no cotangent for that item; a key left out)
+    np.testing.assert_array_equal(grads[0], 4.0 * np.ones(3))
+    np.testing.assert_array_equal(back({"pair": (np.ones(3), np.ones(3))})[0], 3.0 * np.ones(3))
 
 
 def test_a_number_cotangent_of_an_array_output_and_a_0d_array_are_fine():
