@@ -29,6 +29,7 @@ May import: the public API (:mod:`.api`), the runtime, :mod:`.tangent` and
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -45,7 +46,10 @@ def jacobian(f: Callable, /, *args: Any, **kwargs: Any) -> tuple:
     autograd lay it out), zeros where no derivative flows; for pytrees, the
     output's structure holding at each leaf a tuple of the arguments'
     structures. Forward mode when the output is larger than the inputs,
-    else reverse mode."""
+    else reverse mode. With no arguments, JAX's spelling: the function
+    ``lambda *args: jacobian(f, *args)`` (``zpy.jacobian(f)(x)``)."""
+    if not args:
+        return _transform(jacobian, f, kwargs)
     wanted = tuple(range(len(args)))
     y = f(*fresh(args), **kwargs)
     if _size(y) > _size(args):
@@ -54,6 +58,29 @@ def jacobian(f: Callable, /, *args: Any, **kwargs: Any) -> tuple:
         except ZygoteError:
             pass  # (what forward mode refuses, reverse mode may not)
     return _jacobian_reverse(f, args, kwargs, wanted)
+
+
+def _transform(derivative: Callable, f: Callable, kwargs: dict) -> Callable:
+    """``derivative(f, *args, **kwargs)`` as a function of ``args``, for
+    :func:`jacobian` or :func:`hessian` called as JAX's transforms are
+    (``argnums=``, ``has_aux=`` are JAX's: ``zpy.jacfwd``/``zpy.jacrev``
+    take ``argnums``)."""
+    if kwargs:
+        name = derivative.__name__
+        raise WrongArguments(
+            f"{name}(f) takes no keyword arguments of its own ({', '.join(kwargs)}): keyword arguments go to f "
+            f"with the arguments, {name}(f, x, k=v) or {name}(f)(x, k=v)",
+            function=getattr(f, "__qualname__", None),
+            hint="for argnums write zpy.jacfwd(zpy.grad(f, argnums), argnums)" if name == "hessian"
+            else "for argnums write zpy.jacrev(f, argnums)")
+
+    @functools.wraps(f)
+    def transformed(*args: Any, **kw: Any) -> Any:
+        if not args:
+            raise WrongArguments(f"{derivative.__name__}(f)(...) needs the arguments to differentiate at",
+                                 function=getattr(f, "__qualname__", None))
+        return derivative(f, *args, **kw)
+    return transformed
 
 
 def fresh(args: tuple) -> tuple:
@@ -272,7 +299,11 @@ def hessian(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
     tuples of blocks, ``H[i][j]`` of shape ``args[i].shape + args[j].shape``.
     For pytrees, JAX's nesting (``H["w"]["s"]`` for a dict argument); the
     blocks of a leaf with no derivative (an int, a boolean mask) are
-    ``None``. One :func:`hvp` per element of the float leaves."""
+    ``None``. One :func:`hvp` per element of the float leaves. With no
+    arguments, JAX's spelling: the function ``lambda *args: hessian(f,
+    *args)`` (``zpy.hessian(f)(x)``)."""
+    if not args:
+        return _transform(hessian, f, kwargs)
     if all(isinstance(a, (np.ndarray, int, float, complex, np.generic)) for a in args):
         return _hessian_of_leaves(f, args, kwargs)
     wanted = 0 if len(args) == 1 else tuple(range(len(args)))

@@ -551,3 +551,18 @@ def test_a_jax_training_loop_runs_as_written():
         losses.append(loss)
     assert losses[0] == loss0 and losses[-1] < 0.5 * loss0
     assert aux["accuracy"] > aux0["accuracy"]
+
+
+def test_jacobian_and_hessian_without_arguments_are_jax_transforms():
+    """``zpy.hessian(f)(x)``, as JAX spells it, returned the Hessian of a
+    function of no arguments (``()``), which the call then failed on."""
+    def cubes(x):
+        return np.sum(x ** 3) + x[0] * x[1]
+
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(zpy.hessian(cubes)(x), [[6.0, 1.0], [1.0, 12.0]])
+    np.testing.assert_allclose(zpy.jacobian(np.sin)(x)[0], np.diag(np.cos(x)))
+    with pytest.raises(zpy.WrongArguments, match="no keyword arguments of its own"):
+        zpy.hessian(cubes, argnums=1)
+    with pytest.raises(zpy.WrongArguments, match="needs the arguments"):
+        zpy.hessian(cubes)()
