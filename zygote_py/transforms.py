@@ -31,7 +31,7 @@ import weakref
 from typing import Any, Callable, Optional
 
 from . import api, derivatives, registry, runtime
-from .errors import NonScalarOutput, WrongArguments, ZygoteError
+from .errors import NoDerivativeRule, NonScalarOutput, WrongArguments, ZygoteError
 
 bound_functions = api.LazyModule("zygote_py.backend.bound", globals(), "bound_functions")
 
@@ -199,12 +199,14 @@ def jacfwd(f: Callable, argnums: int | tuple = 0) -> Callable:
     (a tuple of them for a tuple ``argnums``). ``jacfwd(grad(f))`` is the
     Hessian."""
     _wanted(argnums, None, "jacfwd")
+    _not_a_jacobian(f, "jacfwd")
 
     def jacobian_forward(*args: Any, **kwargs: Any) -> Any:
         _wanted(argnums, len(args), "jacfwd")
         y = f(*derivatives.fresh(args), **kwargs)
         return derivatives._jacobian_forward(f, args, kwargs, argnums, y)
 
+    _JACOBIANS[jacobian_forward] = f
     return jacobian_forward
 
 
@@ -212,6 +214,7 @@ def jacrev(f: Callable, argnums: int | tuple = 0) -> Callable:
     """As :func:`jacfwd`, by reverse mode (one pullback per output
     element)."""
     _wanted(argnums, None, "jacrev")
+    _not_a_jacobian(f, "jacrev")
 
     def jacobian_reverse(*args: Any, **kwargs: Any) -> Any:
         _wanted(argnums, len(args), "jacrev")
@@ -220,4 +223,21 @@ def jacrev(f: Callable, argnums: int | tuple = 0) -> Callable:
         except ZygoteError as e:
             raise api._located(e, f) from None
 
+    _JACOBIANS[jacobian_reverse] = f
     return jacobian_reverse
+
+
+_JACOBIANS: "weakref.WeakKeyDictionary[Callable, Callable]" = weakref.WeakKeyDictionary()
+"""The functions :func:`jacfwd` and :func:`jacrev` made, and the function
+each differentiates."""
+
+
+def _not_a_jacobian(f: Callable, name: str) -> None:
+    """Refuse a Jacobian of a function ``jacfwd`` or ``jacrev`` made, which
+    is not differentiated yet (its code builds the Jacobian's layout)."""
+    if f in _JACOBIANS:
+        raise NoDerivativeRule(
+            f"{name} of a function made by jacfwd or jacrev: a Jacobian of a Jacobian is not differentiated yet",
+            function=getattr(_JACOBIANS[f], "__qualname__", None),
+            hint="for a Hessian write zpy.hessian(f)(x) or zpy.jacfwd(zpy.grad(f))(x); for a vector-valued f, "
+            "zpy.jacfwd(zpy.grad(lambda x: f(x)[i])) for each output i")

@@ -566,3 +566,15 @@ def test_jacobian_and_hessian_without_arguments_are_jax_transforms():
         zpy.hessian(cubes, argnums=1)
     with pytest.raises(zpy.WrongArguments, match="needs the arguments"):
         zpy.hessian(cubes)()
+
+
+def test_a_jacobian_of_a_jacobian_is_refused_saying_what_to_write():
+    def cubes(x):
+        return np.sum(x ** 3)
+
+    for outer in (zpy.jacfwd, zpy.jacrev):
+        for inner in (zpy.jacfwd, zpy.jacrev):
+            with pytest.raises(zpy.NoDerivativeRule, match="zpy.jacfwd.zpy.grad.f..") as info:
+                outer(inner(cubes))
+            assert "cubes" in str(info.value)
+    np.testing.assert_allclose(zpy.jacfwd(zpy.grad(cubes))(np.array([1.0, 2.0])), np.diag([6.0, 12.0]))
