@@ -27,8 +27,11 @@ below it.
 """
 from __future__ import annotations
 
+import numbers
 import weakref
 from typing import Any, Callable, Optional
+
+import numpy as np
 
 from . import api, derivatives, registry, runtime
 from .errors import NoDerivativeRule, NonScalarOutput, WrongArguments, ZygoteError
@@ -199,14 +202,15 @@ def jacfwd(f: Callable, argnums: int | tuple = 0) -> Callable:
     (a tuple of them for a tuple ``argnums``). ``jacfwd(grad(f))`` is the
     Hessian."""
     _wanted(argnums, None, "jacfwd")
-    _not_a_jacobian(f, "jacfwd")
+    if f in _JACOBIANS:
+        return _second(f, argnums, "jacfwd")
 
     def jacobian_forward(*args: Any, **kwargs: Any) -> Any:
         _wanted(argnums, len(args), "jacfwd")
         y = f(*derivatives.fresh(args), **kwargs)
         return derivatives._jacobian_forward(f, args, kwargs, argnums, y)
 
-    _JACOBIANS[jacobian_forward] = f
+    _JACOBIANS[jacobian_forward] = (f, argnums)
     return jacobian_forward
 
 
@@ -214,7 +218,8 @@ def jacrev(f: Callable, argnums: int | tuple = 0) -> Callable:
     """As :func:`jacfwd`, by reverse mode (one pullback per output
     element)."""
     _wanted(argnums, None, "jacrev")
-    _not_a_jacobian(f, "jacrev")
+    if f in _JACOBIANS:
+        return _second(f, argnums, "jacrev")
 
     def jacobian_reverse(*args: Any, **kwargs: Any) -> Any:
         _wanted(argnums, len(args), "jacrev")
@@ -223,21 +228,46 @@ def jacrev(f: Callable, argnums: int | tuple = 0) -> Callable:
         except ZygoteError as e:
             raise api._located(e, f) from None
 
-    _JACOBIANS[jacobian_reverse] = f
+    _JACOBIANS[jacobian_reverse] = (f, argnums)
     return jacobian_reverse
 
 
-_JACOBIANS: "weakref.WeakKeyDictionary[Callable, Callable]" = weakref.WeakKeyDictionary()
-"""The functions :func:`jacfwd` and :func:`jacrev` made, and the function
-each differentiates."""
+_JACOBIANS: "weakref.WeakKeyDictionary[Callable, tuple]" = weakref.WeakKeyDictionary()
+"""The functions :func:`jacfwd` and :func:`jacrev` made: the function each
+differentiates, and its ``argnums``."""
 
 
-def _not_a_jacobian(f: Callable, name: str) -> None:
-    """Refuse a Jacobian of a function ``jacfwd`` or ``jacrev`` made, which
-    is not differentiated yet (its code builds the Jacobian's layout)."""
-    if f in _JACOBIANS:
+def _second(jac: Callable, argnums: int | tuple, name: str) -> Callable:
+    """The Jacobian of ``jac``, a function :func:`jacfwd` or :func:`jacrev`
+    made for ``f`` (``jacfwd(jacrev(f))``, JAX's Hessian): for one
+    argument each, numbers and arrays, the array of shape ``out.shape +
+    a.shape + b.shape`` of each output element's second derivatives, by
+    forward over reverse (``jacfwd(grad(f_i))``, the ``i``-th output
+    ``f_i``), whichever modes were asked for. Pytrees and tuples of
+    ``argnums`` are refused, saying what to write."""
+    f, inner = _JACOBIANS[jac]
+    user = getattr(f, "__qualname__", None)
+    if not isinstance(argnums, int) or not isinstance(inner, int):
         raise NoDerivativeRule(
-            f"{name} of a function made by jacfwd or jacrev: a Jacobian of a Jacobian is not differentiated yet",
-            function=getattr(_JACOBIANS[f], "__qualname__", None),
-            hint="for a Hessian write zpy.hessian(f)(x) or zpy.jacfwd(zpy.grad(f))(x); for a vector-valued f, "
-            "zpy.jacfwd(zpy.grad(lambda x: f(x)[i])) for each output i")
+            f"{name} of a function made by jacfwd or jacrev, with a tuple of argnums: not differentiated yet",
+            function=user, hint="take one argument at a time (argnums an int), or write zpy.hessian(f)(x)")
+
+    def second(*args: Any, **kwargs: Any) -> Any:
+        _wanted(argnums, len(args), name)
+        if not all(isinstance(a, (numbers.Number, np.ndarray, np.generic)) for a in args):
+            raise NoDerivativeRule(
+                f"{name} of a function made by jacfwd or jacrev, at arguments that are not numbers or arrays: "
+                "not differentiated yet", function=user, hint="write zpy.hessian(f)(x) for a scalar f")
+        y = f(*derivatives.fresh(args), **kwargs)
+        if not isinstance(y, (numbers.Number, np.ndarray, np.generic)):
+            raise NoDerivativeRule(
+                f"{name} of a function made by jacfwd or jacrev, of a {type(y).__name__} output: not differentiated "
+                "yet", function=user, hint="differentiate each output array on its own")
+        if np.ndim(y) == 0:
+            return jacfwd(grad(f, inner), argnums)(*args, **kwargs)
+        rows = [jacfwd(grad(lambda *xs, i=i: f(*xs, **kwargs)[i], inner), argnums)(*args)
+                for i in np.ndindex(np.shape(y))]
+        shape = np.shape(y) + np.shape(args[inner]) + np.shape(args[argnums])
+        return np.reshape(np.stack([np.asarray(r, dtype=float) for r in rows]), shape)
+
+    return second
