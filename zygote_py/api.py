@@ -285,7 +285,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple, **kwargs: Any) -> tuple[An
         _NEST[0] -= 1
 
 
-def _given_tangent(x: Any, t: Any, f: Callable) -> Any:
+def _given_tangent(x: Any, t: Any, f: Callable, name: str = "jvp") -> Any:
     """``t``, a tangent given to :func:`jvp` for the primal ``x``, checked
     to have its structure (the items of a tuple, list, namedtuple or dict
     compared one by one) and the shape of each number or array in it; an
@@ -294,11 +294,11 @@ def _given_tangent(x: Any, t: Any, f: Callable) -> Any:
     or dict is a plain one, whose methods are not a subclass's."""
     if isinstance(x, (tuple, list)) and isinstance(t, (tuple, list)) or isinstance(x, dict) and isinstance(t, dict):
         if len(t) != len(x) or isinstance(x, dict) and t.keys() != x.keys():
-            raise BadTangent(f"jvp: a tangent of {len(t)} items for a {type(x).__name__} of {len(x)}",
+            raise BadTangent(f"{name}: a tangent of {len(t)} items for a {type(x).__name__} of {len(x)}",
                              function=getattr(f, "__qualname__", None))
         if isinstance(x, dict):
-            return {k: _zero_or(x[k], t[k], f) for k in t}
-        items = [_zero_or(v, d, f) for v, d in zip(x, t)]  # (a list subclass's: a plain list, without its methods)
+            return {k: _zero_or(x[k], t[k], f, name) for k in t}
+        items = [_zero_or(v, d, f, name) for v, d in zip(x, t)]  # (a list subclass's: a plain list, without its methods)
         return type(t)(*items) if hasattr(t, "_fields") else tuple(items) if isinstance(t, tuple) else items
     if isinstance(x, (numbers.Number, np.ndarray, np.generic)) or isinstance(t, (numbers.Number, np.ndarray, np.generic)):
         try:
@@ -306,16 +306,16 @@ def _given_tangent(x: Any, t: Any, f: Callable) -> Any:
         except ValueError:  # (a ragged sequence against an array)
             same = False
         if not same:
-            raise BadTangent(f"jvp: a tangent {_shape_of(t)} for a primal {_shape_of(x)}",
+            raise BadTangent(f"{name}: a tangent {_shape_of(t)} for a primal {_shape_of(x)}",
                              function=getattr(f, "__qualname__", None))
     return t
 
 
-def _zero_or(x: Any, t: Any, f: Callable) -> Any:
+def _zero_or(x: Any, t: Any, f: Callable, name: str) -> Any:
     """The tangent ``t`` of an item ``x`` of a structure given to
     :func:`jvp` (see :func:`_given_tangent`), a zero for ``None`` (one
     that changes with ``x``: an object's a ``Tangent`` of its fields')."""
-    return runtime.changing_zero(x) if t is None else _given_tangent(x, t, f)
+    return runtime.changing_zero(x) if t is None else _given_tangent(x, t, f, name)
 
 
 def _shape_of(v: Any) -> str:

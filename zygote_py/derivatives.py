@@ -35,7 +35,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import runtime, tangent, tree
-from .api import _located, _pullback, gradient, jvp
+from .api import _given_tangent, _located, _pullback, gradient, jvp
 from .errors import WrongArguments, ZygoteError
 from .tangent import Tangent
 
@@ -246,7 +246,11 @@ def hvp(f: Callable, primals: tuple, vectors: tuple, **kwargs: Any) -> tuple:
         raise WrongArguments("hvp: primals and vectors must be tuples (or lists), one item per argument",
                              function=getattr(f, "__qualname__", None),
                              hint="write zpy.hvp(f, (x,), (v,)) for one argument")
-    primals, vectors = tuple(primals), tuple(vectors)
+    if len(primals) != len(vectors):
+        raise WrongArguments(f"hvp: {len(vectors)} vectors for {len(primals)} primals, one per argument",
+                             function=getattr(f, "__qualname__", None), hint="give None for an argument held fixed")
+    primals = tuple(primals)
+    vectors = tuple(_given_tangent(x, v, f, "hvp") for x, v in zip(primals, vectors))  # (checked as jvp's tangents are)
     fn, full, directions, kwargs = runtime.unpartial(f, primals, vectors, kwargs)
     skip = len(full) - len(primals)
     runtime.NEST[0] += 1

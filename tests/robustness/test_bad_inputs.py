@@ -443,3 +443,18 @@ def test_a_recursion_plain_python_can_run_is_differentiated_up_to_a_third_of_the
     1000 work, 400 do not): deeper than that, the clear error above."""
     n = sys.getrecursionlimit() // 4
     assert zpy.gradient(power, 1.0, n) == (pytest.approx(float(n)), None)
+
+
+def test_hvp_checks_its_vectors_as_jvp_checks_its_tangents():
+    """A vector dict missing a key raised a bare KeyError."""
+    def loss(p):
+        return np.sum(p["w"] ** 2 * p["b"])
+
+    p = {"w": np.ones(2), "b": 2.0}
+    with pytest.raises(BadTangent, match="hvp: a tangent of 1 items for a dict of 2"):
+        zpy.hvp(loss, (p,), ({"w": np.ones(2)},))
+    with pytest.raises(WrongArguments, match="1 vectors for 2 primals"):
+        zpy.hvp(lambda a, b: a * b, (1.0, 2.0), (1.0,))
+    hv = zpy.hvp(loss, (p,), ({"w": np.ones(2), "b": None},))[0]  # (None: that item held fixed)
+    np.testing.assert_allclose(hv["w"], 4.0 * np.ones(2))
+    np.testing.assert_allclose(hv["b"], 4.0)  # (d/dw of sum(w ** 2) along ones)
