@@ -224,6 +224,52 @@ def unflatten(treedef: TreeDef, leaves: list) -> Any:
     return build(treedef)
 
 
+def gradient_tree(treedef: TreeDef, grads: list) -> Any:
+    """The gradient of a tree of structure ``treedef`` whose leaves have
+    the gradients ``grads`` (``None``: none), shaped as zygote_py shapes
+    an argument's gradient: a tuple, list, namedtuple or dict of its
+    children's, a :class:`~zygote_py.Tangent` of an object's fields.
+    (:func:`leaves`'s derivative rule; :func:`gradient_leaves` is its
+    transpose.)"""
+    it = iter(grads)
+
+    def build(t: TreeDef) -> Any:
+        if t._node is None:
+            return next(it)
+        node, children = t._node, [build(c) for c in t._children]
+        if node.kind == "object":
+            return Tangent(node.keys, **dict(zip(node.keys, children)))
+        if node.kind == "dict":
+            by_key = dict(zip(node.keys, children))
+            return {k: by_key[k] for k in node.extra[0]}
+        return _build(node, children)
+    return build(treedef)
+
+
+def gradient_leaves(treedef: TreeDef, grad: Any) -> list:
+    """The gradients of the leaves of a tree of structure ``treedef``,
+    read from the tree's gradient ``grad`` (as :func:`gradient_tree` makes
+    it; ``None`` where none flows), in leaf order."""
+    out: list = []
+
+    def walk(t: TreeDef, g: Any) -> None:
+        if t._node is None:
+            out.append(g)
+            return
+        node = t._node
+        for k, c in zip(node.keys, t._children):
+            if g is None:
+                walk(c, None)
+            elif node.kind == "dict":
+                walk(c, g.get(k))
+            elif node.kind in ("tuple", "list") or node.kind == "namedtuple" and isinstance(g, tuple):
+                walk(c, g[k] if isinstance(k, int) else g[node.keys.index(k)])
+            else:
+                walk(c, tangent.get(g, k) if isinstance(g, Tangent) else getattr(g, k, None))
+    walk(treedef, grad)
+    return out
+
+
 def map(f: Callable, tree: Any, *rest: Any) -> Any:
     """The tree of ``f(leaf, *others)`` for each leaf of ``tree`` and the
     leaves (or subtrees) in the same place in the trees ``rest``, of the

@@ -24,7 +24,7 @@ with builtin_layer():
     from . import numpy_conversions, numpy_elementwise, numpy_fft, numpy_linalg, numpy_decompositions, numpy_linalg_general
     from . import numpy_reductions, numpy_shapes
     from . import numpy_arrays, numpy_calculus, numpy_ufuncs
-    from . import hooks, nested
+    from . import hooks, nested, trees
 
 registry.when_imported("scipy.special", "zygote_py.rules.scipy_special")
 registry.when_imported("scipy.special", "zygote_py.rules.scipy_gamma")
@@ -58,5 +58,6 @@ __all__ = [
     "operators",
     "pycmath",
     "pymath",
+    "trees",
     "remove",
 ]
