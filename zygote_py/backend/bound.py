@@ -34,9 +34,10 @@ from typing import Any
 import gast
 import numpy as np
 
+from .. import runtime
 from .emit import name
 
-STALE = object()
+STALE = runtime.STALE
 """What a bound gradient function returns when its guards fail: the
 caller takes the general path."""
 
