@@ -86,16 +86,44 @@ def compile_def(
         body=[inner, gast.Return(value=name(_INNER))],
         decorator_list=[], returns=None, type_comment=None, type_params=[],
     )
-    first = min((n.lineno for n in gast.walk(fdef) if getattr(n, "lineno", None)), default=1)
-    for node in (factory, inner):
-        node.lineno = node.end_lineno = first
-        node.col_offset = node.end_col_offset = 0
     module = gast.Module(body=[factory], type_ignores=[])
-    gast.fix_missing_locations(module)
+    _place(module)
     code = compile(gast.gast_to_ast(module), filename, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
     return inner_code.replace(co_name=shown_name, co_qualname=shown_name)
+
+
+_LOCATION = ("lineno", "end_lineno", "col_offset", "end_col_offset")
+
+
+def _place(module: gast.Module) -> None:
+    """What ``gast.fix_missing_locations`` does (a node lacking a location
+    takes its parent's), with the factory and the function in it at the
+    smallest line any node has (1 if none), columns 0: one walk where two
+    were (most of a small function's compilation is walking its tree)."""
+    smallest = None
+    later = []  # (node, attribute): a line inherited from the factory, known once the walk ends
+    todo = [(module, (None, None, 0, 0))]
+    while todo:
+        node, parent = todo.pop()
+        if "lineno" in node._attributes:
+            here = []
+            for attr, inherited in zip(_LOCATION, parent):
+                v = getattr(node, attr, None)
+                if v is None:
+                    if inherited is None:
+                        later.append((node, attr))
+                    else:
+                        setattr(node, attr, inherited)
+                    v = inherited
+                elif attr == "lineno" and v and (smallest is None or v < smallest):
+                    smallest = v
+                here.append(v)
+            parent = tuple(here)
+        todo.extend((child, parent) for child in gast.iter_child_nodes(node))
+    for node, attr in later:
+        setattr(node, attr, smallest or 1)
 
 
 def instantiate(
