@@ -90,9 +90,9 @@ def _transform(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, na
         try:
             if not (rest or kwargs):
                 g = fast(first)
-            else:  # (more arguments than the bound function takes would be a TypeError; read once: bind may run)
-                bound = fast
-                g = bound(first, *rest) if not kwargs and len(rest) < bound.__code__.co_argcount else stale
+            else:  # (no more arguments than the bound function's own parameters, the positional-only ones, after
+                bound = fast  # which come its constants; read once: bind may run)
+                g = bound(first, *rest) if not kwargs and len(rest) < bound.__code__.co_posonlyargcount else stale
         except ZygoteError as e:
             raise api._located(e, f) from None
         except RecursionError as e:

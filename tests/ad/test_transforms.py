@@ -116,6 +116,9 @@ def test_the_fast_path_of_several_arguments_agrees_with_central_differences():
     assert g(1, 0.5)[1] == pytest.approx(2.0 * math.sin(1) * math.cos(1.0), rel=1e-12)  # (another kind: general path)
     with pytest.raises(zpy.WrongArguments):
         g(0.3)  # (too few arguments for argnums: the bound function's check sends it to the general path)
+    with pytest.raises(zpy.WrongArguments, match="2 positional arguments but 3"):
+        g(0.3, 0.5, 1.0)  # (never to the bound function, whose constants are parameters after x and y)
+    assert g(0.3, 0.5) == pytest.approx((math.cos(0.3) * math.sin(1.0), 2.0 * math.sin(0.3) * math.cos(1.0)))
 
 def test_grad_differentiates_argnums_only():
     g = zpy.grad(mse)(PARAMS, X, Y)
