@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import operator
 import types
@@ -403,6 +404,7 @@ class FunctionEmitter:
             if not hints[v]:
                 hints[v] = "t"
 
+        @functools.cache  # (asked again below, after the live sets)
         def defs_uses(bid):
             out = []
             if bid in self.for_headers:
@@ -417,6 +419,7 @@ class FunctionEmitter:
                     out.append((s.var, used))
             return out
 
+        @functools.cache
         def at_end(bid):
             b = ir.blocks[bid]
             used = self._leaves(b.term_operands())
