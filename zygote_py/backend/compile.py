@@ -94,9 +94,6 @@ def compile_def(
     return inner_code.replace(co_name=shown_name, co_qualname=shown_name)
 
 
-_LOCATION = ("lineno", "end_lineno", "col_offset", "end_col_offset")
-
-
 def _place(module: gast.Module) -> None:
     """What ``gast.fix_missing_locations`` does (a node lacking a location
     takes its parent's), with the factory and the function in it at the
@@ -108,22 +105,37 @@ def _place(module: gast.Module) -> None:
     while todo:
         node, parent = todo.pop()
         if "lineno" in node._attributes:
-            here = []
-            for attr, inherited in zip(_LOCATION, parent):
-                v = getattr(node, attr, None)
-                if v is None:
-                    if inherited is None:
-                        later.append((node, attr))
-                    else:
-                        setattr(node, attr, inherited)
-                    v = inherited
-                elif attr == "lineno" and v and (smallest is None or v < smallest):
-                    smallest = v
-                here.append(v)
-            parent = tuple(here)
-        todo.extend((child, parent) for child in gast.iter_child_nodes(node))
+            here = (getattr(node, "lineno", None), getattr(node, "end_lineno", None),
+                    getattr(node, "col_offset", None), getattr(node, "end_col_offset", None))
+            if None in here:  # (emitted nodes mostly have all four: see emit.at_line)
+                here = tuple(_inherit(node, attr, v, inherited, later)
+                             for attr, v, inherited in zip(_LOCATION, here, parent))
+            if here[0] and (smallest is None or here[0] < smallest):  # (an inherited line is an ancestor's own)
+                smallest = here[0]
+            parent = here
+        for field in node._fields:  # (gast.iter_child_nodes, without its generators)
+            v = getattr(node, field, None)
+            if isinstance(v, gast.AST):
+                todo.append((v, parent))
+            elif isinstance(v, list):
+                todo.extend((c, parent) for c in v if isinstance(c, gast.AST))
     for node, attr in later:
         setattr(node, attr, smallest or 1)
+
+
+_LOCATION = ("lineno", "end_lineno", "col_offset", "end_col_offset")
+
+
+def _inherit(node: gast.AST, attr: str, value: Any, inherited: Any, later: list) -> Any:
+    """``node``'s ``attr`` for :func:`_place`: its own, else its parent's
+    (set on it), else (a line not known yet) noted in ``later``."""
+    if value is not None:
+        return value
+    if inherited is None:
+        later.append((node, attr))
+    else:
+        setattr(node, attr, inherited)
+    return inherited
 
 
 def instantiate(
