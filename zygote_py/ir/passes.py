@@ -63,11 +63,14 @@ def optimize(ir: IR) -> IR:
             return ir
 
 
-def use_counts(ir: IR) -> dict[Var, int]:
+def use_counts(ir: IR, blocks: Optional[Iterable[int]] = None, handlers: bool = False) -> dict[Var, int]:
     """How many times each value is read, by statements, terminators and
-    jumps."""
+    jumps (of ``blocks`` when given; and exception edges, with
+    ``handlers``)."""
     reads: list = []
-    for b in ir.blocks.values():
+    for b in ir.blocks.values() if blocks is None else map(ir.blocks.__getitem__, blocks):
+        if handlers and b.handler is not None:
+            reads += b.handler.args
         for st in b.stmts:  # (st.operands(), without a generator: most passes ask for these counts)
             reads.append(st.callee)
             reads += st.args
