@@ -95,23 +95,24 @@ def compile_def(
 
 
 def _place(module: gast.Module) -> None:
-    """What ``gast.fix_missing_locations`` does (a node lacking a location
-    takes its parent's), with the factory and the function in it at the
-    smallest line any node has (1 if none), columns 0: one walk where two
-    were (most of a small function's compilation is walking its tree)."""
+    """What ``gast.fix_missing_locations`` does (a node without one of its
+    location attributes takes its parent's), with the factory and the
+    function in it at the smallest line any node has (1 if none), columns
+    0: one walk where two were (most of a small function's compilation is
+    walking its tree)."""
     smallest = None
-    later = []  # (node, attribute): a line inherited from the factory, known once the walk ends
-    todo = [(module, (None, None, 0, 0))]
+    later = []  # (node, attribute): the factory's line, known once the walk ends
+    todo = [(module, (_FIRST, _FIRST, 0, 0))]
     while todo:
         node, parent = todo.pop()
         if "lineno" in node._attributes:
-            here = (getattr(node, "lineno", None), getattr(node, "end_lineno", None),
-                    getattr(node, "col_offset", None), getattr(node, "end_col_offset", None))
-            if None in here:  # (emitted nodes mostly have all four: see emit.at_line)
+            here = tuple(getattr(node, attr, _UNSET) for attr in _LOCATION)
+            if _UNSET in here:  # (emitted nodes mostly have all four: see emit.at_line)
                 here = tuple(_inherit(node, attr, v, inherited, later)
                              for attr, v, inherited in zip(_LOCATION, here, parent))
-            if here[0] and (smallest is None or here[0] < smallest):  # (an inherited line is an ancestor's own)
-                smallest = here[0]
+            line = here[0]
+            if type(line) is int and line and (smallest is None or line < smallest):  # (an inherited line is an
+                smallest = line                                                         # ancestor's own)
             parent = here
         for field in node._fields:  # (gast.iter_child_nodes, without its generators)
             v = getattr(node, field, None)
@@ -124,14 +125,16 @@ def _place(module: gast.Module) -> None:
 
 
 _LOCATION = ("lineno", "end_lineno", "col_offset", "end_col_offset")
+_UNSET, _FIRST = object(), object()
 
 
 def _inherit(node: gast.AST, attr: str, value: Any, inherited: Any, later: list) -> Any:
     """``node``'s ``attr`` for :func:`_place`: its own, else its parent's
-    (set on it), else (a line not known yet) noted in ``later``."""
-    if value is not None:
+    (set on it), else (the factory's line, not known yet) noted in
+    ``later``."""
+    if value is not _UNSET:
         return value
-    if inherited is None:
+    if inherited is _FIRST:
         later.append((node, attr))
     else:
         setattr(node, attr, inherited)
