@@ -146,6 +146,8 @@ def load_lazy(everything: bool = False) -> bool:
     """Import the rule modules whose library has been imported (all that
     can be imported, when ``everything``: for the rules table). Returns
     whether any was."""
+    if not everything and _lazy.keys().isdisjoint(sys.modules.keys()):  # (asked at each look-up: one test in C)
+        return False
     # (taken off the list before any is imported: a rule module's own
     # registrations look entries up, which calls this again)
     due = [_lazy.pop(lib) for lib in list(_lazy) if lib in sys.modules or everything]

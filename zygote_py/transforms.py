@@ -36,30 +36,29 @@ import numpy as np
 from . import api, derivatives, registry, runtime
 from .errors import NoDerivativeRule, NonScalarOutput, WrongArguments, ZygoteError
 
-bound_functions = api.LazyModule("zygote_py.backend.bound", globals(), "bound_functions")
-
 __all__ = ["grad", "value_and_grad", "vjp", "jacfwd", "jacrev"]
 
 _NEST = runtime.NEST
+_STALE = runtime.STALE
 _ABSENT = object()  # (the first positional argument of a call without any: fails every bound function's check)
 
 
 def _unbound(*args: Any) -> Any:
     """The bound gradient function of a function ``grad`` made, before its
     first call and after a rule changed."""
-    return bound_functions.STALE
+    return _STALE
 
 
-_BINDINGS: "weakref.WeakKeyDictionary[Callable, list]" = weakref.WeakKeyDictionary()
-"""Each function ``grad`` made, and its binding: a list holding its bound
-gradient function (one item, so that rebinding is atomic)."""
+_BINDINGS: "weakref.WeakKeyDictionary[Callable, Callable]" = weakref.WeakKeyDictionary()
+"""Each function ``grad`` made, and the function that binds it to a bound
+gradient function (one store to a closure variable: rebinding is atomic)."""
 
 
 def _unbind_all() -> None:
     """A rule was registered or removed: no bound gradient function is
     known to be valid (each was compiled with the rules of its time)."""
-    for bound in list(_BINDINGS.values()):
-        bound[0] = _unbound
+    for bind in list(_BINDINGS.values()):
+        bind(_unbound)
 
 
 registry.on_change(_unbind_all)
@@ -85,22 +84,28 @@ def _transform(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, na
         raise WrongArguments(f"{name}: the first argument must be the function to differentiate, "
                              f"not a {type(f).__name__}", hint=f"write zpy.{name}(f)(x)")
     _wanted(argnums, None, name)
-    bound = [_unbound]
+    fast, stale = _unbound, _STALE  # (closure variables: the fast path's cheapest reads)
 
     def transformed(first=_ABSENT, /, *rest, **kwargs):
-        fast = bound[0]
-        try:  # (more arguments than the bound function takes would be a TypeError)
-            g = fast(first) if not (rest or kwargs) else \
-                fast(first, *rest) if not kwargs and len(rest) < fast.__code__.co_argcount else bound_functions.STALE
+        try:
+            if not (rest or kwargs):
+                g = fast(first)
+            else:  # (no more arguments than the bound function's own parameters, the positional-only ones, after
+                bound = fast  # which come its constants; read once: bind may run)
+                g = bound(first, *rest) if not kwargs and len(rest) < bound.__code__.co_posonlyargcount else stale
         except ZygoteError as e:
             raise api._located(e, f) from None
         except RecursionError as e:
             raise api._too_deep(e, f) from None
-        if g is not bound_functions.STALE:
+        if g is not stale:
             return g
-        return run_grad(f, argnums, has_aux, value, bound, (first, *rest), kwargs)
+        return run_grad(f, argnums, has_aux, value, bind, (first, *rest), kwargs)
 
-    _BINDINGS[transformed] = bound
+    def bind(bound: Callable) -> None:
+        nonlocal fast
+        fast = bound
+
+    _BINDINGS[transformed] = bind
     transformed.__name__ = transformed.__qualname__ = f"{name}_{getattr(f, '__name__', 'f')}"
     transformed.__doc__ = f"zpy.{name} of {getattr(f, '__qualname__', f)!r}."
     return transformed
@@ -108,7 +113,7 @@ def _transform(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, na
 
 DECLARED = (
     "def transformed(first=_ABSENT, /, *rest, **kwargs):\n"
-    "    return run_grad(f, argnums, has_aux, value, bound, (first, *rest), kwargs)\n")
+    "    return run_grad(f, argnums, has_aux, value, bind, (first, *rest), kwargs)\n")
 """What the compiler differentiates for a call of a function ``grad`` made
 (the source :mod:`zygote_py.own_rules` registers for its code): its general
 path, whose :func:`run_grad` has derivative rules; the fast path computes
@@ -128,10 +133,10 @@ def _wanted(argnums: Any, n: Optional[int], name: str) -> tuple:
     return nums
 
 
-def run_grad(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, bound: list, args: tuple,
+def run_grad(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, bind: Callable, args: tuple,
              kwargs: dict) -> Any:
     """A call of a function made by :func:`grad` or :func:`value_and_grad`
-    (``bound``: its binding, see :func:`_transform`) that its bound
+    (``bind``: what binds it, see :func:`_transform`) that its bound
     gradient function did not answer: the general path, which binds the
     gradient function it ran again when it may."""
     if len(args) == 1 and args[0] is _ABSENT:
@@ -149,9 +154,9 @@ def run_grad(f: Callable, argnums: int | tuple, has_aux: bool, value: bool, boun
             if binding is not None:
                 entry = binding[5]
                 fast = entry.bound_gradient_function(binding[6], tuple(map(api._kind, args)), argnums, value)
-                bound[0] = _unbound if fast is None else fast
+                bind(_unbound if fast is None else fast)
                 if entry.generation != registry.generation():  # (a rule changed since it was compiled, and
-                    bound[0] = _unbound                         # _unbind_all may have run before the line above)
+                    bind(_unbound)                              # _unbind_all may have run before the line above)
     except ZygoteError as e:
         raise api._located(e, f) from None
     except RecursionError as e:

@@ -103,6 +103,23 @@ def test_grad_of_a_float_function_agrees_with_central_differences():
         assert g(x) == -math.cos(math.cos(x)) * math.sin(x)  # (the fast path, bound by the first call)
 
 
+def product_of_sines(x, y):
+    return math.sin(x) * math.sin(2.0 * y)
+
+
+def test_the_fast_path_of_several_arguments_agrees_with_central_differences():
+    g = zpy.grad(product_of_sines, argnums=(0, 1))
+    for x, y in ((0.3, 0.5), (1.0, -2.0), (0.3, 0.5)):  # (the first call binds; the others take the fast path)
+        fx = (product_of_sines(x + STEP, y) - product_of_sines(x - STEP, y)) / (2 * STEP)
+        fy = (product_of_sines(x, y + STEP) - product_of_sines(x, y - STEP)) / (2 * STEP)
+        assert g(x, y) == pytest.approx((fx, fy), rel=1e-7)
+    assert g(1, 0.5)[1] == pytest.approx(2.0 * math.sin(1) * math.cos(1.0), rel=1e-12)  # (another kind: general path)
+    with pytest.raises(zpy.WrongArguments):
+        g(0.3)  # (too few arguments for argnums: the bound function's check sends it to the general path)
+    with pytest.raises(zpy.WrongArguments, match="2 positional arguments but 3"):
+        g(0.3, 0.5, 1.0)  # (never to the bound function, whose constants are parameters after x and y)
+    assert g(0.3, 0.5) == pytest.approx((math.cos(0.3) * math.sin(1.0), 2.0 * math.sin(0.3) * math.cos(1.0)))
+
 def test_grad_differentiates_argnums_only():
     g = zpy.grad(mse)(PARAMS, X, Y)
     assert set(g) == {"w", "b"}

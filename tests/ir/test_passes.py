@@ -21,7 +21,7 @@ from zygote_py.ir.core import IR, Const, Return, Starred, Statement, Var
 from zygote_py.ad.nones import propagate_none  # (a pass of the compiler's, on the IR)
 from zygote_py.ir.passes import (
     eliminate_dead_code, fold_constants, hoist_invariants, merge_blocks, optimize, prune_unreachable,
-    remove_trivial_args, size,
+    remove_trivial_args, size, use_counts,
 )
 from zygote_py.ir.verify import verify
 from zygote_py.runtime import accum
@@ -952,3 +952,15 @@ def test_no_hoisting_of_sin_or_cos_that_raise_on_infinity(fn):
     zero times, it raises where the loop would not have."""
     ir = counted_loop([call(7, fn, v(1), pure=True), call(9, operator.mul, v(4), v(7), pure=True)])
     run_pass(hoist_invariants, ir, (math.inf, 0), (0.5, 2))
+
+
+def test_use_counts_reads_starred_and_keyword_operands_and_chosen_blocks():
+    ir = make_ir(
+        block(0, [1, 2], [call(3, print, v(1), Starred(v(2)), kwargs=[("sep", v(1))]),
+                          call(4, print, Starred(v(3)), v(3))], term=jump(1, v(4)), handler=jump(2, v(2))),
+        block(1, [5], [call(6, operator.neg, v(5))], term=Return(v(6))),
+        block(2, [7, 8], [], term=Return(v(8))),
+    )
+    assert use_counts(ir) == {v(1): 2, v(2): 1, v(3): 2, v(4): 1, v(5): 1, v(6): 1, v(8): 1}
+    assert use_counts(ir, [0], handlers=True) == {v(1): 2, v(2): 2, v(3): 2, v(4): 1}
+    assert list(use_counts(ir, [1])) == [v(5), v(6)]

@@ -329,13 +329,15 @@ KEEPS_KIND = {mutation.store_item, mutation.delete_item, mutation.update_in_plac
 their first argument changed, and copies: of an array, an array."""
 
 
-def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Statement], rows: set[Var]) -> None:
+def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Statement], rows: set[Var],
+            valued: dict[int, bool]) -> None:
     """Add to ``facts.arrays`` a NumPy function's value, an array's view,
     an array changed in place (by a function it was passed to, too) or
     copied (``x.copy()``), the ``rows``
     (``x[i]`` of an array of two or more dimensions), and a block argument
     that only arrays reach (the greatest fixed point: a loop-carried array
-    stays one)."""
+    stays one). ``valued``: whether each statement's callee gives an
+    array (:func:`_array_valued`), by ``id``."""
     given = set(facts.arrays) | rows
     methods = {s.var: s.args[0] for s in stmts if facts.callee(s) is getattr and len(s.args) == 2
                and isinstance(s.args[1], Const) and type(s.args[1].value) is str and s.args[1].value == "copy"}
@@ -347,18 +349,19 @@ def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Stateme
                and s.args[0] in changing and isinstance(s.args[1], Const) and s.args[1].value == 0}
     slices = {s.var for s in stmts if facts.callee(s) is slice}
     slices |= {s.var for s in stmts if facts.callee(s) is ops.build_tuple and any(_slice(a, slices) for a in s.args)}
+    # (what each statement's callee says, the same in every round of the fixed point: asked once)
+    known = [(s, valued[id(s)], member(fn, _NEW_ARRAYS), _is_view(s, facts) or member(fn, KEEPS_KIND)
+              or fn is operator.getitem and len(s.args) == 2 and _slice(s.args[1], slices), member(fn, _ARITHMETIC))
+             for s in stmts for fn in (facts.callee(s),)]
     while True:
         arrays = facts.arrays
         arrays.clear()
         arrays |= given | params
-        for s in stmts:
-            fn = facts.callee(s)
-            if (_array_valued(fn, s) and not may_overload(s, facts, lambda v: v in arrays or v in facts.numeric)
-                    or member(fn, _NEW_ARRAYS) or copies.get(s.var) in arrays or changed.get(s.var) in arrays
-                    or s.args and s.args[0] in arrays and (
-                        _is_view(s, facts) or member(fn, KEEPS_KIND)
-                        or fn is operator.getitem and len(s.args) == 2 and _slice(s.args[1], slices))
-                    or member(fn, _ARITHMETIC) and any(a in arrays for a in s.args if isinstance(a, Var))
+        for s, gives_array, new, keeps, arithmetic in known:
+            if (gives_array and not may_overload(s, facts, lambda v: v in arrays or v in facts.numeric)
+                    or new or copies.get(s.var) in arrays or changed.get(s.var) in arrays
+                    or s.args and s.args[0] in arrays and keeps
+                    or arithmetic and any(a in arrays for a in s.args if isinstance(a, Var))
                     and all(a in arrays or a in facts.numeric if isinstance(a, Var)
                             else isinstance(a.value, (int, float)) for a in s.args)):
                 arrays.add(s.var)
@@ -872,7 +875,8 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     matrices |= {v for v in facts.constants if kind(facts.static[v]) == ARRAY}
     rows = {s.var for s in stmts if s.args and s.args[0] in matrices and (
         facts.callee(s) is operator.getitem and len(s.args) == 2 and _integer(s.args[1], facts, defs))}
-    _arrays(ir, facts, incoming, stmts, rows)
+    valued = {id(s): _array_valued(facts.callee(s), s) for s in stmts}  # (asked in every round below: once)
+    _arrays(ir, facts, incoming, stmts, rows, valued)
     shapes = {s.var for s in stmts if facts.callee(s) is getattr and len(s.args) == 2 and s.args[0] in facts.arrays
               and isinstance(s.args[1], Const) and s.args[1].value == "shape"}
     tuples |= shapes  # (x.shape of an array: a tuple of ints, as immutable as a constant's)
@@ -906,7 +910,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     for s in stmts:  # optimistic start
         fn = facts.callee(s)
         if (
-            member(fn, NUMERIC_CALLEES) or _is_math_number(fn) or item_of_sequence(s) or _array_valued(fn, s)
+            member(fn, NUMERIC_CALLEES) or _is_math_number(fn) or item_of_sequence(s) or valued[id(s)]
             or fn is min or fn is max
             or item_of_array(s) or s.var in facts.arrays or fn is len
         ):
@@ -928,7 +932,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             if s.var in num and s.var not in facts.arrays and s.var not in facts.constants and s.var not in facts.fields and (
                 facts.callee(s) is not len  # (an int, whatever it measures)
             ) and (
-                not item_of_sequence(s) and not _array_valued(facts.callee(s), s) and not item_of_array(s)
+                not item_of_sequence(s) and not valued[id(s)] and not item_of_array(s)
                 and not any(is_num(v) for v in _operands(s))
                 or not item_of_sequence(s) and any(v in seqs for v in _operands(s))  # (x, 1.0) * 2 repeats a tuple
                 or overloadable(s)
@@ -944,7 +948,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
             if not all(is_num(v) or v == p for v in incoming[p]):
                 num.discard(p)
                 changed = True
-    _arrays(ir, facts, incoming, stmts, rows)  # again, now that more operands are known numbers (u *= math.cos(x))
+    _arrays(ir, facts, incoming, stmts, rows, valued)  # again, now that more operands are known numbers (u *= math.cos(x))
     items = facts.vector_items
     number_constants = [v for v in facts.constants if kind(facts.static[v]) in (NUMBER, FLOAT)]
     made = _vector_candidates(ir, facts, incoming, stmts, defs)

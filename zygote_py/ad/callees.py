@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import builtins
 import contextvars
+import functools
 import operator
 import site
 import sysconfig
@@ -196,7 +197,14 @@ def _beside(g: types.FunctionType, fn: types.FunctionType) -> bool:
     """Whether ``g`` is defined in a file in ``fn``'s directory or below it
     (a module of the user's, beside the one being differentiated), not in
     a library."""
-    here, there = Path(fn.__code__.co_filename), Path(g.__code__.co_filename)
+    return _file_beside(g.__code__.co_filename, fn.__code__.co_filename)
+
+
+@functools.lru_cache(maxsize=1024)
+def _file_beside(callee_file: str, caller_file: str) -> bool:
+    """:func:`_beside` by the files' names (kept: resolving paths costs a
+    first compilation more than its code does, asked for each callee)."""
+    here, there = Path(caller_file), Path(callee_file)
     if not (here.is_file() and there.is_file()):
         return False
     here, there = here.resolve(), there.resolve()

@@ -453,10 +453,8 @@ class Compiled:
         g = made.get(key)
         if g is None:
             _, constants, fdef = self._emit_fused(value)
-            bdef, extra, defaults = bound_def(fdef, kinds, self._globals, picked, value, runtime.user_gradient)
-            constants = {**constants, **extra}
-            g = instantiate(compile_def(bdef, constants, self.freevars, self.filename), constants, fn,
-                            keep_identity=False)
+            bdef, defaults = bound_def(fdef, constants, kinds, self._globals, picked, value, runtime.user_gradient)
+            g = instantiate(compile_def(bdef, {}, self.freevars, self.filename), {}, fn, keep_identity=False)
             g.__defaults__ = defaults
             runtime.COUNTED_CODE.add(g.__code__)
             made[key] = g
@@ -1029,7 +1027,8 @@ def captures(fn: types.FunctionType) -> bool:
     ``vjp`` and ``gradient`` of a rule, which capture the rule and counts:
     a rule's default values, ``math.log``'s ``base``, are no values the
     caller differentiates)."""
-    return fn.__code__ not in runtime.forward.READABLE and captures_differentiable(fn, constant_cells(fn.__code__))
+    return fn.__closure__ is not None and fn.__code__ not in runtime.forward.READABLE \
+        and captures_differentiable(fn, constant_cells(fn.__code__))  # (no closure: asked at every run-time call)
 
 
 def call_jvp(fn: types.FunctionType, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict,

@@ -86,16 +86,59 @@ def compile_def(
         body=[inner, gast.Return(value=name(_INNER))],
         decorator_list=[], returns=None, type_comment=None, type_params=[],
     )
-    first = min((n.lineno for n in gast.walk(fdef) if getattr(n, "lineno", None)), default=1)
-    for node in (factory, inner):
-        node.lineno = node.end_lineno = first
-        node.col_offset = node.end_col_offset = 0
     module = gast.Module(body=[factory], type_ignores=[])
-    gast.fix_missing_locations(module)
+    _place(module)
     code = compile(gast.gast_to_ast(module), filename, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
     return inner_code.replace(co_name=shown_name, co_qualname=shown_name)
+
+
+def _place(module: gast.Module) -> None:
+    """What ``gast.fix_missing_locations`` does (a node without one of its
+    location attributes takes its parent's), with the factory and the
+    function in it at the smallest line any node has (1 if none), columns
+    0: one walk where two were (most of a small function's compilation is
+    walking its tree)."""
+    smallest = None
+    later = []  # (node, attribute): the factory's line, known once the walk ends
+    todo = [(module, (_FIRST, _FIRST, 0, 0))]
+    while todo:
+        node, parent = todo.pop()
+        if "lineno" in node._attributes:
+            here = tuple(getattr(node, attr, _UNSET) for attr in _LOCATION)
+            if _UNSET in here:  # (emitted nodes mostly have all four: see emit.at_line)
+                here = tuple(_inherit(node, attr, v, inherited, later)
+                             for attr, v, inherited in zip(_LOCATION, here, parent))
+            line = here[0]
+            if type(line) is int and line and (smallest is None or line < smallest):  # (an inherited line is an
+                smallest = line                                                         # ancestor's own)
+            parent = here
+        for field in node._fields:  # (gast.iter_child_nodes, without its generators)
+            v = getattr(node, field, None)
+            if isinstance(v, gast.AST):
+                todo.append((v, parent))
+            elif isinstance(v, list):
+                todo.extend((c, parent) for c in v if isinstance(c, gast.AST))
+    for node, attr in later:
+        setattr(node, attr, smallest or 1)
+
+
+_LOCATION = ("lineno", "end_lineno", "col_offset", "end_col_offset")
+_UNSET, _FIRST = object(), object()
+
+
+def _inherit(node: gast.AST, attr: str, value: Any, inherited: Any, later: list) -> Any:
+    """``node``'s ``attr`` for :func:`_place`: its own, else its parent's
+    (set on it), else (the factory's line, not known yet) noted in
+    ``later``."""
+    if value is not _UNSET:
+        return value
+    if inherited is _FIRST:
+        later.append((node, attr))
+    else:
+        setattr(node, attr, inherited)
+    return inherited
 
 
 def instantiate(

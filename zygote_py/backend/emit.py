@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import operator
 import types
@@ -34,7 +35,7 @@ from .. import registry
 from ..ir import ops
 from ..ir.cfg import reverse_postorder
 from ..ir.core import IR, Branch, Const, Jump, Operand, Return, Starred, Statement, Var
-from ..ir.passes import member, same_operands
+from ..ir.passes import member, same_operands, use_counts
 from . import naming
 
 BINOPS = {
@@ -126,7 +127,7 @@ class FunctionEmitter:
         self.order = reverse_postorder(ir)
         self.defs: dict[Var, Statement] = {}
         self.home: dict[Var, int] = {}
-        self.uses: Counter = Counter()
+        self.uses = Counter(use_counts(ir, self.order, handlers=True))
         for bid in self.order:
             b = ir.blocks[bid]
             for a in b.args:
@@ -134,10 +135,6 @@ class FunctionEmitter:
             for s in b.stmts:
                 self.defs[s.var] = s
                 self.home[s.var] = bid
-                self.uses.update(v for v in s.operands() if isinstance(v, Var))
-            self.uses.update(v for v in b.term_operands() if isinstance(v, Var))
-            for j in b.jumps() + ([b.handler] if b.handler else []):
-                self.uses.update(v for v in j.args if isinstance(v, Var))
         self.skip: set[int] = set()  # id() of statements rendered elsewhere
         self.for_headers: dict[int, tuple[Statement, Optional[Statement], Optional[Statement]]] = {}
         self.unpacks: dict[int, list[Statement]] = {}
@@ -403,6 +400,7 @@ class FunctionEmitter:
             if not hints[v]:
                 hints[v] = "t"
 
+        @functools.cache  # (asked again below, after the live sets)
         def defs_uses(bid):
             out = []
             if bid in self.for_headers:
@@ -417,6 +415,7 @@ class FunctionEmitter:
                     out.append((s.var, used))
             return out
 
+        @functools.cache
         def at_end(bid):
             b = ir.blocks[bid]
             used = self._leaves(b.term_operands())

@@ -49,23 +49,26 @@ def live_sets(
     jumps; ``entry_uses(b)`` those read at its start (exception edge)."""
     live_in: dict[int, set[Var]] = {b: set() for b in order}
     live_out: dict[int, set[Var]] = {b: set() for b in order}
+    at_end = {b: uses_at_end(b) for b in order}  # (the same in every round: asked once)
+    steps = {b: list(reversed(defs_uses(b))) for b in order}
+    at_entry = {b: entry_uses(b) for b in order}
     changed = True
     while changed:
         changed = False
         for bid in reversed(order):
             b = ir.blocks[bid]
-            out = set(uses_at_end(bid))
+            out = set(at_end[bid])
             for j in b.jumps():
                 out |= live_in[j.target] - set(ir.blocks[j.target].args)
             if b.handler is not None:
                 h = ir.blocks[b.handler.target]
                 out |= live_in[h.id] - set(h.args)
             live = set(out)
-            for d, used in reversed(defs_uses(bid)):
+            for d, used in steps[bid]:
                 if d is not None:
                     live.discard(d)
                 live |= used
-            live |= entry_uses(bid)
+            live |= at_entry[bid]
             if out != live_out[bid] or live != live_in[bid]:
                 live_out[bid], live_in[bid] = out, live
                 changed = True

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections import Counter
 from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
@@ -62,16 +63,28 @@ def optimize(ir: IR) -> IR:
             return ir
 
 
-def use_counts(ir: IR) -> dict[Var, int]:
+def use_counts(ir: IR, blocks: Optional[Iterable[int]] = None, handlers: bool = False) -> dict[Var, int]:
     """How many times each value is read, by statements, terminators and
-    jumps."""
+    jumps (of ``blocks`` when given; and exception edges, with
+    ``handlers``)."""
+    reads: list = []
+    for b in ir.blocks.values() if blocks is None else map(ir.blocks.__getitem__, blocks):
+        if handlers and b.handler is not None:
+            reads += b.handler.args
+        for st in b.stmts:  # (st.operands(), without a generator: most passes ask for these counts)
+            reads.append(st.callee)
+            reads += st.args
+            if st.kwargs:
+                reads += [v for _, v in st.kwargs]
+        reads += b.term_operands()
+        for j in b.jumps():
+            reads += j.args
     total: dict[Var, int] = {}
-    for b in ir.blocks.values():
-        reads = [v for st in b.stmts for v in st.operands()] + b.term_operands()
-        reads += [v for j in b.jumps() for v in j.args]
-        for v in reads:
-            if isinstance(v, Var):
-                total[v] = total.get(v, 0) + 1
+    for v, n in Counter(reads).items():  # (counted in C; a starred operand reads its value)
+        if v.__class__ is Starred:
+            v = v.value
+        if v.__class__ is Var:
+            total[v] = total.get(v, 0) + n
     return total
 
 

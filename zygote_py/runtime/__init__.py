@@ -62,7 +62,7 @@ from .dispatch import (  # noqa: F401
 )
 from .nesting import (  # noqa: F401
     COUNTED_CODE, gradient_function, J_nested, NEST, nested, nestlevel, per_argument, rule_gradient, rule_vjp,
-    unpartial,
+    STALE, unpartial,
 )
 from .forward import (  # noqa: F401
     MACHINERY_PUSHES, attribute_tangent, changed_position, float_tangent, iter_in_step, owned, push, push_by_adjoint, push_in_place, push_method,

@@ -32,6 +32,13 @@ functions ``zpy.grad``'s fast path calls without counting in ``NEST`` (two
 list updates would cost it a third of its time; see ``backend.bound``)."""
 
 
+STALE = object()
+"""What a bound gradient function of ``zpy.grad``'s fast path returns when
+its guards fail (see ``backend.bound``), so that the caller takes the
+general path. Here, below both, so that ``zpy.grad`` holds it without
+loading the compiler."""
+
+
 def nestlevel() -> int:
     """The order of differentiation being performed where it is called: 0
     outside any, 1 in a function ``zpy.gradient`` differentiates, 2 in the
