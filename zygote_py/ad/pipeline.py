@@ -453,7 +453,9 @@ class Compiled:
         g = made.get(key)
         if g is None:
             _, constants, fdef = self._emit_fused(value)
-            bdef, extra, defaults = bound_def(fdef, kinds, self._globals, picked, value, runtime.user_gradient)
+            arrays = any(isinstance(k, tuple) for k in kinds)  # (what the general path does: api.gradient_call)
+            bdef, extra, defaults = bound_def(fdef, kinds, self._globals, picked, value,
+                                              runtime.user_gradient if arrays else runtime.checked_gradient)
             constants = {**constants, **extra}
             g = instantiate(compile_def(bdef, constants, self.freevars, self.filename), constants, fn,
                             keep_identity=False)
