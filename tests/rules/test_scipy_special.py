@@ -229,6 +229,39 @@ def test_an_order_refused_at_run_time_names_the_users_line(f, args):
         assert e.value.filename == __file__ and e.value.line == where.__code__.co_firstlineno + 1
 
 
+def order_on_one_path(v, x):
+    if x > 0:
+        return BESSELS["jv"](1.5, x) * v
+    return BESSELS["jv"](v, x) * 2.0
+
+
+def order_on_one_path_of_arrays(v, x):
+    if x[0] > 0:
+        return np.sum(BESSELS["jv"](1.5, x)) * v
+    return np.sum(BESSELS["jv"](v, x))
+
+
+@pytest.mark.parametrize("transform, dv", [(zpy.grad, lambda g: g), (zpy.value_and_grad, lambda g: g[1]),
+                                           (lambda f: zpy.grad(f, argnums=(0, 1)), lambda g: g[0])],
+                         ids=["grad", "value_and_grad", "argnums"])
+def test_a_function_grad_made_refuses_an_order_on_a_later_path(transform, dv):
+    """zpy.grad's function, bound to the compiled gradient by a first call
+    whose path holds the order constant, refuses it on a later call whose
+    path differentiates it (the bound fast path keeps the general path's
+    refusals), for numbers as for arrays, and still answers the first
+    path."""
+    refused = "scipy.special.jv has no derivative with respect to its order 'v'"
+    for f, fine, other in [(order_on_one_path, 1.3, -1.3),
+                           (order_on_one_path_of_arrays, np.array([1.3, 2.0]), np.array([-1.3, 2.0]))]:
+        g = transform(f)
+        want = zpy.gradient(f, 1.5, fine)[0]
+        assert dv(g(1.5, fine)) == pytest.approx(want, rel=1e-15)
+        for _ in range(2):
+            with pytest.raises(NoDerivativeRule, match=refused):
+                g(1.5, other)
+        assert dv(g(1.5, fine)) == pytest.approx(want, rel=1e-15)
+
+
 @pytest.mark.parametrize("name", ["yn", "expn"])
 def test_a_differentiated_integer_order_is_refused(name):
     fn = getattr(special, name)
