@@ -50,10 +50,12 @@ pushforward of the vector-Jacobian products above (second derivatives of
 ``f``, forward over reverse). Reverse over reverse uses that the gradient
 ``G`` of ``<ybar, y(p)>`` has the symmetric Hessian of that function as
 Jacobian: the cotangent ``w`` of ``G`` gives ``p`` the same sweep's tangent
-along ``w``, and ``ybar`` the solution's tangent along ``w``. Refused, with
+along ``w``, and ``ybar`` the solution's tangent along ``w``. The
+parameters include the floats a right-hand side captures (a closure over
+weights or rates, differentiated or not): their tangent is the closure's
+``Tangent``, pushed forward with it. Refused, with
 :class:`~zygote_py.errors.NoDerivativeRule`: second derivatives in the
-times, a right-hand side that captures floats (a closure: pass them through
-``args``), and third derivatives.
+times, and third derivatives.
 """
 import types
 
@@ -226,13 +228,6 @@ def sweep_tangent(func, args, tfirst, times, states, cotangents, t0, y0, integra
     its tangent's right-hand side being the pushforward of ``(y, a, p) ->
     (f, (df/dy)^T a, (df/dp)^T a)`` (second derivatives of ``f``, which
     zygote_py takes forward over its own reverse mode)."""
-    if isinstance(func, types.FunctionType) and runtime.captures_differentiable(func):
-        # (forward mode over the gradient of a closure's captured values is not supported by the machinery)
-        raise errors.NoDerivativeRule(
-            "second derivatives through scipy.integrate's ODE solvers of a right-hand side that captures float "
-            "values (a closure over weights or rates) are not computed",
-            hint="pass the values it reads through args= (odeint's and solve_ivp's), which are differentiated twice",
-        )
     n = len(y0)
     like, p = scipy_integrate.layout(func, args, tfirst, states[-1], times[-1])
     if dfunc is None and isinstance(func, types.FunctionType):
