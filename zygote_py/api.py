@@ -494,18 +494,10 @@ def _dense(args: tuple, grads: tuple) -> tuple:
     return grads
 
 
-def _checked(grads: tuple) -> tuple:
+def _checked(args: tuple, grads: tuple) -> tuple:
     """The gradients of a call with number arguments, which the user gets
-    as they are: one that is a :class:`runtime.Refused` (an argument with no
-    derivative, differentiated through a call dispatched at run time)
-    raises its error."""
-    for g in grads:
-        if type(g) is _REFUSED:
-            raise g.error
-    return grads
-
-
-_REFUSED = runtime.Refused
+    as they are, but for one that is refused (``runtime.checked_gradient``)."""
+    return tuple(map(runtime.checked_gradient, args, grads))
 
 
 def value_and_gradient(f: Callable, /, *args: Any, **kwargs: Any) -> tuple[Any, tuple]:
@@ -517,7 +509,7 @@ def value_and_gradient(f: Callable, /, *args: Any, **kwargs: Any) -> tuple[Any, 
     try:
         if hit is not None:
             y, grads = hit[0](*args)
-            return y, _checked(grads) if hit[4] is None else _dense(args, grads)
+            return y, _checked(args, grads) if hit[4] is None else _dense(args, grads)
         return _value_and_gradient(f, args, kwargs, True)
     except ZygoteError as e:
         raise _located(e, f) from None
@@ -536,7 +528,7 @@ def gradient(f: Callable, /, *args: Any, **kwargs: Any) -> tuple:
     try:
         if hit is not None:
             grads = hit[0](*args)[1]
-            return _checked(grads) if hit[4] is None else _dense(args, grads)
+            return _checked(args, grads) if hit[4] is None else _dense(args, grads)
         return _value_and_gradient(f, args, kwargs, False)[1]
     except ZygoteError as e:
         raise _located(e, f) from None
@@ -591,7 +583,7 @@ def gradient_call(f: Callable, args: tuple, kwargs: dict, wanted: Optional[tuple
         and not entry.changed_params and all(isinstance(a, _SCALAR_TYPES) or type(a) is np.ndarray for a in args)
     ):
         arrays = any(type(a) is np.ndarray for a in args) or None
-        return y, (_checked(grads) if arrays is None else _user_gradients(args, grads)), \
+        return y, (_checked(args, grads) if arrays is None else _user_gradients(args, grads)), \
             (g, fn.__globals__, checks, entry.generation, arrays, entry, fn)
     return y, _user_gradients(args, runtime.call_grads(sig, len(full), list(kwargs), grads)[skip:len(full)]), None
 

@@ -229,6 +229,39 @@ def test_an_order_refused_at_run_time_names_the_users_line(f, args):
         assert e.value.filename == __file__ and e.value.line == where.__code__.co_firstlineno + 1
 
 
+def order_on_one_path(v, x):
+    if x > 0:
+        return BESSELS["jv"](1.5, x) * v
+    return BESSELS["jv"](v, x) * 2.0
+
+
+def order_on_one_path_of_arrays(v, x):
+    if x[0] > 0:
+        return np.sum(BESSELS["jv"](1.5, x)) * v
+    return np.sum(BESSELS["jv"](v, x))
+
+
+@pytest.mark.parametrize("transform, dv", [(zpy.grad, lambda g: g), (zpy.value_and_grad, lambda g: g[1]),
+                                           (lambda f: zpy.grad(f, argnums=(0, 1)), lambda g: g[0])],
+                         ids=["grad", "value_and_grad", "argnums"])
+def test_a_function_grad_made_refuses_an_order_on_a_later_path(transform, dv):
+    """zpy.grad's function, bound to the compiled gradient by a first call
+    whose path holds the order constant, refuses it on a later call whose
+    path differentiates it (the bound fast path keeps the general path's
+    refusals), for numbers as for arrays, and still answers the first
+    path."""
+    refused = "scipy.special.jv has no derivative with respect to its order 'v'"
+    for f, fine, other in [(order_on_one_path, 1.3, -1.3),
+                           (order_on_one_path_of_arrays, np.array([1.3, 2.0]), np.array([-1.3, 2.0]))]:
+        g = transform(f)
+        want = zpy.gradient(f, 1.5, fine)[0]
+        assert dv(g(1.5, fine)) == pytest.approx(want, rel=1e-15)
+        for _ in range(2):
+            with pytest.raises(NoDerivativeRule, match=refused):
+                g(1.5, other)
+        assert dv(g(1.5, fine)) == pytest.approx(want, rel=1e-15)
+
+
 @pytest.mark.parametrize("name", ["yn", "expn"])
 def test_a_differentiated_integer_order_is_refused(name):
     fn = getattr(special, name)
@@ -466,16 +499,60 @@ def test_hyp1f1_in_x_with_constant_parameters():
     check_rule(special.hyp1f1, np.array([[1], [3]]), 2, x)
     check_orders(wrapped(special.hyp1f1, 0.5, 1.5), x)
     check_orders(wrapped(special.hyp1f1, 2, 3), x)  # (integer parameters)
-    for f, args in [(lambda a, x: np.sum(special.hyp1f1(a, 1.5, x)), (0.5, x)),
-                    (lambda b, x: np.sum(special.hyp1f1(0.5, b, x)), (1.5, x))]:
-        with pytest.raises(NoDerivativeRule, match="scipy.special.hyp1f1 has no derivative with respect to its "
-                                                   "parameter"):
-            zpy.gradient(f, *args)
-        with pytest.raises(NoDerivativeRule, match="its parameter"):
-            zpy.jvp(f, args, (1.0, np.zeros(3)))
+
+
+@pytest.mark.parametrize("x", [np.array([-7.5, -1.3, 0.0, 0.4, 2.2, 9.0]), 35.0, -60.0])
+def test_hyp1f1_in_its_parameters(x):
+    """The series of the derivatives in a and b, on both sides of Kummer's
+    transformation (x < 0), with a and b broadcast, negative a and b (not
+    integers) among them; a of b - a == 0 (the polynomial case) too."""
+    rng = np.random.default_rng(8)
+    a = np.array([[0.5], [-1.7], [2.4]])
+    check_rule(special.hyp1f1, a, 1.5, x, rtol=1e-5 if np.ndim(x) else 1e-4)
+    check_rule(special.hyp1f1, 0.8, rng.uniform(0.3, 3.0, np.shape(x)), x)
+    # (x at most 2.5 here: beyond, the values reach 1e6 and swamp the differences' step)
+    check_rule(special.hyp1f1, 1.5, np.array([-0.5, 1.5, 3.0])[:, None], np.minimum(x, 2.5))
+
+
+def hyp1f1_loss(a, b, x):
+    return np.sum(np.sin(special.hyp1f1(a, b, x)) * np.array([1.0, -0.5, 2.0]))
+
+
+def test_hyp1f1_second_order_in_all_three():
+    check_orders(hyp1f1_loss, np.array([0.5, -0.7, 1.3]), np.array([1.5, 0.8, 2.5]), np.array([-1.3, 0.4, 2.2]))
+
+
+def test_hyp1f1_parameter_slope_against_a_closed_form():
+    """d/da M(a, 1, x) at a = 0 is sum x**n / (n n!) = Ei(x) - euler_gamma -
+    log|x|: the polynomial M(0, 1, x) == 1 (for x > 0) and the Kummer
+    transform's b - a == 1 (for x < 0)."""
+    x = np.array([-6.0, -0.5, 0.7, 4.0])
+    (da,) = zpy.gradient(lambda a: np.sum(special.hyp1f1(a, 1.0, x) * np.arange(1.0, 5.0)), 0.0)
+    want = np.sum((special.expi(x) - np.euler_gamma - np.log(np.abs(x))) * np.arange(1.0, 5.0))
+    assert da == pytest.approx(want, rel=1e-12)
+    # hyp1f1(a, a, x) == exp(x): its derivatives in a and b cancel at a == b
+    da, db = zpy.gradient(lambda a, b: special.hyp1f1(a, b, -3.0), 1.7, 1.7)
+    assert da == pytest.approx(-db, rel=1e-12)
+
+
+def test_hyp1f1_parameters_are_refused_where_the_series_does_not_converge():
+    refused = r"hyp1f1's derivative with respect to its parameter 'a' is computed by a series that does not converge"
+    for x in [300.0, -300.0]:
+        with pytest.raises(NoDerivativeRule, match=refused):
+            zpy.gradient(lambda a: special.hyp1f1(a, 2.0, x), 1.0)
+        with pytest.raises(NoDerivativeRule, match=refused):
+            zpy.jvp(lambda a, x: special.hyp1f1(a, 2.0, x), (1.0, x), (1.0, 0.0))
+        with pytest.raises(NoDerivativeRule, match="parameter 'b'"):
+            zpy.gradient(lambda b: special.hyp1f1(1.0, b, x), 2.0)
+        # the derivative in x is computed there, the parameters constant
+        want = 0.5 * special.hyp1f1(2.0, 3.0, x)
+        assert zpy.gradient(lambda x: special.hyp1f1(1.0, 2.0, x), x)[0] == pytest.approx(want, rel=1e-12)
+        assert zpy.jvp(lambda a, x: special.hyp1f1(a, 2.0, x), (1.0, x), (0.0, 1.0))[1] == pytest.approx(want)
+    with pytest.raises(NoDerivativeRule, match="parameter 'a'"):  # (the sum cancels: more than 6 digits lost)
+        zpy.gradient(lambda a: special.hyp1f1(a, 0.5, -50.0), 30.0)
     table = {"f": special.hyp1f1}  # (known at run time only)
-    with pytest.raises(NoDerivativeRule, match="its parameter 'b'"):
-        zpy.gradient(lambda b, x: np.sum(table["f"](0.5, b, x)), 1.5, x)
+    with pytest.raises(NoDerivativeRule, match="parameter 'b'"):
+        zpy.gradient(lambda b, x: np.sum(table["f"](1.0, b, x)), 2.0, np.array([1.0, 300.0]))
 
 
 def test_factorial_is_gammas_where_not_exact():

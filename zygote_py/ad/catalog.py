@@ -208,15 +208,15 @@ def markdown() -> str:
         "a Python formula of NumPy and special functions that have rules (`scipy.stats`).",
         "A frozen distribution's method (`norm(mu, s).logpdf(x)`: the `_frozen` and `__call__`",
         "rows) is its distribution's with the frozen arguments, which get their gradients.",
-        "An order with no derivative (`iv`'s `v`, `expn`'s `n`, `hyp1f1`'s `a` and `b`) is refused when",
-        "differentiated.",
+        "An order with no derivative (`iv`'s `v`, `expn`'s `n`) is refused when differentiated;",
+        "`hyp1f1`'s `a` and `b` are differentiated by its series, refused where that does not converge.",
         "`scipy.linalg`: what SciPy reads is differentiated (one triangle, a",
         "band; the triangle convention above for inputs read as symmetric), and",
         "`cho_factor`'s unspecified triangle has no gradient. `scipy.integrate`'s `odeint` and",
         "`solve_ivp` are differentiated by the adjoint method (reverse mode) and the tangent ODE",
         "(forward mode), solved by SciPy with the call's own tolerances: accurate to them, not to",
-        "rounding; second derivatives in the initial state and the `args` by the tangent of the",
-        "adjoint sweep, none in the times.",
+        "rounding; second derivatives (in the initial state, the `args`, a closure's floats and the",
+        "times) by the tangent of the adjoint sweep; no third derivatives.",
     ]
     for section in order + sorted(set(rows) - set(order)):
         if section not in rows:

@@ -453,7 +453,9 @@ class Compiled:
         g = made.get(key)
         if g is None:
             _, constants, fdef = self._emit_fused(value)
-            bdef, defaults = bound_def(fdef, constants, kinds, self._globals, picked, value, runtime.user_gradient)
+            arrays = any(isinstance(k, tuple) for k in kinds)  # (what the general path does: api.gradient_call)
+            bdef, defaults = bound_def(fdef, constants, kinds, self._globals, picked, value,
+                                       runtime.user_gradient if arrays else runtime.checked_gradient)
             g = instantiate(compile_def(bdef, {}, self.freevars, self.filename), {}, fn, keep_identity=False)
             g.__defaults__ = defaults
             runtime.COUNTED_CODE.add(g.__code__)

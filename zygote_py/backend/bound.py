@@ -25,9 +25,11 @@ of it).
 
 The body is unchanged but for its ``return (y, (g0, g1, ...))``, which
 returns ``g_i`` (an int ``picked``) or ``(g_i, g_j, ...)`` (a tuple), after
-``y`` when ``value``; with arrays among the arguments each picked gradient
-goes through ``runtime.user_gradient`` (a lazy zero or sparse gradient made
-dense), as the general path does.
+``y`` when ``value``. Each picked gradient goes through what the general
+path puts it through (``finish``): ``runtime.user_gradient`` with arrays
+among the arguments (a lazy zero or sparse gradient made dense),
+``runtime.checked_gradient`` otherwise (a refused gradient raises its
+error), skipped only where it is already of its argument's dense type.
 """
 from __future__ import annotations
 
@@ -49,15 +51,16 @@ _PREFIX = "_zpy_bound_"  # (zygote_py's own names, as backend.compile's factory:
 
 
 def bound_def(fdef: gast.FunctionDef, constants: dict[str, Any], kinds: tuple, checks: list[tuple[str, Any]],
-              picked: int | tuple, value: bool, user_gradient: Any) -> tuple[gast.FunctionDef, tuple]:
+              picked: int | tuple, value: bool, finish: Any) -> tuple[gast.FunctionDef, tuple]:
     """``(def, defaults)``: ``fdef``, a fused gradient function of plain
     positional parameters reading ``constants`` by name, guarded for
     arguments of ``kinds`` (one per parameter: a type, or ``(dtype, ndim)``
     for an array) and the globals ``checks`` (``(name, value)``: a
     builtin's value for a name expected unbound); returning the gradients
-    at ``picked`` (and the value first, with ``value``). Its parameters are
-    positional-only, followed by one per constant (its own among them),
-    whose values are the last of ``defaults``."""
+    at ``picked`` (and the value first, with ``value``), each through
+    ``finish(argument, gradient)``. Its parameters are positional-only,
+    followed by one per constant (its own among them), whose values are
+    the last of ``defaults``."""
     params = [a.id for a in (*fdef.args.posonlyargs, *fdef.args.args)]
     constants = {**constants, f"{_PREFIX}stale": STALE, f"{_PREFIX}type": builtins.type}
     tests = []
@@ -76,12 +79,10 @@ def bound_def(fdef: gast.FunctionDef, constants: dict[str, Any], kinds: tuple, c
     prologue = gast.parse(
         f"try:\n    if {' or '.join(tests) or 'False'}:\n        return {_PREFIX}stale\n"
         f"except NameError:\n    return {_PREFIX}stale\n").body
-    arrays = any(isinstance(k, tuple) for k in kinds)
-    if arrays:
-        constants[f"{_PREFIX}user_gradient"] = user_gradient
+    constants[f"{_PREFIX}finish"] = finish
     out = copy.deepcopy(fdef)
     for node in _returns(out.body):
-        node.value = _picked_result(node.value, params, kinds, picked, value, arrays, constants)
+        node.value = _picked_result(node.value, params, kinds, picked, value, constants)
     out.body = prologue + out.body
     out.args.posonlyargs = [*out.args.posonlyargs, *out.args.args]
     out.args.args = [gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None) for n in constants]
@@ -103,24 +104,22 @@ def _returns(body: list) -> list[gast.Return]:
 
 
 def _picked_result(result: gast.expr, params: list[str], kinds: tuple, picked: int | tuple, value: bool,
-                   arrays: bool, constants: dict[str, Any]) -> gast.expr:
+                   constants: dict[str, Any]) -> gast.expr:
     """``result``, the fused function's ``(y, gradients)``, as the bound
     function returns it."""
     if not (isinstance(result, gast.Tuple) and len(result.elts) == 2 and isinstance(result.elts[1], gast.Tuple)
             and len(result.elts[1].elts) == len(params)):
-        constants[f"{_PREFIX}pick"] = _picker(picked, value, constants.get(f"{_PREFIX}user_gradient"))
+        constants[f"{_PREFIX}pick"] = _picker(picked, value, constants[f"{_PREFIX}finish"])
         return gast.Call(func=name(f"{_PREFIX}pick"), args=[result, *map(name, params)], keywords=[])
     y, grads = result.elts
 
     def gradient(i: int) -> gast.expr:
         g = grads.elts[i]
-        if not arrays:
-            return g
-        made = gast.Call(func=name(f"{_PREFIX}user_gradient"), args=[name(params[i]), g], keywords=[])
+        made = gast.Call(func=name(f"{_PREFIX}finish"), args=[name(params[i]), g], keywords=[])
         dense = f"{_PREFIX}ndarray" if isinstance(kinds[i], tuple) else f"{_PREFIX}kind{i}" if kinds[i] is float else None
         if dense is None or not isinstance(g, gast.Name):
             return made
-        # (a dense array for an array, a float for a float: user_gradient would return it as it is)
+        # (a dense array for an array, a float for a float: finish would return it as it is)
         is_dense = gast.Compare(left=gast.Call(func=name(f"{_PREFIX}type"), args=[name(g.id)], keywords=[]),
                                 ops=[gast.Is()], comparators=[name(dense)])
         return gast.IfExp(test=is_dense, body=name(g.id), orelse=made)
@@ -130,13 +129,12 @@ def _picked_result(result: gast.expr, params: list[str], kinds: tuple, picked: i
     return gast.Tuple(elts=[y, out], ctx=gast.Load()) if value else out
 
 
-def _picker(picked: int | tuple, value: bool, user_gradient: Any) -> Any:
+def _picker(picked: int | tuple, value: bool, finish: Any) -> Any:
     """What :func:`_picked_result` does, as a function of ``(y, gradients)``
     and the arguments, for a result that is not a tuple spelled out."""
     def pick(result: tuple, *args: Any) -> Any:
         y, grads = result
-        if user_gradient is not None:
-            grads = tuple(map(user_gradient, args, grads))
+        grads = tuple(map(finish, args, grads))
         out = grads[picked] if isinstance(picked, int) else tuple(grads[i] for i in picked)
         return (y, out) if value else out
     return pick

@@ -42,18 +42,24 @@ Conventions:
 - Real states only.
 
 Second order (``zpy.hvp``, a gradient of a gradient, ``zpy.jvp`` of a
-gradient), in the initial state and the parameters. Forward over reverse
-is the tangent of the adjoint sweep (:func:`sweep_tangent`): the backward
-system with its tangent, ``[y, a, dy, da, dg]``, integrated backwards by
-the same solver, the tangent's right-hand side being zygote_py's
-pushforward of the vector-Jacobian products above (second derivatives of
-``f``, forward over reverse). Reverse over reverse uses that the gradient
-``G`` of ``<ybar, y(p)>`` has the symmetric Hessian of that function as
-Jacobian: the cotangent ``w`` of ``G`` gives ``p`` the same sweep's tangent
-along ``w``, and ``ybar`` the solution's tangent along ``w``. Refused, with
-:class:`~zygote_py.errors.NoDerivativeRule`: second derivatives in the
-times, a right-hand side that captures floats (a closure: pass them through
-``args``), and third derivatives.
+gradient), in the initial state, the parameters and the times. Forward
+over reverse is the tangent of the adjoint sweep (:func:`sweep_tangent`):
+the backward system with its tangent, ``[y, a, dy, da, dg]``, integrated
+backwards by the same solver, the tangent's right-hand side being
+zygote_py's pushforward of the vector-Jacobian products above (second
+derivatives of ``f``, forward over reverse); a time's tangent moves the
+ends of the sweep's segments (the backward system's right-hand side times
+it, added where a segment ends and taken where it starts). Reverse over
+reverse uses that the gradient ``G`` of ``<ybar, y(p)>`` (``p`` the
+parameters, the initial state and the times) has the symmetric Hessian of
+that function as Jacobian: the cotangent ``w`` of ``G`` gives ``p`` the
+same sweep's tangent along ``w``, and ``ybar`` the solution's tangent
+along ``w``. The parameters include the floats a right-hand side captures
+(a closure over weights or rates, differentiated or not): their tangent is
+the closure's ``Tangent``, pushed forward with it. ``solve_ivp`` without
+``t_eval`` holds the steps between ``t_span``'s ends fixed at second
+order too. Third derivatives are refused, with
+:class:`~zygote_py.errors.NoDerivativeRule`.
 """
 import types
 
@@ -201,43 +207,51 @@ def adjoint_sweep(func, args, tfirst, times, states, cotangents, t0, y0, integra
     return a, scipy_integrate.unflatten(g, like), dtimes, dt0
 
 
-def tangent_rhs(func, args, tfirst, dfunc, dargs, n):
-    """The right-hand side of ``[y, dy]``: ``f`` and its pushforward. A
-    function with no tangent of its own (``None``: zero) gets an empty
-    ``Tangent``, saying its captured variables are constant here."""
+def rhs_tangent(func, args, tfirst, dfunc, dargs, y, dy, t, dt):
+    """``(f(y, t), its tangent)``, the tangent along ``dy``, the time's
+    ``dt`` (``None``: zero) and the parameters' (``dfunc``, ``dargs``), as
+    vectors."""
+    operands, tangents = ((t, y), (dt, dy)) if tfirst else ((y, t), (dy, dt))
+    value, dvalue = runtime.push(func, (*operands, *args), {}, (*tangents, *dargs), {}, dfunc)
+    return scipy_integrate.as_vector(value, len(y)), scipy_integrate.as_vector(dvalue, len(y))
+
+
+def constant_captures(func, dfunc):
+    """``dfunc``, or for a Python function with no tangent of its own
+    (``None``: zero) an empty ``Tangent``, saying its captured variables
+    are constant here."""
     if dfunc is None and isinstance(func, types.FunctionType):
-        dfunc = tangent.Tangent()
+        return tangent.Tangent()
+    return dfunc
+
+
+def tangent_rhs(func, args, tfirst, dfunc, dargs, n):
+    """The right-hand side of ``[y, dy]``: ``f`` and its pushforward."""
+    dfunc = scipy_integrate.constant_captures(func, dfunc)
 
     def rhs(t, s):
-        y, dy = s[:n], s[n:]
-        operands, tangents = ((t, y), (None, dy)) if tfirst else ((y, t), (dy, None))
-        value, dvalue = runtime.push(func, (*operands, *args), {}, (*tangents, *dargs), {}, dfunc)
-        return np.concatenate([scipy_integrate.as_vector(value, n), scipy_integrate.as_vector(dvalue, n)])
+        return np.concatenate(scipy_integrate.rhs_tangent(func, args, tfirst, dfunc, dargs, s[:n], s[n:], t, None))
     return rhs
 
 
 def sweep_tangent(func, args, tfirst, times, states, cotangents, t0, y0, integrate, dfunc, dargs, dstates,
-                  dcotangents, dy0):
+                  dcotangents, dy0, dtimes, dt0):
     """The tangent of :func:`adjoint_sweep`'s result along the tangents of
     the parameters (``dfunc``, ``dargs``), the outputs (``dstates``, which
-    must be the solution's tangent along them and ``dy0``), the cotangents
-    and ``y0``, the times held fixed: forward over reverse. The backward
-    system ``[y, a, dy, da, dg]`` is integrated as :func:`adjoint_sweep`'s,
-    its tangent's right-hand side being the pushforward of ``(y, a, p) ->
-    (f, (df/dy)^T a, (df/dp)^T a)`` (second derivatives of ``f``, which
-    zygote_py takes forward over its own reverse mode)."""
-    if isinstance(func, types.FunctionType) and runtime.captures_differentiable(func):
-        # (forward mode over the gradient of a closure's captured values is not supported by the machinery)
-        raise errors.NoDerivativeRule(
-            "second derivatives through scipy.integrate's ODE solvers of a right-hand side that captures float "
-            "values (a closure over weights or rates) are not computed",
-            hint="pass the values it reads through args= (odeint's and solve_ivp's), which are differentiated twice",
-        )
+    must be the solution's tangent along them, ``dy0`` and the times), the
+    cotangents, ``y0``, the output times (``dtimes``) and the start time
+    (``dt0``): forward over reverse. The backward system ``[y, a, dy, da,
+    dg]`` is integrated as :func:`adjoint_sweep`'s, its tangent's
+    right-hand side being the pushforward of ``(y, a, p) -> (f, (df/dy)^T a,
+    (df/dp)^T a)`` (second derivatives of ``f``, which zygote_py takes
+    forward over its own reverse mode). A segment's ends moving by ``dt``
+    add the backward system's right-hand side ``F`` times ``dt`` to the
+    tangent where it ends, and take it from the tangent where it starts; an
+    output's time gradient ``<ybar, f>`` moves with ``f``'s tangent in time
+    too."""
     n = len(y0)
     like, p = scipy_integrate.layout(func, args, tfirst, states[-1], times[-1])
-    if dfunc is None and isinstance(func, types.FunctionType):
-        dfunc = tangent.Tangent()  # (see tangent_rhs)
-    state = scipy_integrate.tangent_rhs(func, args, tfirst, dfunc, dargs, n)
+    dfunc = scipy_integrate.constant_captures(func, dfunc)
 
     def rhs(t, s):
         y, a, dy, da = s[:n], s[n:2 * n], s[2 * n:3 * n], s[3 * n:4 * n]
@@ -246,30 +260,31 @@ def sweep_tangent(func, args, tfirst, times, states, cotangents, t0, y0, integra
         return np.concatenate([f, -fy, scipy_integrate.as_vector(df, n), -scipy_integrate.as_vector(dfy, n),
                                -scipy_integrate.flatten(dfp, like)])
 
+    def moved_end(y, a, t, dt):
+        """The backward system's right-hand side ``F`` (of ``y``, ``a``
+        and ``g``) times ``dt``."""
+        if not dt:
+            return np.zeros(2 * n + p)
+        f, fy, fp = scipy_integrate.vjp(func, args, tfirst, y, t, a)
+        return np.concatenate([f, -fy, -scipy_integrate.flatten(fp, like)]) * dt
+
     a, da, dg = np.zeros(n), np.zeros(n), np.zeros(p)
     ddtimes = np.zeros(len(times))
     for i in range(len(times) - 1, -1, -1):
-        moved = state(times[i], np.concatenate([states[i], dstates[i]]))
-        ddtimes[i] = dcotangents[i] @ moved[:n] + cotangents[i] @ moved[n:]
+        f, df = scipy_integrate.rhs_tangent(func, args, tfirst, dfunc, dargs, states[i], dstates[i], times[i],
+                                            dtimes[i])
+        ddtimes[i] = dcotangents[i] @ f + cotangents[i] @ df
         a, da = a + cotangents[i], da + dcotangents[i]
-        t_prev = times[i - 1] if i > 0 else t0
+        t_prev, dt_prev = (times[i - 1], dtimes[i - 1]) if i > 0 else (t0, dt0)
         if t_prev != times[i]:
-            s = integrate(rhs, np.concatenate([states[i], a, dstates[i], da, dg]), times[i], t_prev)
-            a, da, dg = s[n:2 * n], s[3 * n:4 * n], s[4 * n:]
-    moved = state(t0, np.concatenate([y0, dy0]))
-    ddt0 = -(da @ moved[:n] + a @ moved[n:])
+            start = np.concatenate([dstates[i], da, dg]) - moved_end(states[i], a, times[i], dtimes[i])
+            s = integrate(rhs, np.concatenate([states[i], a, start]), times[i], t_prev)
+            a = s[n:2 * n]
+            end = s[2 * n:] + moved_end(s[:n], a, t_prev, dt_prev)
+            da, dg = end[n:2 * n], end[2 * n:]
+    f, df = scipy_integrate.rhs_tangent(func, args, tfirst, dfunc, dargs, y0, dy0, t0, dt0)
+    ddt0 = -(da @ f + a @ df)
     return da, scipy_integrate.unflatten(dg, like), ddtimes, ddt0
-
-
-def fixed_times(*dts):
-    """Refuses a tangent (or a second-order cotangent) of the times:
-    second derivatives in the times are not computed."""
-    if any(not runtime.is_zero_tangent(d) and np.any(runtime.dense(d)) for d in dts):
-        raise errors.NoDerivativeRule(
-            "second derivatives of scipy.integrate's ODE solvers in the times are not computed (those in the "
-            "initial state and the parameters are)",
-            hint="hold the times fixed when differentiating twice (pass them as constants)",
-        )
 
 
 def dense_or_zero(d, like):
@@ -335,9 +350,8 @@ def odeint_backwards(rtol, atol, mxstep, hmax):
 def odeint_grads_tangent(dy, func, y0, t, args, y, full_output, rtol, atol, mxstep, hmax, tfirst, ddy, dfunc, dt,
                          dargs, d_y):
     """The tangent of :func:`odeint_grads`'s result along the tangents of
-    the cotangent ``dy``, the parameters and the solution ``y`` (``d_y``,
-    the solution's tangent along them): :func:`sweep_tangent`."""
-    scipy_integrate.fixed_times(dt)
+    the cotangent ``dy``, the parameters, the times and the solution ``y``
+    (``d_y``, the solution's tangent along them): :func:`sweep_tangent`."""
     g = dy[0] if full_output else dy
     if g is None:
         return None, None, None, None
@@ -346,10 +360,11 @@ def odeint_grads_tangent(dy, func, y0, t, args, y, full_output, rtol, atol, mxst
     dcot = scipy_integrate.dense_or_zero(ddy[0] if full_output and not runtime.is_zero_tangent(ddy) else ddy, ys)
     dys = scipy_integrate.dense_or_zero(d_y[0] if full_output and not runtime.is_zero_tangent(d_y) else d_y, ys)
     times = np.asarray(t, float)
+    dtimes = scipy_integrate.dense_or_zero(dt, times)
     pars = scipy_integrate.arguments(args)
     da, (ddfunc, ddargs), ddtimes, ddt0 = scipy_integrate.sweep_tangent(
         func, pars, tfirst, times, ys, cot, times[0], ys[0], scipy_integrate.odeint_backwards(rtol, atol, mxstep, hmax),
-        dfunc, scipy_integrate.arg_tangents(args, dargs), dys, dcot, dys[0])
+        dfunc, scipy_integrate.arg_tangents(args, dargs), dys, dcot, dys[0], dtimes, dtimes[0])
     ddtimes[0] = ddtimes[0] + ddt0
     return (ddfunc, np.reshape(da, np.shape(y0)) if np.ndim(y0) else float(da[0]),
             scipy_integrate.fit_times(ddtimes, t), scipy_integrate.arg_gradients(args, ddargs))
@@ -419,13 +434,13 @@ def odeint_grads_adjoint(dy, func, y0, t, args, y, full_output, rtol, atol, mxst
     def back(w):
         # The gradients are those of the Hessian of <dy, y> (out's Jacobian in the parameters, a symmetric one)
         # times w: out's tangent along w; dy's is the solution's tangent along w. y's is none: out's tangent
-        # counts y's change along w (y is the solution at these parameters).
+        # counts y's change along w (y is the solution at these parameters). The times are among the parameters.
         wfunc, wy0, wt, wargs = (None,) * 4 if w is None else w
-        scipy_integrate.fixed_times(wt)
+        wt = scipy_integrate.dense_or_zero(wt, t)
         moved = scipy_integrate.odeint_tangent(y, func, y0, t, args, full_output, rtol, atol, mxstep, hmax, tfirst,
-                                               wfunc, wy0, None, wargs)
+                                               wfunc, wy0, wt, wargs)
         gfunc, gy0, gt, gargs = scipy_integrate.odeint_grads_tangent(
-            dy, func, y0, t, args, y, full_output, rtol, atol, mxstep, hmax, tfirst, None, wfunc, None, wargs, moved)
+            dy, func, y0, t, args, y, full_output, rtol, atol, mxstep, hmax, tfirst, None, wfunc, wt, wargs, moved)
         return moved, gfunc, gy0, gt, gargs, None, None, None, None, None, None, None
     return out, back
 
@@ -482,10 +497,9 @@ def solve_ivp_backwards(method, options):
 
 
 def solve_ivp_grads_tangent(dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y, ddy, dfun, dt_span,
-                            dt_eval, dargs, d_y):
+                            dy0, dt_eval, dargs, d_y):
     """The tangent of :func:`solve_ivp_grads`'s result (see
     :func:`odeint_grads_tangent`)."""
-    scipy_integrate.fixed_times(dt_span, dt_eval)
     g = runtime.field(dy, "y")
     if g is None:
         return None, None, None, None, None
@@ -497,16 +511,32 @@ def solve_ivp_grads_tangent(dy, fun, t_span, y0, method, t_eval, vectorized, arg
     func = scipy_integrate.column_function(fun) if vectorized else fun
     t0 = float(t_span[0])
     start = np.ravel(np.asarray(y0, float))
+    dspan, dtimes = scipy_integrate.ivp_time_tangents(t_eval, times, dt_span, dt_eval)
     da, (ddfun, ddargs), ddtimes, ddt0 = scipy_integrate.sweep_tangent(
         func, scipy_integrate.arguments(args), True, times, ys, cot, t0, start,
         scipy_integrate.solve_ivp_backwards(method, options), dfun, scipy_integrate.arg_tangents(args, dargs), dys,
-        dcot, dys[0])
+        dcot, scipy_integrate.dense_or_zero(dy0, start), dtimes, dspan[0])
     if t_eval is None:
         dt_span, dt_eval = scipy_integrate.fit_times([ddt0 + ddtimes[0], ddtimes[-1]], t_span), None
     else:
         dt_span, dt_eval = scipy_integrate.fit_times([ddt0, 0.0], t_span), scipy_integrate.fit_times(ddtimes, t_eval)
     return (ddfun, dt_span, np.reshape(da, np.shape(y0)) if np.ndim(y0) else float(da[0]), dt_eval,
             scipy_integrate.arg_gradients(args, ddargs))
+
+
+def ivp_time_tangents(t_eval, times, dt_span, dt_eval):
+    """``(dspan, dtimes)``: the tangents of ``t_span``'s ends and of the
+    output times ``times`` (zero where none is given): ``t_eval``'s, or
+    without it ``t_span``'s ends at the first and last outputs, the steps
+    between held fixed."""
+    dspan = np.zeros(2) if runtime.is_zero_tangent(dt_span) else np.array(
+        [0.0 if d is None else d for d in dt_span], float)
+    if t_eval is None:
+        dtimes = np.zeros(len(times))
+        dtimes[0], dtimes[-1] = dspan[0], dspan[1]
+    else:
+        dtimes = scipy_integrate.dense_or_zero(dt_eval, times)
+    return dspan, dtimes
 
 
 def column_function(fun):
@@ -549,12 +579,7 @@ def solve_ivp_tangent(y, fun, t_span, y0, method, t_eval, vectorized, args, opti
     t0 = float(t_span[0])
     start = np.ravel(np.asarray(y0, float))
     d0 = np.zeros(n) if dy0 is None else np.ravel(np.asarray(dy0, float))
-    dspan = np.zeros(2) if dt_span is None else np.asarray(dt_span, float)
-    if t_eval is None:
-        dtimes = np.zeros(len(times))
-        dtimes[0], dtimes[-1] = dspan[0], dspan[1]
-    else:
-        dtimes = np.zeros(len(times)) if dt_eval is None else np.asarray(dt_eval, float)
+    dspan, dtimes = scipy_integrate.ivp_time_tangents(t_eval, times, dt_span, dt_eval)
     rhs = scipy_integrate.tangent_rhs(func, pars, True, dfun, scipy_integrate.arg_tangents(args, dargs), n)
     f0 = scipy_integrate.rhs_value(func, pars, True, start, t0)
     s = scipy.integrate.solve_ivp(rhs, (t0, times[-1]), np.concatenate([start, d0 - f0 * dspan[0]]), method=method,
@@ -589,7 +614,7 @@ def solve_ivp_push(y, fun, t_span, y0, method="RK45", t_eval=None, dense_output=
 def solve_ivp_grads_push(out, dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y, *, ddy, dfun,
                          dt_span, dy0, dt_eval, dargs, d_y):
     return scipy_integrate.solve_ivp_grads_tangent(dy, fun, t_span, y0, method, t_eval, vectorized, args, options,
-                                                   y, ddy, dfun, dt_span, dt_eval, dargs, d_y)
+                                                   y, ddy, dfun, dt_span, dy0, dt_eval, dargs, d_y)
 
 
 @adjoint(solve_ivp_grads)
@@ -598,11 +623,11 @@ def solve_ivp_grads_adjoint(dy, fun, t_span, y0, method, t_eval, vectorized, arg
 
     def back(w):  # (see odeint_grads_adjoint)
         wfun, wspan, wy0, weval, wargs = (None,) * 5 if w is None else w
-        scipy_integrate.fixed_times(wspan, weval)
         moved = scipy_integrate.solve_ivp_tangent(y, fun, t_span, y0, method, t_eval, vectorized, args, options,
-                                                  wfun, None, wy0, None, wargs)
+                                                  wfun, wspan, wy0, weval, wargs)
         gfun, gspan, gy0, geval, gargs = scipy_integrate.solve_ivp_grads_tangent(
-            dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y, None, wfun, None, None, wargs, moved)
+            dy, fun, t_span, y0, method, t_eval, vectorized, args, options, y, None, wfun, wspan, wy0, weval, wargs,
+            moved)
         return moved, gfun, gspan, gy0, None, geval, None, gargs, None, None
     return out, back
 

@@ -35,9 +35,9 @@ from .operators import (  # noqa: F401
     adds_in_python, number_type, overload, overloaded_call, OVERLOADS, python_bound_method, python_method,
 )
 from .gradients import (  # noqa: F401
-    accum, accum_item, add_into, call_pullback, cells_gradient, changing_zero, field, field_gradient, gather,
-    is_number_zero, is_zero_tangent, key_gradient, may_change, NO_GRADS, no_pullback, real_if_real, repeated, seed,
-    sequence_gradient, shaped, spread, unbroadcast, user_gradient, without_field, zero_operand, zero_tangent,
+    accum, accum_item, add_into, call_pullback, cells_gradient, changing_zero, checked_gradient, field, field_gradient,
+    gather, is_number_zero, is_zero_tangent, key_gradient, may_change, NO_GRADS, no_pullback, real_if_real, repeated,
+    seed, sequence_gradient, shaped, spread, unbroadcast, user_gradient, without_field, zero_operand, zero_tangent,
 )
 from .objects import (  # noqa: F401
     attribute_gradient, builtin_method, cached_value, class_attribute, construct_fields, construct_vjp, generated,

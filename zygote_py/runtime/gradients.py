@@ -1,7 +1,8 @@
 """Gradients and tangents as values: zeros, the seed, accumulation
 (:func:`accum`), a gradient summed down to its operand's shape
 (:func:`unbroadcast`), a field's gradient in an object's structural one,
-and a gradient as the user gets it (:func:`user_gradient`).
+and a gradient as the user gets it (:func:`user_gradient`, and
+:func:`checked_gradient` for calls of numbers alone).
 
 May import: NumPy, :mod:`zygote_py.tangent`, :mod:`.sparse`,
 :mod:`.operators`, :mod:`.values`.
@@ -20,7 +21,7 @@ from ..errors import NoDerivativeRule, NonScalarOutput
 from ..tangent import Tangent
 from . import arrays
 from .operators import number_type
-from .sparse import dense, Lazy, picked
+from .sparse import dense, Lazy, picked, Refused
 from .values import exact_number, is_differentiable_value
 
 
@@ -354,6 +355,19 @@ def user_gradient(x: Any, g: Any) -> Any:
             k: user_gradient(tangent.value(x, k) if k in names else None, v) for k, v in tangent.values(g).items()
         })
     return dense(g)
+
+
+def checked_gradient(x: Any, g: Any) -> Any:
+    """The gradient ``g`` of an argument ``x`` of a call whose arguments
+    are all numbers, as the user gets it: ``g`` itself (such a call's
+    gradients need none of :func:`user_gradient`'s conversions), unless it
+    is a :class:`~.sparse.Refused` (an argument with no derivative,
+    differentiated through a call dispatched at run time), whose error it
+    raises. Every path that returns such gradients (``zpy.gradient``'s,
+    ``zpy.grad``'s bound functions) goes through it."""
+    if type(g) is Refused:
+        raise g.error
+    return g
 
 
 def changing_zero(x: Any, made: Optional[dict] = None) -> Any:
