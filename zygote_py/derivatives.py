@@ -250,7 +250,7 @@ def hvp(f: Callable, primals: tuple, vectors: tuple, **kwargs: Any) -> tuple:
         raise WrongArguments(f"hvp: {len(vectors)} vectors for {len(primals)} primals, one per argument",
                              function=getattr(f, "__qualname__", None), hint="give None for an argument held fixed")
     primals = tuple(primals)
-    vectors = tuple(_given_tangent(x, v, f, "hvp") for x, v in zip(primals, vectors))  # (checked as jvp's tangents are)
+    vectors = tuple(None if v is None else _given_tangent(x, v, f, "hvp") for x, v in zip(primals, vectors))
     fn, full, directions, kwargs = runtime.unpartial(f, primals, vectors, kwargs)
     skip = len(full) - len(primals)
     runtime.NEST[0] += 1
