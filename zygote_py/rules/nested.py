@@ -81,7 +81,8 @@ from zygote_py.rules import nested  # noqa: E402  (the rules below name their he
 
 nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel, runtime.changing_method,
                   runtime.position, runtime.Pullback.plan, runtime.adds_in_python,
-                  tangent.fields, runtime.is_number_zero, runtime.arrays.is_array, runtime.arrays.is_foreign)
+                  tangent.fields, runtime.is_number_zero, runtime.arrays.is_array, runtime.arrays.is_foreign,
+                  runtime.check_sized)
 
 
 @adjoint(runtime.copied)
@@ -179,6 +180,14 @@ def arrays_asarray(a):
             return (dy,)
         return (numpy_shapes.like(dy, a) if y.dtype.kind in "fc" else None,)
     return y, back
+
+
+@adjoint(runtime.arrays.as_library)
+def arrays_as_library(v, x):
+    """The same values in ``x``'s library: the cotangent passes through
+    (of ``x``'s library, as the gradients of the NumPy constants a rule
+    mixes with another library's arrays are)."""
+    return runtime.arrays.as_library(v, x), lambda dy: (dy, None)
 
 
 @adjoint(runtime.scatters)
@@ -878,6 +887,11 @@ def arrays_asarray_push(y, a, *, da):
     if runtime.arrays.is_array(a) or runtime.arrays.is_foreign(da):  # (a number's tangent may be a Dask array)
         return da
     return numpy_shapes.tangent_as(numpy_shapes.dense(da, a), y)
+
+
+@pushforward(runtime.arrays.as_library)
+def arrays_as_library_push(y, v, x, *, dv):
+    return runtime.arrays.as_library(dv, x)
 
 
 @pushforward(runtime.picked)

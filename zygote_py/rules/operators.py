@@ -549,7 +549,9 @@ def getitem(container, key):
             f"no rule for the gradient of indexing a {type(container).__name__}",
             hint="only tuples, lists, dicts and arrays have gradients for their items here",
         )
-    return container[key], back
+    y = container[key]
+    runtime.check_sized(y, container)
+    return y, back
 
 
 @pushforward(operator.getitem)
@@ -563,7 +565,9 @@ def getitem_push(y, container, key, *, dcontainer):
 def getitem_array(x, key):
     def back(dy):
         return (runtime.scatter(x, key, dy), None)
-    return x[key], back
+    y = x[key]
+    runtime.check_sized(y, x)
+    return y, back
 
 
 @adjoint(runtime.spread_positional)

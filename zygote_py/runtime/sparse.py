@@ -58,6 +58,17 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
     return g
 
 
+def check_sized(y: Any, x: Any) -> None:
+    """Refuse ``y = x[key]`` in reverse mode when ``y``'s size is known only
+    once computed (a NaN in its shape: Dask's ``x[mask]`` for a mask of its
+    own), which no gradient can be laid out for lazily."""
+    if arrays.is_foreign(y) and any(n != n for n in np.shape(y)):
+        raise NoDerivativeRule(
+            f"the gradient of indexing a {type(x).__module__.split('.')[0]} array with a boolean mask of its "
+            "library: how many elements the mask picks is not known until it is computed",
+            hint="use np.where(mask, x, 0) instead of x[mask], or compute the mask first (mask.compute())")
+
+
 def picked(g: Any, key: Any) -> Any:
     """``g[key]`` for a cotangent ``g`` (what :func:`scatter`'s ``dy`` gets
     back: its transpose), through :class:`Advanced` for another library's
@@ -195,7 +206,7 @@ def scatters(x: Any, keys: tuple, values: tuple) -> Any:
 def _mask(key: Any) -> bool:
     """One boolean mask, alone or among basic indices (no index repeats)."""
     parts = key if isinstance(key, tuple) else (key,)
-    masks = [k for k in parts if isinstance(k, np.ndarray) and k.dtype == bool]
+    masks = [k for k in parts if arrays.is_array(k) and k.dtype == bool]  # (another library's too: x[x > 0])
     return len(masks) == 1 and all(_basic_part(k) for k in parts if k is not masks[0])
 
 

@@ -1,0 +1,112 @@
+"""Rules that make helper arrays of their own (order statistics, sorting,
+integrals, splits, masks, SciPy's special functions) keep them in the
+argument's library: on Dask (nothing computed) and on the CuPy stand-in
+(no NumPy operand, no copy to the host), reverse mode, forward mode and
+``hvp`` give NumPy's results, themselves checked against central
+differences."""
+import numpy as np
+import pytest
+
+import zygote_py as zpy
+from tests.arrays.test_other_libraries import central, check
+
+rng = np.random.default_rng(371)
+X = rng.uniform(0.1, 1.0, size=(6, 4))
+V = rng.normal(size=X.shape)
+
+
+def orders(X):
+    # (q's NumPy arrays: the interpolation weights and indices are made from it)
+    return (np.sum(np.median(X, axis=0) ** 2) + np.sum(np.quantile(X, [0.2, 0.7], axis=1) ** 2)
+            + np.sum(np.quantile(X, 0.3, axis=0, method="hazen")) + np.sum(np.percentile(X, [10, 50], axis=1) ** 3))
+
+
+def sorts(X):
+    return np.sum(np.sort(X, axis=0)[-2:] ** 3) + np.sum(np.sort(X, axis=None)[:5] ** 2)
+
+
+def integrals(X):
+    return (np.sum(np.trapezoid(X ** 2, axis=0)) + np.trapezoid(X[:, 0] ** 2, X[:, 1])
+            + np.trapezoid(X[0] ** 3, dx=0.5) + np.sum(np.trapezoid(X, X ** 2, axis=0)))
+
+
+def pieces(X):
+    # (unpacked: forward mode over the gradient compares the list of pieces before and after each call)
+    a, b, c = np.split(X, 3)
+    left, right = np.split(X, [1], axis=1)
+    return np.sum(a * b * c) + np.sum(left ** 2 * right[:, :1]) + np.sum(np.array_split(X, 4, axis=0)[3] ** 3)
+
+
+def masked(X):
+    m = X > 0.5  # (a mask of the argument's library)
+    return np.sum(X[m] ** 2) + np.sum(X[:, 0][m[:, 0]] ** 3)
+
+
+def stored(X):
+    Y = X * 1.0
+    Y[Y > 0.5] = 0.0  # (an item store through a mask of the argument's library)
+    Y[1] = Y[1] * X[2]
+    return np.sum(Y ** 2 * X)
+
+
+PROGRAMS = [orders, sorts, integrals, pieces, masked, stored]
+NOT_IN_DASK = (sorts, integrals, pieces)
+"""Dask has no np.sort, np.trapezoid or np.split: it computes them in NumPy
+(a FutureWarning), in the function itself."""
+
+
+def _expected(f):
+    """``f``'s gradient, tangent along ``V`` and Hessian-vector product at
+    NumPy's ``X``, checked against central differences."""
+    (g,) = zpy.gradient(f, X)
+    np.testing.assert_allclose(g, central(f, (X,))[0], rtol=1e-6, atol=1e-8)
+    _, t = zpy.jvp(f, (X,), (V,))
+    np.testing.assert_allclose(t, np.sum(g * V), rtol=1e-10)
+    (hv,) = zpy.hvp(f, (X,), (V,))
+    h = 1e-5
+    (up,), (down,) = zpy.gradient(f, X + h * V), zpy.gradient(f, X - h * V)
+    np.testing.assert_allclose(hv, (up - down) / (2 * h), rtol=1e-5, atol=1e-6)
+    return g, t, hv
+
+
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def test_rules_making_helper_arrays_keep_the_library(library, f):
+    if library.name == "dask" and f in NOT_IN_DASK:
+        pytest.skip("Dask computes this function itself")
+    g, t, hv = _expected(f)
+    with library.untouched():
+        _, got_t = zpy.jvp(f, (library.make(X),), (library.make(V),))
+        if library.name == "dask" and f is masked:
+            # (Dask's x[mask] has a size only computing tells: no gradient can be laid out for it lazily)
+            with pytest.raises(zpy.errors.NoDerivativeRule, match=r"np\.where\(mask, x, 0\)"):
+                zpy.gradient(f, library.make(X))
+            got_g, got_hv = g, hv
+        else:
+            (got_g,) = zpy.gradient(f, library.make(X))
+            (got_hv,) = zpy.hvp(f, (library.make(X),), (library.make(V),))
+    check(got_t, t, library)
+    if got_g is not g:
+        check(got_g, g, library)
+        check(got_hv, hv, library)
+
+
+def changed_view(X):
+    Y = X * 1.0
+    row = Y[1]
+    row[0] = 5.0  # (a view of Y in NumPy and CuPy, a copy in Dask)
+    return np.sum(Y ** 2 * X)
+
+
+def added_in_place(X):
+    Y = X * 1.0
+    Y += X ** 2  # (in place in NumPy and CuPy, a new array in Dask)
+    return np.sum(Y ** 2)
+
+
+@pytest.mark.parametrize("f", [changed_view, added_in_place], ids=lambda f: f.__name__)
+def test_changes_in_place_whose_reach_depends_on_the_library_are_refused(library, f):
+    # (the gradient took the part for a copy: a silent wrong gradient on CuPy's views)
+    expected = central(f, (X,))[0]
+    np.testing.assert_allclose(zpy.gradient(f, X)[0], expected, rtol=1e-6, atol=1e-8)
+    with library.untouched(), pytest.raises(zpy.errors.UnsupportedSyntax, match="depends on its library"):
+        zpy.gradient(f, library.make(X))
