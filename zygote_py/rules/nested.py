@@ -81,8 +81,7 @@ from zygote_py.rules import nested  # noqa: E402  (the rules below name their he
 
 nondifferentiable(runtime.seed, numpy_linalg.real_matrices, runtime.nestlevel, runtime.changing_method,
                   runtime.position, runtime.Pullback.plan, runtime.adds_in_python,
-                  tangent.fields, runtime.is_number_zero, runtime.arrays.is_array, runtime.arrays.is_foreign,
-                  runtime.check_sized)
+                  tangent.fields, runtime.is_number_zero, runtime.arrays.is_array, runtime.arrays.is_foreign)
 
 
 @adjoint(runtime.copied)

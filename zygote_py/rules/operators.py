@@ -549,9 +549,7 @@ def getitem(container, key):
             f"no rule for the gradient of indexing a {type(container).__name__}",
             hint="only tuples, lists, dicts and arrays have gradients for their items here",
         )
-    y = container[key]
-    runtime.check_sized(y, container)
-    return y, back
+    return container[key], back
 
 
 @pushforward(operator.getitem)
@@ -565,9 +563,7 @@ def getitem_push(y, container, key, *, dcontainer):
 def getitem_array(x, key):
     def back(dy):
         return (runtime.scatter(x, key, dy), None)
-    y = x[key]
-    runtime.check_sized(y, x)
-    return y, back
+    return x[key], back
 
 
 @adjoint(runtime.spread_positional)

@@ -28,7 +28,7 @@ from .values import (  # noqa: F401
     calls_wrapped, captures_differentiable, cell_value, is_differentiable_value, is_number, logged, unshared,
 )
 from .sparse import (  # noqa: F401
-    add_at, add_to, basic_index, check_sized, dense, item_buffer, item_gradient, Items, Lazy, picked, Refused, Scatter, scatter,
+    add_at, add_to, basic_index, dense, item_buffer, item_gradient, Items, Lazy, picked, Refused, Scatter, scatter,
     scatters, UNSHARED,
 )
 from .operators import (  # noqa: F401

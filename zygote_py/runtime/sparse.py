@@ -58,17 +58,6 @@ def scatter(x: Any, key: Any, dy: Any) -> Any:
     return g
 
 
-def check_sized(y: Any, x: Any) -> None:
-    """Refuse ``y = x[key]`` in reverse mode when ``y``'s size is known only
-    once computed (a NaN in its shape: Dask's ``x[mask]`` for a mask of its
-    own), which no gradient can be laid out for lazily."""
-    if arrays.is_foreign(y) and any(n != n for n in np.shape(y)):
-        raise NoDerivativeRule(
-            f"the gradient of indexing a {type(x).__module__.split('.')[0]} array with a boolean mask of its "
-            "library: how many elements the mask picks is not known until it is computed",
-            hint="use np.where(mask, x, 0) instead of x[mask], or compute the mask first (mask.compute())")
-
-
 def picked(g: Any, key: Any) -> Any:
     """``g[key]`` for a cotangent ``g`` (what :func:`scatter`'s ``dy`` gets
     back: its transpose), through :class:`Advanced` for another library's
