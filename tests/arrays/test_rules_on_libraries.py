@@ -114,3 +114,36 @@ def test_changes_in_place_whose_reach_depends_on_the_library_are_refused(library
     np.testing.assert_allclose(zpy.gradient(f, X)[0], expected, rtol=1e-6, atol=1e-8)
     with library.untouched(), pytest.raises(zpy.errors.UnsupportedSyntax, match="depends on its library"):
         zpy.gradient(f, library.make(X))
+
+
+def filled(X):
+    Y = np.zeros_like(X)  # (made with no tangent, then changed in place: changing_zero, may_change)
+    Y[0] = X[1] ** 2
+    Y[2] = X[3] * X[0]
+    return np.sum(Y * X)
+
+
+def rows(X):
+    total = 0.0
+    for row in X:  # (like_iterable: the rows' gradients stacked in X's library, not a list)
+        total = total + np.sum(row ** 3)
+    a, b, *rest = X
+    return total + sum(X[0]) + np.sum(a * b) + np.sum(rest[-1] ** 2)
+
+
+def integers(X):
+    k = np.floor(X[0] * 3).astype(int)  # (an integer array computed with: zero_operand, a float zero of its library)
+    return np.sum(np.where(X[1] > 0.5, X[1], k) * X[2])
+
+
+@pytest.mark.parametrize("f", [filled, rows, integers], ids=lambda f: f.__name__)
+def test_run_time_helpers_take_library_arrays_as_arrays(library, f):
+    # (changing_zero made a Tangent of a Device's fields, like_iterable a list of a Dask array's rows)
+    g, t, hv = _expected(f)
+    with library.untouched():
+        (got_g,) = zpy.gradient(f, library.make(X))
+        _, got_t = zpy.jvp(f, (library.make(X),), (library.make(V),))
+        (got_hv,) = zpy.hvp(f, (library.make(X),), (library.make(V),))
+    check(got_g, g, library)
+    check(got_t, t, library)
+    check(got_hv, hv, library)

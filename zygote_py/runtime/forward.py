@@ -364,8 +364,8 @@ def store_tangent(dtarget: Any, store: Callable, key: Any, dvalue: Any, value: A
     property's setter or the class's own ``__setattr__``. An item stored
     through the class's own ``__setitem__`` (a ``dict`` subclass's too) is
     refused: what that stores where is not known here."""
-    if dvalue is None or isinstance(target, np.ndarray) and target.dtype.kind not in "fc":
-        dvalue = 0 if isinstance(dtarget, np.ndarray) else zero_tangent(value)
+    if dvalue is None or arrays.is_array(target) and target.dtype.kind not in "fc":
+        dvalue = 0 if arrays.is_array(dtarget) else zero_tangent(value)
     found = setter(target, key, value) if store is setattr else None
     if found is not None:
         # a property's setter or the class's __setattr__, which has stored the value: pushed again on a copy of
