@@ -259,8 +259,9 @@ def take_item(d: Any, key: Any, value: Any, dtype: np.dtype) -> tuple[Any, Any]:
     if d is None or isinstance(d, (int, float)) and d == 0:
         return runtime.unbroadcast(np.zeros(np.shape(value)), value), d
     part = runtime.arrays.asarray(d)[key] if dtype.kind in "fc" else np.zeros(np.shape(value))  # (0-d: a number)
-    # (another library's array copied by its own method: np.array would compute a Dask array, or refuse CuPy's)
-    d = d.copy() if runtime.arrays.is_foreign(d) else np.array(d, copy=True)
+    # (another library's array: a new one of its library, exact for floats; np.array would compute a Dask array
+    # or refuse CuPy's, and Dask's copy method takes no order, which ndarray.copy's rule passes at second order)
+    d = d * 1 if runtime.arrays.is_foreign(d) else np.array(d, copy=True)
     d[key] = 0
     return runtime.unbroadcast(part, value), d
 
