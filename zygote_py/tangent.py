@@ -230,14 +230,20 @@ def _class_fields(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def same(a: Any, b: Any) -> bool:
-    """Equality of gradients, arrays compared item by item."""
+    """Equality of gradients, NumPy arrays compared item by item. Another
+    library's arrays are the same only as one object: comparing their
+    items would compute a Dask array (its ``==`` gives a lazy array, no
+    answer), so two of them are taken for different."""
+    if a is b:
+        return True
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.shape(a) == np.shape(b) and bool(np.all(a == b))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    return a == b
+    equal = a == b
+    return bool(equal) if isinstance(equal, (bool, np.bool_)) else False
 
 
 def value(obj: Any, name: str) -> Any:

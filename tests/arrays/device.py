@@ -4,7 +4,8 @@ part in NumPy's functions and ufuncs (``__array_function__``,
 ``__array_ufunc__``), and refuses what CuPy refuses:
 
 - an implicit copy to the host (``np.asarray(x)``, ``np.array(x)``: its
-  ``__array__`` raises ``TypeError``); ``x.get()`` is the explicit one;
+  ``__array__`` raises ``TypeError``); ``x.get()`` is the explicit one, and
+  ``np.asarray(v, like=x)`` the explicit copy of NumPy data to the device;
 - a NumPy array mixed with it in a ufunc or an operator (CuPy raises
   ``TypeError: Unsupported type <class 'numpy.ndarray'>``), or a NumPy
   array of floats passed with it to a NumPy function (integer and boolean
@@ -41,6 +42,8 @@ class Device(np.lib.mixins.NDArrayOperatorsMixin):
         return None if method == "at" else _wrap(result)
 
     def __array_function__(self, func, types, args, kwargs):
+        if func in _COPIES_TO_DEVICE:  # (np.asarray(v, like=x): the explicit copy, as cp.asarray(v) is)
+            return Device(np.array(*_device(args, "index"), **_device(kwargs, "index")))
         return _wrap(func(*_device(args, "function"), **_device(kwargs, "function")))
 
     def __getitem__(self, key):
@@ -119,6 +122,12 @@ for _name in ("all any argmax argmin argsort astype clip conj conjugate copy cum
               "item max mean min nonzero prod ravel repeat reshape round squeeze std sum swapaxes take tolist "
               "trace transpose var").split():
     setattr(Device, _name, _method(_name))  # (real methods, bound as CuPy's are: zygote_py gives them ndarray's rules)
+
+
+_COPIES_TO_DEVICE = (np.asarray, np.array)
+"""NumPy's functions that copy NumPy data to the device when called with
+``like=`` a device array (NEP 35; NumPy hands only such calls of them on to
+``__array_function__``), as ``cp.asarray(numpy_array)`` does."""
 
 
 def _device(v: Any, where: str) -> Any:

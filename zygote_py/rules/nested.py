@@ -181,6 +181,14 @@ def arrays_asarray(a):
     return y, back
 
 
+@adjoint(runtime.arrays.as_library)
+def arrays_as_library(v, x):
+    """The same values in ``x``'s library: the cotangent passes through
+    (of ``x``'s library, as the gradients of the NumPy constants a rule
+    mixes with another library's arrays are)."""
+    return runtime.arrays.as_library(v, x), lambda dy: (dy, None)
+
+
 @adjoint(runtime.scatters)
 def scatters(x, keys, values):
     def back(g):
@@ -878,6 +886,11 @@ def arrays_asarray_push(y, a, *, da):
     if runtime.arrays.is_array(a) or runtime.arrays.is_foreign(da):  # (a number's tangent may be a Dask array)
         return da
     return numpy_shapes.tangent_as(numpy_shapes.dense(da, a), y)
+
+
+@pushforward(runtime.arrays.as_library)
+def arrays_as_library_push(y, v, x, *, dv):
+    return runtime.arrays.as_library(dv, x)
 
 
 @pushforward(runtime.picked)

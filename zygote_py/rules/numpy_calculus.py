@@ -173,7 +173,7 @@ def gradients(f, varargs, axis, edge_order):
 def trapezoid_parts(y, x, dx, axis):
     """``np.trapezoid``'s spacings ``d`` (laid along ``axis``) and the
     means ``m`` of neighbouring samples: the value is ``sum(m * d, axis)``."""
-    y = np.asarray(y)
+    y = runtime.arrays.asarray(y)
     axis = axis % y.ndim
     m = (y[_along(axis, y.ndim, slice(1, None))] + y[_along(axis, y.ndim, slice(None, -1))]) / 2.0
     if x is None:

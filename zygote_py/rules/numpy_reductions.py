@@ -995,7 +995,7 @@ def average_grads(dy, a, axis, weights, returned, keepdims, y):
         dw = dw + kept(dsw)
     dw = runtime.unbroadcast(dw, wb)
     if wb is not w:
-        dw = np.transpose(dw.reshape(np.transpose(w, order).shape), np.argsort(order))
+        dw = np.transpose(dw.reshape(np.transpose(w, order).shape), tuple(np.argsort(order)))  # (Dask: no array)
     return da, dw
 
 
@@ -1070,9 +1070,12 @@ def quantile_slopes(a, q, axis, method, skip_nan):
     moved = np.transpose(x, order)
     rows = np.reshape(moved, moved.shape[:len(rest)] + (-1,))  # (not the method: Dask's takes no order=)
     n = rows.shape[-1]
-    qs = np.asarray(q, dtype=float)
+    qs = runtime.arrays.asarray(q).astype(float)  # (another library's q: this rule's own order statistics')
     per_q = qs.reshape(qs.shape + (1,) * len(rest))
-    ordered = np.sort(rows, axis=-1)  # NaN last
+    # (another library's array without NaN skipped: no sort, which Dask lacks; each order statistic is found
+    # as a quantile of its own below)
+    unsorted = runtime.arrays.is_foreign(x) and not skip_nan
+    ordered = None if unsorted else np.sort(rows, axis=-1)  # NaN last
     count = np.sum(~np.isnan(rows), axis=-1) if skip_nan else n
     if method == "linear":
         index = per_q * (runtime.arrays.asarray(count) - 1)
@@ -1082,14 +1085,20 @@ def quantile_slopes(a, q, axis, method, skip_nan):
                          np.arange(n, dtype=float))
         index = np.nanquantile(ranks, qs, axis=-1, method=method)
     else:
-        index = np.quantile(np.arange(n, dtype=float), qs, method=method).reshape(per_q.shape)
+        index = np.quantile(runtime.arrays.as_library(np.arange(n, dtype=float), qs), qs, method=method)
+        index = index.reshape(per_q.shape)
+    index = runtime.arrays.as_library(index, x)  # (made from q in NumPy: CuPy mixes in no NumPy array)
     j = np.floor(index)
     frac = (index - j)[..., None]
     lo_at = np.clip(j, 0, max(n - 1, 0)).astype(np.intp)[..., None]
     hi_at = np.minimum(lo_at + 1, max(n - 1, 0))
     lead = (1,) * qs.ndim
-    lo = np.take_along_axis(ordered.reshape(lead + ordered.shape), lo_at, axis=-1)
-    hi = np.take_along_axis(ordered.reshape(lead + ordered.shape), hi_at, axis=-1)
+    if unsorted:  # (the k-th smallest value is the quantile k / (n - 1) 'nearest' to it: no rounding moves it)
+        lo = np.quantile(rows, np.reshape(lo_at, qs.shape) / max(n - 1, 1), axis=-1, method="nearest")[..., None]
+        hi = np.quantile(rows, np.reshape(hi_at, qs.shape) / max(n - 1, 1), axis=-1, method="nearest")[..., None]
+    else:
+        lo = np.take_along_axis(ordered.reshape(lead + ordered.shape), lo_at, axis=-1)
+        hi = np.take_along_axis(ordered.reshape(lead + ordered.shape), hi_at, axis=-1)
     values = rows.reshape(lead + rows.shape)
     on_lo, on_hi = values == lo, values == hi
     # each order statistic's weight shared evenly among the elements equal to it
@@ -1135,14 +1144,14 @@ def quantile_grads(dy, a, q, axis, method, keepdims, y, skip_nan, weights=None):
     if weights is not None:
         shares, order = numpy_reductions.weighted_shares(a, q, axis, y, weights)
         g = np.sum(np.reshape(dy, shares.shape[:-1] + (1,)) * shares, axis=tuple(range(np.ndim(q))))
-        da = np.transpose(g.reshape(np.transpose(x, order).shape), np.argsort(order))
+        da = np.transpose(g.reshape(np.transpose(x, order).shape), tuple(np.argsort(order)))  # (Dask: no array)
         return da.astype(x.dtype if x.dtype.kind in "fc" else np.dtype(float), copy=False), np.zeros(np.shape(q))
     in_a, in_q, order = quantile_slopes(a, q, axis, method, skip_nan)
     q_axes = tuple(range(np.ndim(q)))
     out_shape = in_a.shape[:-1]  # q's shape, then the slices'
     dys = np.where(np.isnan(np.reshape(y, out_shape)), 0, np.reshape(dy, out_shape))
     g = np.sum(dys[..., None] * in_a, axis=q_axes)
-    da = np.transpose(g.reshape(np.transpose(x, order).shape), np.argsort(order))
+    da = np.transpose(g.reshape(np.transpose(x, order).shape), tuple(np.argsort(order)))  # (Dask: no array)
     da = da.astype(x.dtype if x.dtype.kind in "fc" else np.dtype(float), copy=False)
     if in_q is None:
         return da, np.zeros(np.shape(q))
@@ -1162,6 +1171,7 @@ def quantile_tangent(da, dq, a, q, axis, method, keepdims, y, skip_nan, weights=
     rows = np.transpose(np.broadcast_to(da, x.shape), order).reshape(in_a.shape[np.ndim(q):])
     t = np.sum(in_a * rows, axis=-1)  # q's shape, then the slices'
     if in_q is not None:
-        t = t + in_q * np.reshape(np.broadcast_to(dq, np.shape(q)), np.shape(q) + (1,) * (t.ndim - np.ndim(q)))
+        per_q = np.reshape(np.broadcast_to(dq, np.shape(q)), np.shape(q) + (1,) * (t.ndim - np.ndim(q)))
+        t = t + in_q * runtime.arrays.as_library(per_q, x)  # (q's tangent, NumPy for a NumPy q)
     t = np.where(np.isnan(np.reshape(y, t.shape)), 0, t)
     return runtime.shaped(np.reshape(t, np.shape(y))[()], y)  # [()]: a scalar for a scalar y

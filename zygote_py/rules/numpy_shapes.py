@@ -427,6 +427,8 @@ def pad_values_grad(dy, array, pad_width, constant_values):
 
 def unsort(dy, a, idx, axis):
     """Put ``dy`` back where ``np.argsort`` took each element from."""
+    if runtime.arrays.is_foreign(dy):  # (Dask has no put_along_axis, CuPy's writes no NumPy zeros: gather instead)
+        return np.reshape(np.take_along_axis(dy, np.argsort(idx, axis), axis), np.shape(a))
     g = np.zeros(np.shape(a), _grad_dtype(a, dy))
     np.put_along_axis(g, idx, dy, axis)
     return like(g, a)
@@ -917,7 +919,7 @@ def sort(a, axis=-1, kind=None, order=None):
     """Sorted by ``argsort``, whose permutation the pullback inverts; the
     values equal ``np.sort``'s."""
     idx = np.argsort(a, axis, kind, order)
-    y = np.take_along_axis(np.asarray(a), idx, axis)
+    y = np.take_along_axis(runtime.arrays.asarray(a), idx, axis)
 
     def back(dy):
         return (numpy_shapes.unsort(dy, a, idx, axis), None, None, None)
@@ -928,7 +930,7 @@ def sort(a, axis=-1, kind=None, order=None):
 def sort_push(y, a, axis=-1, kind=None, order=None, *, da):
     """The tangent permuted as ``argsort`` permutes ``a`` (the adjoint's
     permutation, ties included)."""
-    return np.take_along_axis(np.asarray(da), np.argsort(a, axis, kind, order), axis)
+    return np.take_along_axis(runtime.arrays.asarray(da), np.argsort(a, axis, kind, order), axis)
 
 
 @adjoint(np.ndarray.take)

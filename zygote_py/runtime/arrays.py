@@ -68,6 +68,17 @@ def asarray(x: Any) -> Any:
     return x if is_array(x) else np.asarray(x)
 
 
+def as_library(v: Any, x: Any) -> Any:
+    """``v``, a number or NumPy data a rule made (from an argument such as
+    ``np.quantile``'s ``q``), as an array of ``x``'s library when ``x`` is
+    another library's array (``np.asarray(v, like=x)``: CuPy refuses NumPy
+    operands, so helper arrays must be made on ``x``'s device); ``v`` as it
+    is otherwise (NumPy's fast paths). Its gradient passes through."""
+    if is_foreign(x) and not is_foreign(v):
+        return np.asarray(v, like=x)
+    return v
+
+
 def call(f: Callable, args: tuple, kwargs: dict) -> Any:
     """``f(*args, **kwargs)``, where a method of ``np.ndarray`` called on
     another library's array (``np.ndarray.reshape(x, 24)``, which the

@@ -29,8 +29,8 @@ from .cells import forward_with_cells, lent_cells
 from .gradients import call_pullback, field, field_gradient, is_number_zero, NO_GRADS, no_pullback
 from .iterators import EagerIterator, items_first
 from .objects import (
-    builtin_method, cached_value, class_attribute, construct_fields, generated, getter_of, MISSING,
-    number_subclass, owner_of, plain_attributes, python_init, to_default,
+    array_code, builtin_method, cached_value, check_array_attribute, class_attribute, construct_fields, generated,
+    getter_of, MISSING, number_subclass, owner_of, plain_attributes, python_init, to_default,
 )
 from .operators import overload, overloaded_call, python_bound_method, python_method
 from .values import is_differentiable_value
@@ -336,6 +336,9 @@ def J(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple]
     names = field_constructor(f) if isinstance(f, type) else None
     if names is not None:
         return construct_fields(f, names, args, kwargs)
+    if isinstance(f, type) and arrays.foreign_type(f) and python_init(f) \
+            and any(is_differentiable_value(v) for v in (*args, *kwargs.values())):
+        raise array_code(f, "__init__")  # (made by its library's functions, np.asarray(v, like=x))
     if isinstance(f, type) and python_init(f):
         return seam.compiler().construct(f, args, kwargs)
     if type(f) is functools.partial:
@@ -562,7 +565,9 @@ def attribute(obj: Any, name: str, default: Any) -> tuple[Any, Optional[Callable
     found = class_attribute(type(obj), name)
     getter = None if arrays.is_foreign(obj) else getter_of(found)
     if getter is None:
-        return getattr(obj, name), None
+        y = getattr(obj, name)
+        check_array_attribute(obj, name, y)
+        return y, None
     computed, back = J(getter, obj)  # (the getter's gradient, and its object's)
     y = cached_value(obj, name, computed) if isinstance(found, functools.cached_property) else computed
     return y, lambda dy: (back(dy)[1], None)

@@ -31,8 +31,8 @@ from .iterators import (
 )
 from .nesting import gradient_function, J_nested, per_argument, rule_gradient, rule_vjp
 from .objects import (
-    builtin_method, cached_value, class_attribute, getter_of, LINEAR_ATTRIBUTES, MISSING, number_subclass,
-    python_init, setter,
+    array_code, builtin_method, cached_value, check_array_attribute, class_attribute, getter_of, LINEAR_ATTRIBUTES,
+    MISSING, number_subclass, python_init, setter,
 )
 from .operators import overload, overloaded_call, python_bound_method, python_method
 from .sparse import dense
@@ -257,7 +257,11 @@ def push_method(bound: Any, obj: Any, name: str, dobj: Any, args: tuple, dargs: 
     kwargs, dkwargs = kwargs or {}, dkwargs or {}
     if type(obj) is super and isinstance(bound, types.MethodType) and bound.__self__ is obj.__self__:
         return push(bound.__func__, (bound.__self__, *args), kwargs, (dobj, *dargs), dkwargs)  # (super().f(x))
-    method = builtin_method(bound) or getattr(type(obj), name, None)  # (a NumPy scalar's: see builtin_method)
+    builtin = builtin_method(bound)
+    method = builtin or getattr(type(obj), name, None)  # (a NumPy scalar's: see builtin_method)
+    if arrays.is_foreign(obj) and builtin is None and getattr(bound, "__self__", None) is obj \
+            and not (registry.lookup_pushforward(bound) or registry.lookup(bound)):
+        raise array_code(type(obj), name)  # (a method of its own, none of ndarray's: its library's code)
     if method is None or registry.lookup_pushforward(bound) or registry.lookup(bound) or registry.implementation(bound) \
             or getattr(bound, "__self__", None) is not obj:
         # (np.add.at: a rule of its own; a static or class method; a field holding a function or a
@@ -281,6 +285,7 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
     if default is not MISSING and not hasattr(obj, name):
         return ddefault
     y = getattr(obj, name)
+    check_array_attribute(obj, name, y)
     foreign = arrays.is_foreign(obj)  # (its attributes are ndarray's, whether a property in Python or in C)
     found = class_attribute(type(obj), name)
     getter = None if foreign else getter_of(found)
@@ -359,8 +364,8 @@ def store_tangent(dtarget: Any, store: Callable, key: Any, dvalue: Any, value: A
     property's setter or the class's own ``__setattr__``. An item stored
     through the class's own ``__setitem__`` (a ``dict`` subclass's too) is
     refused: what that stores where is not known here."""
-    if dvalue is None or isinstance(target, np.ndarray) and target.dtype.kind not in "fc":
-        dvalue = 0 if isinstance(dtarget, np.ndarray) else zero_tangent(value)
+    if dvalue is None or arrays.is_array(target) and target.dtype.kind not in "fc":
+        dvalue = 0 if arrays.is_array(dtarget) else zero_tangent(value)
     found = setter(target, key, value) if store is setattr else None
     if found is not None:
         # a property's setter or the class's __setattr__, which has stored the value: pushed again on a copy of

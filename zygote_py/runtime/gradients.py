@@ -376,12 +376,17 @@ def changing_zero(x: Any, made: Optional[dict] = None) -> Any:
     fields' zeros for an object with fields, a float zero for an integer
     array, and one zero for each object ``x`` reaches, where it reaches
     it (``[[0.0]] * 2`` gets one zero list twice), so that a change made
-    through one place is seen through the others."""
+    through one place is seen through the others. Another library's array
+    is an array here: zeros of its library (``np.zeros_like``: lazy on
+    Dask, on the device on CuPy), never a ``Tangent`` of its class's
+    fields."""
     made = {} if made is None else made  # id of an object reached → its zero
     if id(x) in made:
         return made[id(x)]
     if isinstance(x, np.ndarray):
         z = made[id(x)] = np.zeros(x.shape, x.dtype if x.dtype.kind in "fc" else float)
+    elif arrays.is_foreign(x):
+        z = made[id(x)] = np.zeros_like(x, x.dtype if x.dtype.kind in "fc" else float)
     elif type(x) is list:  # (made known before its items, which may reach it again)
         z = made[id(x)] = []
         z += [changing_zero(v, made) for v in x]
@@ -404,9 +409,10 @@ def changing_zero(x: Any, made: Optional[dict] = None) -> Any:
 
 def may_change(x: Any) -> bool:
     """Whether ``x`` is an object that may change in place and hold
-    differentiated values: a list, dict or array, or an object with
-    fields (or a ``__dict__`` to add them to)."""
-    if isinstance(x, (list, dict, np.ndarray)):
+    differentiated values: a list, dict or array (another library's too:
+    CuPy's and Dask's take item stores), or an object with fields (or a
+    ``__dict__`` to add them to)."""
+    if isinstance(x, (list, dict, np.ndarray)) or arrays.is_foreign(x):
         return True
     return not isinstance(x, (type, types.FunctionType, types.ModuleType, tuple, str, bytes, numbers.Number,
                               np.generic)) and x is not None and (hasattr(x, "__dict__") or bool(tangent.fields(x)))
@@ -416,6 +422,9 @@ def zero_operand(x: Any) -> Any:
     """The zero tangent of a rule's argument ``x``, which the rule computes
     with: :func:`zero_tangent`, but for an integer or boolean array
     (which carries no tangent, ``None``) a float zero of its shape
-    (``np.where(c, dx, dy)`` with an integer ``y``)."""
+    (``np.where(c, dx, dy)`` with an integer ``y``), of its library for
+    another library's array (CuPy mixes in no NumPy array)."""
     z = zero_tangent(x)
+    if z is None and arrays.is_foreign(x):
+        return np.zeros_like(x, float)
     return np.zeros(x.shape) if z is None and isinstance(x, np.ndarray) else z

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import NoDerivativeRule, UnsupportedSyntax
 from ..ir import ops
+from . import arrays
 from .gradients import zero_operand, zero_tangent
 from .operators import python_method
 
@@ -229,10 +230,12 @@ def like_iterable(iterable: Any, grads: list, start: int = 0) -> Any:
     whose items are its keys (a dict's gradient is keyed by them, and they
     get none); for anything else, the list ``grads``, but an object whose
     ``__iter__`` is a Python method must get none (which of its fields each
-    item came from is not known)."""
+    item came from is not known). Another library's array is an array
+    here (its ``__iter__``, Python code in Dask, yields its rows): its
+    gradient is the rows' stacked, with zeros of its library."""
     if isinstance(iterable, Mapping):
         return None
-    if isinstance(iterable, (tuple, list, np.ndarray, EagerIterator)):
+    if isinstance(iterable, (tuple, list, np.ndarray, EagerIterator)) or arrays.is_foreign(iterable):
         n = len(iterable.items) if type(iterable) is EagerIterator else len(iterable)
         grads = [None] * start + list(grads) + [None] * (n - start - len(grads))
     elif any(g is not None for g in grads):
@@ -242,6 +245,10 @@ def like_iterable(iterable: Any, grads: list, start: int = 0) -> Any:
     if isinstance(iterable, np.ndarray):
         zero = np.zeros(iterable.shape[1:], iterable.dtype)
         return np.array([zero if g is None else g for g in grads], dtype=iterable.dtype).reshape(iterable.shape)
+    if arrays.is_foreign(iterable):  # (np.stack keeps the rows' library: np.array would compute Dask's)
+        zero = np.zeros_like(iterable, iterable.dtype if iterable.dtype.kind in "fc" else float,
+                             shape=iterable.shape[1:])
+        return np.stack([zero if g is None else g + zero for g in grads])
     return grads
 
 
@@ -399,7 +406,7 @@ def tangent_of_items(iterable: Any, d: Any) -> Any:
         return zero_tangent(list(iterable))
     if d is not None and not isinstance(d, Mapping):
         return d
-    if isinstance(iterable, (tuple, list, np.ndarray)):
+    if isinstance(iterable, (tuple, list, np.ndarray)) or arrays.is_foreign(iterable):
         return zero_operand(iterable)
     if type(iterable) is EagerIterator:
         zeros = EagerIterator(zero_tangent(iterable.items))

@@ -24,6 +24,33 @@ from .gradients import field
 from .operators import python_method
 
 
+def check_array_attribute(obj: Any, name: str, value: Any) -> None:
+    """Refuse ``obj.name`` (``value``) of another library's array when it
+    is none of ``np.ndarray``'s methods, linear attributes or metadata and
+    may carry a derivative (an array, a number, a method): that array's own
+    fields, properties and methods are its library's Python code, which
+    zygote_py does not differentiate (the array gets NumPy's rules), and
+    would otherwise take for constants (a zero derivative in silence); so
+    is ``data`` (pydata ``sparse``'s nonzero values, a buffer in NumPy).
+    Its metadata (Dask's ``chunks``, a name) passes."""
+    if not arrays.is_foreign(obj) or name in LINEAR_ATTRIBUTES or name in METADATA_ATTRIBUTES \
+            or callable(getattr(np.ndarray, name, None)):
+        return
+    if arrays.is_array(value) or isinstance(value, (numbers.Number, np.generic, types.MethodType)) \
+            and not isinstance(value, (bool, int, np.bool_, np.integer)):
+        raise array_code(type(obj), name)
+
+
+def array_code(cls: type, name: str) -> NoDerivativeRule:
+    """The refusal of ``cls.name``, Python code of another library's array
+    class (see :func:`check_array_attribute`)."""
+    return NoDerivativeRule(
+        f"no rule for {name!r} of a {cls.__module__.split('.')[0]}.{cls.__name__}, an array of another library: "
+        "zygote_py gives such arrays NumPy's rules, and does not differentiate their class's own Python code",
+        hint="use NumPy's functions and ndarray's methods and attributes on it, or register a rule for the "
+        f"function that reads {name!r} (@zpy.adjoint, @zpy.pushforward)")
+
+
 def setter(obj: Any, name: str, value: Any) -> Optional[tuple[Callable, tuple]]:
     """The Python function that ``obj.name = value`` calls, and its
     arguments: the class's own ``__setattr__``, or a property's setter;
@@ -201,8 +228,10 @@ def plain_attributes(cls: type) -> Optional[frozenset]:
     class or a module): the names of its descriptors, whose reads are not
     plain field reads (a property comes before the object's ``__dict__``;
     a ``functools.cached_property`` keeps its value there, but is
-    differentiated through its function). ``None`` for any other class."""
-    if issubclass(cls, (types.FunctionType, type, types.ModuleType)) or \
+    differentiated through its function). ``None`` for any other class,
+    and for another library's array class, whose fields are its library's
+    (see :func:`check_array_attribute`)."""
+    if issubclass(cls, (types.FunctionType, type, types.ModuleType)) or arrays.foreign_type(cls) or \
             cls.__getattribute__ is not object.__getattribute__ or getattr(cls, "__getattr__", None) is not None:
         return None
     return frozenset(name for c in cls.__mro__ for name, v in vars(c).items()

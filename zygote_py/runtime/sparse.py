@@ -195,7 +195,7 @@ def scatters(x: Any, keys: tuple, values: tuple) -> Any:
 def _mask(key: Any) -> bool:
     """One boolean mask, alone or among basic indices (no index repeats)."""
     parts = key if isinstance(key, tuple) else (key,)
-    masks = [k for k in parts if isinstance(k, np.ndarray) and k.dtype == bool]
+    masks = [k for k in parts if arrays.is_array(k) and k.dtype == bool]  # (another library's too: x[x > 0])
     return len(masks) == 1 and all(_basic_part(k) for k in parts if k is not masks[0])
 
 

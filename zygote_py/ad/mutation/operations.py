@@ -88,8 +88,12 @@ def dense_or_none(d: Any) -> Any:
 
 def check_unique(obj: Any, key: Any) -> None:
     """An integer-array index that assigns a position twice is refused."""
-    if type(key) is not int and isinstance(obj, np.ndarray) and not runtime.basic_index(key):
-        index = np.asarray(key) if not isinstance(key, tuple) else None
+    if type(key) is not int and runtime.arrays.is_array(obj) and not runtime.basic_index(key):
+        index = runtime.arrays.asarray(key) if not isinstance(key, tuple) else None
+        if runtime.arrays.is_foreign(index) and index.dtype.kind in "iu":  # (its repeats: known once computed)
+            raise errors.NoDerivativeRule(
+                "no rule for the gradient of an assignment at an integer index array of another library",
+                hint="index with a NumPy integer array, or a boolean mask")
         if index is not None and index.dtype.kind in "iu" and np.unique(index).size != index.size:
             raise errors.NoDerivativeRule(
                 "no rule for the gradient of an assignment whose integer index repeats a position",
@@ -101,7 +105,7 @@ def snapshot(obj: Any) -> Any:
     """A copy of ``obj`` as it is now, for the pullbacks that read it
     before it is changed in place: an array's copy, a list's or dict's
     shallow copy, an object's ``copy.copy`` (:func:`runtime.object_snapshot`)."""
-    if isinstance(obj, np.ndarray):
+    if runtime.arrays.is_array(obj):  # (another library's too: by its own copy, which stays lazy or on the device)
         return obj.copy()
     if isinstance(obj, (list, dict)):
         return type(obj)(obj) if type(obj) in (list, dict) else copy.copy(obj)
@@ -114,7 +118,7 @@ def snapshot_holder(obj: Any) -> Any:
     pullback that reads ``obj`` before the change: arrays are copied, and
     lists, tuples and dicts item by item. Another object that may hold the
     array is refused."""
-    if isinstance(obj, np.ndarray):
+    if runtime.arrays.is_array(obj):
         return obj.copy()
     if type(obj) in (list, tuple):
         return type(obj)(map(snapshot_holder, obj))
@@ -132,7 +136,7 @@ def not_a_view(item: Any) -> None:
     """Raise when an item read from an array at integers, which the code
     then changes in place, is an array: a view, which the change changes
     too (the compiled code took it for a number)."""
-    if isinstance(item, np.ndarray):
+    if runtime.arrays.is_array(item):  # (CuPy's items are views too)
         raise errors.UnsupportedSyntax(
             "an item read from an array that is then changed in place is itself an array (a view, "
             "which sees the change), and is used after the change",
@@ -254,8 +258,10 @@ def take_item(d: Any, key: Any, value: Any, dtype: np.dtype) -> tuple[Any, Any]:
     d = runtime.dense(d)
     if d is None or isinstance(d, (int, float)) and d == 0:
         return runtime.unbroadcast(np.zeros(np.shape(value)), value), d
-    part = np.asarray(d)[key] if dtype.kind in "fc" else np.zeros(np.shape(value))  # (a number, of a 0-d array)
-    d = np.array(d, copy=True)
+    part = runtime.arrays.asarray(d)[key] if dtype.kind in "fc" else np.zeros(np.shape(value))  # (0-d: a number)
+    # (another library's array: a new one of its library, exact for floats; np.array would compute a Dask array
+    # or refuse CuPy's, and Dask's copy method takes no order, which ndarray.copy's rule passes at second order)
+    d = d * 1 if runtime.arrays.is_foreign(d) else np.array(d, copy=True)
     d[key] = 0
     return runtime.unbroadcast(part, value), d
 
@@ -304,7 +310,7 @@ def store_item_(obj, key, value):
         d = mutation.dense_or_none(dy)
         if d is None:
             return (None, None, None)
-        if isinstance(obj, np.ndarray):
+        if runtime.arrays.is_array(obj):  # (another library's too, which list(d) would take apart)
             dvalue, dobj = mutation.take_item(d, key, value, obj.dtype)
             return (dobj, None, dvalue)
         if isinstance(obj, dict):
@@ -511,9 +517,16 @@ def reached(obj: Any, key: Any, part: Any) -> bool:
     ``obj``: not for a copy that Python makes (a slice of a list, an index
     of an array by integer arrays or masks, a new object from a class's
     ``__getitem__``). A list, tuple or dict that holds ``part`` twice is
-    refused: the change of the one is the other's too."""
+    refused: the change of the one is the other's too. So is a part of
+    another library's array read at a basic index: a view in CuPy, a copy
+    in Dask, whose change reaches the array or not by the library."""
     if isinstance(obj, np.ndarray):
         return runtime.basic_index(key)
+    if runtime.arrays.is_foreign(obj) and runtime.basic_index(key):
+        raise errors.UnsupportedSyntax(
+            f"changing in place a part of a {type(obj).__name__} read at {key!r}: whether that changes the array "
+            "too (a view, as CuPy's) or not (a copy, as Dask's) depends on its library",
+            hint=f"change a copy (part = y[{key!r}].copy()) and store it back (y[{key!r}] = part)")
     if isinstance(obj, list) and isinstance(key, slice) or not isinstance(obj, (list, dict)) \
             and obj[key] is not part:
         return False
@@ -924,6 +937,11 @@ PLAIN = {
 
 @adjoint(update_in_place)
 def update_in_place_(a, b, op):
+    if runtime.arrays.is_foreign(a):
+        raise errors.UnsupportedSyntax(
+            f"in-place arithmetic on a {type(a).__name__} (x += y): whether it changes the array in place (as "
+            "CuPy's) or makes a new one (as Dask's) depends on its library, and so do the other names' values",
+            hint="write y = y + v instead")
     if not isinstance(a, np.ndarray):  # (the names that hold it were all taken to change with it)
         raise errors.UnsupportedSyntax(
             f"in-place arithmetic on a {type(a).__name__} that was taken for an array where the code was compiled "
@@ -979,6 +997,24 @@ registry.nondifferentiable(write_into)
 # --------------------------------------------------------------------------
 # Forward mode: the same change to the tangent
 # --------------------------------------------------------------------------
+
+@pushforward(snapshot)
+def snapshot_push(y, obj, *, dobj):
+    """The tangent copied as the value is (gradient code pushed forward,
+    ``hvp``): forward mode changes it alongside the value. Without this
+    rule its tangent was made element by element, which another library's
+    array refuses."""
+    if dobj is None:
+        return None
+    return mutation.snapshot(dobj) if runtime.arrays.is_array(dobj) or isinstance(dobj, (list, dict)) else copy.copy(dobj)
+
+
+@pushforward(snapshot_holder)
+def snapshot_holder_push(y, obj, *, dobj):
+    """As :func:`snapshot_push` (the tangent of an array, or of a list,
+    tuple or dict of them, has the value's shape)."""
+    return mutation.snapshot_holder(dobj)
+
 
 @pushforward(list.append)
 def list_append_push(y, obj, value, *, dobj, dvalue):
