@@ -219,7 +219,7 @@ def reraised(x):
         raise RuntimeError(f"log of {x}")
 
 
-@pytest.mark.parametrize("f, x", [
+TRY_CASES = [
     (raise_and_catch, 1.5),
     (divide_by_zero_caught, 1.5),
     (caught_or_not, 2.0),
@@ -235,7 +235,10 @@ def reraised(x):
     (nested_try, 1.0),
     (try_in_while, 1.3),
     (caught_by_name, 1.5),
-])
+]
+
+
+@pytest.mark.parametrize("f, x", TRY_CASES)
 def test_try_is_differentiated_along_the_path_taken(f, x):
     assert_gradient(f, x)
 
@@ -365,11 +368,14 @@ def test_with_a_manager_known_at_run_time_around_a_change_in_place():
     assert zpy.gradient(with_a_list_changed_inside, -0.7, Managers())[0] == 1.0
 
 
-@pytest.mark.parametrize("f, x", [
+WITH_CASES = [
     (with_errstate, 1.7),
     (with_suppress, 1.7),
     (with_suppress_nothing_raised, 1.7),
-])
+]
+
+
+@pytest.mark.parametrize("f, x", WITH_CASES)
 def test_with_is_differentiated(f, x):
     assert_gradient(f, x)
 
@@ -490,3 +496,43 @@ def test_nested_with_blocks_that_bind_their_managers_values(f):
     """(They crashed compiling: a version of the outer manager was passed
     to the inner block's handler on one edge only.)"""
     assert_gradient(f, 1.5)
+
+
+def _with_n(f, n):
+    return lambda x: f(x, n)
+
+
+def filled_on_a_key_error(x):
+    # (hvp, forward over reverse: gradient code's cache.values(), a method read off a differentiated dict, had
+    # no tangent)
+    cache = {}
+    out = 0.0
+    for i in range(4):
+        try:
+            out = out + cache[i % 2] * x
+        except KeyError:
+            cache[i % 2] = x * (i + 1.0)
+    return out + sum(cache.values())
+
+
+FORWARD_CASES = TRY_CASES + WITH_CASES + [(filled_on_a_key_error, 0.7), 
+    (_with_n(try_in_loop, 3), 1.3), (_with_n(loop_in_try, 3), 1.1), (_with_n(loop_in_try, 6), 1.1),
+    (nested_with_blocks_binding_the_outer, 1.5), (two_managers_in_one_with, 1.5)]
+
+
+@pytest.mark.parametrize("f, x", FORWARD_CASES)
+def test_try_and_with_in_forward_mode_and_at_second_order(f, x, monkeypatch):
+    """Forward mode through ``try`` and ``with`` blocks whose handler (or
+    manager's exit) a differentiated value reaches: refused before (the
+    handler's values got no tangents), and so was ``hvp`` forward over
+    reverse. Checked against central differences of ``f`` and of its
+    gradient."""
+    from zygote_py import derivatives
+
+    monkeypatch.setattr(derivatives, "_hvp_reverse", None)  # forward over reverse, or a TypeError
+    h = 1e-6 * max(1.0, abs(x))
+    y, dy = zpy.jvp(f, (x,), (1.0,))
+    assert y == f(x) and dy == pytest.approx((f(x + h) - f(x - h)) / (2 * h), rel=1e-6, abs=1e-8)
+    (hv,) = zpy.hvp(f, (x,), (1.0,))
+    fd = (zpy.gradient(f, x + h)[0] - zpy.gradient(f, x - h)[0]) / (2 * h)
+    assert hv == pytest.approx(fd, rel=1e-5, abs=1e-6)

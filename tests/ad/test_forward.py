@@ -3,6 +3,7 @@ control-flow corpus, on NumPy code, on changes made in place, on calls
 between functions, and its refusals. Every tangent is checked against
 central finite differences of the plain function."""
 import copy
+import functools
 import math
 
 import numpy as np
@@ -130,6 +131,92 @@ def test_each_closure_runs_with_its_own_cells():
     2.0 where they are 3.0)."""
     assert zpy.jvp(scaled_by_a_closure, (1.0, 2), (1.0, None)) == (2.0, 2.0)
     assert zpy.jvp(scaled_by_a_closure, (1.0, 3), (1.0, None)) == (3.0, 3.0)
+
+
+def make_loss(target):
+    def loss(pred):
+        return np.sum((pred - target) ** 2)
+    return loss
+
+
+def scaled(factor):
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            return factor * fn(*args, **kwargs)
+        return wrapper
+    return deco
+
+
+@scaled(3.0)
+def scaled_energy(x, k=1.0):
+    return 0.5 * k * np.sum(x ** 2)
+
+
+def wrap_twice(fn):
+    return lambda v: 2.0 * fn(v)
+
+
+def calls_a_closure_over_a_constant(x):
+    a = np.array([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
+    g = lambda y: a @ y  # noqa: E731
+    return np.sum(np.sin(g(x)))
+
+
+def calls_a_made_loss(x):
+    return make_loss(np.array([1.0, 2.0, -0.5]))(x * 2)
+
+
+def calls_a_decorated_global(x):
+    return scaled_energy(x, k=np.sum(x))
+
+
+def calls_a_loss_made_of_its_argument(x):
+    return make_loss(x * x)(np.array([1.0, 2.0, -0.5]))
+
+
+def wraps_a_closure_given_by_map(x):
+    s = x[0]
+    return sum(map(lambda fn, v: wrap_twice(fn)(v), [lambda v: s * v * v], [x[1]]))
+
+
+def calls_a_closure_given_by_reduce(x):
+    s = x[0]
+    return functools.reduce(lambda a, b: a + s * b * x[1], [1.0, 2.0, 3.0])
+
+
+CLOSURES_OVER_CONSTANTS = [calls_a_closure_over_a_constant, calls_a_made_loss, calls_a_decorated_global,
+                           calls_a_loss_made_of_its_argument]
+
+
+@pytest.mark.parametrize("f", CLOSURES_OVER_CONSTANTS + [wraps_a_closure_given_by_map])
+def test_a_closure_over_constants_made_here_has_a_zero_tangent(f):
+    """A closure made in the function of constants alone (autograd's
+    ``A = np.ones(...); g = lambda x: A @ x``, a loss from a factory, a
+    decorated global) is called: it was refused, as a closure that captured
+    differentiable values and got no tangent. One whose captured values are
+    differentiated gets their tangents."""
+    assert_directional(f, np.array([0.3, -0.7, 1.1]))
+
+
+@pytest.mark.parametrize("f", CLOSURES_OVER_CONSTANTS)
+def test_hvp_through_a_closure_over_constants_is_forward_over_reverse(f, monkeypatch):
+    """The same, gradient code pushed forward: ``J``'s callee and the code
+    of its pullback hold those constants too."""
+    from zygote_py import derivatives
+
+    monkeypatch.setattr(derivatives, "_hvp_reverse", None)  # forward over reverse, or a TypeError
+    x, v, h = np.array([0.3, -0.7, 1.1]), np.array([0.5, 0.2, -0.4]), 1e-6
+    fd = (zpy.gradient(f, x + h * v)[0] - zpy.gradient(f, x - h * v)[0]) / (2 * h)
+    np.testing.assert_allclose(zpy.hvp(f, (x,), (v,))[0], fd, rtol=1e-5, atol=1e-7)
+
+
+def test_a_closure_a_rule_calls_is_refused_if_it_captured_differentiated_values():
+    """``functools.reduce`` pushes its function forward without a tangent
+    of its own: a closure it is given that captured a differentiated value
+    is refused, never given a zero tangent."""
+    with pytest.raises(zpy.ZygoteError, match="captures differentiable values"):
+        zpy.jvp(calls_a_closure_given_by_reduce, (np.array([0.3, -0.7]),), (np.array([1.0, 0.5]),))
 
 
 def helper(a, b=2.0):
@@ -340,3 +427,4 @@ def test_a_method_called_through_super_has_its_objects_tangent():
     y, dy = zpy.jvp(apply_a_subclass, (_Twice(0.5), 0.8), (zpy.Tangent(w=0.0), 1.0))
     assert dy == pytest.approx(4 * 0.5 * 0.8)
     assert zpy.jvp(build_and_apply_a_subclass, (0.5,), (1.0,)) == (2.0, 4.0)
+

@@ -517,11 +517,10 @@ class _Forward:
         for s in b.stmts:
             self._statement(s, out)
         if b.handler is not None:
-            if any(isinstance(a, Var) and a in self.facts.active for a in b.handler.args):
-                raise self.refuse("an exception handler that a differentiated value reaches", None,
-                                  "use reverse mode (zpy.gradient or zpy.jacobian), or move the try out of "
-                                  "the differentiated code")
-            nb.handler = Jump(self.ids[b.handler.target], [self.sub(a) for a in b.handler.args])
+            target = self.p.blocks[b.handler.target]
+            nb.handler = Jump(self.ids[b.handler.target], [self.sub(a) for a in b.handler.args] + [
+                self._zero_where_made(a, nb) if is_zero(self.tangent(a)) else self.tangent(a)
+                for p, a in zip(target.args[1:], b.handler.args) if p in self.facts.active])
         t = b.term
         if isinstance(t, Return):
             y = self.sub(t.value)
@@ -535,6 +534,25 @@ class _Forward:
         else:
             nb.term = Raise(self.sub(t.exc), None if t.cause is None else self.sub(t.cause), t.line)
         nb.stmts = out
+
+    def _zero_where_made(self, op: Operand, current: Block) -> Operand:
+        """A concrete zero tangent of ``op`` made where ``op`` is (at the
+        function's start for a constant): an exception handler's values are
+        handed to it where each block of the ``try`` starts, before anything
+        the block (``current``, being made) computes."""
+        if isinstance(op, Const) and type(op.value) in (float, complex, int, bool):
+            return Const(runtime.zero_tangent(op.value))
+        v = self.sub(op)
+        for b in self.f.blocks.values():
+            at = 0 if b.id == self.ids[self.p.entry.id] and isinstance(v, Const) or v in b.args else next(
+                (i + 1 for i, s in enumerate(b.stmts) if s.var == v), None)
+            if at is not None and b is not current:
+                z = self.f.new_var(None)
+                b.stmts.insert(at, Statement(z, Const(runtime.zero_operand), [v], [], None))
+                return z
+        raise self.refuse("a value without a tangent that an exception handler receives as a differentiated "
+                          "one, from a loop in the try", None, "move the loop out of the try, or use reverse mode "
+                          "(zpy.gradient or zpy.jacobian)")
 
     def _jump(self, j: Jump, out: list[Statement]) -> Jump:
         target = self.p.blocks[j.target]
@@ -770,9 +788,65 @@ class _Forward:
             return
         out.remove(copy)  # runtime.push makes the call
         dcallee = self.tangent(s.callee)
-        pair = self.emit(out, runtime.push, copy.callee, args_t, kw_t, dargs_t, dkw_t,
-                         *(() if is_zero(dcallee) else (dcallee,)), line=s.line, pure=False)
+        fn = self.facts.callee(s)
+        called = s.args[0] if fn in _CALLS_FIRST and s.args else s.callee
+        known = called.value if isinstance(called, Const) else self.facts.static.get(called)
+        held = is_zero(self.tangent(called)) and self._held(called, {}) \
+            and not (type(known) is types.FunctionType and known in runtime.MACHINERY_PUSHES)  # (J of J...)
+        pair = self.f.new_var(None)
+        out.append(Statement(pair, Const(runtime.push), [copy.callee, args_t, kw_t, dargs_t, dkw_t,
+                                                         *(() if is_zero(dcallee) else (dcallee,))],
+                             [("held", Const(True))] if held else [], s.line, False))
         self._set(s, self._split(s, copy, pair, out), out)
+
+    def _held(self, op: Operand, seen: dict) -> bool:
+        """Whether ``op`` is made here of constants alone: a global, a
+        constant, a free variable (see :meth:`_cell_held`), or the value of
+        a call, attribute or nested function made of such values alone,
+        nothing differentiated changing it in place. A closure it holds has
+        a zero tangent for certain (``runtime.push``'s ``held``: ``L =
+        make_loss(np.ones(2)); L(x)``), where one reaching it from a
+        parameter may be a closure whose tangent a caller dropped (a rule
+        calling its function argument). ``seen``: the values decided, and
+        those being decided (``None``: a loop, not held)."""
+        if isinstance(op, Const):
+            return True
+        if op in seen:
+            return bool(seen[op])
+        seen[op] = None
+        seen[op] = self._made_held(op, seen)
+        return seen[op]
+
+    def _made_held(self, op: Operand, seen: dict) -> bool:
+        s = self.defs.get(op) if isinstance(op, Var) else None
+        if s is None or op in self.facts.active:
+            return False  # (a parameter, a value of a loop)
+        fn = self.facts.callee(s)
+        if fn is ops.make_function:
+            names = cells.captured_names(s.args[0].value) & {*self.p.cellvars, *self.p.freevars}
+            return all(self._cell_held(n, seen) for n in names) and all(
+                self._held(a.value if isinstance(a, Starred) else a, seen) for a in s.args[1:])
+        if fn is ops.load_deref:
+            return self._cell_held(s.args[0].value, seen)
+        if fn is ops.load_global:
+            return op in self.facts.static  # (not a global it assigns)
+        if fn in (ops.store_deref, ops.store_global, ops.make_scope):
+            return False  # (a generator expression may read a cell)
+        return all(self._held(a.value if isinstance(a, Starred) else a, seen)
+                   for a in (s.callee, *s.args, *(v for _, v in s.kwargs)))
+
+    def _cell_held(self, name: str, seen: dict) -> bool:
+        """Whether the cell ``name`` holds constants alone (see
+        :meth:`_held`): a free variable of a function that shares no cells
+        with its caller (one that does may read a nested function capturing
+        them), or a variable of this function that only it assigns, each
+        time a held value (no parameter's: a parameter may hold a closure
+        whose tangent a caller dropped)."""
+        if name in self.p.freevars:
+            return not self.outer and not self.given
+        stores = [t for t in self.defs.values() if self.facts.callee(t) is ops.store_deref and t.args[0].value == name]
+        return bool(stores) and name not in cells.rebound_names(self.p) \
+            and name not in self.p.signature.names() and all(self._held(t.args[1], seen) for t in stores)
 
     def _closure(self, s: Statement, copy: Statement, out: list[Statement]) -> None:
         """A nested function that captures cells holding one value each
@@ -914,6 +988,10 @@ class _Forward:
         else:
             self.emit(out, fn, dtarget, args[1], line=s.line, pure=False)
 
+
+_CALLS_FIRST = (runtime.J, runtime.J_nested)
+"""Gradient code's calls of the function given first (whose own tangent
+``runtime.push``'s ``held`` is about)."""
 
 _PUSHES = (runtime.push, runtime.push_method, runtime.push_in_place, runtime.iter_in_step)
 """The calls made at run time with their tangents, which return the pair

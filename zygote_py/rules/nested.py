@@ -360,13 +360,14 @@ def J(f, /, *args, **kwargs):
 
 
 
-def J_forward(args, kwargs, dargs, dkwargs):
+def J_forward(args, kwargs, dargs, dkwargs, held=False):
     """Forward mode through ``J`` (gradient code pushed forward: ``zpy.hvp``
     of a function whose gradient calls what the compiler could not see, or
-    another function): the call pushed forward, and its pullback a
-    :class:`runtime.Pullback` that keeps the call (made again when it is
-    called), whose tangent is that of its fields ``f`` and ``args``, as its
-    gradient is (:func:`runtime.pullback_gradient`)."""
+    another function): the call pushed forward (``held``: see
+    ``runtime.push``), and its pullback a :class:`runtime.Pullback` that
+    keeps the call (made again when it is called), whose tangent is that of
+    its fields ``f`` and ``args``, as its gradient is
+    (:func:`runtime.pullback_gradient`)."""
     (f, *fargs), (df, *dfargs) = args, dargs
     mutable = [isinstance(a, (list, dict, np.ndarray)) for a in fargs]
     own = f in registry.CHANGES_IN_PLACE  # (one of the mutation pass's changes: see below)
@@ -380,12 +381,12 @@ def J_forward(args, kwargs, dargs, dkwargs):
     # (and each name for it) from there on: its tangent is pushed on copies, leaving the tangents given (which
     # may be the caller's, or another value's) as they were.
     given = runtime.copied(tuple(dfargs), changed) if own else tuple(dfargs)
-    y, dy = runtime.push(f, tuple(fargs), kwargs, given, dkwargs, df)
+    y, dy = runtime.push(f, tuple(fargs), kwargs, given, dkwargs, df, held)
     helper = getattr(f, "__module__", None) == runtime.unbroadcast.__module__  # (gives back a gradient it takes)
     if not own and any(m and (y is a and not helper or not tangent.same(a, before))
                        for m, a, before in zip(mutable, fargs, kept)):
         _refuse_change(f)
-    pullback = runtime.Pullback(None, f, kept, kwargs, changed=changed)
+    pullback = runtime.Pullback(None, f, kept, kwargs, changed=changed, held=held)
     return (y, pullback), (dy, runtime.pullback_gradient(df, dkept, dict(dkwargs) if kwargs else None))
 
 
@@ -429,7 +430,7 @@ def call_pullback_forward(args, kwargs, dargs, dkwargs):
     dvargs = (df, *dfargs) if method else dfargs
     with pullback.lent():  # (V's captured variables are f's, and a closure's cells hold what they held at the call)
         _, dv = runtime.push(v, (dy, *vargs), pullback.kwargs, (ddy, *dvargs),
-                             runtime.field(dpullback, "kwargs") or {}, None if method else df)
+                             runtime.field(dpullback, "kwargs") or {}, None if method else df, pullback.held)
     return grads, runtime.zero_tangent(grads) if dv is None else from_v(dv)
 
 

@@ -165,14 +165,17 @@ class Pullback:
     ``rules.nested``). Its gradient is the gradient of the call's inputs
     through it, in ``J``'s convention. Calling it calls the pullback; called
     again, it pulls back through a new forward of the call (the first call
-    may have emptied the pullback's stacks)."""
+    may have emptied the pullback's stacks). ``held``: ``f`` holds
+    constants alone (see ``runtime.push``), and so does the code computing
+    its pullback, which shares its captured variables."""
 
-    __slots__ = ("back", "f", "args", "kwargs", "param_out", "changed", "cells")
+    __slots__ = ("back", "f", "args", "kwargs", "param_out", "changed", "cells", "held")
 
     def __init__(self, back: Callable, f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
-                 changed: Optional[int] = None, cells: Optional[tuple[tuple, tuple, tuple]] = None):
+                 changed: Optional[int] = None, cells: Optional[tuple[tuple, tuple, tuple]] = None,
+                 held: bool = False):
         self.back, self.f, self.args, self.kwargs = back, f, args, kwargs
-        self.param_out, self.changed, self.cells = param_out, changed, cells
+        self.param_out, self.changed, self.cells, self.held = param_out, changed, cells, held
 
     def __call__(self, dy: Any) -> Any:
         back, self.back = self.back, None

@@ -39,13 +39,18 @@ from .sparse import dense
 from .values import unshared
 
 
-def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any = None) -> tuple[Any, Any]:
+def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any = None,
+         held: bool = False) -> tuple[Any, Any]:
     """``(f(*args, **kwargs), its tangent)`` for a callee known only at run
     time, given the arguments' tangents (``None``: zero) and the callee's
     own, ``df``: an object's whose class defines ``__call__`` in Python, or
     a function's (a ``Tangent`` of its captured variables and default
-    values, as its gradient is). The tangent is concrete (a zero, not
-    ``None``) for a float output. An operator on an object whose class
+    values, as its gradient is). ``held``: the forward transform knows the
+    callee (``J``'s: the function it calls) to be made of constants alone, so that a closure's captured
+    arrays have zero tangents for certain (without it, a closure given no
+    tangent that captured differentiable values is refused: a rule calling
+    its function argument drops that function's tangent). The tangent is
+    concrete (a zero, not ``None``) for a float output. An operator on an object whose class
     defines it in Python (``__add__``...) pushes that method forward."""
     methods = overload(f) if args else None
     if methods is not None:
@@ -87,7 +92,7 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
         return y, zero_tangent(y)
     pushed = MACHINERY_PUSHES.get(f) if type(f) is types.FunctionType else None
     if pushed is not None:  # (J and call_pullback: the value changes too, a pullback becoming a Pullback)
-        return pushed(args, kwargs, dargs, dkwargs)
+        return pushed(args, kwargs, dargs, dkwargs, held=True) if held else pushed(args, kwargs, dargs, dkwargs)
     if type(f) is types.FunctionType and f.__module__.startswith(_MACHINERY) and f.__code__ not in READABLE \
             and (f in _PULLBACKS or registry.lookup(f) is None):
         raise NoDerivativeRule(
@@ -102,13 +107,13 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
     if implementation is not None:
         return push(implementation, args, kwargs, dargs, dkwargs)
     if type(f) is functools._lru_cache_wrapper:  # (see J)
-        return push(f.__wrapped__, args, kwargs, dargs, dkwargs, df)
+        return push(f.__wrapped__, args, kwargs, dargs, dkwargs, df, held)
     if type(f) is np.vectorize:
         return push(vectorized(f), args, kwargs, dargs, dkwargs, df)
     if type(f) is functools.partial:  # its tangent (made above) holds those of its arguments
         return push(f.func, (*f.args, *args), {**f.keywords, **kwargs},
                     (*(field(df, "args") or (None,) * len(f.args)), *dargs),
-                    {**(field(df, "keywords") or {}), **dkwargs}, field(df, "func"))
+                    {**(field(df, "keywords") or {}), **dkwargs}, field(df, "func"), held)
     if type(f) is Pullback:  # (gradient code calls a pullback it made directly: call_pullback, dy not None)
         return push(call_pullback, (f, *args), kwargs, (df, *dargs), dkwargs)
     call = python_method(type(f), "__call__")
@@ -134,7 +139,7 @@ def push(f: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict, df: Any
     if isinstance(f, types.FunctionType):
         # (a rule's vjp captures the rule, registered code whose float default values, odeint's h0=0.0,
         # are no differentiated value)
-        return seam.compiler().call_jvp(f, args, kwargs, dargs, dkwargs, entry=f.__code__ in READABLE)
+        return seam.compiler().call_jvp(f, args, kwargs, dargs, dkwargs, entry=held or f.__code__ in READABLE)
     names = field_constructor(f) if isinstance(f, type) else None
     if names is not None:  # a namedtuple's or a plain dataclass's fields get their arguments' tangents
         y = f(*args, **kwargs)
@@ -300,6 +305,8 @@ def attribute_tangent(obj: Any, name: str, dobj: Any, default: Any = MISSING, dd
         if isinstance(y, (types.BuiltinMethodType, types.MethodType)) and y.__self__ is obj:
             return dobj  # a bound method's tangent is its object's: push hands it to push_method
         return getattr(dobj, name) if name in LINEAR_ATTRIBUTES else zero_tangent(y)
+    if isinstance(y, types.BuiltinMethodType) and y.__self__ is obj:
+        return dobj  # (d.values, xs.index: the same, for a list's, a dict's... pushed by the method's rule)
     if isinstance(obj, tuple) and name in getattr(obj, "_fields", ()):
         return dobj[obj._fields.index(name)]
     if isinstance(dobj, Tangent) and name in tangent.fields(obj):
