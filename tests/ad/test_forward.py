@@ -428,3 +428,43 @@ def test_a_method_called_through_super_has_its_objects_tangent():
     assert dy == pytest.approx(4 * 0.5 * 0.8)
     assert zpy.jvp(build_and_apply_a_subclass, (0.5,), (1.0,)) == (2.0, 4.0)
 
+
+class _Pairs:
+    """An iterator whose ``__iter__`` returns it without starting over."""
+
+    def __init__(self, xs):
+        self.xs, self.i = xs, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i + 1 >= len(self.xs):
+            raise StopIteration
+        self.i += 1
+        return self.xs[self.i - 1], self.xs[self.i]
+
+
+def squared_steps(x):
+    return sum((b - a) ** 2 for a, b in _Pairs(x))
+
+
+def two_pairs_by_next(x):
+    pairs = _Pairs(x)
+    a, b = next(pairs)
+    c, d = next(pairs)
+    return a * d - b * c
+
+
+@pytest.mark.parametrize("f", [squared_steps, two_pairs_by_next])
+def test_an_iterators_own_next_is_refused_where_its_items_were_read(f):
+    """Forward mode crashed (``StopIteration``; ``'Tangent' object is not
+    an iterator``): the items were read for the value, then the tangent
+    pushed ``__next__`` again, or took the object's tangent for an
+    iterator. Refused as reverse mode refuses them, saying what to
+    change."""
+    x = np.array([0.1, 0.7, 0.2, 1.5])
+    with pytest.raises(zpy.NoDerivativeRule, match="start over in __iter__|make it a list first"):
+        zpy.jvp(f, (x,), (np.ones(4),))
+    with pytest.raises(zpy.NoDerivativeRule, match="start over in __iter__|make it a list first"):
+        zpy.gradient(f, x)

@@ -152,9 +152,7 @@ def next_(iterator, *default):
     """``next(it)``: the iterator's gradient has the item's at the
     item's position (the default's when it was exhausted)."""
     if type(iterator) is not runtime.EagerIterator:
-        raise errors.NoDerivativeRule(
-            f"no rule for the derivative of next() on a {type(iterator).__name__}",
-            hint="make it a list first (list(it)) and index that")
+        raise runtime.next_refused(iterator)
     k, n = iterator.position, len(iterator.items)
     y = next(iterator, *default)
 
@@ -169,6 +167,8 @@ def next_(iterator, *default):
 def next_push(y, iterator, *default, diterator, ddefault):
     if diterator is None:
         return runtime.zero_tangent(y)
+    if runtime.python_method(type(iterator), "__next__") is not None:
+        raise runtime.next_refused(iterator)  # (its tangent is the object's, no iterator: the item was read already)
     sentinel = object()
     d = next(diterator, sentinel)
     return runtime.tangent_of_items(default, ddefault)[0] if d is sentinel else d
@@ -336,7 +336,13 @@ def indexable_push(y, xs, *, dxs):
         it, dit = runtime.push(method, (xs,), {}, (dxs,), {})
         if it is not xs:
             return list(dit)
-        return [runtime.push(runtime.python_method(type(xs), "__next__"), (xs,), {}, (dit,), {})[1] for _ in y]
+        step, out = runtime.python_method(type(xs), "__next__"), []
+        for _ in y:
+            try:
+                out.append(runtime.push(step, (xs,), {}, (dit,), {})[1])
+            except StopIteration:  # (the items were read for the value: an __iter__ not starting over)
+                raise runtime.not_started_over(xs) from None
+        return out
     runtime.check_iterated(xs)
     return list(dxs)
 

@@ -46,6 +46,7 @@ from .objects import (  # noqa: F401
 )
 from .iterators import (  # noqa: F401
     check_iterated, check_unchanged, count_items, EagerIterator, filter_spans, indexable, items_read, iterator_gradient,
+    next_refused, not_started_over,
     ITEM_READERS, items_first, ITERATORS, like_iterable, own_iter, position, read_ahead, reversed_spans, source_versions, take, tangent_of_items, TangentView,
 )
 from .cells import (  # noqa: F401

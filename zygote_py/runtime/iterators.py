@@ -307,11 +307,27 @@ def count_items(xs: Any) -> int:
         return 0  # (a generator, or an iterator over its fields: differentiated as it is)
     n = sum(1 for _ in xs)
     if iter(xs) is xs and n and next(iter(xs), _END) is _END:
-        raise NoDerivativeRule(
-            f"the items of a {type(xs).__name__} whose __iter__ returns it without starting over: they are read "
-            "once to count them, then differentiated",
-            hint="start over in __iter__ (self.i = 0; return self)")
+        raise not_started_over(xs)
     return n
+
+
+def next_refused(iterator: Any) -> NoDerivativeRule:
+    """The error for ``next(it)`` on an iterator other than an
+    :class:`EagerIterator` (whose items, and their positions, are known):
+    an object whose class's ``__next__`` is Python code, whose tangent is
+    the object's, no iterator over tangents."""
+    return NoDerivativeRule(f"no rule for the derivative of next() on a {type(iterator).__name__}",
+                            hint="make it a list first (list(it)) and index that")
+
+
+def not_started_over(xs: Any) -> NoDerivativeRule:
+    """The error for an object whose ``__iter__`` returns it without
+    starting over, whose items are read twice (once for the value, once
+    differentiated)."""
+    return NoDerivativeRule(
+        f"the items of a {type(xs).__name__} whose __iter__ returns it without starting over: they are read "
+        "once to count them, then differentiated",
+        hint="start over in __iter__ (self.i = 0; return self)")
 
 
 _END = object()
