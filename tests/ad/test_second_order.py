@@ -299,3 +299,25 @@ def test_map_of_a_builtin_function_at_second_order():
     dx, dy = zpy.gradient(d, xs, ys)
     assert np.allclose(dx, [math.exp(x) * a for x, a in zip(xs, v)])
     assert np.allclose(dy, [a * sy + np.dot(v, ys) for a in v])
+
+
+def powered_by_a_recursive_nested_function(x):
+    def power(v, n):
+        if n == 0:
+            return 1.0
+        return v * power(v, n - 1)
+    return np.sum(power(x, 3)) + power(x[0], 2) * x[1]
+
+
+def test_a_recursive_nested_function_at_second_order(monkeypatch):
+    """A nested function calling itself (it captures itself, and nothing
+    differentiated) was refused at second order: its pullback's plan
+    refused every function capturing itself."""
+    from zygote_py import derivatives
+
+    x = np.array([0.5, -1.2])
+    assert_second_order(powered_by_a_recursive_nested_function, x)
+    monkeypatch.setattr(derivatives, "_hvp_reverse", None)  # forward over reverse, or a TypeError
+    v = np.array([0.3, 0.7])
+    want = fd_jacobian(gradient_of(powered_by_a_recursive_nested_function), x) @ v
+    np.testing.assert_allclose(zpy.hvp(powered_by_a_recursive_nested_function, (x,), (v,))[0], want, rtol=1e-5)

@@ -863,7 +863,8 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
         if rule is not None:
             return (runtime.rule_vjp(rule, n, tuple(kwargs)), lambda w: (None, *w[:n + len(kwargs)]),
                     lambda t: t[1:], True)
-    if isinstance(f, types.FunctionType) and not _calls_itself(f):
+    if isinstance(f, types.FunctionType) and not (_calls_itself(f) and captures(f)):
+        # (a recursive nested function capturing nothing differentiated has no gradient of its own)
         active, numeric = masks(f, args, kwargs)
         self_active = captures(f)
         entry = compiled(f, active, numeric, self_active, param_out, cells_out)
@@ -883,8 +884,8 @@ def vjp_plan(f: Any, args: tuple, kwargs: dict, param_out: Optional[int] = None,
         return (v, lambda w: (None, raw_cotangent(init, False, sig, n, keywords, (None, None, *w[1:]))),
                 lambda t: (None, *call_cotangent(init, False, sig, n, keywords, t[1])[2:]), False)
     raise NoDerivativeRule(
-        f"differentiating the pullback of a call of {name} (a functools.partial or a function that captures "
-        "itself) is not supported: a second derivative through gradient code that "
+        f"differentiating the pullback of a call of {name} (a functools.partial, or a function that captures "
+        "itself and differentiated values) is not supported: a second derivative through gradient code that "
         "calls it at run time, or a third derivative",
         hint="call a plain function instead")
 
