@@ -267,6 +267,7 @@ def test_emitted_modules_run_without_zygote_py(tmp_path, realistic):
             args = tuple(source.Params(normal(3), 0.3) if isinstance(a, str) else a for a in args)
             y = fn(*args)
             cot = {k: normal(*np.shape(v)) for k, v in y.items()} if isinstance(y, dict) else \
+                tuple(normal(*np.shape(v)) for v in y) if isinstance(y, tuple) else \
                 1.0 if np.ndim(y) == 0 else normal(*np.shape(y))
             jobs.append((f"{stem}_grad", function, args, cot, not isinstance(y, dict) and np.ndim(y) == 0))
             expected.append((fn, args, y, cot))
