@@ -429,13 +429,13 @@ def _arrays(ir: IR, facts: Facts, incoming: dict[Var, list], stmts: list[Stateme
                and s.args[0] in changing and isinstance(s.args[1], Const) and s.args[1].value == 0}
     slices = {s.var for s in stmts if facts.callee(s) is slice}
     slices |= {s.var for s in stmts if facts.callee(s) is ops.build_tuple and any(_slice(a, slices) for a in s.args)}
+    calls = [(s, fn, _array_valued(fn, s)) for s in stmts for fn in (facts.callee(s),)]  # (the same each round)
     while True:
         arrays = facts.arrays
         arrays.clear()
         arrays |= given | params
-        for s in stmts:
-            fn = facts.callee(s)
-            if (_array_valued(fn, s) and not may_overload(s, facts, lambda v: v in arrays or v in facts.numeric)
+        for s, fn, valued in calls:
+            if (valued and not may_overload(s, facts, lambda v: v in arrays or v in facts.numeric)
                     or member(fn, _NEW_ARRAYS) or copies.get(s.var) in arrays or changed.get(s.var) in arrays
                     or s.args and s.args[0] in arrays and (
                         _is_view(s, facts) or member(fn, KEEPS_KIND)
