@@ -319,6 +319,9 @@ def is_array_valued(fn: Any, given: int = 0, keywords: tuple = ()) -> bool:
     return unless is None or unless[0] not in keywords and given <= unless[1]
 
 
+_marks: list["Mark"] = []
+
+
 class Mark:
     """A property of functions that a rule module records and the compiler
     or the runtime reads: ``MARK(f, g)`` marks ``f`` and ``g``, and ``f in
@@ -326,6 +329,7 @@ class Mark:
 
     def __init__(self) -> None:
         self._keys: set = set()
+        _marks.append(self)
 
     def __call__(self, *fns: Any) -> None:
         self._keys.update(key(fn) for fn in fns)
@@ -436,6 +440,16 @@ def is_builtin_rule(fn: Any) -> bool:
 def is_nondifferentiable(fn: Any) -> bool:
     """Whether ``fn``'s output carries no gradient, by registration."""
     return _entry(fn) is NONDIFFERENTIABLE
+
+
+def registered(fn: Any) -> bool:
+    """Whether ``fn`` has an entry in any of the registry's tables (a rule,
+    a pushforward, a mark...): where it has none, the compiler's decisions
+    about a call of it rest on its code alone (see ``ad.analysis.Like``)."""
+    k = key(fn)
+    return (_entry(fn) is not None or any(k in t for t in (*_special.values(), _push_user, _push_builtin,
+                                                            _array_valued, _constant))
+            or any(fn in m for m in _marks))
 
 
 def remove(fn: Any) -> bool:

@@ -162,6 +162,19 @@ def test_hessian_of_a_quadratic_written_with_methods(no_reverse_over_reverse):
     assert zpy.hessian(quadratic_with_methods, X) == pytest.approx(A, rel=1e-12)
 
 
+def test_a_second_hessian_of_methods_compiles_nothing(monkeypatch):
+    """The pullback of the mutation pass's ``call_method`` captures the
+    object, another at each call: forward mode pushes it with the
+    compilation made for the first (``analysis.Like``: the object's class
+    is what it rests on), not a new one per Hessian."""
+    zpy.hessian(quadratic_with_methods, X)
+    compiled = []
+    monkeypatch.setattr(zpy.ad.pipeline.CompiledJvp, "__init__", lambda self, *a: compiled.append(a))
+    monkeypatch.setattr(zpy.ad.pipeline, "_compile", lambda *a: compiled.append(a))
+    assert zpy.hessian(quadratic_with_methods, X) == pytest.approx(A, rel=1e-12)
+    assert compiled == []
+
+
 def test_hvp_of_a_function_with_default_values(no_reverse_over_reverse):
     """Its gradient function gives one gradient per argument
     (``runtime.per_argument``), read by forward mode."""

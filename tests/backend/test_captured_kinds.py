@@ -405,3 +405,73 @@ def test_a_property_named_like_a_field():
         do, dx = zpy.gradient(apply, lambda x, n: warmer(o, x), 1.5)[1], zpy.gradient(warmer, o, 1.5)
         assert do == pytest.approx(68.0, rel=1e-12)
         assert dx[1] == pytest.approx(68.0, rel=1e-12) and dx[0].c == pytest.approx(1.8 * 1.5, rel=1e-12)
+
+
+def with_weight(w):
+    def weight(x, s=w):  # (no captured variables: inlined, its default s held as a constant)
+        return s * x * x
+
+    def loss(x):
+        return np.sum(weight(x) + x)
+    return loss
+
+
+def test_a_captured_function_with_another_default_is_compiled_again(compilations):
+    """A captured function is held to its code and its default values
+    (``analysis.Like``), not to the object: the inliner binds ``s`` to the
+    default, so another one is compiled again (each gradient against
+    central differences, in both modes and at second order), and the
+    first, made anew with the same default, reuses its compilation."""
+    two, three = 2.0, 3.0
+    for w in (two, three, two):
+        loss = with_weight(w)
+        check_program(loss, X)
+        np.testing.assert_allclose(zpy.gradient(loss, X)[0], 2 * w * X + 1, rtol=1e-12)
+    assert compilations.count(loss.__code__) == 2
+
+
+def scaled_square(k):
+    def square(x):  # (captures k, an int that forward mode can hold fixed: called through J, never inlined)
+        return k * x * x
+
+    def loss(x):
+        return np.sum(square(x) + x)
+    return loss
+
+
+class Cube:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        return self.k * x ** 3
+
+
+class Square(Cube):
+    def __call__(self, x):
+        return self.k * x * x
+
+
+def through(f):
+    def loss(x):
+        return np.sum(f(x) + x)
+    return loss
+
+
+def test_a_closure_rebuilt_around_new_functions_and_objects_reuses_its_compilation(compilations):
+    """A closure made anew around a function made anew (of the same code,
+    capturing another int) or an object of the same class (another
+    field) is compiled once: the compiled code reads the captured value
+    when it runs; an object of another class is compiled again. Each
+    gradient against central differences, in both modes and at second
+    order."""
+    for k in (2, 3, -1):
+        loss = scaled_square(k)
+        check_program(loss, X)
+        np.testing.assert_allclose(zpy.gradient(loss, X)[0], 2 * k * X + 1, rtol=1e-12)
+    assert compilations.count(loss.__code__) == 1
+    for f, want in ((Square(2.0), 4.0 * X + 1), (Square(3.0), 6.0 * X + 1), (Cube(2.0), 6.0 * X * X + 1)):
+        loss = through(f)
+        check_program(loss, X)
+        np.testing.assert_allclose(zpy.gradient(loss, X)[0], want, rtol=1e-12)
+    assert compilations.count(loss.__code__) == 2

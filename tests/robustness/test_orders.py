@@ -58,6 +58,19 @@ def test_third_derivatives_of_fuzz_programs(program_dir, seed):
     assert_right(out)
 
 
+def test_a_tangent_iterator_over_a_range_of_gradient_code(program_dir):
+    """Fuzz program 105: forward mode over its gradient code gave a
+    ``range`` (a loop's trip count replayed) that it takes for a changing
+    object the zero tangent ``None``, then iterated over it in step with
+    the range ("'NoneType' object is not iterable"): its tangent is a zero
+    per item now. ``hvp`` and ``jvp`` of the gradient against central
+    differences."""
+    prog = fp.load(program_dir, fp.write_program(fp.Chooser(random.Random(105).randint)).source).prog
+    out = orders.check_orders(prog, fp.POINTS[0], (*fp.DIRECTION, None))
+    assert_right(out)
+    assert out.counts[("hvp", "ok")] == out.counts[("jvp of grad", "ok")] == 1
+
+
 @settings(max_examples=6, **SETTINGS)
 @given(test_random_programs.programs(loops=True), st.integers(0, 3))
 def test_second_derivatives_of_random_float_programs(program_dir, program, n):

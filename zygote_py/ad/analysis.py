@@ -22,8 +22,10 @@ import builtins
 import functools
 import importlib
 import math
+import numbers
 import operator
 import statistics
+import sys
 import types
 import warnings
 from dataclasses import dataclass, field
@@ -255,14 +257,94 @@ class Kind:
         return value_kind(value) == self.key
 
 
+class Like:
+    """A guard's expected value for a closure cell holding a Python
+    function, an object of a class of the user's or a string: the compiled
+    code reads the cell when it runs, and the compiler asked of the value
+    only what this compares, so that a closure made anew at each call (a
+    rule's pullback capturing another's, ``update_in_place``'s
+    ``plain_back``; the object a method's pullback captures) reuses the
+    compilation:
+
+    - of a function: its code, globals, module and name, and its default
+      values (the same objects), which is what the inliner and the
+      analyses of its code read (its own captured values are read by its
+      own compilation, guarded in turn, when it is called);
+    - of an object: its class (its methods, its ``__call__``);
+    - of a string: its text;
+    - of a function or an object, that the registry has no entry for it
+      (a rule found for it would have been inlined).
+    """
+
+    __slots__ = ("value", "cls", "code", "globals", "names", "defaults", "kwdefaults")
+
+    def __init__(self, value: Any):
+        self.value, self.cls = value, type(value)
+        self.code = getattr(value, "__code__", None) if self.cls is types.FunctionType else None
+        if self.code is not None:
+            self.globals, self.names = value.__globals__, (value.__module__, value.__qualname__)
+            self.defaults, self.kwdefaults = value.__defaults__ or (), dict(value.__kwdefaults__ or {})
+
+    @classmethod
+    def of(cls, value: Any) -> Optional["Like"]:
+        """The :class:`Like` of ``value``, or None where the compilation is
+        held to the same object (a container, an array, a module, a class,
+        a library's object...)."""
+        t = type(value)
+        if t in (str, bytes):
+            return cls(value)
+        if t is not types.FunctionType and (isinstance(value, _HELD_AS_IS) or _library_class(t)):
+            return None
+        return None if registry.registered(value) else cls(value)
+
+    def holds(self, now: Any) -> bool:
+        if now is self.value:
+            return True
+        if type(now) is not self.cls:
+            return False
+        if self.cls in (str, bytes):
+            return now == self.value
+        if registry.registered(now):
+            return False
+        if self.code is None:
+            return True
+        kw = now.__kwdefaults__ or {}
+        return now.__code__ is self.code and now.__globals__ is self.globals \
+            and (now.__module__, now.__qualname__) == self.names and _same(now.__defaults__ or (), self.defaults) \
+            and kw.keys() == self.kwdefaults.keys() and _same(tuple(kw.values()), tuple(self.kwdefaults.values()))
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+_HELD_AS_IS = (types.ModuleType, types.BuiltinFunctionType, type, types.MethodType, np.ndarray, np.generic,
+               tuple, list, dict, set, frozenset, range, slice, numbers.Number)
+"""Captured values a compilation is held to as they are (for numbers and
+arrays, their :class:`Kind` where the compiler takes them as constants)."""
+
+
+def _library_class(t: type) -> bool:
+    """A class of Python's own or of :data:`LIBRARIES` (its objects may be
+    read by the compiler in ways of their own: a SciPy distribution's
+    methods are rules)."""
+    module = (t.__module__ or "").partition(".")[0]
+    return module in LIBRARIES or module in sys.stdlib_module_names
+
+
 def guard(facts: "Facts", v: Var) -> Optional[tuple]:
     """The guard a compilation reading ``v`` rests on: ``v``'s origin
     (``("global", name, value)`` or ``("cell", cell, value)``, held to the
     same object), but for a cell holding a constant, held to its
-    :class:`Kind`; None if ``v`` is no global or cell read."""
+    :class:`Kind`, and for one holding a function or an object, to its
+    :class:`Like`; None if ``v`` is no global or cell read."""
     origin = facts.origin.get(v)
-    if origin is not None and origin[0] == "cell" and v in facts.constants:
-        return ("cell", origin[1], Kind(value_kind(origin[2])))
+    if origin is not None and origin[0] == "cell":
+        if v in facts.constants:
+            return ("cell", origin[1], Kind(value_kind(origin[2])))
+        like = Like.of(origin[2])
+        if like is not None:
+            return ("cell", origin[1], like)
     return origin
 
 

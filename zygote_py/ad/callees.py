@@ -18,7 +18,8 @@ their arguments in place (:mod:`.mutation` differentiates those as
 calls), called with arguments that bind to their parameters at compile
 time (and are not nested functions: see :mod:`.cells`), outside ``try``. The
 compiled result is guarded on the global naming ``g`` (rebinding it
-compiles again).
+compiles again), or on the cell holding it (another function of the same
+code, globals and default values reuses it: ``analysis.Like``).
 """
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
     (see the module docstring), and then the calls those bring, to
     :data:`DEPTH` levels. Returns the guards the result rests on (the
     globals naming the functions inlined)."""
-    from .analysis import _MISSING, Facts, static_values
+    from .analysis import _MISSING, Facts, guard, static_values
     from .mutation.versions import changed_positions
     from .pipeline import primal_ir  # (pipeline builds on this module)
 
@@ -97,7 +98,7 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
                      if fn.__globals__.get(name, builtins.__dict__.get(name, _UNBOUND)) is not value},
                     s.line if ours else None)
             if isinstance(s.callee, Var) and s.callee in facts.origin:
-                guards.append(facts.origin[s.callee])
+                guards.append(guard(facts, s.callee))
             guards += [("cell", _ModuleGlobal.of(g.__globals__, name), value) for name, value in outside.values()]
             inlined += 1
         displays = _dict_calls(ir, facts)

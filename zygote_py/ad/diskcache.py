@@ -366,6 +366,8 @@ def _fingerprint(value: Any, home: dict) -> Optional[_Fingerprint]:
     constant's guard holds it to (an :class:`~.analysis.Kind`), an array's
     dtype and number of dimensions (its *kind*), or else the value itself
     by :func:`_reference`. None: no fingerprint."""
+    if type(value) is analysis.Like:  # (held to the very value in another process)
+        value = value.value
     if isinstance(value, types.FunctionType):
         return _function_fingerprint(value, home)
     if type(value) is analysis.Kind:

@@ -45,7 +45,7 @@ from .mutation import versions as mutation_pass
 from ..runtime.arguments import call_cotangent, defaulted, raw_cotangent
 from ..runtime.arrays import is_foreign
 from ..runtime.values import captures_differentiable, cell_value, is_differentiable_value
-from .analysis import LIBRARIES, Facts, Kind, attrs_kind, is_float, kind, static_values
+from .analysis import LIBRARIES, Facts, Kind, Like, attrs_kind, is_float, kind, static_values
 
 
 def _without_gc(build: Callable) -> Callable:
@@ -485,7 +485,8 @@ def _guards_hold(fn: types.FunctionType, generation: int, globals_: list[tuple],
     """Whether a compilation of ``fn`` is still valid: no rule registered
     or removed since, and every global and cell it specialised on still
     holding the same object (a global may also be a builtin), or, for a
-    cell holding a constant, one of the same :class:`~.analysis.Kind`."""
+    cell holding a constant, one of the same :class:`~.analysis.Kind`, for
+    one holding a function or an object, one :class:`~.analysis.Like` it."""
     if registry.generation() != generation:
         return False
     g = fn.__globals__
@@ -497,11 +498,12 @@ def _guards_hold(fn: types.FunctionType, generation: int, globals_: list[tuple],
             now = cell.cell_contents
         except ValueError:
             return False
-        if now is not v and not (type(v) is Kind and v.holds(now)):
+        if now is not v and not (type(v) in _EXPECTED and v.holds(now)):
             return False
     return True
 
 
+_EXPECTED = (Kind, Like)
 GONE = _GONE = object()
 _BUILTINS = builtins.__dict__
 _PRIMALS: "weakref.WeakKeyDictionary[types.CodeType, IR]" = weakref.WeakKeyDictionary()

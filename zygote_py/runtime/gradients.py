@@ -399,6 +399,8 @@ def changing_zero(x: Any, made: Optional[dict] = None) -> Any:
         z.update((k, changing_zero(v, made)) for k, v in x.items())
     elif type(x) is tuple:
         z = tuple(changing_zero(v, made) for v in x)
+    elif type(x) is range:  # (its items' zeros, which a tangent iterator run in step with one over it gives)
+        z = [0] * len(x)
     elif may_change(x):
         z = made[id(x)] = Tangent()
         tangent.values(z).update((k, changing_zero(getattr(x, k), made)) for k in tangent.fields(x) if hasattr(x, k))
