@@ -227,6 +227,7 @@ class _Reverse(prepare.Preparation):
         self._adjoint()
         self._drop_unread_stacks()
         idioms.as_methods(self.f, self.facts.arrays, self.facts.callee)
+        reverse_passes.numbers_stored_in_place(self.f)
         self.f.cellvars = sorted(set(self.f.cellvars) | set(self.forward_cells))
         self.a.freevars = sorted(self.forward_cells_used)
         return Transformed(self.f, self.a, list(self.guards.values()), self.changed_params, self.stored_globals,
