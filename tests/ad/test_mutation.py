@@ -2040,6 +2040,9 @@ def test_which_stores_are_of_numbers_into_arrays_made_here():
         d = zpy.differentiable(f)
         d.gradient(X)
         assert ("store_item" not in d.source) == made, (f.__name__, d.source)
+    d = zpy.differentiable(filled_then_a_branch)  # (y may get no gradient: the pullback's list starts from none)
+    d.gradient(X, 1)
+    assert "dy = runtime.number_buffer(dy)" in d.source and "is_number_zero(dy)" not in d.source
 
 
 class Stack:

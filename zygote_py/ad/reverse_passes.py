@@ -512,10 +512,13 @@ def adjoint_live_sets(ir: IR, order: list[int], also_read: Optional[dict[Var, se
 _ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.mod, operator.pow}
 
 
-def elementwise_rule(r: RuleIR) -> bool:
-    """Whether ``r`` is an elementwise operation's rule (whose gradient
-    can be a number: it broadcasts)."""
-    return isinstance(r.target, np.ufunc) or passes.member(r.target, _ELEMENTWISE)
+def takes_zero(r: RuleIR) -> bool:
+    """Whether ``r``'s pullback takes the number 0 (no gradient yet) for
+    an array's gradient: an elementwise operation's (whose gradient can be
+    a number: it broadcasts), and ``mutation.store_number``'s, so that a
+    loop filling an array keeps its pullback's list of numbers (see
+    :func:`item_buffers`) where the array may get no gradient."""
+    return isinstance(r.target, np.ufunc) or passes.member(r.target, _ELEMENTWISE) or r.target is mutation.store_number
 
 
 def same_shape(r: RuleIR, args: list[Operand], numbers: set[Var]) -> frozenset[str]:
