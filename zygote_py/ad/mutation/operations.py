@@ -12,6 +12,11 @@ what was written:
   rest (its items at ``key`` were overwritten, so their gradient is zero).
   An integer-array key that repeats an index is refused (which write wins is
   NumPy's business, not a derivative).
+- ``store_number(obj, key, value)``: ``store_item`` of a real number at an
+  integer into a one-dimensional float array the function made (see
+  :mod:`.fills`), whose rule needs nothing but the key: the forward pass
+  stores in place, and a loop's pullback takes the items' gradients out of
+  a list.
 - ``add_at(obj, key, value)`` (``np.add.at``): the array's gradient passes
   through; each of ``value``'s items gets the gradient at its index.
 - A NumPy call's ``out=y`` (a ufunc's, ``np.sum``'s, by keyword or by
