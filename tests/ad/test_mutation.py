@@ -1945,11 +1945,104 @@ def test_a_change_another_name_may_see_is_refused():
 
 def test_filling_an_array_costs_one_gradient_array_not_one_per_item():
     """The gradient of ``y`` before each ``y[i] = ...`` is ``y``'s own gradient
-    with a zero written in (no copy per item): the emitted pullback zeroes it
-    in place (``take_item_owned``)."""
+    with a zero written in (no copy per item): the emitted pullback takes each
+    item's gradient out of a list of them and zeroes it there, and the forward
+    pass stores in place, recording neither the array's dtype nor the value."""
     fill = zpy.differentiable(fill_in_a_loop)
     fill.gradient(X)
-    assert "mutation.take_item_owned(dy" in fill.source
+    assert "dy = runtime.number_buffer(" in fill.source and "dy[i] = 0.0" in fill.source
+    assert "y_1[i] = " in fill.source and "dtype" not in fill.source and "store_item" not in fill.source
+
+
+def filled_with_a_shifted_index(x):
+    y = np.ones(len(x))
+    for i in range(1, len(x)):
+        y[i] = x[i] * x[i - 1]
+    return np.sum(y ** 2)
+
+
+def filled_at_a_constant_index(x):
+    y = np.zeros(3, dtype=float)
+    for i in range(len(x)):
+        y[0] = x[i] * x[0]
+    return np.sum(y * y) + y[0]
+
+
+def filled_then_a_branch(x, c):
+    y = np.zeros(len(x))
+    for i in range(len(x)):
+        y[i] = math.cos(x[i]) * x[0]
+    if c > 0:
+        return np.sum(y * x)
+    return np.sum(x)
+
+
+def filled_and_read_back(x):
+    y = np.empty(4)
+    y[0] = x[0]
+    for i in range(1, 4):
+        y[i] = y[i - 1] * x[i] + 1.0
+    return np.sum(y * y)
+
+
+def filled_with_integers(x):
+    y = np.zeros(len(x), dtype=int)  # (truncates: no gradient flows through the stores)
+    for i in range(len(x)):
+        y[i] = x[i] * 3.0
+    return np.sum(y * x)
+
+
+FILL_CASES = [
+    (fill_in_a_loop, (X,)),
+    (filled_with_a_shifted_index, (X,)),
+    (filled_at_a_constant_index, (X,)),
+    (filled_then_a_branch, (X, 1)),
+    (filled_then_a_branch, (X, -1)),
+    (filled_and_read_back, (X,)),
+    (filled_with_integers, (X,)),
+]
+
+
+@pytest.mark.parametrize("f, args", FILL_CASES, ids=lambda v: getattr(v, "__name__", None))
+def test_arrays_filled_with_numbers(f, args):
+    """Stores of numbers into a float array the function made
+    (``mutation.store_number``: in place, the pullback taking each item's
+    gradient out of a list), and those that are not such (an integer array),
+    against central differences; and forward mode, along each coordinate."""
+    grads = check(f, *args)
+    x = args[0]
+    for k in range(x.size):
+        e = np.eye(x.size)[k]
+        slope = (f(x + STEP * e, *args[1:]) - f(x - STEP * e, *args[1:])) / (2 * STEP)
+        _, tangent = zpy.jvp(f, args, (e, *(0.0 for _ in args[1:])))
+        assert abs(tangent - slope) <= 1e-6 * max(1.0, abs(slope)), (f.__name__, k, tangent, slope)
+        assert abs(grads[0][k] - slope) <= 1e-6 * max(1.0, abs(slope))
+
+
+def test_a_gradient_list_of_numbers_for_no_gradient():
+    """``runtime.number_buffer`` of no gradient (0) reads 0.0 at any item, and
+    gives no gradient back; of an array, its items, given back as an array."""
+    from zygote_py import runtime
+    empty = runtime.number_buffer(0)
+    assert empty[3] == 0.0 and runtime.number_gradient(empty) == 0
+    items = runtime.number_buffer(np.array([1.5, -2.0]))
+    assert items == [1.5, -2.0]
+    items[0] = 0.0
+    assert np.array_equal(runtime.number_gradient(items), [0.0, -2.0])
+
+
+def test_which_stores_are_of_numbers_into_arrays_made_here():
+    """Only a store of a real number at an integer into a one-dimensional
+    float array the function made is a ``store_number``: not into an
+    integer array, nor into an argument."""
+    for f, made in [(fill_in_a_loop, True), (filled_with_a_shifted_index, True), (filled_at_a_constant_index, True),
+                    (filled_with_integers, False)]:
+        d = zpy.differentiable(f)
+        d.gradient(X)
+        assert ("store_item" not in d.source) == made, (f.__name__, d.source)
+    d = zpy.differentiable(filled_then_a_branch)  # (y may get no gradient: the pullback's list starts from none)
+    d.gradient(X, 1)
+    assert "dy = runtime.number_buffer(dy)" in d.source and "is_number_zero(dy)" not in d.source
 
 
 class Stack:

@@ -133,6 +133,53 @@ def test_values_stored_into_arrays_at_second_order():
     assert_second_order(f, np.array([0.5, -1.2, 2.0]))
 
 
+def filled(x):
+    y = np.empty(len(x))
+    for i in range(len(x)):
+        y[i] = x[i] * np.sin(x[i])
+    return np.sum(y * x)
+
+
+def filled_from_one(x):
+    y = np.ones(len(x))
+    for i in range(1, len(x)):  # (y[0] is never taken: its item of the gradient's list gets none)
+        y[i] = x[i] * x[i - 1]
+    return np.sum(y ** 2)
+
+
+def filled_at_one_index(x):
+    y = np.zeros(3, dtype=float)
+    for i in range(len(x)):
+        y[0] = x[i] * x[0]
+    return np.sum(y * y) + y[0]
+
+
+def filled_maybe_unused(x):
+    y = np.zeros(len(x))
+    for i in range(len(x)):
+        y[i] = x[i] * x[0]
+    if x[1] > 0:  # (else y gets no gradient: the pullback's list of numbers is made of none)
+        return np.sum(y * x)
+    return np.sum(x ** 3)
+
+
+@pytest.mark.parametrize("f, x", [
+    (filled, [0.5, -1.2, 2.0, 0.3]),
+    (filled_from_one, [0.5, -1.2, 2.0, 0.3]),
+    (filled_at_one_index, [0.5, -1.2, 2.0, 0.3]),
+    (filled_maybe_unused, [0.5, 1.2, 2.0, 0.3]),
+    (filled_maybe_unused, [0.5, -1.2, 2.0, 0.3]),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_arrays_filled_with_numbers_at_second_and_third_order(f, x):
+    """Gradient code whose forward pass stores numbers in place and whose
+    pullback takes them out of a list (``runtime.number_buffer``), in both
+    compositions, and differentiated once more. Was: the list's gradient
+    held None for an item the loop never took (a crash)."""
+    x = np.array(x)
+    assert_second_order(f, x)
+    assert_third_order(f, x)
+
+
 # -- refusals at second order of code whose gradient works ---------------------------------------
 
 class Cubic:

@@ -405,7 +405,7 @@ _NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like
                np.arange, np.linspace, np.eye, np.identity}
 """Array constructors (not differentiable, but their values are arrays)."""
 
-KEEPS_KIND = {mutation.store_item, mutation.delete_item, mutation.update_in_place, mutation.update_maybe_array,
+KEEPS_KIND = {mutation.store_item, mutation.store_number, mutation.delete_item, mutation.update_in_place, mutation.update_maybe_array,
               mutation.add_at, mutation.snapshot, mutation.snapshot_holder, mutation.adopt}
 """Changes made in place (see :mod:`zygote_py.ad.mutation`), whose value is
 their first argument changed, and copies: of an array, an array."""
@@ -952,11 +952,11 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
         return op in num
 
     defs = {s.var: s for s in stmts}
-    counters = {s.var for s in stmts if facts.callee(s) is ops.iternext and _integer(s.var, facts, defs)}
+    counters = {s.var for s in stmts if facts.callee(s) is ops.iternext and is_integer(s.var, facts, defs)}
     matrices = {a for a, k in given if k == ARRAY}
     matrices |= {v for v in facts.constants if kind(facts.static[v]) == ARRAY}
     rows = {s.var for s in stmts if s.args and s.args[0] in matrices and (
-        facts.callee(s) is operator.getitem and len(s.args) == 2 and _integer(s.args[1], facts, defs))}
+        facts.callee(s) is operator.getitem and len(s.args) == 2 and is_integer(s.args[1], facts, defs))}
     valued = {id(s): _array_valued(facts.callee(s), s) for s in stmts}  # (asked in every round below: once)
     _arrays(ir, facts, incoming, stmts, rows, valued)
     shapes = {s.var for s in stmts if facts.callee(s) is getattr and len(s.args) == 2 and s.args[0] in facts.arrays
@@ -1037,7 +1037,7 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     while True:  # (items of vectors are numbers, and arrays built of numbers are vectors: one greatest fixed point)
         items.clear()
         items.update(s.var for s in stmts if s.args and (s.args[0] in facts.vectors or s.args[0] in made)
-                     and item_of_array(s) and _integer(s.args[1], facts, defs))
+                     and item_of_array(s) and is_integer(s.args[1], facts, defs))
         _scalars(ir, [a for a, k in given if k in (NUMBER, FLOAT, SEQUENCE)]
                  + number_constants + sorted(tuples, key=lambda v: v.id), items | loop_items, facts, incoming, stmts)
         if not _drop_vectors(made, facts, incoming):
@@ -1164,14 +1164,18 @@ def _shrink(facts: set, stmts: list[Statement], incoming: dict, holds: Callable[
                 changed = True
 
 
-def _integer(op: Any, facts: Facts, defs: dict[Var, Statement]) -> bool:
-    """Whether an operand is an integer: a constant, or the variable of a
-    ``for`` loop over a ``range``."""
+def is_integer(op: Any, facts: Facts, defs: dict[Var, Statement]) -> bool:
+    """Whether an operand is a Python integer: a constant, the variable of
+    a ``for`` loop over a ``range``, or the sum, difference or product of
+    such integers (``x[i - 1]``)."""
     if isinstance(op, Const):
         return type(op.value) is int
     if op in facts.indices:
         return True
     s = defs.get(op)
+    if s is not None and facts.callee(s) in (operator.add, operator.sub, operator.mul) and len(s.args) == 2 \
+            and not s.kwargs:
+        return all(is_integer(a, facts, defs) for a in s.args)
     if s is None or facts.callee(s) is not ops.iternext:
         return False
     it = defs.get(s.args[0])

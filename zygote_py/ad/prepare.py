@@ -21,7 +21,7 @@ from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, St
 from ..rules import higher_order
 from . import analysis, cells, idioms
 from .analysis import Facts
-from .mutation import loops as mutation_loops, versions as mutation_pass
+from .mutation import fills, loops as mutation_loops, versions as mutation_pass
 
 SEQUENCES = (ops.build_list, ops.build_tuple, list, tuple, sorted)
 """Calls whose values a loop indexes as they are."""
@@ -269,6 +269,9 @@ class Preparation:
         if made:
             mutation_pass.snapshot_reads(self.f, self.facts, self.shared)
             self._analyse(active)
+            analysis.numeric(self.f, numeric, self.facts)
+            if fills.number_stores(self.f, self.facts):
+                self._analyse(active)
         return [self.f.names[p] for p in self.f.entry.args if p in changed]
 
     def _spread_calls(self) -> bool:

@@ -227,6 +227,7 @@ class _Reverse(prepare.Preparation):
         self._adjoint()
         self._drop_unread_stacks()
         idioms.as_methods(self.f, self.facts.arrays, self.facts.callee)
+        reverse_passes.numbers_stored_in_place(self.f)
         self.f.cellvars = sorted(set(self.f.cellvars) | set(self.forward_cells))
         self.a.freevars = sorted(self.forward_cells_used)
         return Transformed(self.f, self.a, list(self.guards.values()), self.changed_params, self.stored_globals,
@@ -915,7 +916,7 @@ class _Reverse(prepare.Preparation):
             known, first = set(a.blocks), len(cur.stmts)
             # an array's gradient that may be the 0 no path gave (see _simplify_adjoint): a rule that
             # reshapes it (concatenate's, cumsum's) would fail on it; it gives no gradients
-            guard = self._may_be_zero(dy) and s.var in self.facts.arrays and not reverse_passes.elementwise_rule(r)
+            guard = self._may_be_zero(dy) and s.var in self.facts.arrays and not reverse_passes.takes_zero(r)
             if guard:
                 body, skip, join = a.new_block(), a.new_block(), a.new_block()
                 cond = _call(a, cur, runtime.is_number_zero, dy, pure=True, line=s.line)

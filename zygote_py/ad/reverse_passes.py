@@ -336,9 +336,14 @@ def item_buffers(a: IR, item_adds: set[int]) -> bool:
     of its items' gradients while the loop runs: made where the loop is
     entered (``runtime.item_buffer``), added to with ``g[i] += v``, no call
     per item, and turned back into the gradient where the loop is left
-    (``runtime.item_gradient``). A loop left by more than one edge keeps
-    the calls. Returns whether it changed anything."""
-    if not item_adds:
+    (``runtime.item_gradient``). So is the gradient of an array the loop
+    filled with numbers (``mutation.store_number``), from which each step
+    takes an item's gradient (``number_at(g, i)``, then ``g =
+    without_number_owned(g, i)``): ``g[i]``, then ``g[i] = 0.0``, on
+    ``runtime.number_buffer``'s list. A loop left by more than one edge
+    keeps the calls. Returns whether it changed anything."""
+    if not item_adds and not any(_is_call(st, mutation.without_number_owned) for b in a.blocks.values()
+                                 for st in b.stmts):
         return False
     preds = predecessors(a)
     where = {id(st): b for b in a.blocks.values() for st in b.stmts}
@@ -353,6 +358,13 @@ def item_buffers(a: IR, item_adds: set[int]) -> bool:
             for v in vars_in(j.args):
                 reads.setdefault(v, []).append((b.id, j))
     entry_values = set(a.entry.args) | {st.var for st in a.entry.stmts}
+
+    def adds_item(r: Any, cur: Var) -> bool:
+        return id(r) in item_adds and r.args[0] == cur and cur not in r.args[1:] and r.args[1] in entry_values
+
+    def takes_number(r: Any, cur: Var) -> bool:
+        return _is_call(r, mutation.without_number_owned) and r.args[0] == cur and cur not in r.args[1:]
+
     changed = False
     for h, body in natural_loops(a).items():
         exits = [(bid, t) for bid in body for t in a.blocks[bid].successors() if t not in body]
@@ -361,10 +373,14 @@ def item_buffers(a: IR, item_adds: set[int]) -> bool:
         out = a.blocks[exits[0][1]]
         header = a.blocks[h]
         for p, g in enumerate(header.args):
-            chain, cur = [], g
+            chain, numbers, cur = [], [], g
             while True:
                 inside = [(bid, r) for bid, r in reads.get(cur, [])
                           if bid in body and not (isinstance(r, Jump) and r.target not in body)]
+                read = [r for _, r in inside if _is_call(r, mutation.number_at) and r.args[0] == cur
+                        and cur not in r.args[1:]]
+                inside = [(bid, r) for bid, r in inside if not any(r is n for n in read)]
+                numbers += read
                 if len(inside) != 1:
                     break
                 bid, r = inside[0]
@@ -372,13 +388,18 @@ def item_buffers(a: IR, item_adds: set[int]) -> bool:
                     if r.target == h and r.args.index(cur) == p and r.args.count(cur) == 1 and chain:
                         chain.append(r)
                     break
-                if id(r) not in item_adds or r.args[0] != cur or cur in r.args[1:] or r.args[1] not in entry_values:
+                if not (adds_item(r, cur) or takes_number(r, cur)):
                     break
                 chain.append(r)
                 cur = r.var
-            if not chain or not isinstance(chain[-1], Jump) or len({st.args[1] for st in chain[:-1]}) != 1:
+            if not chain or not isinstance(chain[-1], Jump):
                 continue
-            x = chain[0].args[1]
+            steps = chain[:-1]
+            taken = all(takes_number(st, st.args[0]) for st in steps)
+            if not taken and (numbers or len({st.args[1] for st in steps}) != 1
+                              or not all(adds_item(st, st.args[0]) for st in steps)):
+                continue
+            x = None if taken else steps[0].args[1]
             for q in preds[h]:
                 if q in body:
                     continue
@@ -387,29 +408,58 @@ def item_buffers(a: IR, item_adds: set[int]) -> bool:
                     if j.target == h:
                         buf = a.new_var(a.names.get(g))
                         at = max((k + 1 for k, st in enumerate(stmts) if st.var in (j.args[p], x)), default=0)
-                        stmts.insert(at, Statement(buf, Const(runtime.item_buffer), [j.args[p], x]))
+                        stmts.insert(at, Statement(buf, Const(runtime.number_buffer), [j.args[p]]) if taken
+                                     else Statement(buf, Const(runtime.item_buffer), [j.args[p], x]))
                         j.args[p] = buf
             env = {}
-            for st in chain[:-1]:
+            for st in steps:
                 b = where[id(st)]
-                old, new = a.new_var(), a.new_var()
-                _, _, key, v = st.args
                 at = b.stmts.index(st)
-                b.stmts[at:at + 1] = [Statement(old, Const(operator.getitem), [g, key], [], st.line),
-                                      Statement(new, Const(operator.iadd), [old, v], [], st.line),
-                                      Statement(a.new_var(), Const(operator.setitem), [g, key, new], [], st.line, False)]
+                if taken:
+                    b.stmts[at:at + 1] = [Statement(a.new_var(), Const(operator.setitem), [g, st.args[1], Const(0.0)],
+                                                    [], st.line, False)]
+                else:
+                    old, new = a.new_var(), a.new_var()
+                    _, _, key, v = st.args
+                    b.stmts[at:at + 1] = [Statement(old, Const(operator.getitem), [g, key], [], st.line),
+                                          Statement(new, Const(operator.iadd), [old, v], [], st.line),
+                                          Statement(a.new_var(), Const(operator.setitem), [g, key, new], [], st.line,
+                                                    False)]
                 env[st.var] = g
+            for r in numbers:  # (read before the step that zeros it: not pure, so that nothing moves it past that)
+                r.callee, r.pure = Const(operator.getitem), False
             passes.substitute(a, env)
             leaving = next(j for j in header.jumps() if j.target == out.id)
             for v in [g, *(q for q, w in zip(out.args, leaving.args) if w == g)]:  # (the list, after the loop)
                 done = a.new_var(a.names.get(v))
                 passes.substitute(a, {v: done}, set(a.blocks) - body)
-                out.stmts.insert(0, Statement(done, Const(runtime.item_gradient), [v, x], [], None, True))
+                out.stmts.insert(0, Statement(done, Const(runtime.number_gradient), [v], [], None, True) if taken
+                                 else Statement(done, Const(runtime.item_gradient), [v, x], [], None, True))
             changed = True
     return changed
 
 
-_IN_PLACE_FORMS = {runtime.add_at: runtime.add_to, mutation.take_item: mutation.take_item_owned}
+def numbers_stored_in_place(f: IR) -> None:
+    """``y_1 = mutation.store_number(y, k, v)`` in the forward pass ``f``
+    (an array the function made and fills with numbers; its rule needs
+    nothing of it) becomes ``y[k] = v``: ``y_1`` is ``y``, the same
+    object, so every read of it reads ``y`` (the pullback reads the
+    forward pass's values through cells, which ``f`` stores)."""
+    env: dict[Var, Operand] = {}
+    for b in f.blocks.values():
+        for st in b.stmts:
+            if _is_call(st, mutation.store_number):
+                env[st.var] = st.args[0]
+                st.var, st.callee = f.new_var(), Const(operator.setitem)
+    passes.substitute(f, env)
+
+
+def _is_call(st: Any, fn: Any) -> bool:
+    return isinstance(st, Statement) and isinstance(st.callee, Const) and st.callee.value is fn
+
+
+_IN_PLACE_FORMS = {runtime.add_at: runtime.add_to, mutation.take_item: mutation.take_item_owned,
+                   mutation.without_number: mutation.without_number_owned}
 """Gradient updates and the forms of them that may change their first
 argument in place (checking at run time that nothing else refers to it)."""
 
@@ -462,10 +512,13 @@ def adjoint_live_sets(ir: IR, order: list[int], also_read: Optional[dict[Var, se
 _ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.mod, operator.pow}
 
 
-def elementwise_rule(r: RuleIR) -> bool:
-    """Whether ``r`` is an elementwise operation's rule (whose gradient
-    can be a number: it broadcasts)."""
-    return isinstance(r.target, np.ufunc) or passes.member(r.target, _ELEMENTWISE)
+def takes_zero(r: RuleIR) -> bool:
+    """Whether ``r``'s pullback takes the number 0 (no gradient yet) for
+    an array's gradient: an elementwise operation's (whose gradient can be
+    a number: it broadcasts), and ``mutation.store_number``'s, so that a
+    loop filling an array keeps its pullback's list of numbers (see
+    :func:`item_buffers`) where the array may get no gradient."""
+    return isinstance(r.target, np.ufunc) or passes.member(r.target, _ELEMENTWISE) or r.target is mutation.store_number
 
 
 def same_shape(r: RuleIR, args: list[Operand], numbers: set[Var]) -> frozenset[str]:

@@ -32,8 +32,8 @@ the functions.
   ``numpy_reductions.extremum_grad`` (``max``'s gradient) gathers it back
   from the elements it selected; ``field``, ``attribute_gradient``,
   ``without_field``, ``like_iterable``, ``sequence_gradient``, ``repeated``,
-  ``user_gradient``, ``item_buffer`` and ``item_gradient`` move
-  gradients about, and their cotangents go back the same way.
+  ``user_gradient``, ``item_buffer``, ``item_gradient``, ``number_buffer``
+  and ``number_gradient`` move gradients about, and their cotangents go back the same way.
 - ``runtime.J`` and ``runtime.call_pullback``, which gradient code calls
   for what it cannot see at compile time (a callee known only at run time,
   an object's construction, a helper that changes its argument, and every
@@ -239,6 +239,27 @@ def item_gradient(values, x):
     def back(dg):
         return (None if dg is None else np.asarray(runtime.dense(dg)).tolist(), None)
     return runtime.item_gradient(values, x), back
+
+
+@adjoint(runtime.number_buffer)
+def number_buffer(g):
+    """The gradient of a float vector as a list of its items' gradients (in
+    gradient code differentiated again): the list's gradient is the
+    array's (0 for an item that got none: one the loop did not take)."""
+    def back(dl):
+        if dl is None or g is None or runtime.is_number_zero(g):
+            return (None,)
+        return (np.array([0.0 if v is None else v for v in runtime.dense(dl)]),)
+    return runtime.number_buffer(g), back
+
+
+@adjoint(runtime.number_gradient)
+def number_gradient(values):
+    def back(dg):
+        if dg is None or type(values) is not list:
+            return (None,)
+        return (np.asarray(runtime.dense(dg)).tolist(),)
+    return runtime.number_gradient(values), back
 
 
 @adjoint(runtime.sequence_gradient)
@@ -929,6 +950,16 @@ def item_gradient_push(y, values, x, *, dvalues):
     return runtime.item_gradient(dvalues, x)
 
 
+@pushforward(runtime.number_buffer)
+def number_buffer_push(y, g, *, dg):
+    return runtime.number_buffer(dg)
+
+
+@pushforward(runtime.number_gradient)
+def number_gradient_push(y, values, *, dvalues):
+    return runtime.number_gradient(dvalues)
+
+
 @pushforward(runtime.sequence_gradient)
 def sequence_gradient_push(y, n, key, dy, is_tuple, *, ddy):
     return runtime.sequence_gradient(n, key, ddy, is_tuple)
@@ -986,7 +1017,8 @@ registry.READS_NO_VALUES(
     operator.getitem, operator.add, operator.sub, operator.neg, operator.pos, float,
     ops.build_tuple, ops.build_list, ops.build_dict, ops.unpack, ops.unpack_starred,
     runtime.accum, runtime.spread_positional, runtime.field, runtime.sequence_gradient, runtime.like_iterable,
-    runtime.repeated, runtime.item_buffer, runtime.item_gradient, runtime.user_gradient,
+    runtime.repeated, runtime.item_buffer, runtime.item_gradient, runtime.number_buffer, runtime.number_gradient,
+    runtime.user_gradient,
     runtime.attribute_gradient, runtime.scatter, runtime.scatters, runtime.gather, runtime.unbroadcast,
     runtime.add_to, runtime.add_at, runtime.picked,
 )

@@ -28,8 +28,8 @@ from .values import (  # noqa: F401
     calls_wrapped, captures_differentiable, cell_value, is_differentiable_value, is_number, logged, unshared,
 )
 from .sparse import (  # noqa: F401
-    add_at, add_to, basic_index, dense, item_buffer, item_gradient, Items, Lazy, picked, Refused, Scatter, scatter,
-    scatters, UNSHARED,
+    add_at, add_to, basic_index, dense, item_buffer, item_gradient, Items, Lazy, number_buffer, number_gradient, picked,
+    Refused, Scatter, scatter, scatters, UNSHARED,
 )
 from .operators import (  # noqa: F401
     adds_in_python, number_type, overload, overloaded_call, OVERLOADS, python_bound_method, python_method,

@@ -7,6 +7,7 @@ May import: NumPy, :mod:`zygote_py.tangent`, :mod:`zygote_py.errors`.
 """
 from __future__ import annotations
 
+import collections
 import math
 import operator
 import re
@@ -460,6 +461,22 @@ def item_buffer(g: Any, x: np.ndarray) -> list:
 def item_gradient(values: list, x: np.ndarray) -> Items:
     """The gradient of ``x`` that :func:`item_buffer`'s list holds."""
     return Items(x.shape, x.dtype, values)
+
+
+def number_buffer(g: Any) -> Any:
+    """The gradient ``g`` of a one-dimensional float array as a list of its
+    items' gradients, which a loop that filled the array item by item
+    reads and zeros, one item per step (see :func:`number_gradient`); for
+    no gradient (0 or ``None``), a dict whose every item reads 0.0."""
+    if g is None or isinstance(g, (int, float)) and g == 0:
+        return collections.defaultdict(float)
+    return np.asarray(dense(g)).tolist()
+
+
+def number_gradient(values: Any) -> Any:
+    """The gradient that :func:`number_buffer`'s list holds (0 for its dict:
+    zeros are all it was given)."""
+    return np.array(values) if type(values) is list else 0
 
 
 _getrefcount = sys.getrefcount

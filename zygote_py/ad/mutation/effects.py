@@ -36,15 +36,19 @@ IN_PLACE = set(mut.PLAIN)
 IN_PLACE_CHANGES = (mut.update_maybe_array, mut.update_in_place)
 
 
+NUMBER_LISTS = {runtime.item_buffer, runtime.number_buffer}
+"""Callees whose result is a new list of numbers: a gradient's items (in
+gradient code differentiated again)."""
+
+
 FRESH = {
     np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
     np.array, np.copy, np.ndarray.copy, np.arange, np.linspace, np.eye, np.identity,
     ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy, list.copy, dict.copy,
-    mut.snapshot, mut.snapshot_holder, hooks.stop_gradient, runtime.item_buffer,
+    mut.snapshot, mut.snapshot_holder, hooks.stop_gradient, *NUMBER_LISTS,
 }
 """Callees whose result is a new object that nothing else refers to
-(``runtime.item_buffer``'s, a list, in gradient code differentiated
-again)."""
+(:data:`NUMBER_LISTS`' too)."""
 
 
 NEW_RESULTS = {
@@ -69,7 +73,7 @@ rather than changing the object another name may hold."""
 
 
 FRESH_ARRAYS = FRESH - {ops.build_list, ops.build_dict, ops.build_set, list, dict, copy.copy, copy.deepcopy,
-                          list.copy, dict.copy, runtime.item_buffer}
+                          list.copy, dict.copy, *NUMBER_LISTS}
 """…and is an array (so ``a += b`` changes it in place)."""
 
 
@@ -77,7 +81,7 @@ ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operat
 
 
 VERSIONED = {*ITEM_CHANGES.values(), *METHODS.values(), mut.update_in_place, mut.update_maybe_array, mut.add_at,
-              mut.init_object, mut.call_changing, mut.call_method}
+              mut.init_object, mut.call_changing, mut.call_method, mut.store_number}
 
 
 BUILDS = {ops.build_list, ops.build_tuple, ops.build_dict, ops.build_set}

@@ -12,6 +12,11 @@ what was written:
   rest (its items at ``key`` were overwritten, so their gradient is zero).
   An integer-array key that repeats an index is refused (which write wins is
   NumPy's business, not a derivative).
+- ``store_number(obj, key, value)``: ``store_item`` of a real number at an
+  integer into a one-dimensional float array the function made (see
+  :mod:`.fills`), whose rule needs nothing but the key: the forward pass
+  stores in place, and a loop's pullback takes the items' gradients out of
+  a list.
 - ``add_at(obj, key, value)`` (``np.add.at``): the array's gradient passes
   through; each of ``value``'s items gets the gradient at its index.
 - A NumPy call's ``out=y`` (a ufunc's, ``np.sum``'s, by keyword or by
@@ -334,6 +339,55 @@ def store_item_array(obj, key, value):
         dvalue, dobj = mutation.take_item(dy, key, value, dtype)
         return (dobj, None, dvalue)
     return mutation.store_item(obj, key, value), back
+
+
+def store_number(obj: np.ndarray, key: int, value: Any) -> np.ndarray:
+    """``obj[key] = value``, then ``obj``, where the compiler knows that
+    ``obj`` is a one-dimensional float array the function made itself, the
+    key an integer and the value a real number (see
+    :func:`.versions.number_stores`): its gradient needs neither the
+    array's dtype nor the value's shape, so a loop filling the array
+    records nothing but the index."""
+    obj[key] = value
+    return obj
+
+
+@adjoint(store_number)
+def store_number_(obj, key, value):
+    def back(dy):
+        dvalue = mutation.number_at(dy, key)
+        return (mutation.without_number(dy, key), None, dvalue)
+    return mutation.store_number(obj, key, value), back
+
+
+def number_at(d: Any, key: int) -> Any:
+    """The item ``key`` of the gradient ``d`` of a float vector (0 for a
+    zero gradient)."""
+    d = runtime.dense(d)
+    if d is None or isinstance(d, (int, float)) and d == 0:
+        return 0.0
+    return d[key]
+
+
+def without_number(d: Any, key: int) -> Any:
+    """The gradient ``d`` of a float vector with a zero at ``key`` (a new
+    array; a zero gradient as it is)."""
+    d = runtime.dense(d)
+    if d is None or isinstance(d, (int, float)) and d == 0:
+        return d
+    d = np.array(d, copy=True)
+    d[key] = 0.0
+    return d
+
+
+def without_number_owned(d: Any, key: int) -> Any:
+    """:func:`without_number` where the compiler knows that the variable
+    holding ``d`` is not read again: an array nothing else refers to gets
+    its zero in place."""
+    if type(d) is np.ndarray and d.base is None and sys.getrefcount(d) <= runtime.UNSHARED:
+        d[key] = 0.0
+        return d
+    return without_number(d, key)
 
 
 def add_at(obj: np.ndarray, key: Any, value: Any) -> np.ndarray:
@@ -988,8 +1042,8 @@ registry.CHANGES_FIRST_ARGUMENT(*CHANGE_THEIR_FIRST)
 
 # (the changes' pullbacks move gradients about, as a list's stack does in gradient code)
 registry.READS_NO_VALUES(
-    append, extend, insert, pop, clear, delete_item, setdefault, store_item, store_attr, update, add_at, snapshot,
-    snapshot_holder,
+    append, extend, insert, pop, clear, delete_item, setdefault, store_item, store_number, store_attr, update, add_at,
+    snapshot, snapshot_holder,
 )
 registry.nondifferentiable(write_into)
 
@@ -1073,6 +1127,7 @@ def add_at_push(y, a, indices, b, *, da, db):
 
 
 @pushforward(store_item)
+@pushforward(store_number)
 def store_item_push(y, obj, key, value, *, dobj, dvalue):
     """``store_item`` in gradient code run in forward mode (``zpy.hvp``):
     the same store into ``obj``'s tangent, which an array of integers gets
@@ -1098,6 +1153,22 @@ def take_item_owned_(d, key, value, dtype):
     def back(dy):
         return runtime.call_pullback(pullback, dy)[1:]
     return y, back
+
+
+@adjoint(mutation.without_number_owned)
+def without_number_owned_(d, key):
+    """``without_number_owned`` in gradient code being differentiated:
+    differentiated as ``without_number``, which copies."""
+    y, pullback = runtime.J(mutation.without_number, d, key)
+
+    def back(dy):
+        return runtime.call_pullback(pullback, dy)[1:]
+    return y, back
+
+
+@pushforward(mutation.without_number_owned)
+def without_number_owned_push(y, d, key, *, dd):
+    return mutation.without_number(dd, key)
 
 
 @pushforward(mutation.take_item_owned)

@@ -43,7 +43,7 @@ def held_items(f: IR, defs: dict, callee: Callable, arrays: set[Var], facts: Fac
             if callee(read) in (operator.getitem, getattr) and read.args and isinstance(read.args[0], Var) \
                     and read.args[0] not in arrays \
                     and not member(defining_call(read.args[0], defs, callee), effects.PAIRS) \
-                    and not any(defining_call(w, defs, callee) is runtime.item_buffer
+                    and not any(member(defining_call(w, defs, callee), effects.NUMBER_LISTS)
                                 for w in same_object(f, read.args[0], defs, callee)) \
                     and (owned or not _from_parameters(f, read.args[0], defs, callee)):
                 out.add(v)
@@ -383,6 +383,7 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
     # (an item of a list, an attribute of an object: not the object)
     array = not any(member(fn, effects.CONTAINERS) or isinstance(fn, type) and not issubclass(fn, np.ndarray)
                     or fn is mut.init_object for fn in made_by)
+    numbers = any(member(fn, effects.NUMBER_LISTS) for fn in made_by)  # (its items: numbers, which hold nothing)
     dicts = {ops.build_dict, dict, dict.copy}
     a_dict = any(member(fn, dicts) for fn in made_by) and all(
         fn is None or member(fn, dicts) or member(fn, effects.VERSIONED) for fn in made_by)  # (None: a block argument)
@@ -433,6 +434,8 @@ def _holders(f: IR, same: set[Var], root: Var, block: Block, change: Statement, 
                 items.append(st)
                 return False
             return True
+        if fn is operator.getitem and numbers and st.args[0] in same:
+            return False
         if fn in (operator.getitem, getattr) and st.args[0] in same:
             # an item or attribute of the object; of an array, a view unless a number (or its shape)
             if fn is operator.getitem and array and integers(st.args[1]):
