@@ -567,8 +567,7 @@ def lstm_loss_gradient(params, X, y):
     t_1 = (slice(None, None, None), 0)
     t_2 = prediction[t_1]
     t_3 = t_2 - y
-    t_4 = t_3 ** 2
-    t_5 = spread(1.0 / max(math.prod(np.shape(t_4)), 1), t_4) * (2.0 * t_3)
+    t_5 = 2.0 * t_3 * (1.0 / max(math.prod(np.shape(t_3)), 1))
     dy = -unbroadcast(t_5, y)
     dprediction = scatter(prediction, t_1, unbroadcast(t_5, t_2))
     t_5 = unbroadcast(dprediction, t)
