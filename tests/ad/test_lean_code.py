@@ -500,3 +500,25 @@ def test_a_mean_of_a_square_reads_the_size_of_what_was_squared():
     check(mean_power, w, x, y)
     source = _gradient_only_source(mean_power, w, x, y)
     assert "spread" not in source and "np.shape(t_1)" in source and "t_1 = t - y" in source, source
+
+
+def solved_squares(pair):
+    r = np.linalg.solve(pair[0], pair[1])  # (items of a list: arrays of a kind known only when it runs)
+    return np.sum(r * r)
+
+
+def test_the_two_equal_gradients_of_a_square_with_conjugates_are_one():
+    # r's kind is not known: each gradient of r * r is t * np.conjugate(r); the two are one 2 * (...), and the
+    # sum's fill is fused into the conjugate, which has r's shape
+    a, b = RNG.standard_normal((3, 3)) + 3 * np.eye(3), RNG.standard_normal(3)
+    source = _gradient_only_source(solved_squares, [a, b])
+    assert "2 * runtime.unbroadcast(np.conjugate(r) * " in source and "spread" not in source, source
+    (da, db), = zpy.gradient(solved_squares, [a, b])
+    np.testing.assert_allclose(da, numeric_gradient(lambda a: solved_squares([a, b]), (a,), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(db, numeric_gradient(lambda b: solved_squares([a, b]), (b,), 0), rtol=1e-6, atol=1e-8)
+    v = RNG.standard_normal(3)
+    h = 1e-6
+    by_differences = (zpy.gradient(solved_squares, [a, b + h * v])[0][1]
+                      - zpy.gradient(solved_squares, [a, b - h * v])[0][1]) / (2 * h)
+    second = zpy.gradient(lambda b: np.sum(zpy.gradient(solved_squares, [a, b])[0][1] * v), b)[0]
+    np.testing.assert_allclose(second, by_differences, rtol=1e-5, atol=1e-7)

@@ -301,7 +301,7 @@ def _cancel_negations(ir: IR) -> None:
     substitute(ir, env)
 
 
-_ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pow}
+_ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pow, np.conjugate}
 
 
 def fuse_fills(ir: IR) -> bool:

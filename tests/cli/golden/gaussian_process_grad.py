@@ -613,8 +613,7 @@ def kernel_gradient(params, xs, ys):
     t_3 = (None, slice(None, None, None), slice(None, None, None))
     t_5 = ys[t_3]
     t_6 = t_4 - t_5
-    t_7 = t_6 ** 2
-    distances = t_7.sum(axis=-1)
+    distances = (t_6 ** 2).sum(axis=-1)
     t_8 = t_1 ** 2
     t_10 = -0.5 * distances
     t_9 = t ** 2
@@ -623,7 +622,7 @@ def kernel_gradient(params, xs, ys):
     dy = seed_1(t_8 * t_12)
     t_14 = unbroadcast(dy * t_8, t_12) * t_12
     ddistances = unbroadcast(t_14 / t_9, t_10) * -0.5
-    t_15 = spread(np.expand_dims(ddistances, -1), t_7) * (2.0 * t_6)
+    t_15 = 2.0 * t_6 * np.expand_dims(ddistances, -1)
     dys = scatter(ys, t_3, -unbroadcast(t_15, t_5))
     dxs = scatter(xs, t_2, unbroadcast(t_15, t_4))
     dlog_signal = unbroadcast(dy * t_12, t_8) * (2.0 * t_1) * t_1
@@ -741,7 +740,7 @@ def log_marginal_likelihood_forward(params, xs, ys):
             t_33 = 0
         else:
             t_33 = spread(np.expand_dims(t_33, (-2, -1)), t_29)
-        t_33 = unbroadcast(t_33 * np.conjugate(t_28), t_28) + unbroadcast(t_33 * np.conjugate(t_28), t_28)
+        t_33 = 2 * unbroadcast(t_33 * np.conjugate(t_28), t_28)
         t_34 = accum(0, call_pullback(y_back, t_34)[2])
         if is_number_zero(t_33):
             dchol, t_33 = (0, 0)
@@ -968,7 +967,7 @@ def log_marginal_likelihood_gradient(params, xs, ys):
         t_33 = 0
     else:
         t_33 = spread(np.expand_dims(t_33, (-2, -1)), t_29)
-    t_33 = unbroadcast(t_33 * np.conjugate(t_28), t_28) + unbroadcast(t_33 * np.conjugate(t_28), t_28)
+    t_33 = 2 * unbroadcast(t_33 * np.conjugate(t_28), t_28)
     t_35 = accum(0, call_pullback(y_back, t_35)[2])
     if is_number_zero(t_33):
         dchol, t_33 = (0, 0)
