@@ -327,6 +327,23 @@ def test_twenty_functions_emit(tmp_path):  # (how long it takes: benchmarks/emit
     assert (tmp_path / "many_grad.py").read_text().count("_gradient(x, a):") == 20
 
 
+def test_emitting_again_in_one_process_writes_the_same_module(tmp_path):
+    # the writer rewrites its own copies of the compiled definitions (gast_to_ast makes new nodes), never the
+    # compilation's, which a second emit of the same functions reuses
+    from zygote_py.writer import module
+
+    first = module.emit_module(REALISTIC / "model.py").text
+    assert module.emit_module(REALISTIC / "model.py").text == first
+
+
+def test_global_names_of_annotated_and_plain_definitions():
+    from zygote_py.frontend import static
+
+    annotated = ast.parse("@deco\ndef f(x: Tau) -> Out:\n    y: Ann = g(x) + K\n    return y").body[0]
+    plain = ast.parse("def f(x):\n    y = g(x) + K\n    return y").body[0]
+    assert static.global_names(annotated) == static.global_names(plain) and set(static.global_names(plain)) == {"g", "K"}
+
+
 def test_one_function_or_method_as_a_target(capsys):
     assert main(["emit", f"{REALISTIC / 'model.py'}:squares"]) == 0
     out = capsys.readouterr().out
