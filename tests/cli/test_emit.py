@@ -129,18 +129,18 @@ def zpy_fn(module, name):
 
 
 def test_a_function_needing_zygote_py_at_run_time_fails_at_its_line(tmp_path, capsys):
-    # (a nested function called: differentiated at run time. math.hypot, and a product with what fact,
+    # (a nested function assigning a variable of this one (nonlocal): differentiated at run time. math.hypot, and a product with what fact,
     # recursive, called rather than inlined, returns, of a kind known only at run time: by their rules, which
     # check their operands are numbers)
     out = tmp_path / "g.py"
     assert main(["emit", str(CORPUS / "dynamic.py"), "-o", str(out)]) == 3
     err = capsys.readouterr().err
-    assert "dynamic.py:22: cannot emit nested: its gradient would call zygote_py.runtime.J" in err
+    assert "dynamic.py:25: cannot emit nested: its gradient would call zygote_py.runtime.J" in err
     assert "not differentiable: fact: fact has no differentiated parameter" in err
     assert "--skip-failing" in err and not out.exists() and "chain" not in err and "hyp" not in err
     # --skip-failing: the module without it, listed with its line; fact as not differentiable
     text = emit(CORPUS / "dynamic.py", out, "--skip-failing").read_text()
-    assert "#   nested (line 22): its gradient would call zygote_py.runtime.J" in text
+    assert "#   nested (line 25): its gradient would call zygote_py.runtime.J" in text
     assert "# Not differentiable:\n#   fact: fact has no differentiated parameter" in text
     assert "zygote_py import" not in text and "import zygote_py" not in text
     assert "by_rule(operator.mul, mul_any, t_1, fact(3))" in text and "by_rule(math.hypot, hypot, x, y)" in text

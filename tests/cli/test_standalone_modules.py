@@ -267,7 +267,8 @@ def test_emitted_modules_run_without_zygote_py(tmp_path, realistic):
             args = tuple(source.Params(normal(3), 0.3) if isinstance(a, str) else a for a in args)
             y = fn(*args)
             cot = {k: normal(*np.shape(v)) for k, v in y.items()} if isinstance(y, dict) else \
-                1.0 if np.ndim(y) == 0 else normal(*np.shape(y))
+                tuple(normal(*np.shape(v)) for v in y) if isinstance(y, tuple) else \
+                1.0 if np.ndim(y) == 0 else normal(*np.shape(y))  # (a pair's: a pair, as zpy.pullback checks)
             jobs.append((f"{stem}_grad", function, args, cot, not isinstance(y, dict) and np.ndim(y) == 0))
             expected.append((fn, args, y, cot))
     (tmp_path / "jobs.pkl").write_bytes(pickle.dumps((jobs, stubs)))

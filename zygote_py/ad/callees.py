@@ -49,6 +49,7 @@ from ..ir.verify import checked
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
 from .. import registry
 from . import idioms
+from .cells import rebound_names
 
 LIMIT = 80
 """The most statements a function may have to be inlined."""
@@ -284,8 +285,8 @@ def _inline_nested(ir: IR, maker: Statement, s: Statement) -> int:
     function, where the call is made: the value the closure would read.
     Returns 1 if it did, else 0."""
     node = maker.args[0].value if len(maker.args) == 1 and not maker.kwargs else None
-    if not isinstance(node, gast.FunctionDef) or node.decorator_list:
-        return 0
+    if not isinstance(node, gast.FunctionDef) or node.decorator_list or rebound_names(ir):
+        return 0  # (a nested function assigning the enclosing variables (nonlocal): cells.py's)
     try:
         callee = optimize(checked(lower(node, filename=ir.filename, name=node.name,
                                         freevars=[*ir.cellvars, *ir.freevars]), "lowering a nested function"))
