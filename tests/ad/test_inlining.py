@@ -126,3 +126,30 @@ def test_a_library_function_is_not_inlined():
     assert not callees._beside(np.linalg.norm.__wrapped__, uses_a_sibling)
     assert not callees._beside(uses_a_sibling, zpy.gradient)
     assert callees._beside(sibling.drag, uses_a_sibling)
+
+
+def with_nested(x, a):
+    shift = a * 2.0
+
+    def f(v):
+        return math.sin(a * v) + shift * v * v
+    return f(x) * f(x + 1.0)
+
+
+def test_a_nested_function_called_where_it_is_defined_is_inlined():
+    # (it reads the enclosing parameter a and the value shift, each assigned once: their gradients flow through)
+    for args in ((0.7, -1.3), (-0.4, 0.9)):
+        assert_gradient(with_nested, *args)
+    zpy.gradient(with_nested, 0.7, -1.3)
+    source = pipeline.compiled(with_nested, (True, True), (3, 3), False).gradient_source
+    assert "runtime.J" not in source and "def f" not in source and "math.sin" in source, source
+    # forward mode and second order through the inlined call, against central differences of the gradient
+    x, a, h = 0.7, -1.3, 1e-6
+    (tangent,) = zpy.jvp(with_nested, (x, a), (1.0, 0.5))[1:]
+    slope = (with_nested(x + h, a + 0.5 * h) - with_nested(x - h, a - 0.5 * h)) / (2 * h)
+    assert tangent == pytest.approx(slope, rel=1e-6)
+    hessian = np.array(zpy.hessian(with_nested, x, a), dtype=float).reshape(2, 2)
+    for j, e in enumerate(np.eye(2) * h):
+        column = (np.array(zpy.gradient(with_nested, x + e[0], a + e[1]))
+                  - np.array(zpy.gradient(with_nested, x - e[0], a - e[1]))) / (2 * h)
+        np.testing.assert_allclose(hessian[:, j], column, rtol=1e-5, atol=1e-7)

@@ -470,3 +470,55 @@ def test_min_and_max_of_numbers_are_numbers():
     for x in (0.3, -0.7, 2.0):
         fd = (least_of(x + h, (0.1, 1.5)) - least_of(x - h, (0.1, 1.5))) / (2 * h)
         assert zpy.gradient(least_of, x, (0.1, 1.5))[0] == pytest.approx(fd, rel=1e-6)
+
+
+def mean_squares(w, x, y):
+    r = x @ w - y
+    return np.mean(r * r) + 0.01 * np.sum(w * w)
+
+
+def mean_power(w, x, y):
+    return np.mean((x @ w - y) ** 2)
+
+
+def test_a_mean_of_a_square_reads_the_size_of_what_was_squared():
+    # the fills of both sums are fused into their products (w, a parameter, too); the mean's count then reads
+    # np.shape(r), so the products are read only by their sums
+    w, x, y = RNG.standard_normal(3), RNG.standard_normal((5, 3)), RNG.standard_normal(5)
+    check(mean_squares, w, x, y)
+    source = _gradient_only_source(mean_squares, w, x, y)
+    assert "spread" not in source and "np.shape(r)" in source and "np.shape(t" not in source, source
+    v = RNG.standard_normal(3)
+    h = 1e-6
+    by_differences = (zpy.gradient(mean_squares, w + h * v, x, y)[0]
+                      - zpy.gradient(mean_squares, w - h * v, x, y)[0]) / (2 * h)
+    np.testing.assert_allclose(zpy.hvp(lambda w: mean_squares(w, x, y), (w,), (v,))[0], by_differences,
+                               rtol=1e-6, atol=1e-8)
+    second = zpy.gradient(lambda w: np.sum(zpy.gradient(mean_squares, w, x, y)[0] * v), w)[0]
+    np.testing.assert_allclose(second, by_differences, rtol=1e-6, atol=1e-8)
+    # (r ** 2's gradient, 2.0 * r, has r's shape too: the fill is fused into it)
+    check(mean_power, w, x, y)
+    source = _gradient_only_source(mean_power, w, x, y)
+    assert "spread" not in source and "np.shape(t_1)" in source and "t_1 = t - y" in source, source
+
+
+def solved_squares(pair):
+    r = np.linalg.solve(pair[0], pair[1])  # (items of a list: arrays of a kind known only when it runs)
+    return np.sum(r * r)
+
+
+def test_the_two_equal_gradients_of_a_square_with_conjugates_are_one():
+    # r's kind is not known: each gradient of r * r is t * np.conjugate(r); the two are one 2 * (...), and the
+    # sum's fill is fused into the conjugate, which has r's shape
+    a, b = RNG.standard_normal((3, 3)) + 3 * np.eye(3), RNG.standard_normal(3)
+    source = _gradient_only_source(solved_squares, [a, b])
+    assert "2 * runtime.unbroadcast(np.conjugate(r) * " in source and "spread" not in source, source
+    (da, db), = zpy.gradient(solved_squares, [a, b])
+    np.testing.assert_allclose(da, numeric_gradient(lambda a: solved_squares([a, b]), (a,), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(db, numeric_gradient(lambda b: solved_squares([a, b]), (b,), 0), rtol=1e-6, atol=1e-8)
+    v = RNG.standard_normal(3)
+    h = 1e-6
+    by_differences = (zpy.gradient(solved_squares, [a, b + h * v])[0][1]
+                      - zpy.gradient(solved_squares, [a, b - h * v])[0][1]) / (2 * h)
+    second = zpy.gradient(lambda b: np.sum(zpy.gradient(solved_squares, [a, b])[0][1] * v), b)[0]
+    np.testing.assert_allclose(second, by_differences, rtol=1e-5, atol=1e-7)

@@ -129,18 +129,18 @@ def zpy_fn(module, name):
 
 
 def test_a_function_needing_zygote_py_at_run_time_fails_at_its_line(tmp_path, capsys):
-    # (a nested function called: differentiated at run time. math.hypot, and a product with what fact,
+    # (a nested function assigning a variable of this one (nonlocal): differentiated at run time. math.hypot, and a product with what fact,
     # recursive, called rather than inlined, returns, of a kind known only at run time: by their rules, which
     # check their operands are numbers)
     out = tmp_path / "g.py"
     assert main(["emit", str(CORPUS / "dynamic.py"), "-o", str(out)]) == 3
     err = capsys.readouterr().err
-    assert "dynamic.py:22: cannot emit nested: its gradient would call zygote_py.runtime.J" in err
+    assert "dynamic.py:25: cannot emit nested: its gradient would call zygote_py.runtime.J" in err
     assert "not differentiable: fact: fact has no differentiated parameter" in err
     assert "--skip-failing" in err and not out.exists() and "chain" not in err and "hyp" not in err
     # --skip-failing: the module without it, listed with its line; fact as not differentiable
     text = emit(CORPUS / "dynamic.py", out, "--skip-failing").read_text()
-    assert "#   nested (line 22): its gradient would call zygote_py.runtime.J" in text
+    assert "#   nested (line 25): its gradient would call zygote_py.runtime.J" in text
     assert "# Not differentiable:\n#   fact: fact has no differentiated parameter" in text
     assert "zygote_py import" not in text and "import zygote_py" not in text
     assert "by_rule(operator.mul, mul_any, t_1, fact(3))" in text and "by_rule(math.hypot, hypot, x, y)" in text
@@ -191,11 +191,24 @@ print("ok")
     (CORPUS / "arrays.py", "v = np.arange(4.0)\nassert g.picks_gradient(v)[0].tolist() == [1.0, 2.0, 4.0, 6.0]\n"
                            "print(g.mse_gradient(np.ones(3), np.ones((4, 3)), np.zeros(4)))"),
     (EXAMPLES / "regression.py", "print(g.loss_gradient(np.ones(3), 0.5, np.ones((4, 3)), np.zeros(4)))"),
+    # (nested functions called where they are defined: inlined; checked against central differences of the source)
+    (CORPUS / "nested.py", "import nested as m\nh = 1e-6\n"
+                           "for f, args in [('closure', [1.3, 0.7]), ('scaled_norm', [np.array([0.3, -1.2, 0.8]), 0.7])]:\n"
+                           "    got = getattr(g, f + '_gradient')(*args)\n"
+                           "    for i, a in enumerate(args):\n"
+                           "        for k in np.ndindex(np.shape(a)):\n"
+                           "            up, down = np.array(a, dtype=float), np.array(a, dtype=float)\n"
+                           "            up[k] += h\n            down[k] -= h\n"
+                           "            pick = lambda v: v if np.ndim(a) else float(v)\n"
+                           "            fd = (getattr(m, f)(*args[:i], pick(up), *args[i + 1:])\n"
+                           "                  - getattr(m, f)(*args[:i], pick(down), *args[i + 1:])) / (2 * h)\n"
+                           "            assert abs(np.asarray(got[i])[k] - fd) < 1e-6 * max(1.0, abs(fd)), (f, i, k)\n"),
 ])
 def test_emitted_module_runs_with_numpy_but_without_zygote_py(tmp_path, source, body):
     site = numpy_only_path(tmp_path)
     here = tmp_path / "here"
     here.mkdir()
+    (here / source.name).write_text(source.read_text())  # (the source module beside it, as users keep it)
     emit(source, here / "gradmod.py")
     script = RUN.format(site=str(site), here=str(here), module="gradmod", body=body)
     run = subprocess.run([sys.executable, "-S", "-E", "-c", script], cwd=here, capture_output=True, text=True,
@@ -465,10 +478,8 @@ def test_unannotated_parameters_take_their_kinds_from_their_use(tmp_path, capsys
     differences; another kind is refused where it runs, naming the
     parameter."""
     source = Path(__file__).parent / "unannotated" / "unannotated.py"
-    assert main(["emit", str(source), "-o", str(tmp_path / "unannotated_grad.py")]) == 3
-    err = capsys.readouterr().err
-    assert "cannot emit closure" in err and "history" not in err
-    out = emit(source, tmp_path / "unannotated_grad.py", "--skip-failing")
+    out = emit(source, tmp_path / "unannotated_grad.py")  # (every function, closure's nested call inlined)
+    assert "cannot emit" not in capsys.readouterr().err
     assert "params: a dict (read by key) of W (a real array), b (a real array), decay (a real number)" in \
         out.read_text()
     sys.path.insert(0, str(source.parent))  # (the gradient module reads log from it)
@@ -485,6 +496,7 @@ def test_unannotated_parameters_take_their_kinds_from_their_use(tmp_path, capsys
         "generator_sum": (rng.normal(size=4), 0.7),
         "helper_loop": (rng.normal(size=4),),
         "filled": (rng.normal(size=4),),
+        "closure": (1.3, 0.7),  # (x is given to the nested function only: a number)
         "until": (rng.normal(size=3), 0.5),
         "history": (rng.normal(size=3),),
         "special": ({"k": rng.uniform(1.0, 2.0, size=5), "s": 0.3}, rng.normal(size=5)),

@@ -40,3 +40,12 @@ def test_example_gradients_match_the_api():
         np.testing.assert_allclose(got, want, rtol=1e-12)
     assert g.growth_gradient(0.3, 12)[0] == pytest.approx(zpy.gradient(regression.growth, 0.3, 12)[0], rel=1e-12)
     assert g.growth_gradient(0.3, 12)[1] is None
+
+
+def test_the_regression_gradient_is_within_one_and_a_half_times_the_hand_written_one():
+    # the README lists the hand-written loss_gradient: 14 lines; 1.5 times that is 21
+    import ast
+
+    tree = ast.parse((EXAMPLES / "regression_grad.py").read_text())
+    (fdef,) = [d for d in tree.body if isinstance(d, ast.FunctionDef) and d.name == "loss_gradient"]
+    assert fdef.end_lineno - fdef.lineno + 1 <= 21

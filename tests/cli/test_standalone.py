@@ -60,6 +60,25 @@ def test_scatter_add_at_add_to(x, key, dy):
     np.testing.assert_array_equal(standalone.add_to(0, x, key, dy), dense(runtime.add_to(0, x, key, dy)))
 
 
+A64 = rng.normal(size=(6, 4))
+
+
+@pytest.mark.parametrize("key", [
+    np.array([0, 2, 2, -1, 2]), ([1, 1, 3], slice(1, None)), (slice(None), np.array([0, 3, 3, -1])), (..., [1, 1]),
+    (slice(1, 4), [2, 0]), (np.array([0, 2, 2, 5]), np.array([1, 3, 3, -1])), ([[0], [5]], [1, 1]), A64[:, 0] > 0,
+], ids=["rows", "rows-slice", "columns", "ellipsis", "slice-columns", "pairs", "broadcast-pairs", "mask"])
+def test_scatter_adds_repeated_indices_on_dask_arrays(key):
+    # (Dask has no np.add.at: repeated positions are added by assignment, in layers of distinct ones)
+    da = pytest.importorskip("dask.array")
+    dy = rng.normal(size=A64[key].shape)
+    want = dense(runtime.scatter(A64, key, dy))
+    for x, d in ((da.from_array(A64, chunks=3), da.from_array(dy)), (da.from_array(A64, chunks=3), dy),
+                 (A64, da.from_array(dy))):
+        got = standalone.scatter(x, key, d)
+        assert isinstance(got, da.Array)
+        np.testing.assert_allclose(got.compute(), want, rtol=1e-15, atol=0)
+
+
 A48 = rng.normal(size=(4, 8))
 
 

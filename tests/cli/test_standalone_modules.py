@@ -268,7 +268,7 @@ def test_emitted_modules_run_without_zygote_py(tmp_path, realistic):
             y = fn(*args)
             cot = {k: normal(*np.shape(v)) for k, v in y.items()} if isinstance(y, dict) else \
                 tuple(normal(*np.shape(v)) for v in y) if isinstance(y, tuple) else \
-                1.0 if np.ndim(y) == 0 else normal(*np.shape(y))
+                1.0 if np.ndim(y) == 0 else normal(*np.shape(y))  # (a pair's: a pair, as zpy.pullback checks)
             jobs.append((f"{stem}_grad", function, args, cot, not isinstance(y, dict) and np.ndim(y) == 0))
             expected.append((fn, args, y, cot))
     (tmp_path / "jobs.pkl").write_bytes(pickle.dumps((jobs, stubs)))
@@ -326,6 +326,23 @@ def test_twenty_functions_emit(tmp_path):  # (how long it takes: benchmarks/emit
     source.write_text("import numpy as np\n\n\n" + body + "\n")
     assert main(["emit", str(source), "-o", str(tmp_path / "many_grad.py")]) == 0
     assert (tmp_path / "many_grad.py").read_text().count("_gradient(x, a):") == 20
+
+
+def test_emitting_again_in_one_process_writes_the_same_module(tmp_path):
+    # the writer rewrites its own copies of the compiled definitions (gast_to_ast makes new nodes), never the
+    # compilation's, which a second emit of the same functions reuses
+    from zygote_py.writer import module
+
+    first = module.emit_module(REALISTIC / "model.py").text
+    assert module.emit_module(REALISTIC / "model.py").text == first
+
+
+def test_global_names_of_annotated_and_plain_definitions():
+    from zygote_py.frontend import static
+
+    annotated = ast.parse("@deco\ndef f(x: Tau) -> Out:\n    y: Ann = g(x) + K\n    return y").body[0]
+    plain = ast.parse("def f(x):\n    y = g(x) + K\n    return y").body[0]
+    assert static.global_names(annotated) == static.global_names(plain) and set(static.global_names(plain)) == {"g", "K"}
 
 
 def test_one_function_or_method_as_a_target(capsys):

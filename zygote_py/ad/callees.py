@@ -20,6 +20,13 @@ time (and are not nested functions: see :mod:`.cells`), outside ``try``. The
 compiled result is guarded on the global naming ``g`` (rebinding it
 compiles again), or on the cell holding it (another function of the same
 code, globals and default values reuses it: ``analysis.Like``).
+
+A call of a function nested in the one being differentiated, made there
+(``def f(v): return a * v * v`` then ``f(x)``), is inlined too
+(:func:`_inline_nested`), when each variable of the enclosing function it
+reads is a parameter never assigned again or a value assigned once in
+its entry block: ``zpy emit`` then writes no nested function, and the
+gradient module needs no zygote_py when it runs.
 """
 from __future__ import annotations
 
@@ -33,13 +40,17 @@ import types
 from pathlib import Path
 from typing import Any, Optional
 
+import gast
+
 from ..errors import ZygoteError
+from ..frontend.lower import lower
 from ..ir import ops
 from ..ir.passes import optimize
 from ..ir.verify import checked
 from ..ir.core import IR, Block, Branch, Const, Jump, Operand, Raise, Return, Starred, Statement, Var
 from .. import registry
 from . import idioms
+from .cells import rebound_names
 
 LIMIT = 80
 """The most statements a function may have to be inlined."""
@@ -60,6 +71,7 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     guards = []
     rules: set[int] = set()  # the globals of the rule modules whose implementations were inlined
+    spliced = 0  # (calls of nested functions inlined: no guard)
     for _ in range(DEPTH):
         facts = Facts()
         static_values(ir, fn.__globals__, cells, facts)
@@ -69,6 +81,10 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
         defs = {s.var: s for b in ir.blocks.values() for s in b.stmts}
         inlined = 0
         for s in calls:
+            if isinstance(s.callee, Var) and s.callee in nested:
+                done = _inline_nested(ir, defs[s.callee], s)
+                inlined, spliced = inlined + done, spliced + done
+                continue
             g = facts.callee(s)
             implementation = _implementation(g if g is not _MISSING else _method_of(s, defs, facts))
             g = implementation or g
@@ -106,7 +122,7 @@ def inline_calls(ir: IR, fn: types.FunctionType) -> list[tuple]:
         inlined += len(displays)
         if not inlined:
             break
-    if guards:
+    if guards or spliced:
         optimize(checked(ir, "inlining calls"))  # (the parameters' block arguments become the values passed)
         idioms.log_appends(ir)  # (a helper's HISTORY.append(v))
     return guards
@@ -262,6 +278,44 @@ def _globals_outside(callee: IR, g: types.FunctionType, fn: types.FunctionType) 
     return out
 
 
+def _inline_nested(ir: IR, maker: Statement, s: Statement) -> int:
+    """Inline the call ``s`` of the nested function ``maker`` makes (no
+    defaults, one ``return`` or more, reading the enclosing function's
+    variables, assigning none: ``def f(v): return a * v * v``), its reads
+    of those variables (``load_deref``) then reading them in the enclosing
+    function, where the call is made: the value the closure would read.
+    Returns 1 if it did, else 0."""
+    node = maker.args[0].value if len(maker.args) == 1 and not maker.kwargs else None
+    if not isinstance(node, gast.FunctionDef) or node.decorator_list or rebound_names(ir):
+        return 0  # (a nested function assigning the enclosing variables (nonlocal): cells.py's)
+    try:
+        callee = optimize(checked(lower(node, filename=ir.filename, name=node.name,
+                                        freevars=[*ir.cellvars, *ir.freevars]), "lowering a nested function"))
+    except ZygoteError:
+        return 0
+    b = next(b for b in ir.blocks.values() if any(x is s for x in b.stmts))
+    before = ir.entry.stmts[:next(i for i, x in enumerate(b.stmts) if x is s)] if b is ir.entry else ir.entry.stmts
+    stores: dict[str, list[Statement]] = {}
+    for t in (t for c in ir.blocks.values() for t in c.stmts):
+        if isinstance(t.callee, Const) and t.callee.value is ops.store_deref:
+            stores.setdefault(t.args[0].value, []).append(t)
+    loads = {t.var: t.args[0].value for c in callee.blocks.values() for t in c.stmts
+             if isinstance(t.callee, Const) and t.callee.value is ops.load_deref}
+    params = dict(zip(ir.signature.names(), ir.entry.args))
+    values = {name: params[name] for name in loads.values() if name in params and name not in stores}
+    values.update({name: stores[name][0].args[1] for name in loads.values() if len(stores.get(name, ())) == 1
+                   and any(t is stores[name][0] for t in before) and stores[name][0].args[1] != maker.var})
+    bound = _bind(callee, types.SimpleNamespace(__defaults__=None, __kwdefaults__=None), s)
+    # (each variable it reads is a parameter never assigned again, or assigned once, in the entry block before
+    # the call: the value it reads, whose gradient then flows as any value's; else, as a variable of an
+    # enclosing function of this one, it is not inlined)
+    if bound is None or not _inlinable(callee, nested=True) or set(loads.values()) - set(values):
+        return 0
+    _splice(ir, b, next(i for i, x in enumerate(b.stmts) if x is s), callee, bound,
+            {v: values[name] for v, name in loads.items()})
+    return 1
+
+
 def _calls_itself(callee: IR, g: types.FunctionType) -> bool:
     """Whether ``g`` (whose IR is ``callee``) reads the global naming it:
     a recursive function, whose inlined body would bring the same call
@@ -272,13 +326,16 @@ def _calls_itself(callee: IR, g: types.FunctionType) -> bool:
                for b in callee.blocks.values() for s in b.stmts)
 
 
-def _inlinable(callee: IR) -> bool:
+def _inlinable(callee: IR, nested: bool = False) -> bool:
+    """Whether ``callee`` may be spliced into a caller: a ``nested``
+    function may read its enclosing function's variables."""
     sig = callee.signature
     stmts = [s for b in callee.blocks.values() for s in b.stmts]
+    refused = _REFUSED - {ops.load_deref} if nested else _REFUSED
     return (
-        sig.vararg is None and sig.kwarg is None and not callee.cellvars and not callee.freevars
+        sig.vararg is None and sig.kwarg is None and not callee.cellvars and (nested or not callee.freevars)
         and len(stmts) <= LIMIT
-        and not any(isinstance(s.callee, Const) and s.callee.value in _REFUSED for s in stmts)
+        and not any(isinstance(s.callee, Const) and s.callee.value in refused for s in stmts)
         and not any(b.handler is not None for b in callee.blocks.values())
     )
 
@@ -320,14 +377,16 @@ def _constant(value: Any) -> bool:
     return value is None or isinstance(value, (bool, int, float, complex, str, bytes, tuple, frozenset))
 
 
-def _splice(ir: IR, b: Block, i: int, callee: IR, args: list[Operand], constants: dict[Var, Const],
+def _splice(ir: IR, b: Block, i: int, callee: IR, args: list[Operand], constants: dict[Var, Operand],
             line: Optional[int] = None) -> None:
     """Replace the call ``b.stmts[i]`` by ``callee``'s blocks: ``b`` jumps
     to the copy of its entry with ``args``; each ``return v`` jumps to a new
     block holding the rest of ``b``, whose argument is the call's value.
     The statements defining the keys of ``constants`` are left out, their
-    values read as the constants. ``line``: the line of every statement
-    inlined (a rule module's code: the user's call), else the callee's."""
+    values read as the constants (or the caller's values: a nested
+    function's reads of its enclosing function's variables). ``line``: the
+    line of every statement inlined (a rule module's code: the user's
+    call), else the callee's."""
     call = b.stmts[i]
     rest = ir.new_block()
     rest.args = [call.var]

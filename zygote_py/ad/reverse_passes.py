@@ -211,7 +211,7 @@ def keywords_by_position(s: Statement, fn: types.FunctionType) -> Statement:
 
 passes.FILLS[runtime.spread] = 1  # (a sum's gradient: fused into the product that scales it, as np.full_like)
 
-_DOUBLED = {operator.mul, operator.truediv, operator.neg, runtime.unbroadcast}
+_DOUBLED = {operator.mul, operator.truediv, operator.neg, runtime.unbroadcast, np.conjugate}
 """Arithmetic whose two equal computations a gradient sum may add (see
 :func:`_doubled`)."""
 

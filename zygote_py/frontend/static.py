@@ -86,6 +86,9 @@ class StaticModule:
     resolving: set[str] = field(default_factory=set)
     home: Optional[types.ModuleType] = None
     """The module object whose dict is :attr:`namespace`."""
+    reads: dict[str, list[str]] = field(default_factory=dict)
+    """Function → the global names it reads (:meth:`global_names`, asked
+    again for each function that depends on it)."""
 
     def node(self, name: str) -> ast.FunctionDef:
         """The ``def`` of a function, or of a method ``Class.name``."""
@@ -176,7 +179,9 @@ class StaticModule:
     def global_names(self, name: str) -> list[str]:
         """The global names function ``name`` reads (nested functions and
         comprehensions included), in order of first use."""
-        return global_names(self.node(name))
+        if name not in self.reads:
+            self.reads[name] = global_names(self.node(name))
+        return self.reads[name]
 
     def dependencies(self, names: list[str]) -> list[str]:
         """``names`` and the module's functions, methods, classes and values
@@ -384,7 +389,7 @@ def _assigned(st: ast.stmt) -> list[str]:
 def global_names(node: ast.FunctionDef) -> list[str]:
     """The global names a top-level function reads, by Python's own scope
     analysis (:mod:`symtable`), in order of first use."""
-    source = ast.unparse(_without_annotations(node))
+    source = ast.unparse(node if _unannotated(node) else _without_annotations(node))
     table = symtable.symtable(source, "<def>", "exec").get_children()[0]
     found: set[str] = set()
 
@@ -398,6 +403,14 @@ def global_names(node: ast.FunctionDef) -> list[str]:
     walk(table)
     order = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in found]
     return list(dict.fromkeys(order))
+
+
+def _unannotated(node: ast.FunctionDef) -> bool:
+    """Whether ``node`` has no decorator or annotation to leave out (an
+    emitted gradient's definition): its text is read as it is."""
+    return not node.decorator_list and not any(
+        isinstance(n, ast.arg) and n.annotation is not None or isinstance(n, ast.AnnAssign)
+        or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.returns is not None for n in ast.walk(node))
 
 
 def _without_annotations(node: ast.FunctionDef) -> ast.FunctionDef:

@@ -301,7 +301,7 @@ def _cancel_negations(ir: IR) -> None:
     substitute(ir, env)
 
 
-_ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pow}
+_ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pow, np.conjugate}
 
 
 def fuse_fills(ir: IR) -> bool:
@@ -326,13 +326,18 @@ def fuse_fills(ir: IR) -> bool:
     for d in defs.values():
         if isinstance(d.callee, Const) and d.callee.value is ops.store_deref:
             stores.setdefault(d.args[0].value, []).append(d.args[1])
+    params = dict(zip(ir.signature.names(), ir.entry.args))
 
     def value(v: Operand) -> Operand:
-        """``v``, or the value stored in the cell ``v`` reads, stored once."""
+        """``v``, or the value stored in the cell ``v`` reads, stored once
+        (a parameter's cell, never stored, holds the parameter)."""
         d = defs.get(v) if isinstance(v, Var) else None
-        if d is not None and isinstance(d.callee, Const) and d.callee.value is ops.load_deref \
-                and len(stores.get(d.args[0].value, ())) == 1:
-            return stores[d.args[0].value][0]
+        if d is not None and isinstance(d.callee, Const) and d.callee.value is ops.load_deref:
+            cell = d.args[0].value
+            if len(stores.get(cell, ())) == 1:
+                return stores[cell][0]
+            if cell not in stores and cell in params:
+                return params[cell]
         return v
 
     def elementwise(v: Operand) -> Optional[Statement]:
@@ -342,12 +347,14 @@ def fuse_fills(ir: IR) -> bool:
 
     def covers(v: Operand, a: Operand) -> bool:
         """``v``'s shape includes ``a``'s: ``a`` itself, an elementwise
-        operation of it, or ``v`` the only array ``a`` was made of
-        elementwise (``a = v * v``, ``a = 2.0 * v``)."""
+        operation of it, ``v`` the only array ``a`` was made of
+        elementwise (``a = v * v``, ``a = 2.0 * v``), or both made so of
+        one array (``a = u ** 2``, ``v = 2.0 * u``)."""
         v, a = value(v), value(a)
         d, e = elementwise(v), elementwise(a)
         return v == a or d is not None and a in map(value, d.args) or e is not None and all(
-            value(x) == v or isinstance(x, Const) and type(x.value) in (int, float) for x in e.args)
+            value(x) == v or isinstance(x, Const) and type(x.value) in (int, float) for x in e.args) or \
+            _made_of(e, value) is not None and _made_of(e, value) == _made_of(d, value)
 
     for b in ir.blocks.values():
         for s in b.stmts:
@@ -362,7 +369,42 @@ def fuse_fills(ir: IR) -> bool:
                     fill.pure = True
                     fused = True
                     break
-    return fused
+    return _shapes_of_operands(ir, value, elementwise) or fused
+
+
+def _made_of(e: Optional[Statement], value: Callable[[Operand], Operand]) -> Optional[Operand]:
+    """The one array the elementwise arithmetic ``e`` is made of, with
+    numbers only (``u * u``, ``2.0 * u``, ``u ** 2``), so that it has
+    ``u``'s shape; not for what may join or repeat a list (``u + u``,
+    ``u * 2``). Else None."""
+    if e is None or any(isinstance(x, Starred) for x in e.args):
+        return None
+    numbers = [x for x in e.args if isinstance(x, Const)]
+    arrays = {value(x) for x in e.args if not isinstance(x, Const)}
+    if len(arrays) != 1 or any(type(x.value) not in (int, float) for x in numbers) or \
+            e.callee.value is operator.add and not numbers or \
+            e.callee.value is operator.mul and any(type(x.value) is int for x in numbers):
+        return None
+    return arrays.pop()
+
+
+def _shapes_of_operands(ir: IR, value: Callable[[Operand], Operand],
+                        elementwise: Callable[[Operand], Optional[Statement]]) -> bool:
+    """``np.shape(a)`` of ``a = v * v`` (:func:`_made_of` ``v``) is
+    ``np.shape(v)``, read from a value of ``v`` in sight there: a mean's
+    gradient, its fill fused, then reads the product only for its size,
+    and the product need not be kept. Returns whether it rewrote any."""
+    rewrote = False
+    for b in ir.blocks.values():
+        seen: dict[Operand, Var] = {value(p): p for p in ir.entry.args}  # (a value in sight: a parameter, or made above)
+        for s in b.stmts:
+            if isinstance(s.callee, Const) and s.callee.value is np.shape and len(s.args) == 1 and not s.kwargs:
+                v = _made_of(elementwise(value(s.args[0])), value)
+                if v is not None and seen.get(v) is not None:
+                    s.args = [seen[v]]
+                    rewrote = True
+            seen.setdefault(value(s.var), s.var)
+    return rewrote
 
 
 def _simplify_arithmetic(ir: IR) -> None:

@@ -421,7 +421,7 @@ def _gradient_defs(module: static.StaticModule, name: str, params: list[Paramete
         callees.IMPLEMENTATIONS.reset(inlined)
     out = []
     for fdef, constants in (entry.forward_def(), entry.gradient_def(value=False)):
-        tree = gast.gast_to_ast(gast.Module(body=[copy.deepcopy(fdef)], type_ignores=[]))
+        tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))  # (new nodes: the entry's stay as they are)
         node = _without_caught_checks(ast.fix_missing_locations(tree).body[0], constants)
         if "." in name:  # (Class.name → Class_name_forward: one flat namespace of functions)
             renamed = {f.name: name.replace(".", "_") + f.name[len(fn.__name__):] for f in ast.walk(node)

@@ -1,6 +1,6 @@
 """Calls the compiler keeps for run time: by their rules (math.hypot, a
 product with what the recursive fact returns), or needing zygote_py (a
-nested function called)."""
+nested function assigning a variable of the enclosing one)."""
 import math
 
 
@@ -17,6 +17,10 @@ def hyp(x, y):
 
 
 def nested(x):
-    def f(v):
-        return v * x
-    return f(x) + 1.0
+    total = 0.0
+
+    def add(v):
+        nonlocal total
+        total = total + v
+    add(x * x)
+    return total + 1.0

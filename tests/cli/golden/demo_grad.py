@@ -252,6 +252,6 @@ def layer_gradient(W, b):
     real_arrays(W=W, b=b)
     t_1 = W @ X
     t_2 = np.tanh(t_1 + b)
-    t_4 = spread(1.0, t_2 ** 2) * (2.0 * t_2) * (1.0 - t_2 * t_2)
+    t_4 = 2.0 * t_2 * 1.0 * (1.0 - t_2 * t_2)
     db = unbroadcast(t_4, b)
     return (user_gradient(W, matmul_grad(unbroadcast(t_4, t_1), W, X, 0)), user_gradient(b, db))

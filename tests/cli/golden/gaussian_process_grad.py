@@ -63,13 +63,34 @@ def real_parameters(numbers, arrays):
     real_arrays(**arrays)
 
 
+# zygote_py.writer.standalone.add_in_layers
+def add_in_layers(g, key, dy):
+    """``g``, an array of a library without ``np.add.at`` (Dask's), with
+    ``dy`` added at ``key``, an index with integer arrays whose positions
+    may repeat: the flat positions ``key`` picks (read off NumPy's
+    ``arange`` of ``g``'s shape) are added by assignment, in layers of
+    distinct positions: the first occurrence of each, then the second..."""
+    shape = np.shape(g)
+    picked = np.arange(math.prod(shape)).reshape(shape)[key]
+    positions = np.reshape(picked, -1)
+    values = np.reshape(np.broadcast_to(dy, np.shape(picked)), (-1,))
+    flat = np.reshape(g, (-1,))
+    left = np.arange(positions.size)
+    while left.size:
+        _, firsts = np.unique(positions[left], return_index=True)
+        layer = left[firsts]
+        flat[positions[layer]] = flat[positions[layer]] + values[layer]
+        left = np.delete(left, firsts)
+    return np.reshape(flat, shape)
+
+
 # zygote_py.runtime.scatter
 def scatter(x, key, dy):
     """The gradient of ``x`` for a gradient ``dy`` of ``x[key]``: zeros of
     ``x``'s shape with ``dy`` added at ``key`` (repeated indices add up);
-    zeros of another library's array where ``dy`` or ``x`` is one, with
-    ``dy`` assigned (that library has no ``np.add.at``: one index,
-    integers, slices or a mask)."""
+    zeros of another library's array where ``dy`` or ``x`` is one (that
+    library has no ``np.add.at``: ``dy`` is assigned, or added in layers
+    for integer arrays, see :func:`add_in_layers`)."""
     if dy is None:
         return None
     dtype = getattr(x, 'dtype', None)
@@ -77,9 +98,9 @@ def scatter(x, key, dy):
     dy = np.real(dy) if dtype.kind != 'c' else dy
     lazy = [v for v in (dy, x) if hasattr(type(v), '__array_function__') and (not isinstance(v, (np.ndarray, np.generic)))]
     if lazy:
-        if any((isinstance(k, list) or (np.ndim(k) and getattr(k, 'dtype', None) != bool) for k in (key if isinstance(key, tuple) else (key,)))):
-            raise TypeError("the gradient of indexing another library's array with integer arrays (whose repeated indices add up) needs np.add.at, which it does not have")
         g = np.zeros_like(lazy[0], dtype=dtype, shape=np.shape(x))
+        if any((isinstance(k, list) or (np.ndim(k) and getattr(k, 'dtype', None) != bool) for k in (key if isinstance(key, tuple) else (key,)))):
+            return add_in_layers(g, key, dy)
         g[key] = dy
         return g
     g = np.zeros(np.shape(x), dtype)
@@ -613,8 +634,7 @@ def kernel_gradient(params, xs, ys):
     t_3 = (None, slice(None, None, None), slice(None, None, None))
     t_5 = ys[t_3]
     t_6 = t_4 - t_5
-    t_7 = t_6 ** 2
-    distances = t_7.sum(axis=-1)
+    distances = (t_6 ** 2).sum(axis=-1)
     t_8 = t_1 ** 2
     t_10 = -0.5 * distances
     t_9 = t ** 2
@@ -623,7 +643,7 @@ def kernel_gradient(params, xs, ys):
     dy = seed_1(t_8 * t_12)
     t_14 = unbroadcast(dy * t_8, t_12) * t_12
     ddistances = unbroadcast(t_14 / t_9, t_10) * -0.5
-    t_15 = spread(np.expand_dims(ddistances, -1), t_7) * (2.0 * t_6)
+    t_15 = 2.0 * t_6 * np.expand_dims(ddistances, -1)
     dys = scatter(ys, t_3, -unbroadcast(t_15, t_5))
     dxs = scatter(xs, t_2, unbroadcast(t_15, t_4))
     dlog_signal = unbroadcast(dy * t_12, t_8) * (2.0 * t_1) * t_1
@@ -741,7 +761,7 @@ def log_marginal_likelihood_forward(params, xs, ys):
             t_33 = 0
         else:
             t_33 = spread(np.expand_dims(t_33, (-2, -1)), t_29)
-        t_33 = unbroadcast(t_33 * np.conjugate(t_28), t_28) + unbroadcast(t_33 * np.conjugate(t_28), t_28)
+        t_33 = 2 * unbroadcast(t_33 * np.conjugate(t_28), t_28)
         t_34 = accum(0, call_pullback(y_back, t_34)[2])
         if is_number_zero(t_33):
             dchol, t_33 = (0, 0)
@@ -968,7 +988,7 @@ def log_marginal_likelihood_gradient(params, xs, ys):
         t_33 = 0
     else:
         t_33 = spread(np.expand_dims(t_33, (-2, -1)), t_29)
-    t_33 = unbroadcast(t_33 * np.conjugate(t_28), t_28) + unbroadcast(t_33 * np.conjugate(t_28), t_28)
+    t_33 = 2 * unbroadcast(t_33 * np.conjugate(t_28), t_28)
     t_35 = accum(0, call_pullback(y_back, t_35)[2])
     if is_number_zero(t_33):
         dchol, t_33 = (0, 0)

@@ -79,13 +79,34 @@ def key_gradient(obj, key, dy):
     return {k: dy if k == key else None for k in obj}
 
 
+# zygote_py.writer.standalone.add_in_layers
+def add_in_layers(g, key, dy):
+    """``g``, an array of a library without ``np.add.at`` (Dask's), with
+    ``dy`` added at ``key``, an index with integer arrays whose positions
+    may repeat: the flat positions ``key`` picks (read off NumPy's
+    ``arange`` of ``g``'s shape) are added by assignment, in layers of
+    distinct positions: the first occurrence of each, then the second..."""
+    shape = np.shape(g)
+    picked = np.arange(math.prod(shape)).reshape(shape)[key]
+    positions = np.reshape(picked, -1)
+    values = np.reshape(np.broadcast_to(dy, np.shape(picked)), (-1,))
+    flat = np.reshape(g, (-1,))
+    left = np.arange(positions.size)
+    while left.size:
+        _, firsts = np.unique(positions[left], return_index=True)
+        layer = left[firsts]
+        flat[positions[layer]] = flat[positions[layer]] + values[layer]
+        left = np.delete(left, firsts)
+    return np.reshape(flat, shape)
+
+
 # zygote_py.runtime.scatter
 def scatter(x, key, dy):
     """The gradient of ``x`` for a gradient ``dy`` of ``x[key]``: zeros of
     ``x``'s shape with ``dy`` added at ``key`` (repeated indices add up);
-    zeros of another library's array where ``dy`` or ``x`` is one, with
-    ``dy`` assigned (that library has no ``np.add.at``: one index,
-    integers, slices or a mask)."""
+    zeros of another library's array where ``dy`` or ``x`` is one (that
+    library has no ``np.add.at``: ``dy`` is assigned, or added in layers
+    for integer arrays, see :func:`add_in_layers`)."""
     if dy is None:
         return None
     dtype = getattr(x, 'dtype', None)
@@ -93,9 +114,9 @@ def scatter(x, key, dy):
     dy = np.real(dy) if dtype.kind != 'c' else dy
     lazy = [v for v in (dy, x) if hasattr(type(v), '__array_function__') and (not isinstance(v, (np.ndarray, np.generic)))]
     if lazy:
-        if any((isinstance(k, list) or (np.ndim(k) and getattr(k, 'dtype', None) != bool) for k in (key if isinstance(key, tuple) else (key,)))):
-            raise TypeError("the gradient of indexing another library's array with integer arrays (whose repeated indices add up) needs np.add.at, which it does not have")
         g = np.zeros_like(lazy[0], dtype=dtype, shape=np.shape(x))
+        if any((isinstance(k, list) or (np.ndim(k) and getattr(k, 'dtype', None) != bool) for k in (key if isinstance(key, tuple) else (key,)))):
+            return add_in_layers(g, key, dy)
         g[key] = dy
         return g
     g = np.zeros(np.shape(x), dtype)

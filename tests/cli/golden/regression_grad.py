@@ -247,19 +247,17 @@ def loss_gradient(w, b, x, y):
     real_parameters(numbers=dict(b=b), arrays=dict(w=w, x=x, y=y))
     t_1 = np.tanh(x @ w + b)
     r = t_1 - y
-    t_2 = w * w
-    penalty = L2 * t_2.sum()
+    penalty = L2 * (w * w).sum()
     path = penalty > 1.0
     if path:
         penalty = np.sqrt(penalty)
-    t_5 = r * r
-    t_6 = t_5.mean()
+    t_6 = (r * r).mean()
     dout = seed(t_6 + penalty)
     dpenalty = unbroadcast(dout, penalty)
-    dr = 2 * unbroadcast(r * (unbroadcast(dout, t_6) / max(math.prod(np.shape(t_5)), 1)), r)
+    dr = 2 * unbroadcast(r * (unbroadcast(dout, t_6) / max(math.prod(np.shape(r)), 1)), r)
     if path:
         dpenalty = dpenalty / (2.0 * penalty)
-    dw = 2 * unbroadcast(spread(dpenalty * L2, t_2) * w, w)
+    dw = 2 * unbroadcast(w * (dpenalty * L2), w)
     dy = -unbroadcast(dr, y)
     t_7 = unbroadcast(dr, t_1) * (1.0 - t_1 * t_1)
     db = unbroadcast(t_7, b)

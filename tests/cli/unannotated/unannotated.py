@@ -1,6 +1,6 @@
 """Functions as people write them, not annotated: zpy emit takes their
-parameters' kinds from how they are used (writer/usage.py); closure still
-needs zygote_py when it runs (a nested function called); history's list
+parameters' kinds from how they are used (writer/usage.py); closure's
+nested function is inlined where it is called; history's list
 is appended to and summed by the rules; a parameter given only to a library's function
 (np.tanh(a), scipy.special.gammaln(p["k"])) takes a number or an array."""
 import logging
