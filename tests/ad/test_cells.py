@@ -10,6 +10,8 @@ import pytest
 import zygote_py as zpy
 from zygote_py.errors import UnsupportedSyntax
 
+from tests.rules.npcheck import check_program
+
 from .fdcheck import assert_gradient
 from .test_forward import _direction, assert_directional
 
@@ -375,3 +377,25 @@ def test_a_nested_function_calling_one_that_assigns_a_cell_is_refused_in_both_mo
         zpy.gradient(calls_a_nested_function_from_another, 1.5)
     with pytest.raises(UnsupportedSyntax, match="forward mode: .*add captures differentiable values"):
         zpy.jvp(calls_a_nested_function_from_another, (1.5,), (1.0,))
+
+
+def scaled_after_the_closure_is_made(x, a):
+    def g(v):
+        return a * v
+    a = a * 3.0  # (g reads the new value: Python's closures read the cell when called)
+    return np.sum(g(x) * x + a)
+
+
+def rebound_parameter_of_a_closure_never_called(x, a):
+    def g(v):
+        return a * v
+    a = a * 3.0
+    return np.sum(a * x)
+
+
+@pytest.mark.parametrize("f", [scaled_after_the_closure_is_made, rebound_parameter_of_a_closure_never_called])
+def test_a_parameter_a_closure_captures_and_the_function_assigns(f):
+    """A parameter captured by a nested function made before the parameter
+    is assigned again: its cell holds the parameter until then, which the
+    gradient missed (``None`` for ``a``, in silence)."""
+    check_program(f, np.array([0.7, -0.3]), np.array([0.5]))

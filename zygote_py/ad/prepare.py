@@ -196,6 +196,8 @@ class Preparation:
         stored = {st.args[0].value for b in f.blocks.values() for st in b.stmts
                   if isinstance(st.callee, Const) and st.callee.value is ops.store_deref
                   and any(isinstance(v, Var) and v in self.facts.active for v in st.args[1:])}
+        # (a parameter's cell holds the parameter's value before any assignment: def g(): ... a ...; a = a * 3)
+        stored |= {n for n, p in zip(f.signature.names(), f.entry.args) if p in self.facts.active}
         shared = unpromoted & (stored | self.rebound_inside)
 
         def refuse(what: str, line: Optional[int]) -> UnsupportedSyntax:
