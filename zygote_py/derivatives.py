@@ -34,7 +34,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from . import runtime, tangent, tree
+from . import registry, runtime, tangent, tree
 from .api import _given_tangent, _located, _pullback, gradient, jvp
 from .errors import WrongArguments, ZygoteError
 from .tangent import Tangent
@@ -242,15 +242,8 @@ def hvp(f: Callable, primals: tuple, vectors: tuple, **kwargs: Any) -> tuple:
     ``vectors`` (one per argument, each shaped like it; ``None`` for one
     held fixed, as an argument with no derivative is): one entry per
     argument. Keyword arguments are constants."""
-    if not isinstance(primals, (tuple, list)) or not isinstance(vectors, (tuple, list)):
-        raise WrongArguments("hvp: primals and vectors must be tuples (or lists), one item per argument",
-                             function=getattr(f, "__qualname__", None),
-                             hint="write zpy.hvp(f, (x,), (v,)) for one argument")
-    if len(primals) != len(vectors):
-        raise WrongArguments(f"hvp: {len(vectors)} vectors for {len(primals)} primals, one per argument",
-                             function=getattr(f, "__qualname__", None), hint="give None for an argument held fixed")
-    primals = tuple(primals)
-    vectors = tuple(None if v is None else _given_tangent(x, v, f, "hvp") for x, v in zip(primals, vectors))
+    _check_vectors(f, primals, vectors)
+    primals, vectors = tuple(primals), tuple(vectors)
     fn, full, directions, kwargs = runtime.unpartial(f, primals, vectors, kwargs)
     skip = len(full) - len(primals)
     runtime.NEST[0] += 1
@@ -264,6 +257,26 @@ def hvp(f: Callable, primals: tuple, vectors: tuple, **kwargs: Any) -> tuple:
     finally:
         runtime.NEST[0] -= 1
     return _hvp_reverse(f, fresh(primals), vectors, kwargs)
+
+
+def _check_vectors(f: Callable, primals: Any, vectors: Any) -> None:
+    """Raise unless :func:`hvp`'s ``vectors`` are as :func:`jvp`'s
+    tangents must be (structure, shapes, one per primal; ``None``: held
+    fixed). (Not differentiated: a gradient of ``hvp`` reads the vectors
+    as they are.)"""
+    if not isinstance(primals, (tuple, list)) or not isinstance(vectors, (tuple, list)):
+        raise WrongArguments("hvp: primals and vectors must be tuples (or lists), one item per argument",
+                             function=getattr(f, "__qualname__", None),
+                             hint="write zpy.hvp(f, (x,), (v,)) for one argument")
+    if len(primals) != len(vectors):
+        raise WrongArguments(f"hvp: {len(vectors)} vectors for {len(primals)} primals, one per argument",
+                             function=getattr(f, "__qualname__", None), hint="give None for an argument held fixed")
+    for x, v in zip(primals, vectors):
+        if v is not None:
+            _given_tangent(x, v, f, "hvp")
+
+
+registry.nondifferentiable(_check_vectors)
 
 
 def _hvp_reverse(f: Callable, primals: tuple, vectors: tuple, kwargs: dict) -> tuple:
