@@ -2,7 +2,11 @@
 each checked against central finite differences in reverse mode, forward
 mode (``zpy.jvp``) and at second order (``zpy.hvp``) where the program
 allows."""
+import itertools
+import operator
+
 import numpy as np
+import pytest
 
 import zygote_py as zpy
 
@@ -95,3 +99,77 @@ def test_a_cache_read_back_of_a_differentiated_model():
     g = zpy.grad(lambda m: m.loss(x))(Cached())
     np.testing.assert_allclose(g.W, fd_gradient(by_weights, w), rtol=1e-5)
 
+
+# -- 2. itertools (R6) ----------------------------------------------------------------
+
+
+def combinations_spread(x):
+    return sum((a - b) ** 2 for a, b in itertools.combinations(x, 2))
+
+
+def combinations_with_replacement_products(x):
+    return sum(a * b for a, b in itertools.combinations_with_replacement(x[:3], 2))
+
+
+def permutations_weighted(x):
+    return sum(a * b ** 2 for a, b in itertools.permutations(x[:3], 2))
+
+
+def pairwise_steps(x):
+    return sum((b - a) ** 2 for a, b in itertools.pairwise(x))
+
+
+def accumulate_sums(x):
+    return list(itertools.accumulate(x))[-1] ** 2 + sum(v * v for v in itertools.accumulate(x))
+
+
+def accumulate_products(x):
+    return sum(itertools.accumulate(x, operator.mul, initial=1.5))
+
+
+def product_pairs(x):
+    return sum(a * np.sin(b) for a, b in itertools.product(x[:2], x[2:]))
+
+
+def product_repeat(x):
+    return sum(a * b * c for a, b, c in itertools.product(x[:2], repeat=3))
+
+
+def chain_parts(x):
+    return sum(v ** 3 for v in itertools.chain(x[:2], [x[3] * 2.0]))
+
+
+def chain_from_iterable(x):
+    return sum(v ** 3 for v in itertools.chain.from_iterable([x[:2], x[1:]]))
+
+
+def starmap_products(x):
+    return sum(itertools.starmap(lambda a, b: a * b ** 2, zip(x, x[::-1])))
+
+
+def islice_every_other(x):
+    return sum(v ** 2 for v in itertools.islice(x, 1, 4, 2)) + sum(itertools.islice(iter(x), 2)) ** 2
+
+
+def zip_longest_filled(x):
+    return sum(a * b for a, b in itertools.zip_longest(x, x[:2] ** 2, fillvalue=0.5))
+
+
+def repeat_counted(x):
+    return sum(a * b for a, b in zip(x, itertools.repeat(x[0] ** 2, 3)))
+
+
+ITERTOOLS = [combinations_spread, combinations_with_replacement_products, permutations_weighted, pairwise_steps,
+             accumulate_sums, accumulate_products, product_pairs, product_repeat, chain_parts, chain_from_iterable,
+             starmap_products, islice_every_other, zip_longest_filled, repeat_counted]
+
+
+@pytest.mark.parametrize("f", ITERTOOLS, ids=lambda f: f.__name__)
+def test_itertools(f):
+    # (second order for one of them: each compiles its implementation like user code)
+    check_modes(f, np.array([0.3, 1.2, -0.7, 0.9]), second=f is accumulate_products)
+
+
+def test_an_endless_repeat_is_refused_naming_a_count():
+    with pytest.raises(zpy.NoDerivativeRule, match="count"):
+        zpy.gradient(lambda x: sum(a * b for a, b in zip(x, itertools.repeat(x[0]))), np.ones(3))

@@ -891,7 +891,8 @@ def as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
     (arguments that are objects of plain classes), ``m(x)``: its
     ``__call__`` may change it (``self.cache = h``)."""
     fn = callee(s)
-    if isinstance(s.callee, Var) and s.callee in objects and not s.kwargs and not any(isinstance(a, Starred) for a in s.args):
+    if isinstance(s.callee, Var) and s.callee in objects and not s.kwargs \
+            and not any(isinstance(a, Starred) for a in s.args):
         return s.callee, mut.call_method, [s.callee, Const("__call__"), *s.args], True
     if member(fn, effects.ITEM_CHANGES) and s.args and isinstance(s.args[0], Var) and not s.kwargs:
         return s.args[0], effects.ITEM_CHANGES[fn], list(s.args), False
