@@ -173,3 +173,40 @@ def test_itertools(f):
 def test_an_endless_repeat_is_refused_naming_a_count():
     with pytest.raises(zpy.NoDerivativeRule, match="count"):
         zpy.gradient(lambda x: sum(a * b for a, b in zip(x, itertools.repeat(x[0]))), np.ones(3))
+
+
+# -- 3. vars(obj) (R3) ----------------------------------------------------------------
+
+
+class Layer:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+        self.name = "layer"
+
+    def parameters(self):
+        return [v for v in vars(self).values() if not isinstance(v, str)]
+
+
+def vars_penalty(x):
+    layer = Layer(x[:2] * 2.0, x[2])
+    return sum(np.sum(p ** 2) for p in layer.parameters()) * np.sum(vars(layer)["w"])
+
+
+def vars_cubed(x):
+    return np.sum(vars(Layer(x, 1.0))["w"] ** 3)
+
+
+def test_vars_of_a_new_object():
+    check_modes(vars_penalty, np.array([0.3, 1.2, -0.7]), second=False)
+    check_modes(vars_cubed, np.array([0.3, 1.2, -0.7]))
+
+
+def test_vars_of_a_differentiated_object():
+    w, b = np.array([0.3, 1.2]), -0.7
+    loss = lambda m: np.sum(m.parameters()[0] ** 3) * m.parameters()[1]
+    g = zpy.grad(loss)(Layer(w, b))
+    np.testing.assert_allclose(g.w, fd_gradient(lambda w: loss(Layer(w, b)), w), rtol=1e-5)
+    np.testing.assert_allclose(g.b, np.sum(w ** 3), rtol=1e-12)
+    _, dy = zpy.jvp(loss, (Layer(w, b),), (zpy.Tangent(w=np.ones(2), b=1.0),))
+    np.testing.assert_allclose(dy, np.sum(g.w) + g.b, rtol=1e-12)

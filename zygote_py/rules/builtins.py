@@ -40,7 +40,8 @@ its getter; a field's gradient is the object's structural gradient (a
 ``Tangent``, the same namedtuple), a bound method's its object's: see
 :func:`zygote_py.runtime.attribute` and
 :func:`zygote_py.runtime.attribute_gradient`; a default the value is
-gets ``dy``.
+gets ``dy``. ``vars(obj)`` is ``obj.__dict__``, whose gradient is a
+``Tangent`` of the fields it holds.
 
 ``copy.copy``, ``copy.deepcopy``, ``list.copy`` and ``dict.copy`` are the
 identity on values: the copy's gradient is the original's (and its
@@ -69,7 +70,7 @@ from zygote_py.errors import NoDerivativeRule
 from zygote_py.ir import ops
 
 from . import higher_order, operators
-from ..registry import adjoint, array, nondifferentiable, pushforward, scalar
+from ..registry import adjoint, array, implemented_by, nondifferentiable, pushforward, scalar
 
 nondifferentiable(
     int, round, len, range, isinstance, issubclass, print, bool, str, repr,
@@ -437,6 +438,11 @@ def attribute_push(out, obj, name, default, *, dobj, ddefault):
 @pushforward(runtime.attribute_gradient)
 def attribute_gradient_push(g, obj, name, dy, *, dobj, ddy):
     return runtime.attribute_gradient(obj, name, ddy)  # (linear in dy; obj gives only its structure)
+
+
+@implemented_by(vars)
+def vars_(obj):
+    return obj.__dict__
 
 
 @array(getattr)
