@@ -210,3 +210,32 @@ def test_vars_of_a_differentiated_object():
     np.testing.assert_allclose(g.b, np.sum(w ** 3), rtol=1e-12)
     _, dy = zpy.jvp(loss, (Layer(w, b),), (zpy.Tangent(w=np.ones(2), b=1.0),))
     np.testing.assert_allclose(dy, np.sum(g.w) + g.b, rtol=1e-12)
+
+
+# -- 4. smaller refusals and crashes (C2, R15, R11, R12) ------------------------------
+
+
+def update_by_keywords(x):
+    d = {"a": x[0]}
+    d.update(b=x[1] ** 2, a=x[0] * 3.0)
+    return d["b"] * d["a"]
+
+
+def test_dict_update_by_keywords():
+    check_modes(update_by_keywords, np.array([0.5, -1.2]))
+
+
+class Settings:
+    def __init__(self):
+        self.seen = {}
+
+    def update(self, **items):
+        self.seen.update(items)
+
+
+def test_a_user_update_by_keywords_is_left_to_its_class():
+    def f(x):
+        s = Settings()
+        s.update(b=2.0)
+        return x * s.seen["b"]
+    assert zpy.gradient(f, 1.5) == (2.0,)

@@ -35,6 +35,10 @@
   ``d.setdefault(k, []); d[k].append(v)``, the change of an item the
   mutation pass follows (as for a ``defaultdict``'s ``d[k].append(v)``):
   :func:`setdefault_items`.
+- **Keywords into a dict.** ``d.update(b=v)`` on a dict the function made
+  (a display ``{...}`` or ``dict(...)``) is ``d.update({"b": v})``: the
+  change of a dict by a dict, whose rules give ``v`` its gradient and
+  tangent (a rule's keyword arguments get none): :func:`keyword_updates`.
 """
 from __future__ import annotations
 
@@ -291,3 +295,23 @@ def _is_method(s: Statement, name: Optional[str]) -> bool:
     return isinstance(s.callee, Const) and s.callee.value is getattr and len(s.args) == 2 \
         and isinstance(s.args[0], Var) and isinstance(s.args[1], Const) and isinstance(s.args[1].value, str) \
         and (name is None or s.args[1].value == name)
+
+
+def keyword_updates(f: IR) -> None:
+    """Each ``d.update(k=v, ...)``, with keywords only, of a ``d`` made in
+    ``f`` as a dict passes them as a dict made just before it (see the
+    module's docstring); a ``d`` of another kind (a user's class with an
+    ``update(**kw)``) is left alone."""
+    stmts = {s.var: s for b in f.blocks.values() for s in b.stmts}
+    dicts = {v for v, s in stmts.items()
+             if isinstance(s.callee, Const) and (s.callee.value is ops.build_dict or s.callee.value is dict)}
+    for b in f.blocks.values():
+        for s in list(b.stmts):
+            m = stmts.get(s.callee) if isinstance(s.callee, Var) else None
+            if m is None or not _is_method(m, "update") or m.args[0] not in dicts or s.args or not s.kwargs \
+                    or any(k is None for k, _ in s.kwargs):
+                continue
+            items = f.new_var()
+            b.stmts.insert(b.stmts.index(s), Statement(
+                items, Const(ops.build_dict), [a for k, v in s.kwargs for a in (Const(k), v)], [], s.line))
+            s.args, s.kwargs = [items], []

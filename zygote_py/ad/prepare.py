@@ -171,10 +171,12 @@ class Preparation:
         each ``return v`` returns ``(v, that parameter)`` (the mutation pass
         then makes it the parameter's last version); a log into a global
         list is a side effect (:func:`.idioms.log_appends`); ``d.setdefault(k,
-        []).append(v)`` changes ``d[k]`` (:func:`.idioms.setdefault_items`)."""
+        []).append(v)`` changes ``d[k]`` (:func:`.idioms.setdefault_items`);
+        ``d.update(k=v)`` passes a dict (:func:`.idioms.keyword_updates`)."""
         f = primal.copy()
         idioms.log_appends(f)
         idioms.setdefault_items(f)
+        idioms.keyword_updates(f)
         if self.param_out is not None:
             for b in f.blocks.values():
                 if isinstance(b.term, Return):
