@@ -239,3 +239,13 @@ def test_a_user_update_by_keywords_is_left_to_its_class():
         s.update(b=2.0)
         return x * s.seen["b"]
     assert zpy.gradient(f, 1.5) == (2.0,)
+
+
+def count_weight_layers(x):
+    p = {"W0": x[:2], "b0": x[2], "W1": x[1:]}
+    n = len([k for k in p if k.startswith("W") and k.upper().lower() != "b"])
+    return n * np.sum(p["W0"] ** 2) + p["b0"]
+
+
+def test_string_methods_on_keys():
+    check_modes(count_weight_layers, np.array([0.5, -1.2, 0.7]))

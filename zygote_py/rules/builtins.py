@@ -31,7 +31,7 @@ except none. ``float_push`` and ``super_push`` name their parameters
 rather than take ``*args``, so that their inlined tangents read plainly.
 
 Non-differentiable: ``int round len range isinstance issubclass print bool
-str repr type id hash callable hasattr chr ord format``, and what logs,
+str repr type id hash callable hasattr chr ord format``, ``str``'s methods, and what logs,
 warns or writes text (``logging``'s functions and ``Logger`` methods,
 ``warnings.warn``, ``io.StringIO.write``, a text file's ``write``).
 
@@ -92,6 +92,9 @@ nondifferentiable(
 )
 nondifferentiable(importlib.import_module, ops.import_from)  # (import inside a function)
 nondifferentiable(str.format, str.format_map, str.join, str.__mod__, json.dumps, json.dump)  # (text)
+# (a string's methods make strings, numbers of characters and truth values, in forward mode too: k.startswith("W")
+# of a dict's key)
+nondifferentiable(*(getattr(str, name) for name in vars(str) if not name.startswith("_")))
 nondifferentiable(collections.OrderedDict.move_to_end)  # (the order of its keys: the values pass as they are)
 
 adjoint(abs)(operators.abs_any)
