@@ -249,3 +249,20 @@ def count_weight_layers(x):
 
 def test_string_methods_on_keys():
     check_modes(count_weight_layers, np.array([0.5, -1.2, 0.7]))
+
+
+def sort_by_key(x):
+    ranked = [(v * v, i) for i, v in enumerate(x)]
+    ranked.sort(key=lambda t: t[0], reverse=True)
+    return ranked[0][0] * 2.0 + ranked[1][0] * x[ranked[2][1]]
+
+
+def sort_plain(x):
+    xs = list(x)
+    xs.sort()
+    return xs[0] * 2.0 + xs[1] ** 3
+
+
+def test_list_sort_with_a_key():
+    check_modes(sort_by_key, np.array([0.5, -1.2, 2.0]))
+    check_modes(sort_plain, np.array([0.5, -1.2, 2.0]), second=False)

@@ -197,11 +197,13 @@ class _Forward:
         into a global list is a side effect (:func:`.idioms.log_appends`);
         ``d.setdefault(k, []).append(v)`` changes ``d[k]``
         (:func:`.idioms.setdefault_items`); ``d.update(k=v)`` passes a dict
-        (:func:`.idioms.keyword_updates`)."""
+        (:func:`.idioms.keyword_updates`); ``xs.sort()`` stores ``sorted(xs)``
+        (:func:`.idioms.sorts_in_place`)."""
         p = primal.copy()
         idioms.log_appends(p)
         idioms.setdefault_items(p)
         idioms.keyword_updates(p)
+        idioms.sorts_in_place(p)
         read = cells.cells_out(p, self.written) if self.written else {}
         read.update(cells.cells_in(p, tuple(n for n in self.given if n not in self.written)))
         self.handed = {n: read[n] for n in self.given}

@@ -39,6 +39,11 @@
   (a display ``{...}`` or ``dict(...)``) is ``d.update({"b": v})``: the
   change of a dict by a dict, whose rules give ``v`` its gradient and
   tangent (a rule's keyword arguments get none): :func:`keyword_updates`.
+- **Sorting a list in place.** ``xs.sort(key=k, reverse=r)`` on a list the
+  function made (a display, a comprehension, ``list(...)``) is ``xs[:] =
+  sorted(xs, key=k, reverse=r)``: the same items in the same order (both
+  are stable), through ``sorted``'s rules, in both modes
+  (:func:`sorts_in_place`).
 """
 from __future__ import annotations
 
@@ -315,3 +320,30 @@ def keyword_updates(f: IR) -> None:
             b.stmts.insert(b.stmts.index(s), Statement(
                 items, Const(ops.build_dict), [a for k, v in s.kwargs for a in (Const(k), v)], [], s.line))
             s.args, s.kwargs = [items], []
+
+
+def sorts_in_place(f: IR) -> None:
+    """Each ``xs.sort(...)`` of an ``xs`` made in ``f`` as a list stores
+    ``sorted(xs, ...)`` into all of it (see the module's docstring)."""
+    stmts = {s.var: s for b in f.blocks.values() for s in b.stmts}
+
+    def made_by(s: Statement, name: str, op: Any) -> bool:
+        if isinstance(s.callee, Const):
+            return s.callee.value is op
+        made = stmts.get(s.callee) if isinstance(s.callee, Var) else None
+        return made is not None and isinstance(made.callee, Const) and made.callee.value is ops.load_global \
+            and len(made.args) == 1 and isinstance(made.args[0], Const) and made.args[0].value == name
+
+    lists = {v for v, s in stmts.items() if made_by(s, "list", ops.build_list) or made_by(s, "sorted", sorted)}
+    for b in f.blocks.values():
+        for s in list(b.stmts):
+            m = stmts.get(s.callee) if isinstance(s.callee, Var) else None
+            if m is None or not _is_method(m, "sort") or m.args[0] not in lists or s.args \
+                    or any(k not in ("key", "reverse") for k, _ in s.kwargs):
+                continue
+            items = f.new_var()
+            b.stmts.insert(b.stmts.index(s), Statement(items, Const(sorted), [m.args[0]], list(s.kwargs), s.line))
+            s.callee, s.args, s.kwargs = Const(operator.setitem), [m.args[0], Const(slice(None)), items], []
+            if not passes.use_counts(f).get(m.var):  # (the method, read for the call only: forward mode would
+                owner = next(c for c in f.blocks.values() if m in c.stmts)  # look for its tangent)
+                owner.stmts.remove(m)
