@@ -4,6 +4,7 @@ mode (``zpy.jvp``) and at second order (``zpy.hvp``) where the program
 allows."""
 import itertools
 import operator
+from collections import namedtuple
 
 import numpy as np
 import pytest
@@ -266,3 +267,15 @@ def sort_plain(x):
 def test_list_sort_with_a_key():
     check_modes(sort_by_key, np.array([0.5, -1.2, 2.0]))
     check_modes(sort_plain, np.array([0.5, -1.2, 2.0]), second=False)
+
+
+State = namedtuple("State", "a b c")
+
+
+def replaced_state(x):
+    s = State(x[0], 0.0, x[2])._replace(b=x[1] * x[0], c=np.sin(x[2]))
+    return s.a * s.b + s.c ** 2
+
+
+def test_namedtuple_replace():
+    check_modes(replaced_state, np.array([0.5, -1.2, 0.7]))

@@ -198,12 +198,14 @@ class _Forward:
         ``d.setdefault(k, []).append(v)`` changes ``d[k]``
         (:func:`.idioms.setdefault_items`); ``d.update(k=v)`` passes a dict
         (:func:`.idioms.keyword_updates`); ``xs.sort()`` stores ``sorted(xs)``
-        (:func:`.idioms.sorts_in_place`)."""
+        (:func:`.idioms.sorts_in_place`); ``s._replace(k=v)`` is
+        ``ops.replace_fields`` (:func:`.idioms.replaced_fields`)."""
         p = primal.copy()
         idioms.log_appends(p)
         idioms.setdefault_items(p)
         idioms.keyword_updates(p)
         idioms.sorts_in_place(p)
+        idioms.replaced_fields(p)
         read = cells.cells_out(p, self.written) if self.written else {}
         read.update(cells.cells_in(p, tuple(n for n in self.given if n not in self.written)))
         self.handed = {n: read[n] for n in self.given}

@@ -44,6 +44,10 @@
   sorted(xs, key=k, reverse=r)``: the same items in the same order (both
   are stable), through ``sorted``'s rules, in both modes
   (:func:`sorts_in_place`).
+- **A namedtuple's copy.** ``s._replace(b=v)`` is
+  ``ops.replace_fields(s, ("b",), v)``, whose rules pass the fields' gradients
+  on (the method's own code reads them with ``dict.pop`` through ``map``):
+  :func:`replaced_fields`.
 """
 from __future__ import annotations
 
@@ -344,6 +348,26 @@ def sorts_in_place(f: IR) -> None:
             items = f.new_var()
             b.stmts.insert(b.stmts.index(s), Statement(items, Const(sorted), [m.args[0]], list(s.kwargs), s.line))
             s.callee, s.args, s.kwargs = Const(operator.setitem), [m.args[0], Const(slice(None)), items], []
-            if not passes.use_counts(f).get(m.var):  # (the method, read for the call only: forward mode would
-                owner = next(c for c in f.blocks.values() if m in c.stmts)  # look for its tangent)
-                owner.stmts.remove(m)
+            _drop_if_unused(f, m)
+
+
+def replaced_fields(f: IR) -> None:
+    """Each ``s._replace(k=v, ...)``, with keywords only, is a call of
+    ``ops.replace_fields`` (see the module's docstring)."""
+    stmts = {s.var: s for b in f.blocks.values() for s in b.stmts}
+    for b in f.blocks.values():
+        for s in list(b.stmts):
+            m = stmts.get(s.callee) if isinstance(s.callee, Var) else None
+            if m is None or not _is_method(m, "_replace") or s.args or any(k is None for k, _ in s.kwargs):
+                continue
+            s.callee, s.args = Const(ops.replace_fields), [m.args[0], Const(tuple(k for k, _ in s.kwargs)),
+                                                           *(v for _, v in s.kwargs)]
+            s.kwargs = []
+            _drop_if_unused(f, m)
+
+
+def _drop_if_unused(f: IR, s: Statement) -> None:
+    """Remove ``s``, a method read for a call that no longer reads it
+    (forward mode would look for the method's tangent)."""
+    if not passes.use_counts(f).get(s.var):
+        next(b for b in f.blocks.values() if s in b.stmts).stmts.remove(s)

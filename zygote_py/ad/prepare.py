@@ -173,12 +173,14 @@ class Preparation:
         list is a side effect (:func:`.idioms.log_appends`); ``d.setdefault(k,
         []).append(v)`` changes ``d[k]`` (:func:`.idioms.setdefault_items`);
         ``d.update(k=v)`` passes a dict (:func:`.idioms.keyword_updates`);
-        ``xs.sort()`` stores ``sorted(xs)`` (:func:`.idioms.sorts_in_place`)."""
+        ``xs.sort()`` stores ``sorted(xs)`` (:func:`.idioms.sorts_in_place`);
+        ``s._replace(k=v)`` is ``ops.replace_fields`` (:func:`.idioms.replaced_fields`)."""
         f = primal.copy()
         idioms.log_appends(f)
         idioms.setdefault_items(f)
         idioms.keyword_updates(f)
         idioms.sorts_in_place(f)
+        idioms.replaced_fields(f)
         if self.param_out is not None:
             for b in f.blocks.values():
                 if isinstance(b.term, Return):
