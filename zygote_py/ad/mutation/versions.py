@@ -98,10 +98,11 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         maybe_arrays = sharing.maybe_array_values(f, defs, callee, arrays, facts.scalars) \
             | sharing.held_items(f, defs, callee, arrays, facts, owned)
     containers = _containers(f, defs, callee, facts.sequences)
+    changing_calls = frozenset(v for v, cls in facts.classes.items() if changes_itself(cls, "__call__"))
     found = next(
         ((b, s, c) for b in f.blocks.values() for s in b.stmts
          if id(s) not in passed and (c := as_change(s, defs, callee, arrays, plain, maybe_arrays, containers,
-                                                      facts.objects))
+                                                      changing_calls))
          is not None
          and (any(isinstance(o, Var) and o in active for o in s.operands())
               or sharing.read_by_the_gradient(f, c[0], b, s, defs, callee, facts))),
@@ -887,9 +888,9 @@ def as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
     it, and is not yet a versioned change; else ``None``. A list's or a
     dict's method (``append``, ``update``...) on an object not among
     ``containers`` (when given) may be a user class's, whose value counts:
-    it is ``mutation.call_method``, and so is a call of one of ``objects``
-    (arguments that are objects of plain classes), ``m(x)``: its
-    ``__call__`` may change it (``self.cache = h``)."""
+    it is ``mutation.call_method``, and so is a call ``m(x)`` of one of
+    ``objects`` (arguments whose class's ``__call__`` changes them:
+    ``self.cache = h``)."""
     fn = callee(s)
     if isinstance(s.callee, Var) and s.callee in objects and not s.kwargs \
             and not any(isinstance(a, Starred) for a in s.args):
@@ -1048,6 +1049,18 @@ def self_calls(fn: types.FunctionType) -> frozenset:
             _SELF_CALLS[code] = frozenset(read[s.callee] for b in ir.blocks.values() for s in b.stmts
                                           if isinstance(s.callee, Var) and s.callee in read)
     return _SELF_CALLS[code]
+
+
+def changes_itself(cls: type, name: str, seen: tuple = ()) -> bool:
+    """Whether ``cls``'s method ``name``, a Python function, changes its
+    object in place, itself or through another method it calls on it
+    (known from the class, for an argument: see the run-time
+    ``changing_method``)."""
+    method = getattr(cls, name, None)
+    if not isinstance(method, types.FunctionType):
+        return False
+    return 0 in changed_positions(method)[0] or any(
+        n not in seen and changes_itself(cls, n, (*seen, name)) for n in self_calls(method))
 
 
 def _module_function(fn: Any) -> bool:
