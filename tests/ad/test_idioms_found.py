@@ -279,3 +279,29 @@ def replaced_state(x):
 
 def test_namedtuple_replace():
     check_modes(replaced_state, np.array([0.5, -1.2, 0.7]))
+
+
+# -- 5. forward mode through a model's call (R4) --------------------------------------
+
+
+class Forwarding:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def forward(self, x, scale=1.0):
+        return self.w * np.sin(x) * scale
+
+
+def forwarded(x):
+    m = Forwarding(np.array([1.0, -2.0, 0.5]))
+    return np.sum(m(x) ** 2) + np.sum(m(x, scale=x[0]))
+
+
+def test_a_call_forwarding_its_arguments():
+    check_modes(forwarded, np.array([0.5, -1.2, 0.7]), second=False)  # (its hvp: a slow compile, no new path)
+    w, x = np.array([1.0, -2.0]), np.array([0.3, 0.9])
+    _, dy = zpy.jvp(lambda m: np.sum(m(x) ** 2), (Forwarding(w),), (zpy.Tangent(w=np.ones(2)),))
+    np.testing.assert_allclose(dy, np.sum(2 * w * np.sin(x) ** 2), rtol=1e-12)

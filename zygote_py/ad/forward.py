@@ -914,17 +914,18 @@ class _Forward:
         obj, name = method
         dobj = self.tangent(obj)
         dargs = [self._arg_tangent(a, out, s.line) for a in s.args]
-        if any(k is None for k, _ in s.kwargs):
-            raise self.refuse(f"**keywords passed to the method {name}", s.line, "pass them by name")
         args_t = self.emit(out, ops.build_tuple, *copy.args, line=s.line)
         dargs_t = self.emit(out, ops.build_tuple, *dargs, line=s.line)
         keywords = []
         if s.kwargs:
-            names = [Const(k) for k, _ in s.kwargs]
-            kwargs_t = self.emit(out, ops.build_dict, *(x for n, (_, v) in zip(names, copy.kwargs) for x in (n, v)),
-                                 line=s.line)
-            dkwargs_t = self.emit(out, ops.build_dict, *(x for n, (_, v) in zip(names, s.kwargs)
+            named = [(Const(k), c, v) for (k, v), (_, c) in zip(s.kwargs, copy.kwargs) if k is not None]
+            kwargs_t = self.emit(out, ops.build_dict, *(x for n, c, _ in named for x in (n, c)), line=s.line)
+            dkwargs_t = self.emit(out, ops.build_dict, *(x for n, _, v in named
                                                          for x in (n, self._arg_tangent(v, out, s.line))), line=s.line)
+            for (k, v), (_, c) in zip(s.kwargs, copy.kwargs):
+                if k is None:  # (**mapping: its items, and its tangent's, a dict of theirs by the same keys)
+                    self.emit(out, ops.merge_dict, kwargs_t, c, line=s.line, pure=False)
+                    self.emit(out, ops.merge_dict, dkwargs_t, self.concrete(out, v, s.line), line=s.line, pure=False)
             keywords = [kwargs_t, dkwargs_t]
         pair = self.emit(out, runtime.push_method, copy.callee, self.sub(obj), Const(name),
                          Const(None) if is_zero(dobj) else dobj, args_t, dargs_t, *keywords, line=s.line, pure=False)
