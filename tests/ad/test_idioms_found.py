@@ -305,3 +305,38 @@ def test_a_call_forwarding_its_arguments():
     w, x = np.array([1.0, -2.0]), np.array([0.3, 0.9])
     _, dy = zpy.jvp(lambda m: np.sum(m(x) ** 2), (Forwarding(w),), (zpy.Tangent(w=np.ones(2)),))
     np.testing.assert_allclose(dy, np.sum(2 * w * np.sin(x) ** 2), rtol=1e-12)
+
+
+# -- 5. forward mode over a container's own __iter__ (R5) -----------------------------
+
+
+class Sequential:
+    def __init__(self, *layers):
+        self.layers = list(layers)
+
+    def __len__(self):
+        return len(self.layers)
+
+    def __getitem__(self, i):
+        return self.layers[i]
+
+    def __iter__(self):
+        return iter(self.layers)
+
+    def __call__(self, x):
+        for layer in self:
+            x = layer(x)
+        return x
+
+
+def sequential_loss(net, x):
+    return np.sum(net(x) ** 2)
+
+
+def test_forward_mode_over_a_container_iterating_its_layers():
+    w1, w2, x = np.array([1.0, -2.0]), np.array([0.5, 0.3]), np.array([0.3, 0.9])
+    v1, v2 = np.array([0.2, -1.0]), np.array([1.5, 0.4])
+    _, dy = zpy.jvp(sequential_loss, (Sequential(Forwarding(w1), Forwarding(w2)), x),
+                    (zpy.Tangent(layers=[zpy.Tangent(w=v1), zpy.Tangent(w=v2)]), None))
+    at = lambda s: sequential_loss(Sequential(Forwarding(w1 + s * v1), Forwarding(w2 + s * v2)), x)
+    np.testing.assert_allclose(dy, (at(STEP) - at(-STEP)) / (2 * STEP), rtol=1e-6)
