@@ -650,6 +650,7 @@ class Facts:
     metadata: set[Var] = field(default_factory=set)  # x.shape, x.dtype... of a known array: never active
     fields: dict[Var, int] = field(default_factory=dict)  # obj.name, obj[key] of one whose fields' kinds are known
     objects: set[Var] = field(default_factory=set)  # arguments: objects of plain classes (not a LIBRARY's) with float fields
+    classes: dict[Var, type] = field(default_factory=dict)  # the classes of those objects
 
     def callee(self, s: Statement) -> Any:
         """The statement's callee if known at compile time, else _MISSING."""
@@ -915,8 +916,9 @@ def numeric(ir: IR, numeric_args: list[int], facts: Facts) -> None:
     seqs = facts.sequences
     entry = ir.entry
     facts.fields = field_reads(ir, numeric_args, facts)
-    facts.objects = {a for a, k in zip(entry.args, numeric_args) if isinstance(k, tuple) and k[0] == "attrs"
+    facts.classes = {a: k[2] for a, k in zip(entry.args, numeric_args) if isinstance(k, tuple) and k[0] == "attrs"
                      and (k[2].__module__ or "").partition(".")[0] not in LIBRARIES}
+    facts.objects = set(facts.classes)
     given = [*zip(entry.args, numeric_args), *facts.fields.items()]  # (a known field is read as an argument)
     num.update(a for a, k in given if k in (NUMBER, FLOAT, ARRAY, VECTOR, COMPLEX_ARRAY))
     facts.arrays.update(a for a, k in given if k in (ARRAY, VECTOR, COMPLEX_ARRAY))

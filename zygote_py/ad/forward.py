@@ -196,10 +196,16 @@ class _Forward:
         nested functions capture, the parameters (``self.cells``); a log
         into a global list is a side effect (:func:`.idioms.log_appends`);
         ``d.setdefault(k, []).append(v)`` changes ``d[k]``
-        (:func:`.idioms.setdefault_items`)."""
+        (:func:`.idioms.setdefault_items`); ``d.update(k=v)`` passes a dict
+        (:func:`.idioms.keyword_updates`); ``xs.sort()`` stores ``sorted(xs)``
+        (:func:`.idioms.sorts_in_place`); ``s._replace(k=v)`` is
+        ``ops.replace_fields`` (:func:`.idioms.replaced_fields`)."""
         p = primal.copy()
         idioms.log_appends(p)
         idioms.setdefault_items(p)
+        idioms.keyword_updates(p)
+        idioms.sorts_in_place(p)
+        idioms.replaced_fields(p)
         read = cells.cells_out(p, self.written) if self.written else {}
         read.update(cells.cells_in(p, tuple(n for n in self.given if n not in self.written)))
         self.handed = {n: read[n] for n in self.given}
@@ -908,17 +914,18 @@ class _Forward:
         obj, name = method
         dobj = self.tangent(obj)
         dargs = [self._arg_tangent(a, out, s.line) for a in s.args]
-        if any(k is None for k, _ in s.kwargs):
-            raise self.refuse(f"**keywords passed to the method {name}", s.line, "pass them by name")
         args_t = self.emit(out, ops.build_tuple, *copy.args, line=s.line)
         dargs_t = self.emit(out, ops.build_tuple, *dargs, line=s.line)
         keywords = []
         if s.kwargs:
-            names = [Const(k) for k, _ in s.kwargs]
-            kwargs_t = self.emit(out, ops.build_dict, *(x for n, (_, v) in zip(names, copy.kwargs) for x in (n, v)),
-                                 line=s.line)
-            dkwargs_t = self.emit(out, ops.build_dict, *(x for n, (_, v) in zip(names, s.kwargs)
+            named = [(Const(k), c, v) for (k, v), (_, c) in zip(s.kwargs, copy.kwargs) if k is not None]
+            kwargs_t = self.emit(out, ops.build_dict, *(x for n, c, _ in named for x in (n, c)), line=s.line)
+            dkwargs_t = self.emit(out, ops.build_dict, *(x for n, _, v in named
                                                          for x in (n, self._arg_tangent(v, out, s.line))), line=s.line)
+            for (k, v), (_, c) in zip(s.kwargs, copy.kwargs):
+                if k is None:  # (**mapping: its items, and its tangent's, a dict of theirs by the same keys)
+                    self.emit(out, ops.merge_dict, kwargs_t, c, line=s.line, pure=False)
+                    self.emit(out, ops.merge_dict, dkwargs_t, self.concrete(out, v, s.line), line=s.line, pure=False)
             keywords = [kwargs_t, dkwargs_t]
         pair = self.emit(out, runtime.push_method, copy.callee, self.sub(obj), Const(name),
                          Const(None) if is_zero(dobj) else dobj, args_t, dargs_t, *keywords, line=s.line, pure=False)

@@ -35,6 +35,19 @@
   ``d.setdefault(k, []); d[k].append(v)``, the change of an item the
   mutation pass follows (as for a ``defaultdict``'s ``d[k].append(v)``):
   :func:`setdefault_items`.
+- **Keywords into a dict.** ``d.update(b=v)`` on a dict the function made
+  (a display ``{...}`` or ``dict(...)``) is ``d.update({"b": v})``: the
+  change of a dict by a dict, whose rules give ``v`` its gradient and
+  tangent (a rule's keyword arguments get none): :func:`keyword_updates`.
+- **Sorting a list in place.** ``xs.sort(key=k, reverse=r)`` on a list the
+  function made (a display, a comprehension, ``list(...)``) is ``xs[:] =
+  sorted(xs, key=k, reverse=r)``: the same items in the same order (both
+  are stable), through ``sorted``'s rules, in both modes
+  (:func:`sorts_in_place`).
+- **A namedtuple's copy.** ``s._replace(b=v)`` is
+  ``ops.replace_fields(s, ("b",), v)``, whose rules pass the fields' gradients
+  on (the method's own code reads them with ``dict.pop`` through ``map``):
+  :func:`replaced_fields`.
 """
 from __future__ import annotations
 
@@ -291,3 +304,70 @@ def _is_method(s: Statement, name: Optional[str]) -> bool:
     return isinstance(s.callee, Const) and s.callee.value is getattr and len(s.args) == 2 \
         and isinstance(s.args[0], Var) and isinstance(s.args[1], Const) and isinstance(s.args[1].value, str) \
         and (name is None or s.args[1].value == name)
+
+
+def keyword_updates(f: IR) -> None:
+    """Each ``d.update(k=v, ...)``, with keywords only, of a ``d`` made in
+    ``f`` as a dict passes them as a dict made just before it (see the
+    module's docstring); a ``d`` of another kind (a user's class with an
+    ``update(**kw)``) is left alone."""
+    stmts = {s.var: s for b in f.blocks.values() for s in b.stmts}
+    dicts = {v for v, s in stmts.items()
+             if isinstance(s.callee, Const) and (s.callee.value is ops.build_dict or s.callee.value is dict)}
+    for b in f.blocks.values():
+        for s in list(b.stmts):
+            m = stmts.get(s.callee) if isinstance(s.callee, Var) else None
+            if m is None or not _is_method(m, "update") or m.args[0] not in dicts or s.args or not s.kwargs \
+                    or any(k is None for k, _ in s.kwargs):
+                continue
+            items = f.new_var()
+            b.stmts.insert(b.stmts.index(s), Statement(
+                items, Const(ops.build_dict), [a for k, v in s.kwargs for a in (Const(k), v)], [], s.line))
+            s.args, s.kwargs = [items], []
+
+
+def sorts_in_place(f: IR) -> None:
+    """Each ``xs.sort(...)`` of an ``xs`` made in ``f`` as a list stores
+    ``sorted(xs, ...)`` into all of it (see the module's docstring)."""
+    stmts = {s.var: s for b in f.blocks.values() for s in b.stmts}
+
+    def made_by(s: Statement, name: str, op: Any) -> bool:
+        if isinstance(s.callee, Const):
+            return s.callee.value is op
+        made = stmts.get(s.callee) if isinstance(s.callee, Var) else None
+        return made is not None and isinstance(made.callee, Const) and made.callee.value is ops.load_global \
+            and len(made.args) == 1 and isinstance(made.args[0], Const) and made.args[0].value == name
+
+    lists = {v for v, s in stmts.items() if made_by(s, "list", ops.build_list) or made_by(s, "sorted", sorted)}
+    for b in f.blocks.values():
+        for s in list(b.stmts):
+            m = stmts.get(s.callee) if isinstance(s.callee, Var) else None
+            if m is None or not _is_method(m, "sort") or m.args[0] not in lists or s.args \
+                    or any(k not in ("key", "reverse") for k, _ in s.kwargs):
+                continue
+            items = f.new_var()
+            b.stmts.insert(b.stmts.index(s), Statement(items, Const(sorted), [m.args[0]], list(s.kwargs), s.line))
+            s.callee, s.args, s.kwargs = Const(operator.setitem), [m.args[0], Const(slice(None)), items], []
+            _drop_if_unused(f, m)
+
+
+def replaced_fields(f: IR) -> None:
+    """Each ``s._replace(k=v, ...)``, with keywords only, is a call of
+    ``ops.replace_fields`` (see the module's docstring)."""
+    stmts = {s.var: s for b in f.blocks.values() for s in b.stmts}
+    for b in f.blocks.values():
+        for s in list(b.stmts):
+            m = stmts.get(s.callee) if isinstance(s.callee, Var) else None
+            if m is None or not _is_method(m, "_replace") or s.args or any(k is None for k, _ in s.kwargs):
+                continue
+            s.callee, s.args = Const(ops.replace_fields), [m.args[0], Const(tuple(k for k, _ in s.kwargs)),
+                                                           *(v for _, v in s.kwargs)]
+            s.kwargs = []
+            _drop_if_unused(f, m)
+
+
+def _drop_if_unused(f: IR, s: Statement) -> None:
+    """Remove ``s``, a method read for a call that no longer reads it
+    (forward mode would look for the method's tangent)."""
+    if not passes.use_counts(f).get(s.var):
+        next(b for b in f.blocks.values() if s in b.stmts).stmts.remove(s)

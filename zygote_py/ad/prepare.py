@@ -171,10 +171,16 @@ class Preparation:
         each ``return v`` returns ``(v, that parameter)`` (the mutation pass
         then makes it the parameter's last version); a log into a global
         list is a side effect (:func:`.idioms.log_appends`); ``d.setdefault(k,
-        []).append(v)`` changes ``d[k]`` (:func:`.idioms.setdefault_items`)."""
+        []).append(v)`` changes ``d[k]`` (:func:`.idioms.setdefault_items`);
+        ``d.update(k=v)`` passes a dict (:func:`.idioms.keyword_updates`);
+        ``xs.sort()`` stores ``sorted(xs)`` (:func:`.idioms.sorts_in_place`);
+        ``s._replace(k=v)`` is ``ops.replace_fields`` (:func:`.idioms.replaced_fields`)."""
         f = primal.copy()
         idioms.log_appends(f)
         idioms.setdefault_items(f)
+        idioms.keyword_updates(f)
+        idioms.sorts_in_place(f)
+        idioms.replaced_fields(f)
         if self.param_out is not None:
             for b in f.blocks.values():
                 if isinstance(b.term, Return):

@@ -59,6 +59,14 @@ def build_dict(*keys_and_values: Any) -> dict:
     return {k: v for k, v in zip(it, it)}
 
 
+def replace_fields(obj: Any, names: tuple, *values: Any) -> Any:
+    """``obj._replace(**dict(zip(names, values)))``: a namedtuple's copy
+    with new values of some fields (the method itself reads them with
+    ``dict.pop``), the values passed by position, so that rules see their
+    gradients and tangents."""
+    return obj._replace(**dict(zip(names, values)))
+
+
 def merge_dict(target: dict, mapping: Any) -> None:
     """A ``**mapping`` entry of a dict display: its items are added to
     ``target`` as the display adds them (a non-mapping is a TypeError, as

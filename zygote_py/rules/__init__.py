@@ -20,7 +20,7 @@ from ..registry import (
 )
 
 with builtin_layer():
-    from . import builtins, higher_order, operators, pycmath, pymath
+    from . import builtins, higher_order, operators, pycmath, pymath, pyitertools
     from . import numpy_conversions, numpy_elementwise, numpy_fft, numpy_linalg, numpy_decompositions, numpy_linalg_general
     from . import numpy_reductions, numpy_shapes
     from . import numpy_arrays, numpy_calculus, numpy_ufuncs
@@ -57,6 +57,7 @@ __all__ = [
     "numpy_ufuncs",
     "operators",
     "pycmath",
+    "pyitertools",
     "pymath",
     "trees",
     "remove",

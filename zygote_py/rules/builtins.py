@@ -31,7 +31,7 @@ except none. ``float_push`` and ``super_push`` name their parameters
 rather than take ``*args``, so that their inlined tangents read plainly.
 
 Non-differentiable: ``int round len range isinstance issubclass print bool
-str repr type id hash callable hasattr chr ord format``, and what logs,
+str repr type id hash callable hasattr chr ord format``, ``str``'s methods, and what logs,
 warns or writes text (``logging``'s functions and ``Logger`` methods,
 ``warnings.warn``, ``io.StringIO.write``, a text file's ``write``).
 
@@ -40,7 +40,10 @@ its getter; a field's gradient is the object's structural gradient (a
 ``Tangent``, the same namedtuple), a bound method's its object's: see
 :func:`zygote_py.runtime.attribute` and
 :func:`zygote_py.runtime.attribute_gradient`; a default the value is
-gets ``dy``.
+gets ``dy``. A namedtuple's ``_replace(**changes)`` (read as
+``ops.replace_fields``) gives the kept fields' gradients to the object and
+the others' to ``changes``. ``vars(obj)`` is ``obj.__dict__``, whose gradient is a
+``Tangent`` of the fields it holds.
 
 ``copy.copy``, ``copy.deepcopy``, ``list.copy`` and ``dict.copy`` are the
 identity on values: the copy's gradient is the original's (and its
@@ -69,7 +72,7 @@ from zygote_py.errors import NoDerivativeRule
 from zygote_py.ir import ops
 
 from . import higher_order, operators
-from ..registry import adjoint, array, nondifferentiable, pushforward, scalar
+from ..registry import adjoint, array, implemented_by, nondifferentiable, pushforward, scalar
 
 nondifferentiable(
     int, round, len, range, isinstance, issubclass, print, bool, str, repr,
@@ -91,6 +94,9 @@ nondifferentiable(
 )
 nondifferentiable(importlib.import_module, ops.import_from)  # (import inside a function)
 nondifferentiable(str.format, str.format_map, str.join, str.__mod__, json.dumps, json.dump)  # (text)
+# (a string's methods make strings, numbers of characters and truth values, in forward mode too: k.startswith("W")
+# of a dict's key)
+nondifferentiable(*(getattr(str, name) for name in vars(str) if not name.startswith("_")))
 nondifferentiable(collections.OrderedDict.move_to_end)  # (the order of its keys: the values pass as they are)
 
 adjoint(abs)(operators.abs_any)
@@ -437,6 +443,35 @@ def attribute_push(out, obj, name, default, *, dobj, ddefault):
 @pushforward(runtime.attribute_gradient)
 def attribute_gradient_push(g, obj, name, dy, *, dobj, ddy):
     return runtime.attribute_gradient(obj, name, ddy)  # (linear in dy; obj gives only its structure)
+
+
+@adjoint(ops.replace_fields)
+def replace_fields_(obj, names, *values):
+    if not (isinstance(obj, tuple) and hasattr(obj, "_fields")):  # (another class's _replace: its own code)
+        y, pullback = runtime.J(obj._replace, **dict(zip(names, values)))
+        return y, lambda dy: (lambda g: (g[0], None, *g[1:]))(runtime.call_pullback(pullback, dy))
+    y = ops.replace_fields(obj, names, *values)
+
+    def back(dy):
+        if dy is None:
+            return (None, None, *(None,) * len(values))
+        kept = type(obj)(*[None if f in names else runtime.field(dy, f) for f in obj._fields])
+        return (kept, None, *[runtime.field(dy, k) for k in names])
+    return y, back
+
+
+@pushforward(ops.replace_fields)
+def replace_fields_push(y, obj, names, *values, dobj, dvalues):
+    if not (isinstance(obj, tuple) and hasattr(obj, "_fields")):
+        raise NoDerivativeRule(f"forward mode: the method _replace of a {type(obj).__name__}, which is no namedtuple",
+                               hint="use reverse mode (zpy.gradient), or build the new object by calling its class")
+    changed = dict(zip(names, dvalues))
+    return type(obj)(*[changed[f] if f in changed else runtime.field(dobj, f) for f in obj._fields])
+
+
+@implemented_by(vars)
+def vars_(obj):
+    return obj.__dict__
 
 
 @array(getattr)

@@ -408,10 +408,17 @@ def iter_in_step(x: Any, dx: Any) -> tuple[Any, Any]:
     in forward mode over a value of a kind not known where it was
     compiled: the tangent's own iterator, which reads it as it goes as
     ``x``'s does; for an object whose class's ``__iter__`` is Python, both
-    read through that first (see :func:`.iterators.items_first`)."""
+    read through that first (see :func:`.iterators.items_first`), or, for
+    one that has ``__getitem__`` too, through that ``__iter__`` pushed
+    forward (the object's tangent is a ``Tangent`` of its fields)."""
     reader = items_first(iter, (x,))
     if reader is not None:
         return push(reader, (x,), {}, (dx,), {})
+    method = python_method(type(x), "__iter__") if type(dx) is Tangent else None
+    if method is not None:  # (one with __getitem__ too: Python's for calls __iter__, iter(self.layers), first)
+        it, dit = push(method, (x,), {}, (dx,), {})
+        if it is not x:
+            return it, dit
     return iter(x), iter(dx)
 
 

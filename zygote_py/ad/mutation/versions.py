@@ -98,9 +98,11 @@ def version_mutation(f: IR, facts: Facts, frontend: set[Var], made: set[Var],
         maybe_arrays = sharing.maybe_array_values(f, defs, callee, arrays, facts.scalars) \
             | sharing.held_items(f, defs, callee, arrays, facts, owned)
     containers = _containers(f, defs, callee, facts.sequences)
+    changing_calls = frozenset(v for v, cls in facts.classes.items() if changes_itself(cls, "__call__"))
     found = next(
         ((b, s, c) for b in f.blocks.values() for s in b.stmts
-         if id(s) not in passed and (c := as_change(s, defs, callee, arrays, plain, maybe_arrays, containers))
+         if id(s) not in passed and (c := as_change(s, defs, callee, arrays, plain, maybe_arrays, containers,
+                                                      changing_calls))
          is not None
          and (any(isinstance(o, Var) and o in active for o in s.operands())
               or sharing.read_by_the_gradient(f, c[0], b, s, defs, callee, facts))),
@@ -879,15 +881,20 @@ def shape_read(r: Statement, v: Var, callee: Callable) -> bool:
 
 def as_change(s: Statement, defs: dict, callee: Callable, arrays: set[Var],
                plain: frozenset = frozenset(), maybe_arrays: frozenset = frozenset(),
-               containers: Optional[set[Var]] = None) -> Optional[tuple]:
+               containers: Optional[set[Var]] = None, objects: frozenset = frozenset()) -> Optional[tuple]:
     """``(object, operation, arguments, returns a pair)`` when ``s``
     changes an object in place, or (a method call on an object not in
     ``plain``, an in-place operator on one of ``maybe_arrays``) may change
     it, and is not yet a versioned change; else ``None``. A list's or a
     dict's method (``append``, ``update``...) on an object not among
     ``containers`` (when given) may be a user class's, whose value counts:
-    it is ``mutation.call_method``."""
+    it is ``mutation.call_method``, and so is a call ``m(x)`` of one of
+    ``objects`` (arguments whose class's ``__call__`` changes them:
+    ``self.cache = h``)."""
     fn = callee(s)
+    if isinstance(s.callee, Var) and s.callee in objects and not s.kwargs \
+            and not any(isinstance(a, Starred) for a in s.args):
+        return s.callee, mut.call_method, [s.callee, Const("__call__"), *s.args], True
     if member(fn, effects.ITEM_CHANGES) and s.args and isinstance(s.args[0], Var) and not s.kwargs:
         return s.args[0], effects.ITEM_CHANGES[fn], list(s.args), False
     if is_add_at(fn) and len(s.args) == 3 and isinstance(s.args[0], Var) and not s.kwargs:
@@ -1021,7 +1028,7 @@ _SELF_CALLS: "weakref.WeakKeyDictionary[types.CodeType, frozenset]" = weakref.We
 
 def self_calls(fn: types.FunctionType) -> frozenset:
     """The names of the methods that ``fn`` (a method) calls on its first
-    parameter (``self.features(x)``), read from its code: the run-time
+    parameter (``self.features(x)``, or ``self(x)``: ``__call__``), read from its code: the run-time
     ``changing_method`` asks whether one of them changes the object, for a
     method that changes it only through another."""
     from ..pipeline import primal_ir  # (pipeline builds on this module)
@@ -1038,9 +1045,22 @@ def self_calls(fn: types.FunctionType) -> frozenset:
             read = {s.var: s.args[1].value for b in ir.blocks.values() for s in b.stmts
                     if isinstance(s.callee, Const) and s.callee.value is getattr and len(s.args) == 2 and s.args[0] == first
                     and isinstance(s.args[1], Const) and isinstance(s.args[1].value, str)}
+            read[first] = "__call__"  # (self(x) calls the class's __call__)
             _SELF_CALLS[code] = frozenset(read[s.callee] for b in ir.blocks.values() for s in b.stmts
                                           if isinstance(s.callee, Var) and s.callee in read)
     return _SELF_CALLS[code]
+
+
+def changes_itself(cls: type, name: str, seen: tuple = ()) -> bool:
+    """Whether ``cls``'s method ``name``, a Python function, changes its
+    object in place, itself or through another method it calls on it
+    (known from the class, for an argument: see the run-time
+    ``changing_method``)."""
+    method = getattr(cls, name, None)
+    if not isinstance(method, types.FunctionType):
+        return False
+    return 0 in changed_positions(method)[0] or any(
+        n not in seen and changes_itself(cls, n, (*seen, name)) for n in self_calls(method))
 
 
 def _module_function(fn: Any) -> bool:
