@@ -18,6 +18,7 @@ from __future__ import annotations
 import collections
 import copy
 import dataclasses
+import functools
 import io
 import json
 import logging
@@ -508,10 +509,13 @@ def test_an_error_in_a_library_names_the_users_line_first():
     assert "statistics.py" in text.split(first, 1)[1], text  # (then the library's function that failed)
 
 
-def decayed(k):
-    from scipy.integrate import odeint  # (second derivatives through the ODE solvers are refused)
+def _cubed(a, x):
+    return a * np.sum(x ** 3)
 
-    return float(odeint(lambda y, t: -k[0] * y, 1.0, [0.0, 1.0])[-1, 0]) * k[1]
+
+def decayed(k):
+    g = functools.partial(_cubed, 2.0)  # (second derivatives through a partial's call at run time are refused)
+    return g(k)
 
 
 def test_an_error_at_second_order_names_the_users_function():
