@@ -147,11 +147,12 @@ def test_every_adjoint_rule_has_a_pushforward():
     # machinery; dataclasses.replace takes its changes as keywords, and forward
     # mode pushes it by its adjoint (runtime.push_by_adjoint, checked in
     # tests/ad/test_real_code.py), as it does iter (an EagerIterator of the
-    # items, tests/ad/test_generator_functions.py); zpy.grad and
+    # items, tests/ad/test_generator_functions.py) and zpy.tree.map (its
+    # function's pushes, tests/ad/test_tree.py); zpy.grad and
     # zpy.value_and_grad make a function of the variables f captures, a
     # closure forward mode refuses to pass on (its calls are pushed as
     # run_grad's)
-    assert sorted(missing) == ["(internal) call_spread", "(internal) push", "dataclasses.replace",
+    assert sorted(missing) == ["(internal) call_spread", "(internal) map", "(internal) push", "dataclasses.replace",
                                "functools.partial", "iter", "zpy.grad", "zpy.jvp", "zpy.pullback",
                                "zpy.value_and_grad"]
 

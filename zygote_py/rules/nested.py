@@ -186,7 +186,9 @@ def arrays_as_library(v, x):
     """The same values in ``x``'s library: the cotangent passes through
     (of ``x``'s library, as the gradients of the NumPy constants a rule
     mixes with another library's arrays are)."""
-    return runtime.arrays.as_library(v, x), lambda dy: (dy, None)
+    def back(dy):
+        return (dy, None)
+    return runtime.arrays.as_library(v, x), back
 
 
 @adjoint(runtime.scatters)

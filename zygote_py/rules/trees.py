@@ -5,13 +5,14 @@ tree's gradient (:func:`~zygote_py.tree.gradient_tree`), and the other
 way for :func:`~zygote_py.tree.unflatten`. The two moves are each other's
 transpose, so each order of derivative is one of them again.
 :func:`~zygote_py.tree.map` calls its function on each leaf as ``map``
-does (``runtime.J``), over trees of one structure.
+does (``runtime.J``), over trees of one structure; forward mode pushes it
+by this adjoint (``runtime.push_by_adjoint``). The pushforwards of the
+others are the same moves of the tangents.
 
 May import: the rule table, the runtime and :mod:`zygote_py.tree`.
 """
-from .. import runtime, tree
-from ..errors import NoDerivativeRule
-from ..registry import adjoint, nondifferentiable
+from .. import errors, runtime, tree
+from ..registry import adjoint, nondifferentiable, pushforward
 
 nondifferentiable(tree.structure)
 
@@ -61,7 +62,7 @@ def map_(f, t, *rest):
     xs, treedef = tree.flatten(t)
     others = [tree.flatten(r) for r in rest]
     if any(d != treedef for _, d in others):
-        raise NoDerivativeRule(
+        raise errors.NoDerivativeRule(
             "zpy.tree.map in differentiated code, over trees of other structures (an object with its Tangent, "
             "None for a subtree)",
             hint="map over trees of one structure (dicts, lists, tuples of arrays), or over zpy.tree.leaves")
@@ -76,3 +77,28 @@ def map_(f, t, *rest):
             rows.append(grads[1:])
         return (df, *[tree.gradient_tree(treedef, [row[j] for row in rows]) for j in range(1 + len(rest))])
     return tree.unflatten(treedef, [value for value, _ in calls]), back
+
+
+@pushforward(tree.leaves)
+def leaves_push(y, t, *, dt):
+    return tree.gradient_leaves(tree.structure(t), dt)
+
+
+@pushforward(tree.flatten)
+def flatten_push(y, t, *, dt):
+    return tree.gradient_leaves(y[1], dt), None
+
+
+@pushforward(tree.unflatten)
+def unflatten_push(y, treedef, xs, *, dxs):
+    return tree.gradient_tree(treedef, dxs)
+
+
+@pushforward(tree.gradient_tree)
+def gradient_tree_push(y, treedef, grads, *, dgrads):
+    return tree.gradient_tree(treedef, dgrads)
+
+
+@pushforward(tree.gradient_leaves)
+def gradient_leaves_push(y, treedef, grad, *, dgrad):
+    return tree.gradient_leaves(treedef, dgrad)
