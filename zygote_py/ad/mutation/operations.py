@@ -1052,21 +1052,13 @@ registry.nondifferentiable(write_into)
 # Forward mode: the same change to the tangent
 # --------------------------------------------------------------------------
 
-@pushforward(snapshot)
-def snapshot_push(y, obj, *, dobj):
-    """The tangent copied as the value is (gradient code pushed forward,
-    ``hvp``): forward mode changes it alongside the value. Without this
-    rule its tangent was made element by element, which another library's
-    array refuses."""
-    if dobj is None:
-        return None
-    return mutation.snapshot(dobj) if runtime.arrays.is_array(dobj) or isinstance(dobj, (list, dict)) else copy.copy(dobj)
-
-
 @pushforward(snapshot_holder)
 def snapshot_holder_push(y, obj, *, dobj):
-    """As :func:`snapshot_push` (the tangent of an array, or of a list,
-    tuple or dict of them, has the value's shape)."""
+    """The tangent copied as the value is (gradient code pushed forward,
+    ``hvp``; the tangent of an array, or of a list, tuple or dict of them,
+    has the value's shape): made element by element, another library's
+    array refused it. (``snapshot`` has none: its tangent by its adjoint
+    keeps a ``defaultdict``'s.)"""
     return mutation.snapshot_holder(dobj)
 
 
