@@ -167,7 +167,7 @@ def next_(iterator, *default):
 def next_push(y, iterator, *default, diterator, ddefault):
     if diterator is None:
         return runtime.zero_tangent(y)
-    if runtime.python_method(type(iterator), "__next__") is not None:
+    if type(iterator) is not runtime.EagerIterator and runtime.python_method(type(iterator), "__next__") is not None:
         raise runtime.next_refused(iterator)  # (its tangent is the object's, no iterator: the item was read already)
     sentinel = object()
     d = next(diterator, sentinel)
