@@ -421,13 +421,12 @@ def _cotangent_problem(y: Any, dy: Any, path: str) -> Optional[str]:
     when nothing is."""
     if dy is None and path:
         return None
-    what = f"an array of shape {dy.shape}" if isinstance(dy, np.ndarray) else f"a {type(dy).__name__}"
     if isinstance(y, (tuple, list, dict)):
         if isinstance(y, dict) and (not isinstance(dy, dict) or not dy.keys() <= y.keys()):
-            return f"back(dy) needs a dict with the output{path}'s keys {list(y)} as its cotangent, not {what}" + (
+            return f"back(dy) needs a dict with the output{path}'s keys {list(y)} as its cotangent, not {_what(dy)}" + (
                 f" with keys {list(dy)}" if isinstance(dy, dict) else "")
         if not isinstance(y, dict) and (not isinstance(dy, (tuple, list)) or len(dy) != len(y)):
-            return f"back(dy) needs a tuple of {len(y)} items as the cotangent of the output{path}, not {what}" + (
+            return f"back(dy) needs a tuple of {len(y)} items as the cotangent of the output{path}, not {_what(dy)}" + (
                 f" of {len(dy)}" if isinstance(dy, (tuple, list)) else "")
         keys = dy.keys() if isinstance(y, dict) else range(len(y))
         return next((p for k in keys if (p := _cotangent_problem(y[k], dy[k], f"{path}[{k!r}]")) is not None), None)
@@ -436,8 +435,14 @@ def _cotangent_problem(y: Any, dy: Any, path: str) -> Optional[str]:
     if isinstance(dy, (numbers.Number, np.generic)) or isinstance(dy, np.ndarray) and dy.shape in ((), np.shape(y)):
         return None
     if isinstance(y, np.ndarray):
-        return f"back(dy) needs a cotangent shaped like the output{path}, an array of shape {np.shape(y)}, not {what}"
-    return f"back(dy) needs a number as the cotangent of a number output{path}, not {what}"
+        return f"back(dy) needs a cotangent shaped like the output{path}, an array of shape {np.shape(y)}, not {_what(dy)}"
+    return f"back(dy) needs a number as the cotangent of a number output{path}, not {_what(dy)}"
+
+
+def _what(dy: Any) -> str:
+    """``dy`` in an error's words (made only when there is an error: the
+    check runs on every call of a pullback)."""
+    return f"an array of shape {dy.shape}" if isinstance(dy, np.ndarray) else f"a {type(dy).__name__}"
 
 
 _SCALAR_TYPES = (float, int, bool, complex, str, bytes, type(None), np.float64, np.float32)
